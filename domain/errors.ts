@@ -1,0 +1,36 @@
+/**
+ * The closed set of failures the core can report. The edge (server/errors.ts) maps every code once;
+ * an unmapped code fails to compile there.
+ */
+export type DomainErrorCode =
+  | 'VALIDATION_FAILED'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'RATE_LIMITED'
+  | 'FEATURE_DISABLED';
+
+export interface Issue {
+  /** Dotted path of the offending field, e.g. `customer.email`; empty for the whole input. */
+  path: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  override readonly name = 'DomainError';
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+    readonly issues: readonly Issue[] = [],
+    /** Seconds after which a rate-limited caller may try again. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+export const invalid = (path: string, message: string) =>
+  new DomainError('VALIDATION_FAILED', message, [{ path, message }]);
+export const notFound = (what: string) => new DomainError('NOT_FOUND', `${what} was not found.`);
+export const conflict = (message: string) => new DomainError('CONFLICT', message);

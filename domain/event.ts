@@ -1,0 +1,31 @@
+import type { Scope } from './webhook-config.ts';
+
+export type EventType = 'OrderStatusEvent' | 'InvoiceEvent' | 'CommandResultEvent' | 'CommandErrorEvent';
+
+export interface OutboxEventProps {
+  /** `_eid` of the payload, and the `webhook-id` of its deliveries. */
+  id: string;
+  /** The receiving account and the scope of its configuration that the payload was rendered for. */
+  accountId: string;
+  scope: Scope;
+  type: EventType;
+  /** The job's apiId for order events, so that deliveries of one order can keep their order. */
+  orderId: string | null;
+  payload: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** An event stored in the same transaction as the change that caused it (transactional outbox). */
+export class OutboxEvent {
+  id!: string;
+  accountId!: string;
+  scope!: Scope;
+  type!: EventType;
+  orderId!: string | null;
+  payload!: Record<string, unknown>;
+  createdAt!: Date;
+
+  constructor(props: OutboxEventProps) {
+    Object.assign(this, props);
+  }
+}

@@ -1,0 +1,146 @@
+import { invalid } from './errors.ts';
+
+export const JOB_STATUSES = [
+  'new', 'open', 'accepted', 'appointment_confirmed', 'started', 'finished', 'completed',
+  'invoice sent', 'closed', 'on hold', 'brand_cancellation_pending', 'cancelled',
+] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** Statuses that need no partner action: `active=true` leaves them out (SPEC §3). */
+export const INACTIVE_STATUSES: readonly JobStatus[] = ['new', 'cancelled', 'closed', 'completed', 'invoice sent'];
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['cancelled', 'closed'];
+
+export const isJobStatus = (value: string): value is JobStatus => (JOB_STATUSES as readonly string[]).includes(value);
+
+export interface Customer {
+  email: string | null;
+  externalId: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  mobilePhone: string | null;
+  phone: string | null;
+  salutation: string | null;
+}
+export const CUSTOMER_KEYS = ['email', 'externalId', 'firstName', 'lastName', 'mobilePhone', 'phone', 'salutation'] as const;
+
+export interface CustomerBilling {
+  firstName: string | null;
+  lastName: string | null;
+  company: string | null;
+  street: string | null;
+  houseNumber: string | null;
+  postalCode: string | null;
+  city: string | null;
+  countryCode: string | null;
+}
+export const CUSTOMER_BILLING_KEYS = ['firstName', 'lastName', 'company', 'street', 'houseNumber', 'postalCode', 'city', 'countryCode'] as const;
+
+export interface ShippingAddress {
+  street: string | null;
+  houseNumber: string | null;
+  postalCode: string | null;
+  city: string | null;
+  countryCode: string | null;
+}
+export const SHIPPING_ADDRESS_KEYS = ['street', 'houseNumber', 'postalCode', 'city', 'countryCode'] as const;
+
+export interface Product {
+  sku: string | null;
+  name: string | null;
+  quantity: number | null;
+}
+export interface DocumentFile {
+  name: string | null;
+  url: string | null;
+}
+export interface OrderDocument {
+  type: string | null;
+  files: DocumentFile[];
+}
+
+export interface JobProps {
+  apiId: string;
+  brandAccountId: string;
+  partnerId: string | null;
+  /** Order number; partners look it up as `gidOrderNumber`. */
+  name: string;
+  status: JobStatus;
+  invoicingEid: string | null;
+  eid: string | null;
+  extPartnerId: string | null;
+  customer: Customer | null;
+  customerBilling: CustomerBilling | null;
+  shippingAddress: ShippingAddress | null;
+  products: Product[];
+  documents: OrderDocument[];
+  orderType: string | null;
+  projectId: string | null;
+  projectName: string | null;
+  /** `inputs.appointment_date` of SPEC §2. */
+  appointmentStart: Date | null;
+  appointmentEnd: Date | null;
+  startTimestamp: Date | null;
+  finishTimestamp: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export class Job {
+  apiId!: string;
+  brandAccountId!: string;
+  partnerId!: string | null;
+  name!: string;
+  status!: JobStatus;
+  invoicingEid!: string | null;
+  eid!: string | null;
+  extPartnerId!: string | null;
+  customer!: Customer | null;
+  customerBilling!: CustomerBilling | null;
+  shippingAddress!: ShippingAddress | null;
+  products!: Product[];
+  documents!: OrderDocument[];
+  orderType!: string | null;
+  projectId!: string | null;
+  projectName!: string | null;
+  appointmentStart!: Date | null;
+  appointmentEnd!: Date | null;
+  startTimestamp!: Date | null;
+  finishTimestamp!: Date | null;
+  createdAt!: Date;
+  updatedAt!: Date;
+
+  constructor(props: JobProps) {
+    Object.assign(this, props);
+  }
+
+  isTerminal(): boolean {
+    return TERMINAL_STATUSES.includes(this.status);
+  }
+
+  assignTo(partnerId: string, now: Date): void {
+    this.partnerId = partnerId;
+    this.touch(now);
+  }
+
+  setStatus(status: JobStatus, now: Date): void {
+    this.status = status;
+    this.touch(now);
+  }
+
+  setAppointment(start: Date, end: Date | null, now: Date): void {
+    if (end && end.getTime() < start.getTime()) throw invalid('appointmentEnd', 'appointmentEnd must not be before appointmentStart.');
+    this.appointmentStart = start;
+    this.appointmentEnd = end;
+    this.status = 'appointment_confirmed';
+    this.touch(now);
+  }
+
+  setExtPartnerId(value: string, now: Date): void {
+    this.extPartnerId = value;
+    this.touch(now);
+  }
+
+  private touch(now: Date): void {
+    this.updatedAt = now;
+  }
+}

@@ -1,0 +1,75 @@
+import type { Customer, CustomerBilling, Job, OrderDocument, Product, ShippingAddress } from './job.ts';
+import { CUSTOMER_BILLING_KEYS, CUSTOMER_KEYS, SHIPPING_ADDRESS_KEYS } from './job.ts';
+import type { PayloadFormat, PayloadVersion } from './webhook-config.ts';
+
+/** `_eid` of orders served by polling rather than delivered as events (CONTRACT §6). */
+export const POLLED_EID = 'polled';
+
+type Payload = Record<string, unknown>;
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+const atLeast = (version: PayloadVersion, wanted: PayloadVersion) => version >= wanted; // same-width semver strings
+
+function pick<K extends string>(keys: readonly K[], source: Partial<Record<K, unknown>> | null): Record<K, unknown> | null {
+  if (!source) return null;
+  const out = {} as Record<K, unknown>;
+  for (const key of keys) out[key] = source[key] ?? null;
+  return out;
+}
+
+const customer = (value: Customer | null) => pick(CUSTOMER_KEYS, value);
+const customerBilling = (value: CustomerBilling | null) => pick(CUSTOMER_BILLING_KEYS, value);
+const shippingAddress = (value: ShippingAddress | null) => pick(SHIPPING_ADDRESS_KEYS, value);
+const products = (value: Product[] | null) =>
+  (value ?? []).map((p) => ({ sku: p.sku ?? null, name: p.name ?? null, quantity: p.quantity ?? null }));
+const documents = (value: OrderDocument[] | null) =>
+  (value ?? []).map((d) => ({
+    type: d.type ?? null,
+    files: (d.files ?? []).map((f) => ({ name: f.name ?? null, url: f.url ?? null })),
+  }));
+
+/**
+ * The one OrderStatusEvent renderer: listings, polling and events all go through it, so a payload
+ * never differs by the road it took. A later version only adds fields.
+ */
+export function renderOrderStatus(job: Job, format: PayloadFormat, eid: string): Payload {
+  const { version } = format;
+  const head: Payload = { _eid: eid, _type: 'OrderStatusEvent', _v: version };
+  if (format.transformer === 'partner-format') {
+    return {
+      ...head,
+      jobApiId: job.apiId,
+      gidOrderNumber: job.name,
+      invoicingEid: job.invoicingEid,
+      yourOrderID: job.extPartnerId,
+      status: job.status,
+      customer: customer(job.customer),
+      shippingAddress: shippingAddress(job.shippingAddress),
+      products: products(job.products),
+      appointmentStart: iso(job.appointmentStart),
+      appointmentEnd: iso(job.appointmentEnd),
+      ...(atLeast(version, '1.1.0') && { projectId: job.projectId, projectName: job.projectName }),
+      ...(atLeast(version, '1.3.0') && { partnerId: job.partnerId, updatedAt: iso(job.updatedAt) }),
+    };
+  }
+  return {
+    ...head,
+    orderId: job.apiId,
+    orderNumber: job.name,
+    status: job.status,
+    externalId: job.eid,
+    invoicingExternalId: job.invoicingEid,
+    orderType: job.orderType,
+    customer: customer(job.customer),
+    customerBilling: customerBilling(job.customerBilling),
+    shippingAddress: shippingAddress(job.shippingAddress),
+    products: products(job.products),
+    documents: documents(job.documents),
+    appointmentStart: iso(job.appointmentStart),
+    appointmentEnd: iso(job.appointmentEnd),
+    startTimestamp: iso(job.startTimestamp),
+    finishTimestamp: iso(job.finishTimestamp),
+    ...(atLeast(version, '1.1.0') && { projectId: job.projectId, projectName: job.projectName }),
+    ...(atLeast(version, '1.3.0') && { updatedAt: iso(job.updatedAt) }),
+  };
+}

@@ -1,0 +1,90 @@
+import type { Account } from './account.ts';
+import type { CancellationReason } from './cancellation.ts';
+import type { Contact } from './contact.ts';
+import type { OutboxEvent } from './event.ts';
+import type { Invoice } from './invoice.ts';
+import type { Job } from './job.ts';
+import type { OrderMapping } from './order-mapping.ts';
+import type { Scope, WebhookConfig } from './webhook-config.ts';
+
+// Repositories: `get`/`find` answer null when absent; `save` inserts or updates the whole aggregate.
+// Writes become visible to other callers only when the surrounding unit of work commits.
+
+export interface AccountRepository {
+  get(id: string): Promise<Account | null>;
+  save(account: Account): Promise<void>;
+}
+
+export interface ContactRepository {
+  get(id: string): Promise<Contact | null>;
+  /** Case-insensitive: e-mail addresses are unique across all accounts regardless of case. */
+  findByEmail(email: string): Promise<Contact | null>;
+  save(contact: Contact): Promise<void>;
+}
+
+export interface WebhookConfigRepository {
+  find(accountId: string, scope: Scope): Promise<WebhookConfig | null>;
+  save(config: WebhookConfig): Promise<void>;
+}
+
+export interface JobRepository {
+  get(apiId: string): Promise<Job | null>;
+  save(job: Job): Promise<void>;
+  /** A fresh order number, `O-` and 10 digits, never handed out twice. */
+  nextOrderNumber(): Promise<string>;
+}
+
+export interface InvoiceRepository {
+  get(id: string): Promise<Invoice | null>;
+  save(invoice: Invoice): Promise<void>;
+}
+
+export interface CancellationReasonRepository {
+  get(name: string): Promise<CancellationReason | null>;
+  /** Inserts or replaces the reason of that name. */
+  save(reason: CancellationReason): Promise<void>;
+}
+
+export interface OrderMappingRepository {
+  get(brandAccountId: string): Promise<OrderMapping | null>;
+  /** Inserts or replaces the brand's mapping. */
+  save(mapping: OrderMapping): Promise<void>;
+}
+
+export interface EventOutbox {
+  /** Stores the events in the current unit of work: they commit, or vanish, with the change that caused them. */
+  add(events: readonly OutboxEvent[]): Promise<void>;
+  /** The newest events addressed to an account, newest first (operators and tests). */
+  recentFor(accountId: string, limit: number): Promise<OutboxEvent[]>;
+}
+
+export interface Repositories {
+  accounts: AccountRepository;
+  contacts: ContactRepository;
+  webhookConfigs: WebhookConfigRepository;
+  jobs: JobRepository;
+  invoices: InvoiceRepository;
+  cancellationReasons: CancellationReasonRepository;
+  orderMappings: OrderMappingRepository;
+  events: EventOutbox;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface IdGenerator {
+  /** A new random UUID. */
+  newId(): string;
+}
+
+export interface WebhookTargetPolicy {
+  /** Why the URL may not receive webhooks (scheme, or an address that is not public), or null when it may. */
+  refusalReason(url: string): Promise<string | null>;
+}
+
+export interface Deps extends Repositories {
+  clock: Clock;
+  ids: IdGenerator;
+  webhookTargets: WebhookTargetPolicy;
+}

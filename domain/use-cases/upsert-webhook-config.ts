@@ -1,0 +1,46 @@
+import { invalid, notFound } from '../errors.ts';
+import type { Deps } from '../ports.ts';
+import { type PayloadVersion, type Scope, type Transformer, WebhookConfig } from '../webhook-config.ts';
+
+export interface UpsertWebhookConfigInput {
+  accountId: string;
+  scope: Scope;
+  /** Absent keeps the current URL; null removes it. */
+  url?: string | null;
+  transformer: Transformer;
+  version: PayloadVersion;
+  /** Absent keeps the current key; null removes it. */
+  signatureKey?: string | null;
+  enabled?: boolean;
+}
+
+export async function upsertWebhookConfig(
+  deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'webhookTargets' | 'clock' | 'ids'>,
+  input: UpsertWebhookConfigInput,
+): Promise<WebhookConfig> {
+  const account = await deps.accounts.get(input.accountId);
+  if (!account) throw notFound('The account');
+  if (account.role !== input.scope) throw invalid('scope', `A ${account.role} account can only have a ${account.role}-scoped configuration.`);
+  if (input.signatureKey !== undefined && input.signatureKey !== null && input.signatureKey.length < 16) {
+    throw invalid('signatureKey', 'A signature key needs at least 16 characters.');
+  }
+  if (input.url) {
+    const reason = await deps.webhookTargets.refusalReason(input.url);
+    if (reason) throw invalid('url', reason);
+  }
+
+  const now = deps.clock.now();
+  const current = await deps.webhookConfigs.find(account.id, input.scope);
+  const config = current ?? new WebhookConfig({
+    id: deps.ids.newId(), accountId: account.id, scope: input.scope, url: null, transformer: input.transformer,
+    version: input.version, signatureKey: null, enabled: true, createdAt: now, updatedAt: now,
+  });
+  if (input.url !== undefined) config.url = input.url;
+  if (input.signatureKey !== undefined) config.signatureKey = input.signatureKey;
+  config.transformer = input.transformer;
+  config.version = input.version;
+  config.enabled = input.enabled ?? true;
+  config.updatedAt = now;
+  await deps.webhookConfigs.save(config);
+  return config;
+}

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import type { TRPCError } from '@trpc/server';
+import express, { type ErrorRequestHandler, type Request } from 'express';
+import { pinoHttp } from 'pino-http';
+import swaggerUi from 'swagger-ui-express';
+import { createOpenApiExpressMiddleware, type OpenApiRouter } from 'trpc-to-openapi';
+import { contextFactory, type Context } from './context.ts';
+import { problem, retryAfterOf } from './errors.ts';
+import type { Logger } from './logger.ts';
+import type { Services } from './services.ts';
+import type { AppRouter } from './routers/index.ts';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export interface HttpAppOptions {
+  router: AppRouter;
+  services: Services;
+  openApiDocument: unknown;
+}
+
+/** Answer statuses and headers that only the REST face sets. */
+function restResponseMeta({ errors }: { errors: TRPCError[] }) {
+  const error = errors[0];
+  if (!error) return {};
+  const retryAfter = retryAfterOf(error);
+  return {
+    headers: {
+      'content-type': 'application/problem+json',
+      ...(retryAfter !== undefined && { 'retry-after': String(Math.max(1, Math.ceil(retryAfter))) }),
+    },
+  };
+}
+
+/** express.json failures arrive here: they never reach a procedure, so they get their problem here. */
+const bodyErrors: ErrorRequestHandler = (err, req, res, _next) => {
+  const type = (err as { type?: string }).type;
+  const [status, code, detail] =
+    type === 'entity.parse.failed' ? [400, 'PARSE_ERROR', 'The body is not well-formed JSON.'] as const
+    : type === 'entity.too.large' ? [413, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.'] as const
+    : type === 'encoding.unsupported' || type === 'charset.unsupported'
+      ? [415, 'UNSUPPORTED_MEDIA_TYPE', 'The body must be UTF-8 JSON.'] as const
+    : (err as { status?: number }).status === 400 ? [400, 'BAD_REQUEST', 'The body could not be read.'] as const
+    : [500, 'INTERNAL_SERVER_ERROR', ''] as const;
+  if (status === 500) req.log.error({ err }, 'request failed before reaching a procedure');
+  res.status(status).type('application/problem+json').json(problem(code, status, detail, { requestId: String(req.id) }));
+};
+
+/** Liveness and readiness, served by every role. */
+export function healthRoutes(services: Services) {
+  const routes = express.Router();
+  routes.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
+  routes.get('/readyz', async (_req, res) => {
+    const ready = await services.ready();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
+  });
+  return routes;
+}
+
+export function createHttpApp({ router, services, openApiDocument }: HttpAppOptions) {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  app.use(pinoHttp({
+    logger: services.log,
+    genReqId: (req: IncomingMessage, res: ServerResponse) => {
+      const given = req.headers['x-request-id'];
+      const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      res.setHeader('x-request-id', id);
+      return id;
+    },
+    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    serializers: {
+      // Path only: queries and headers may carry what must not be logged.
+      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+  }));
+
+  app.use(healthRoutes(services));
+
+  // tRPC reads its own body, so its parse errors keep tRPC's shape for typed clients.
+  app.use('/trpc', createExpressMiddleware({
+    router,
+    createContext: contextFactory(services, 'trpc'),
+    maxBodySize: MAX_BODY_BYTES,
+    onError: ({ error, ctx, path }) => logFailure(ctx?.log ?? services.log, error, path),
+  }));
+
+  app.get('/openapi.json', (_req, res) => { res.json(openApiDocument); });
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, {
+    customSiteTitle: 'Partner and Brand Integration API',
+    swaggerOptions: { url: '/openapi.json' },
+  }));
+
+  app.use(express.json({
+    limit: MAX_BODY_BYTES,
+    verify: (req, _res, buf) => { (req as Request & { rawBody?: Buffer }).rawBody = buf; },
+  }));
+  // Last and at the root: it answers every remaining path itself, unknown ones with a 404 problem.
+  app.use(createOpenApiExpressMiddleware({
+    router: router as OpenApiRouter,
+    createContext: contextFactory(services, 'rest'),
+    responseMeta: restResponseMeta,
+    maxBodySize: MAX_BODY_BYTES,
+    onError: ({ error, ctx, path }: { error: TRPCError; ctx?: Context; path?: string }) =>
+      logFailure(ctx?.log ?? services.log, error, path),
+  }));
+  app.use(bodyErrors);
+  return app;
+}
+
+function logFailure(log: Logger, error: TRPCError, path: string | undefined) {
+  if (error.code !== 'INTERNAL_SERVER_ERROR') return;
+  log.error({ err: error.cause ?? error, procedure: path }, 'procedure failed');
+}

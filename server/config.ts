@@ -1,0 +1,99 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+const flag = z.enum(['1', '0', 'true', 'false']).optional().transform((v) => v === '1' || v === 'true');
+const int = (min: number, max: number, fallback: number) =>
+  z.string().regex(/^\d+$/, 'must be a whole number').optional()
+    .transform((v) => (v === undefined ? fallback : Number(v)))
+    .pipe(z.number().int().min(min).max(max));
+
+const schedule = z.string().optional().transform((value, ctx) => {
+  const parts = (value ?? '5s,5m,30m,2h,5h,10h,10h').split(',').map((p) => p.trim());
+  const delays = parts.map((part) => {
+    const match = DURATION.exec(part);
+    return match ? Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]) : NaN;
+  });
+  if (delays.some((d) => !Number.isFinite(d))) {
+    ctx.addIssue({ code: 'custom', message: 'must be comma-separated delays such as 5s,5m,2h (units ms, s, m, h)' });
+    return z.NEVER;
+  }
+  return delays;
+});
+
+const envSchema = z.object({
+  SERVICE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  PORT: int(0, 65535, 3000),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
+  PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  JWT_SECRET: z.string().refine((v) => Buffer.byteLength(v) >= 32, 'must be at least 32 bytes').optional(),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
+  WEBHOOK_RETRY_SCHEDULE: schedule,
+  WEBHOOK_TIMEOUT_MS: int(1, 600_000, 10_000),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: flag,
+  LOGIN_LIMIT_PER_EMAIL: int(1, 100_000, 5),
+  LOGIN_LIMIT_PER_ADDRESS: int(1, 100_000, 30),
+  TEST_CLOCK: flag,
+  SEED_DEMO: flag,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  role: 'all' | 'api' | 'worker';
+  port: number;
+  databaseUrl: string | undefined;
+  pgliteDir: string;
+  dataDir: string;
+  jwtSecret: string | undefined;
+  adminToken: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  webhookRetryScheduleMs: number[];
+  webhookTimeoutMs: number;
+  webhookAllowPrivateTargets: boolean;
+  loginLimitPerEmail: number;
+  loginLimitPerAddress: number;
+  testClock: boolean;
+  seedDemo: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export class ConfigError extends Error {}
+
+/** Reads the environment once; every problem is reported with the name of its setting. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid settings:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  if (e.SERVICE_ROLE !== 'all' && !e.DATABASE_URL) {
+    throw new ConfigError(`Invalid settings:\n  SERVICE_ROLE: "${e.SERVICE_ROLE}" needs DATABASE_URL; the embedded database serves one process, so run SERVICE_ROLE=all without a server`);
+  }
+  return {
+    role: e.SERVICE_ROLE,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    pgliteDir: e.PGLITE_DIR === 'memory://' ? e.PGLITE_DIR : resolve(e.PGLITE_DIR),
+    dataDir: resolve(e.DATA_DIR),
+    jwtSecret: e.JWT_SECRET,
+    adminToken: e.ADMIN_TOKEN,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    loginLimitPerEmail: e.LOGIN_LIMIT_PER_EMAIL,
+    loginLimitPerAddress: e.LOGIN_LIMIT_PER_ADDRESS,
+    testClock: e.TEST_CLOCK,
+    seedDemo: e.SEED_DEMO,
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,91 @@
+import { TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { DomainError, type DomainErrorCode, type Issue } from '../domain/errors.ts';
+
+/** The one place where domain failures become transport failures. */
+const TRPC_CODE: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
+  VALIDATION_FAILED: 'BAD_REQUEST',
+  UNAUTHENTICATED: 'UNAUTHORIZED',
+  FORBIDDEN: 'FORBIDDEN',
+  NOT_FOUND: 'NOT_FOUND',
+  CONFLICT: 'CONFLICT',
+  RATE_LIMITED: 'TOO_MANY_REQUESTS',
+  FEATURE_DISABLED: 'NOT_FOUND',
+};
+
+/**
+ * Carries `{ path, message }` issues to the answer. trpc-to-openapi copies `cause.issues` into the body
+ * only for a cause named ZodError, so this error takes that name; its issues are already in our shape.
+ */
+export class InputIssues extends Error {
+  override readonly name = 'ZodError';
+  constructor(readonly issues: Issue[]) {
+    super('Input validation failed');
+  }
+}
+
+interface ZodLikeIssue { path: PropertyKey[]; message: string }
+const isZodError = (e: unknown): e is Error & { issues: ZodLikeIssue[] } =>
+  e instanceof Error && e.name === 'ZodError' && !(e instanceof InputIssues) && Array.isArray((e as { issues?: unknown }).issues);
+
+const dotted = (path: PropertyKey[]) => path.map(String).join('.');
+
+export function validationError(issues: Issue[], message = 'The input is not valid.'): TRPCError {
+  return new TRPCError({ code: 'BAD_REQUEST', message, cause: new InputIssues(issues) });
+}
+
+/** Normalises whatever a procedure failed with: domain errors mapped, schema issues reshaped, the rest untouched. */
+export function translateError(error: TRPCError): TRPCError {
+  const cause = error.cause;
+  if (cause instanceof DomainError) {
+    if (cause.code === 'VALIDATION_FAILED') return validationError([...cause.issues], cause.message);
+    return new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
+  }
+  if (isZodError(cause)) {
+    return validationError(cause.issues.map((i) => ({ path: dotted(i.path), message: i.message })));
+  }
+  return error;
+}
+
+const TITLES: Partial<Record<TRPC_ERROR_CODE_KEY, string>> = {
+  BAD_REQUEST: 'Bad Request',
+  PARSE_ERROR: 'Malformed JSON',
+  UNAUTHORIZED: 'Unauthorized',
+  FORBIDDEN: 'Forbidden',
+  NOT_FOUND: 'Not Found',
+  METHOD_NOT_SUPPORTED: 'Method Not Allowed',
+  CONFLICT: 'Conflict',
+  PAYLOAD_TOO_LARGE: 'Payload Too Large',
+  UNSUPPORTED_MEDIA_TYPE: 'Unsupported Media Type',
+  TOO_MANY_REQUESTS: 'Too Many Requests',
+  INTERNAL_SERVER_ERROR: 'Internal Server Error',
+};
+
+export const GENERIC_INTERNAL_DETAIL = 'An unexpected error occurred. It has been logged; quote the request id when reporting it.';
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: TRPC_ERROR_CODE_KEY;
+  issues?: Issue[];
+  requestId?: string;
+}
+
+/** RFC 9457 problem details; `code` is the stable machine-readable member (CONTRACT §3). */
+export function problem(code: TRPC_ERROR_CODE_KEY, status: number, detail: string, extra: { issues?: Issue[]; requestId?: string } = {}): Problem {
+  return {
+    type: 'about:blank',
+    title: TITLES[code] ?? code,
+    status,
+    detail: code === 'INTERNAL_SERVER_ERROR' ? GENERIC_INTERNAL_DETAIL : detail,
+    code,
+    ...(extra.issues && { issues: extra.issues }),
+    ...(extra.requestId && { requestId: extra.requestId }),
+  };
+}
+
+export const issuesOf = (error: TRPCError) => (error.cause instanceof InputIssues ? error.cause.issues : undefined);
+export const retryAfterOf = (error: TRPCError) =>
+  error.cause instanceof DomainError ? error.cause.retryAfterSeconds : undefined;

@@ -1,0 +1,75 @@
+import { DomainError } from '../../domain/errors.ts';
+import { assignJob } from '../../domain/use-cases/assign-job.ts';
+import { createAccount } from '../../domain/use-cases/create-account.ts';
+import { createContact } from '../../domain/use-cases/create-contact.ts';
+import { createInvoice } from '../../domain/use-cases/create-invoice.ts';
+import { createJob } from '../../domain/use-cases/create-job.ts';
+import { setContactApiAccess } from '../../domain/use-cases/set-contact-api-access.ts';
+import { setJobStatus } from '../../domain/use-cases/set-job-status.ts';
+import { upsertCancellationReason } from '../../domain/use-cases/upsert-cancellation-reason.ts';
+import { upsertOrderMapping } from '../../domain/use-cases/upsert-order-mapping.ts';
+import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
+import { admin } from '../schemas.ts';
+import { adminProcedure, router } from '../trpc.ts';
+import { jobView } from '../views.ts';
+
+const ok = { ok: true } as const;
+
+/** Internal tools only: served at /trpc, never on the REST face. */
+export const adminRouter = router({
+  accounts: router({
+    create: adminProcedure.input(admin.createAccount).mutation(async ({ ctx, input }) => {
+      const account = await ctx.services.transact((deps) => createAccount(deps, input));
+      return { id: account.id };
+    }),
+  }),
+  contacts: router({
+    create: adminProcedure.input(admin.createContact).mutation(async ({ ctx, input }) => {
+      const contact = await ctx.services.transact((deps) => createContact(deps, input));
+      return { id: contact.id };
+    }),
+    setApiAccess: adminProcedure.input(admin.setApiAccess).mutation(async ({ ctx, input }) => {
+      await ctx.services.transact((deps) => setContactApiAccess(deps, input));
+      return ok;
+    }),
+  }),
+  webhookConfigs: router({
+    upsert: adminProcedure.input(admin.upsertWebhookConfig).mutation(async ({ ctx, input }) => {
+      const config = await ctx.services.transact((deps) => upsertWebhookConfig(deps, input));
+      return config.view();
+    }),
+  }),
+  jobs: router({
+    create: adminProcedure.input(admin.createJob).mutation(async ({ ctx, input }) =>
+      jobView(await ctx.services.transact((deps) => createJob(deps, input)))),
+    assign: adminProcedure.input(admin.assignJob).mutation(async ({ ctx, input }) =>
+      jobView(await ctx.services.transact((deps) => assignJob(deps, input)))),
+    setStatus: adminProcedure.input(admin.setJobStatus).mutation(async ({ ctx, input }) =>
+      jobView(await ctx.services.transact((deps) => setJobStatus(deps, input)))),
+  }),
+  invoices: router({
+    create: adminProcedure.input(admin.createInvoice).mutation(async ({ ctx, input }) => {
+      const invoice = await ctx.services.transact((deps) => createInvoice(deps, input));
+      return { id: invoice.id };
+    }),
+  }),
+  cancellationReasons: router({
+    upsert: adminProcedure.input(admin.upsertCancellationReason).mutation(async ({ ctx, input }) => {
+      await ctx.services.transact((deps) => upsertCancellationReason(deps, input));
+      return ok;
+    }),
+  }),
+  orderMappings: router({
+    upsert: adminProcedure.input(admin.upsertOrderMapping).mutation(async ({ ctx, input }) => {
+      await ctx.services.transact((deps) => upsertOrderMapping(deps, input));
+      return ok;
+    }),
+  }),
+  testClock: router({
+    advance: adminProcedure.input(admin.advanceClock).mutation(({ ctx, input }) => {
+      const clock = ctx.services.testClock;
+      if (!clock) throw new DomainError('FEATURE_DISABLED', 'The test clock is enabled only with TEST_CLOCK=1.');
+      return { now: clock.advance(input.seconds).toISOString() };
+    }),
+  }),
+});

@@ -1,0 +1,63 @@
+import type { Deps } from '../domain/ports.ts';
+import { JOB_STATUSES } from '../domain/job.ts';
+import { createAccount } from '../domain/use-cases/create-account.ts';
+import { createContact } from '../domain/use-cases/create-contact.ts';
+import { createJob } from '../domain/use-cases/create-job.ts';
+import { upsertWebhookConfig } from '../domain/use-cases/upsert-webhook-config.ts';
+import type { Services } from './services.ts';
+
+/** Fixed ids, so that the README's curl examples work on every demo database. */
+export const DEMO = {
+  brandId: '00000000-0000-4000-8000-000000000001',
+  masterId: '00000000-0000-4000-8000-000000000002',
+  childAId: '00000000-0000-4000-8000-000000000003',
+  childBId: '00000000-0000-4000-8000-000000000004',
+  contacts: {
+    brand: 'brand@demo.example',
+    master: 'master@demo.example',
+    childA: 'child-a@demo.example',
+    childB: 'child-b@demo.example',
+  },
+} as const;
+
+const withId = (deps: Deps, id: string): Deps => ({ ...deps, ids: { newId: () => id } });
+
+/** Loads the demo once; answers false when it is there already. */
+export async function seedDemo(services: Services): Promise<boolean> {
+  return services.transact(async (deps) => {
+    if (await deps.accounts.get(DEMO.brandId)) return false;
+    await createAccount(withId(deps, DEMO.brandId), { name: 'Demo Brand', role: 'brand' });
+    await createAccount(withId(deps, DEMO.masterId), { name: 'Demo Installers (master)', role: 'partner' });
+    await createAccount(withId(deps, DEMO.childAId), { name: 'Demo Installers North', role: 'partner', parentId: DEMO.masterId });
+    await createAccount(withId(deps, DEMO.childBId), { name: 'Demo Installers South', role: 'partner', parentId: DEMO.masterId });
+
+    await createContact(deps, { accountId: DEMO.brandId, email: DEMO.contacts.brand });
+    await createContact(deps, { accountId: DEMO.masterId, email: DEMO.contacts.master });
+    await createContact(deps, { accountId: DEMO.childAId, email: DEMO.contacts.childA });
+    await createContact(deps, { accountId: DEMO.childBId, email: DEMO.contacts.childB, apiAccess: false });
+
+    await upsertWebhookConfig(deps, { accountId: DEMO.brandId, scope: 'brand', transformer: 'default', version: '1.3.0' });
+    await upsertWebhookConfig(deps, { accountId: DEMO.masterId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
+
+    const partners = [DEMO.masterId, DEMO.childAId, DEMO.childBId, null];
+    const now = deps.clock.now().getTime();
+    for (let i = 1; i <= 20; i++) {
+      await createJob(deps, {
+        brandAccountId: DEMO.brandId,
+        apiId: `demo-job-${String(i).padStart(2, '0')}`,
+        partnerId: partners[i % partners.length],
+        status: JOB_STATUSES[i % JOB_STATUSES.length],
+        invoicingEid: `INV-${1000 + i}`,
+        customer: {
+          email: `customer${i}@demo.example`, externalId: `C-${i}`, firstName: 'Alex', lastName: `Sample ${i}`,
+          mobilePhone: null, phone: '+49 30 1234567', salutation: null,
+        },
+        shippingAddress: { street: 'Hauptstraße', houseNumber: String(i), postalCode: '10115', city: 'Berlin', countryCode: 'DE' },
+        products: [{ sku: 'WB-11KW', name: 'Wallbox 11 kW', quantity: 1 }],
+        orderType: 'installation',
+        updatedAt: new Date(now - i * 3_600_000),
+      });
+    }
+    return true;
+  });
+}

@@ -1,0 +1,19 @@
+import type { Deps } from '../domain/ports.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
+
+export interface TestClockControl {
+  advance(seconds: number): Date;
+}
+
+/** What procedures may use: built once by the composition root and handed over in every context. */
+export interface Services {
+  config: Config;
+  log: Logger;
+  /** Runs work in one unit of work: its changes and their events commit together or not at all. */
+  transact<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
+  /** Present only with TEST_CLOCK=1. */
+  testClock: TestClockControl | null;
+  /** Whether the service can answer: the database responds and no shutdown has begun. */
+  ready(): Promise<boolean>;
+}

@@ -1,0 +1,49 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { Context } from './context.ts';
+import { GENERIC_INTERNAL_DETAIL, issuesOf, problem, translateError } from './errors.ts';
+
+const t = initTRPC
+  .context<Context>()
+  .meta<OpenApiMeta>()
+  .create({
+    isDev: false,
+    errorFormatter({ shape, error, ctx }) {
+      const internal = error.code === 'INTERNAL_SERVER_ERROR';
+      const message = internal ? GENERIC_INTERNAL_DETAIL : shape.message;
+      const issues = issuesOf(error);
+      if (ctx?.transport === 'trpc') {
+        // Typed clients parse tRPC's own shape: keep it, minus any exception text.
+        return { ...shape, message, data: { ...shape.data, stack: undefined, issues } };
+      }
+      const body = problem(error.code, shape.data.httpStatus, message, { issues, requestId: ctx?.requestId });
+      return { ...body, message };
+    },
+  });
+
+export const router = t.router;
+export const middleware = t.middleware;
+
+/** Every procedure: domain errors and schema issues are translated once, here. */
+export const publicProcedure = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) throw translateError(result.error);
+  return result;
+});
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Constant time whatever the lengths: both sides are hashed to equal-length digests first. */
+export function secretEquals(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
+  const expected = ctx.services.config.adminToken;
+  const given = /^Bearer (.+)$/i.exec(ctx.authorization ?? '')?.[1];
+  if (!expected || !given || !secretEquals(given, expected)) {
+    throw new TRPCError({ code: 'UNAUTHORIZED', message: 'A valid admin token is required.' });
+  }
+  return next();
+});

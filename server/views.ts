@@ -1,0 +1,29 @@
+import type { Job } from '../domain/job.ts';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** The internal tools' view of a job: every stored field, times in ISO 8601 UTC. */
+export const jobView = (job: Job) => ({
+  apiId: job.apiId,
+  name: job.name,
+  status: job.status,
+  brandAccountId: job.brandAccountId,
+  partnerId: job.partnerId,
+  invoicingEid: job.invoicingEid,
+  eid: job.eid,
+  extPartnerId: job.extPartnerId,
+  customer: job.customer,
+  customerBilling: job.customerBilling,
+  shippingAddress: job.shippingAddress,
+  products: job.products,
+  documents: job.documents,
+  orderType: job.orderType,
+  projectId: job.projectId,
+  projectName: job.projectName,
+  appointmentStart: iso(job.appointmentStart),
+  appointmentEnd: iso(job.appointmentEnd),
+  startTimestamp: iso(job.startTimestamp),
+  finishTimestamp: iso(job.finishTimestamp),
+  createdAt: iso(job.createdAt),
+  updatedAt: iso(job.updatedAt),
+});
