@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
+import { Account } from '../../domain/account.ts';
+import { Contact } from '../../domain/contact.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { OutboxEvent } from '../../domain/event.ts';
+import { sharedDatabase } from '../support/shared.ts';
+
+const test = suite('MikroORM unit of work');
+const now = new Date('2026-01-01T00:00:00.000Z');
+const brand = () => new Account({ id: randomUUID(), name: 'b', role: 'brand', parentId: null, createdAt: now });
+
+test('a change and its events commit together, or neither does', async () => {
+  const transact = mikroOrmTransact((await sharedDatabase()).orm);
+  const account = brand();
+  const event = new OutboxEvent({ id: randomUUID(), accountId: account.id, scope: 'brand', type: 'OrderStatusEvent', orderId: null, payload: {}, createdAt: now });
+  await transact(async (r) => {
+    await r.accounts.save(account);
+    await r.events.add([event]);
+    throw new Error('the use case failed half-way');
+  }).catch(() => {});
+  assert.is(await transact((r) => r.accounts.get(account.id)), null);
+  assert.equal(await transact((r) => r.events.recentFor(account.id, 10)), []);
+});
+
+test('a unique-index violation at commit becomes a CONFLICT, not a driver error', async () => {
+  const transact = mikroOrmTransact((await sharedDatabase()).orm);
+  const account = brand();
+  const email = `dup-${randomUUID()}@example.com`;
+  await transact(async (r) => {
+    await r.accounts.save(account);
+    await r.contacts.save(new Contact({ id: randomUUID(), accountId: account.id, email, apiAccess: true, createdAt: now }));
+  });
+  const error = await transact((r) =>
+    r.contacts.save(new Contact({ id: randomUUID(), accountId: account.id, email: email.toUpperCase(), apiAccess: true, createdAt: now })),
+  ).catch((e: unknown) => e);
+  assert.instance(error, DomainError);
+  assert.is((error as DomainError).code, 'CONFLICT');
+});
+
+test.run();

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Account } from '../../domain/account.ts';
+import { CancellationReason } from '../../domain/cancellation.ts';
+import { Contact } from '../../domain/contact.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { OutboxEvent } from '../../domain/event.ts';
+import { Invoice } from '../../domain/invoice.ts';
+import { Job } from '../../domain/job.ts';
+import { OrderMapping } from '../../domain/order-mapping.ts';
+import type { Repositories } from '../../domain/ports.ts';
+import { WebhookConfig } from '../../domain/webhook-config.ts';
+
+/** Runs work as one unit of work of the implementation under test. */
+export type Run = <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>;
+
+const at = (iso: string) => new Date(iso);
+const account = (role: 'brand' | 'partner' = 'brand', parentId: string | null = null) =>
+  new Account({ id: randomUUID(), name: `acc ${role}`, role, parentId, createdAt: at('2026-01-01T00:00:00.000Z') });
+const job = (brandAccountId: string, partnerId: string | null = null) => new Job({
+  apiId: `job-${randomUUID()}`, brandAccountId, partnerId, name: 'O-0000000001', status: 'open',
+  invoicingEid: 'INV-1', eid: null, extPartnerId: null,
+  customer: { email: 'c@example.com', externalId: null, firstName: 'Ada', lastName: 'L', mobilePhone: null, phone: null, salutation: null },
+  customerBilling: null,
+  shippingAddress: { street: 'Main', houseNumber: '1', postalCode: '10115', city: 'Berlin', countryCode: 'DE' },
+  products: [{ sku: 'S1', name: 'Box', quantity: 2 }], documents: [{ type: 'photo', files: [{ name: 'a.jpg', url: 'https://x/a.jpg' }] }],
+  orderType: 'install', projectId: null, projectName: null,
+  appointmentStart: at('2026-02-01T09:00:00.000Z'), appointmentEnd: null, startTimestamp: null, finishTimestamp: null,
+  createdAt: at('2026-01-01T00:00:00.000Z'), updatedAt: at('2026-01-02T00:00:00.123Z'),
+});
+
+/** One behaviour per repository port, held by the in-memory fake and the MikroORM adapter alike. */
+export function repositoryContract(name: string, setup: () => Promise<Run>) {
+  const test = suite(`repository contract: ${name}`);
+  let run: Run;
+  test.before(async () => { run = await setup(); });
+
+  test('accounts: absent is null; saved comes back whole', async () => {
+    const brand = account();
+    const partner = account('partner');
+    assert.is(await run((r) => r.accounts.get(randomUUID())), null);
+    await run(async (r) => { await r.accounts.save(brand); await r.accounts.save(partner); });
+    const child = account('partner', partner.id);
+    await run((r) => r.accounts.save(child));
+    const back = await run((r) => r.accounts.get(child.id));
+    assert.instance(back, Account);
+    assert.equal({ ...back }, { ...child });
+  });
+
+  test('contacts: e-mail looked up case-insensitively; unique regardless of case; updates persist', async () => {
+    const owner = account();
+    const email = `Mixed.${randomUUID().slice(0, 8)}@Example.com`;
+    const contact = new Contact({ id: randomUUID(), accountId: owner.id, email, apiAccess: true, createdAt: at('2026-01-01T00:00:00.000Z') });
+    await run(async (r) => { await r.accounts.save(owner); await r.contacts.save(contact); });
+    assert.is((await run((r) => r.contacts.findByEmail(email.toUpperCase())))?.id, contact.id);
+    assert.is(await run((r) => r.contacts.findByEmail(`nobody-${randomUUID()}@example.com`)), null);
+    await run(async (r) => {
+      const c = (await r.contacts.get(contact.id))!;
+      c.apiAccess = false;
+      await r.contacts.save(c);
+    });
+    assert.is((await run((r) => r.contacts.get(contact.id)))?.apiAccess, false);
+    const twin = new Contact({ ...contact, id: randomUUID(), email: email.toLowerCase() });
+    try {
+      await run((r) => r.contacts.save(twin));
+      assert.unreachable('a second contact with the same address was stored');
+    } catch (error) {
+      assert.instance(error, DomainError);
+      assert.is((error as DomainError).code, 'CONFLICT');
+    }
+  });
+
+  test('webhook configs: one per account and scope; updates persist', async () => {
+    const owner = account('partner');
+    const now = at('2026-01-01T00:00:00.000Z');
+    const config = new WebhookConfig({
+      id: randomUUID(), accountId: owner.id, scope: 'partner', url: null, transformer: 'partner-format', version: '1.1.0',
+      signatureKey: 'k'.repeat(20), enabled: true, createdAt: now, updatedAt: now,
+    });
+    await run(async (r) => { await r.accounts.save(owner); await r.webhookConfigs.save(config); });
+    assert.is(await run((r) => r.webhookConfigs.find(owner.id, 'brand')), null);
+    await run(async (r) => {
+      const c = (await r.webhookConfigs.find(owner.id, 'partner'))!;
+      c.version = '1.3.0';
+      c.url = 'https://hooks.example.com/in';
+      await r.webhookConfigs.save(c);
+    });
+    const back = await run((r) => r.webhookConfigs.find(owner.id, 'partner'));
+    assert.equal({ ...back }, { ...config, version: '1.3.0', url: 'https://hooks.example.com/in' });
+  });
+
+  test('jobs: every field round-trips; order numbers are fresh and well-formed', async () => {
+    const brand = account();
+    const partner = account('partner');
+    const j = job(brand.id, partner.id);
+    await run(async (r) => { await r.accounts.save(brand); await r.accounts.save(partner); await r.jobs.save(j); });
+    const back = await run((r) => r.jobs.get(j.apiId));
+    assert.instance(back, Job);
+    assert.equal({ ...back }, { ...j });
+    assert.is(await run((r) => r.jobs.get('no-such-job')), null);
+    const numbers = await run(async (r) => [await r.jobs.nextOrderNumber(), await r.jobs.nextOrderNumber()]);
+    assert.ok(numbers.every((n) => /^O-\d{10}$/.test(n)));
+    assert.is.not(numbers[0], numbers[1]);
+  });
+
+  test('invoices: saved comes back whole', async () => {
+    const brand = account();
+    const j = job(brand.id);
+    const now = at('2026-03-01T00:00:00.000Z');
+    const invoice = new Invoice({
+      id: randomUUID(), orderId: j.apiId, number: 'R-1', type: 'invoice', status: 'sent', cancellationStatus: null,
+      items: [{ description: 'Install', quantity: 1, unitPrice: 99.5, total: 99.5 }], createdAt: now, updatedAt: now,
+    });
+    await run(async (r) => { await r.accounts.save(brand); await r.jobs.save(j); await r.invoices.save(invoice); });
+    assert.equal({ ...(await run((r) => r.invoices.get(invoice.id))) }, { ...invoice });
+  });
+
+  test('cancellation reasons: the catalogue is seeded; save replaces by name', async () => {
+    assert.is((await run((r) => r.cancellationReasons.get('CUSTOMER_WITHDREW')))?.outcome, 'cancelled');
+    assert.is((await run((r) => r.cancellationReasons.get('CUSTOMER_UNREACHABLE')))?.outcome, 'pending');
+    const name = `TEST_${randomUUID().slice(0, 8).toUpperCase()}`;
+    await run((r) => r.cancellationReasons.save(new CancellationReason(name, 'pending')));
+    await run((r) => r.cancellationReasons.save(new CancellationReason(name, 'cancelled')));
+    assert.is((await run((r) => r.cancellationReasons.get(name)))?.outcome, 'cancelled');
+    assert.is(await run((r) => r.cancellationReasons.get('NO_SUCH_REASON')), null);
+  });
+
+  test('order mappings: one per brand; save replaces', async () => {
+    const brand = account();
+    await run((r) => r.accounts.save(brand));
+    const t = at('2026-01-01T00:00:00.000Z');
+    await run((r) => r.orderMappings.save(new OrderMapping(brand.id, [{ key: 'a', target: 'orderType', required: true }], t)));
+    await run((r) => r.orderMappings.save(new OrderMapping(brand.id, [{ key: 'b', target: 'projectId', required: false }], t)));
+    assert.equal((await run((r) => r.orderMappings.get(brand.id)))?.fields, [{ key: 'b', target: 'projectId', required: false }]);
+    assert.is(await run((r) => r.orderMappings.get(randomUUID())), null);
+  });
+
+  test('events: stored with the unit of work, read back newest first', async () => {
+    const brand = account();
+    const events = [1, 2, 3].map((n) => new OutboxEvent({
+      id: randomUUID(), accountId: brand.id, scope: 'brand', type: 'OrderStatusEvent', orderId: `job-${n}`,
+      payload: { n, nested: { list: [n] } }, createdAt: at('2026-01-01T00:00:00.000Z'),
+    }));
+    await run(async (r) => { await r.accounts.save(brand); await r.events.add(events.slice(0, 2)); });
+    await run((r) => r.events.add(events.slice(2)));
+    const recent = await run((r) => r.events.recentFor(brand.id, 2));
+    assert.equal(recent.map((e) => e.payload.n), [3, 2]);
+    assert.equal({ ...recent[0] }, { ...events[2] });
+  });
+
+  test.run();
+}

@@ -1,0 +1,125 @@
+import { DomainError } from '../domain/errors.ts';
+import type { Account } from '../domain/account.ts';
+import { SEEDED_CANCELLATION_REASONS, type CancellationReason } from '../domain/cancellation.ts';
+import { normalizeEmail, type Contact } from '../domain/contact.ts';
+import type { OutboxEvent } from '../domain/event.ts';
+import type { Invoice } from '../domain/invoice.ts';
+import type { Job } from '../domain/job.ts';
+import type { OrderMapping } from '../domain/order-mapping.ts';
+import type {
+  AccountRepository, CancellationReasonRepository, Clock, ContactRepository, Deps, EventOutbox, IdGenerator,
+  InvoiceRepository, JobRepository, OrderMappingRepository, Repositories, WebhookConfigRepository, WebhookTargetPolicy,
+} from '../domain/ports.ts';
+import type { Scope, WebhookConfig } from '../domain/webhook-config.ts';
+
+// In-memory ports with the adapters' semantics: stored values are copies, so changing an object
+// without saving it changes nothing, exactly as with the database.
+const copy = <T extends object>(value: T): T =>
+  Object.assign(Object.create(Object.getPrototypeOf(value)), structuredClone({ ...value }));
+
+class Table<T extends object> {
+  readonly rows = new Map<string, T>();
+  get(key: string): T | null {
+    const row = this.rows.get(key);
+    return row ? copy(row) : null;
+  }
+  put(key: string, row: T) {
+    this.rows.set(key, copy(row));
+  }
+  find(match: (row: T) => boolean): T | null {
+    for (const row of this.rows.values()) if (match(row)) return copy(row);
+    return null;
+  }
+}
+
+export class InMemoryAccountRepository implements AccountRepository {
+  private readonly table = new Table<Account>();
+  async get(id: string) { return this.table.get(id); }
+  async save(account: Account) { this.table.put(account.id, account); }
+}
+
+export class InMemoryContactRepository implements ContactRepository {
+  private readonly table = new Table<Contact>();
+  async get(id: string) { return this.table.get(id); }
+  async findByEmail(email: string) { return this.table.find((c) => normalizeEmail(c.email) === normalizeEmail(email)); }
+  async save(contact: Contact) {
+    const other = this.table.find((c) => c.id !== contact.id && normalizeEmail(c.email) === normalizeEmail(contact.email));
+    if (other) throw new DomainError('CONFLICT', 'The change conflicts with existing data.');
+    this.table.put(contact.id, contact);
+  }
+}
+
+export class InMemoryWebhookConfigRepository implements WebhookConfigRepository {
+  private readonly table = new Table<WebhookConfig>();
+  async find(accountId: string, scope: Scope) { return this.table.get(`${accountId}/${scope}`); }
+  async save(config: WebhookConfig) { this.table.put(`${config.accountId}/${config.scope}`, config); }
+}
+
+export class InMemoryJobRepository implements JobRepository {
+  private readonly table = new Table<Job>();
+  private lastOrderNumber = 1_000_000_000;
+  async get(apiId: string) { return this.table.get(apiId); }
+  async save(job: Job) { this.table.put(job.apiId, job); }
+  async nextOrderNumber() { return `O-${String(++this.lastOrderNumber).padStart(10, '0')}`; }
+  all(): Job[] { return [...this.table.rows.values()].map(copy); }
+}
+
+export class InMemoryInvoiceRepository implements InvoiceRepository {
+  private readonly table = new Table<Invoice>();
+  async get(id: string) { return this.table.get(id); }
+  async save(invoice: Invoice) { this.table.put(invoice.id, invoice); }
+}
+
+export class InMemoryCancellationReasonRepository implements CancellationReasonRepository {
+  private readonly table = new Table<CancellationReason>();
+  constructor() {
+    for (const reason of SEEDED_CANCELLATION_REASONS) this.table.put(reason.name, reason);
+  }
+  async get(name: string) { return this.table.get(name); }
+  async save(reason: CancellationReason) { this.table.put(reason.name, reason); }
+}
+
+export class InMemoryOrderMappingRepository implements OrderMappingRepository {
+  private readonly table = new Table<OrderMapping>();
+  async get(brandAccountId: string) { return this.table.get(brandAccountId); }
+  async save(mapping: OrderMapping) { this.table.put(mapping.brandAccountId, mapping); }
+}
+
+export class InMemoryEventOutbox implements EventOutbox {
+  readonly stored: OutboxEvent[] = [];
+  async add(events: readonly OutboxEvent[]) { this.stored.push(...events.map(copy)); }
+  async recentFor(accountId: string, limit: number) {
+    return this.stored.filter((e) => e.accountId === accountId).reverse().slice(0, limit).map(copy);
+  }
+}
+
+export const inMemoryRepositories = () => ({
+  accounts: new InMemoryAccountRepository(),
+  contacts: new InMemoryContactRepository(),
+  webhookConfigs: new InMemoryWebhookConfigRepository(),
+  jobs: new InMemoryJobRepository(),
+  invoices: new InMemoryInvoiceRepository(),
+  cancellationReasons: new InMemoryCancellationReasonRepository(),
+  orderMappings: new InMemoryOrderMappingRepository(),
+  events: new InMemoryEventOutbox(),
+}) satisfies Repositories;
+
+export class FixedClock implements Clock {
+  constructor(private current = new Date('2026-11-22T12:00:00.000Z')) {}
+  now() { return new Date(this.current); }
+  advance(seconds: number) { this.current = new Date(this.current.getTime() + seconds * 1000); }
+}
+
+export class SequentialIds implements IdGenerator {
+  private n = 0;
+  newId() { return `00000000-0000-4000-8000-${String(++this.n).padStart(12, '0')}`; }
+}
+
+export const allowAllTargets: WebhookTargetPolicy = { refusalReason: async () => null };
+
+export function fakeDeps() {
+  const repositories = inMemoryRepositories();
+  const clock = new FixedClock();
+  return { ...repositories, clock, ids: new SequentialIds(), webhookTargets: allowAllTargets } satisfies Deps;
+}
+export type FakeDeps = ReturnType<typeof fakeDeps>;

@@ -1,0 +1,44 @@
+// Runs every *.test.ts under tests/ in one process (uvu), closes what the suites shared, and ends with
+// the line `N passed, N failed`. Arguments narrow the run to files whose path contains one of them.
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { closeShared } from './support/shared.ts';
+
+const root = import.meta.dirname;
+const filters = process.argv.slice(2);
+const files = (readdirSync(root, { recursive: true }) as string[])
+  .filter((f) => f.endsWith('.test.ts'))
+  .map((f) => join(root, f))
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort();
+
+(globalThis as { UVU_DEFER?: number }).UVU_DEFER = 1;
+const uvu = await import('uvu');
+const queue = (globalThis as unknown as { UVU_QUEUE: unknown[][] }).UVU_QUEUE;
+for (const [index, file] of files.entries()) {
+  (globalThis as { UVU_INDEX?: number }).UVU_INDEX = index;
+  queue.push([relative(root, file)]);
+  await import(pathToFileURL(file).href);
+}
+
+let output = '';
+const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+  output += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
+  return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
+}) as typeof process.stdout.write;
+await uvu.exec();
+process.stdout.write = write;
+await closeShared();
+
+const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
+const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0);
+const passed = Number(/Passed:\s+(\d+)/.exec(plain)?.[1] ?? 0);
+const failed = total - passed;
+if (files.length === 0 || total === 0) process.exitCode = 1;
+if (failed > 0) process.exitCode = 1;
+console.log(`${passed} passed, ${failed} failed`);
+// Leftover handles (pools, timers) must not keep a finished run alive.
+setTimeout(() => process.exit(), 100).unref();
+process.exit();

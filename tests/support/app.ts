@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import supertest from 'supertest';
+import { pino } from 'pino';
+import { buildApp, type BuildOverrides } from '../../server/compose.ts';
+import { loadConfig } from '../../server/config.ts';
+import { closeAtEnd, sharedDatabase } from './shared.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+/** The real app on the shared database, configured as by these environment settings. */
+export async function testApp(env: Record<string, string> = {}, overrides: BuildOverrides = {}) {
+  const config = loadConfig({ ADMIN_TOKEN, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', ...env });
+  const built = await buildApp(config, { logger: pino({ level: 'silent' }), database: await sharedDatabase(), ...overrides });
+  closeAtEnd(built.close);
+  const http = supertest(built.app);
+  const admin = adminClient(http);
+  return { ...built, http, admin };
+}
+
+/** Calls `admin.*` procedures over /trpc the way internal tools do. */
+export function adminClient(http: supertest.Agent | ReturnType<typeof supertest>, token: string | null = ADMIN_TOKEN) {
+  const auth = (req: supertest.Test) => (token === null ? req : req.set('authorization', `Bearer ${token}`));
+  return {
+    mutate: (name: string, input: unknown) => auth(http.post(`/trpc/admin.${name}`).send(input as object)),
+    /** The procedure's data, failing loudly when the call did not succeed. */
+    async call<T = Record<string, unknown>>(name: string, input: unknown): Promise<T> {
+      const res = await auth(http.post(`/trpc/admin.${name}`).send(input as object));
+      if (res.status !== 200) throw new Error(`admin.${name} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      return res.body.result.data as T;
+    },
+  };
+}
+
+export const uniqueEmail = (prefix = 'contact') => `${prefix}-${randomUUID().slice(0, 8)}@example.com`;
