@@ -1,8 +1,7 @@
-import { generateOpenApiDocument } from 'trpc-to-openapi';
-import type { AppRouter } from './routers/index.ts';
+import { generateOpenApiDocument, type OpenApiRouter } from 'trpc-to-openapi';
 
 /** The REST face of the router, as served at /openapi.json and rendered at /docs. */
-export function buildOpenApiDocument(router: AppRouter) {
+export function buildOpenApiDocument(router: OpenApiRouter) {
   return generateOpenApiDocument(router, {
     title: 'Partner and Brand Integration API',
     version: '3.1.0',

@@ -27,13 +27,13 @@ const shippingAddress = z.strictObject({
   countryCode: optionalText(2),
 });
 const product = z.strictObject({ sku: optionalText(), name: optionalText(), quantity: z.number().int().min(0).nullable().optional() });
-const document = z.strictObject({
-  type: optionalText(),
-  files: z.array(z.strictObject({ name: optionalText(), url: optionalText(2000) })).max(50).default([]),
-});
+const documentFile = z.strictObject({ name: optionalText(), url: optionalText(2000) });
+const document = z.strictObject({ type: optionalText(), files: z.array(documentFile).max(50).default([]) });
 
-const withNulls = <T extends Record<string, unknown>>(value: T) =>
-  Object.fromEntries(Object.entries(value).map(([k, v]) => [k, v ?? null])) as { [K in keyof T]-?: Exclude<T[K], undefined> | null };
+/** Completes a nested object so that every key of its shape is present, absent ones as null. */
+const complete = <S extends z.ZodRawShape>(shape: z.ZodObject<S>) =>
+  shape.transform((value) => Object.fromEntries(Object.keys(shape.shape).map((k) => [k, (value as Record<string, unknown>)[k] ?? null])) as
+    { [K in keyof z.output<z.ZodObject<S>>]-?: Exclude<z.output<z.ZodObject<S>>[K], undefined> | null });
 
 export const admin = {
   createAccount: z.strictObject({ name: text(), role: z.enum(ROLES), parentId: id.nullable().optional() }),
@@ -55,11 +55,11 @@ export const admin = {
     name: text(100).optional(),
     status: z.enum(JOB_STATUSES).optional(),
     invoicingEid: optionalText(), eid: optionalText(), extPartnerId: optionalText(),
-    customer: customer.transform(withNulls).nullable().optional(),
-    customerBilling: customerBilling.transform(withNulls).nullable().optional(),
-    shippingAddress: shippingAddress.transform(withNulls).nullable().optional(),
-    products: z.array(product.transform(withNulls)).max(100).optional(),
-    documents: z.array(document.transform((d) => ({ type: d.type ?? null, files: d.files.map(withNulls) }))).max(50).optional(),
+    customer: complete(customer).nullable().optional(),
+    customerBilling: complete(customerBilling).nullable().optional(),
+    shippingAddress: complete(shippingAddress).nullable().optional(),
+    products: z.array(complete(product)).max(100).optional(),
+    documents: z.array(document.transform((d) => ({ type: d.type ?? null, files: d.files.map((f) => ({ name: f.name ?? null, url: f.url ?? null })) }))).max(50).optional(),
     orderType: optionalText(), projectId: optionalText(), projectName: optionalText(),
     startTimestamp: dateTime.nullable().optional(),
     finishTimestamp: dateTime.nullable().optional(),

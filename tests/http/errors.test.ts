@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import supertest from 'supertest';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { DomainError } from '../../domain/errors.ts';
+import { createHttpApp } from '../../server/app.ts';
+import { buildOpenApiDocument } from '../../server/openapi.ts';
+import { appRouter } from '../../server/routers/index.ts';
+import { publicProcedure, router } from '../../server/trpc.ts';
+import { testApp } from '../support/app.ts';
+
+// The real edge (formatter, response meta, body parser, OpenAPI middleware) around procedures that
+// exist only here, so that every failure path can be provoked on demand.
+const probes = router({
+  echo: publicProcedure
+    .meta({ openapi: { method: 'POST', path: '/v3/probe/echo' } })
+    .input(z.object({ customer: z.object({ email: z.string().email() }), count: z.number().int() }))
+    .output(z.unknown())
+    .mutation(({ input }) => input),
+  boom: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/v3/probe/boom' } })
+    .input(z.void())
+    .output(z.unknown())
+    .query(() => { throw new Error('connection to db-primary.internal:5432 failed for user app_rw'); }),
+  limited: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/v3/probe/limited' } })
+    .input(z.void())
+    .output(z.unknown())
+    .query(() => { throw new DomainError('RATE_LIMITED', 'Slow down.', [], 42); }),
+  denied: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/v3/probe/denied' } })
+    .input(z.void())
+    .output(z.unknown())
+    .query(() => { throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.'); }),
+});
+const probeRouter = router({ ...appRouter._def.record, probe: probes });
+
+const test = suite('REST errors are RFC 9457 problems');
+let http: ReturnType<typeof supertest>;
+
+test.before(async () => {
+  const { services } = await testApp();
+  http = supertest(createHttpApp({ router: probeRouter, services, openApiDocument: buildOpenApiDocument(probeRouter) }));
+});
+
+function assertProblem(res: supertest.Response, status: number, code: string) {
+  assert.is(res.status, status, JSON.stringify(res.body));
+  assert.match(res.headers['content-type'] ?? '', /^application\/problem\+json/);
+  assert.is(res.body.status, status);
+  assert.is(res.body.code, code);
+  assert.type(res.body.type, 'string');
+  assert.type(res.body.title, 'string');
+  assert.type(res.body.detail, 'string');
+  assert.ok(!JSON.stringify(res.body).includes('    at '), 'no stack trace');
+}
+
+test('unknown path → 404 NOT_FOUND', async () => {
+  assertProblem(await http.get('/v3/nothing-here'), 404, 'NOT_FOUND');
+  assertProblem(await http.post('/v3/nothing-here').send({}), 404, 'NOT_FOUND');
+});
+
+test('known path, wrong method → 404 NOT_FOUND', async () => {
+  assertProblem(await http.get('/v3/probe/echo'), 404, 'NOT_FOUND');
+});
+
+test('malformed JSON → 400 PARSE_ERROR', async () => {
+  const res = await http.post('/v3/probe/echo').set('content-type', 'application/json').send('{"customer": ');
+  assertProblem(res, 400, 'PARSE_ERROR');
+});
+
+test('a body over 1 MiB → 413 PAYLOAD_TOO_LARGE', async () => {
+  const res = await http.post('/v3/probe/echo').set('content-type', 'application/json').send(JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }));
+  assertProblem(res, 413, 'PAYLOAD_TOO_LARGE');
+});
+
+test('a body that is not JSON → 415 UNSUPPORTED_MEDIA_TYPE', async () => {
+  assertProblem(await http.post('/v3/probe/echo').set('content-type', 'text/plain').send('hello'), 415, 'UNSUPPORTED_MEDIA_TYPE');
+  assertProblem(await http.post('/v3/probe/echo').set('content-type', 'application/x-www-form-urlencoded').send('a=1'), 415, 'UNSUPPORTED_MEDIA_TYPE');
+});
+
+test('JSON with a charset parameter is accepted', async () => {
+  const res = await http.post('/v3/probe/echo').set('content-type', 'application/json; charset=utf-8')
+    .send(JSON.stringify({ customer: { email: 'a@b.example' }, count: 1 }));
+  assert.is(res.status, 200);
+  assert.equal(res.body, { customer: { email: 'a@b.example' }, count: 1 });
+});
+
+test('schema violations → 400 BAD_REQUEST with issues as dotted paths', async () => {
+  const res = await http.post('/v3/probe/echo').send({ customer: { email: 'nope' }, count: 1.5 });
+  assertProblem(res, 400, 'BAD_REQUEST');
+  const paths = (res.body.issues as { path: string; message: string }[]).map((i) => i.path).sort();
+  assert.equal(paths, ['count', 'customer.email']);
+  for (const issue of res.body.issues) assert.equal(Object.keys(issue).sort(), ['message', 'path']);
+});
+
+test('an unexpected error → 500 naming no exception text', async () => {
+  const res = await http.get('/v3/probe/boom');
+  assertProblem(res, 500, 'INTERNAL_SERVER_ERROR');
+  const body = JSON.stringify(res.body);
+  assert.not.match(body, /db-primary|app_rw|5432|Error:/);
+  assert.is(res.body.requestId, res.headers['x-request-id']);
+});
+
+test('domain errors map once at the edge: 401, and 429 with Retry-After', async () => {
+  assertProblem(await http.get('/v3/probe/denied'), 401, 'UNAUTHORIZED');
+  const limited = await http.get('/v3/probe/limited');
+  assertProblem(limited, 429, 'TOO_MANY_REQUESTS');
+  assert.is(limited.headers['retry-after'], '42');
+});
+
+test('every answer carries a request id; a sane incoming one is kept', async () => {
+  const res = await http.get('/v3/nothing-here').set('x-request-id', 'trace-abc.123');
+  assert.is(res.headers['x-request-id'], 'trace-abc.123');
+  const odd = await http.get('/v3/nothing-here').set('x-request-id', 'bad id with spaces');
+  assert.match(odd.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
+});
+
+test('/trpc keeps tRPC\'s own error shape, exception text masked', async () => {
+  const res = await http.get('/trpc/probe.boom');
+  assert.is(res.status, 500);
+  assert.match(res.headers['content-type'] ?? '', /^application\/json/);
+  assert.is(res.body.error.data.code, 'INTERNAL_SERVER_ERROR');
+  assert.not.match(JSON.stringify(res.body), /db-primary|app_rw/);
+  const bad = await http.post('/trpc/probe.echo').set('content-type', 'application/json').send('{nope');
+  assert.is(bad.status, 400);
+  assert.is(bad.body.error.data.httpStatus, 400);
+});
+
+test.run();

@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startService } from '../support/process.ts';
+
+const test = suite('the service process');
+const ADMIN = 'process-admin-token-0123456789';
+const dirs: string[] = [];
+const tempDir = () => { const d = mkdtempSync(join(tmpdir(), 'pbi-')); dirs.push(d); return d; };
+test.after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+const adminCall = (port: number, name: string, input: unknown) =>
+  fetch(`http://127.0.0.1:${port}/trpc/admin.${name}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` }, body: JSON.stringify(input),
+  });
+
+for (const [env, setting] of [
+  [{ PORT: 'abc' }, 'PORT'],
+  [{ JWT_SECRET: 'too-short' }, 'JWT_SECRET'],
+  [{ WEBHOOK_RETRY_SCHEDULE: '5s,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],
+  [{ SERVICE_ROLE: 'worker' }, 'SERVICE_ROLE'],
+  [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+] as const) {
+  test(`a bad ${setting} stops the process with exit code 1, naming the setting`, async () => {
+    const service = startService({ PGLITE_DIR: 'memory://', ...env });
+    assert.is(await service.exited, 1);
+    assert.match(service.output(), setting);
+  });
+}
+
+test('a second process on the same PGLITE_DIR refuses to start; the first keeps its data', async () => {
+  const dir = join(tempDir(), 'pglite');
+  const env = { PGLITE_DIR: dir, ADMIN_TOKEN: ADMIN };
+  const first = startService(env);
+  const port = await first.listening;
+  const account = await (await adminCall(port, 'accounts.create', { name: 'Kept', role: 'brand' })).json();
+  const accountId = account.result.data.id;
+  assert.is((await adminCall(port, 'contacts.create', { accountId, email: 'kept@example.com' })).status, 200);
+
+  const second = startService(env);
+  assert.is(await second.exited, 1);
+  assert.match(second.output(), /in use by another process/);
+
+  assert.is((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+  assert.is((await adminCall(port, 'contacts.create', { accountId, email: 'KEPT@example.com' })).status, 409);
+  assert.is(await first.stop('SIGTERM'), 0);
+  assert.match(first.output(), /"msg":"stopped"/);
+
+  // Reopened after a clean stop, the folder still holds what the first process wrote.
+  const reopened = startService(env);
+  const port2 = await reopened.listening;
+  assert.is((await adminCall(port2, 'contacts.create', { accountId, email: 'kept@example.com' })).status, 409);
+  assert.is(await reopened.stop('SIGINT'), 0);
+});
+
+test('the logs carry request ids and never the admin token', async () => {
+  const service = startService({ PGLITE_DIR: 'memory://', ADMIN_TOKEN: ADMIN, SEED_DEMO: '1' });
+  const port = await service.listening;
+  const res = await fetch(`http://127.0.0.1:${port}/trpc/admin.accounts.create`, {
+    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}`, 'x-request-id': 'req-log-check' },
+    body: JSON.stringify({ name: 'x', role: 'brand' }),
+  });
+  assert.is(res.status, 200);
+  await service.stop();
+  const lines = service.output().split('\n').filter((l) => l.startsWith('{'));
+  assert.ok(lines.every((l) => JSON.parse(l)), 'every line is JSON');
+  assert.ok(lines.some((l) => l.includes('"id":"req-log-check"')));
+  assert.not.match(service.output(), ADMIN);
+  assert.match(service.output(), /demo data loaded/);
+});
+
+test.run();
