@@ -1,4 +1,5 @@
 import type { Account } from './account.ts';
+import type { MailMessage, TokenClaims, TokenKind } from './auth.ts';
 import type { CancellationReason } from './cancellation.ts';
 import type { Contact } from './contact.ts';
 import type { OutboxEvent } from './event.ts';
@@ -83,8 +84,37 @@ export interface WebhookTargetPolicy {
   refusalReason(url: string): Promise<string | null>;
 }
 
+export interface TokenService {
+  /** A signed token of this kind for the claims, issued at `issuedAt`, valid for `lifetimeSeconds`. */
+  issue(kind: TokenKind, claims: TokenClaims, issuedAt: Date, lifetimeSeconds: number): Promise<string>;
+  /** The claims of a valid token of exactly this kind at `now`; null for anything else, whatever the reason. */
+  verify(kind: TokenKind, token: string, now: Date): Promise<TokenClaims | null>;
+}
+
+export interface Mailer {
+  /** Resolves once the message is handed over; rejects when it could not be. */
+  send(message: MailMessage): Promise<void>;
+}
+
+export interface LoginRateLimiter {
+  /** Counts one login attempt; answers the seconds to wait when a limit is exceeded, else null. */
+  consume(email: string, clientAddress: string): Promise<number | null>;
+}
+
+export interface Deferrer {
+  /**
+   * Runs work after the current request has been answered, in a unit of work of its own. Failures are
+   * logged, never shown to the caller; shutdown waits for work under way.
+   */
+  defer(name: string, work: (deps: Deps) => Promise<void>): void;
+}
+
 export interface Deps extends Repositories {
   clock: Clock;
   ids: IdGenerator;
   webhookTargets: WebhookTargetPolicy;
+  tokens: TokenService;
+  mailer: Mailer;
+  loginLimiter: LoginRateLimiter;
+  deferrer: Deferrer;
 }

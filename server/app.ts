@@ -59,9 +59,20 @@ export function healthRoutes(services: Services) {
   return routes;
 }
 
+/** A POST or PUT without any body is the same as `{}` (CONTRACT §4): give it the JSON type it lacks. */
+const bodilessIsEmptyJson: express.RequestHandler = (req, _res, next) => {
+  const length = req.headers['content-length'];
+  const bodiless = req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+  if (bodiless && !req.headers['content-type'] && (req.method === 'POST' || req.method === 'PUT')) {
+    req.headers['content-type'] = 'application/json';
+  }
+  next();
+};
+
 export function createHttpApp({ router, services, openApiDocument }: HttpAppOptions) {
   const app = express();
   app.disable('x-powered-by');
+  app.set('trust proxy', services.config.trustProxy);
   app.set('etag', false);
 
   app.use(pinoHttp({
@@ -97,6 +108,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
     swaggerOptions: { url: '/openapi.json' },
   }));
 
+  app.use(bodilessIsEmptyJson);
   app.use(express.json({
     limit: MAX_BODY_BYTES,
     verify: (req, _res, buf) => { (req as Request & { rawBody?: Buffer }).rawBody = buf; },

@@ -1,9 +1,18 @@
-import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
+import { join } from 'node:path';
+import express from 'express';
+import { FileMailer } from '../adapters/mail/file-mailer.ts';
+import { RetryingMailer } from '../adapters/mail/retrying-mailer.ts';
+import { SmtpMailer } from '../adapters/mail/smtp-mailer.ts';
 import { openDatabase, type Database } from '../adapters/persistence/database.ts';
-import { mikroOrmTransact } from '../adapters/persistence/unit-of-work.ts';
+import { mikroOrmRead, mikroOrmTransact } from '../adapters/persistence/unit-of-work.ts';
+import { FlexibleLoginRateLimiter } from '../adapters/rate-limit.ts';
+import { loadJwtKey } from '../adapters/secret.ts';
 import { AdjustableClock, randomIds, systemClock } from '../adapters/system.ts';
-import type { Clock, IdGenerator, WebhookTargetPolicy } from '../domain/ports.ts';
+import { JoseTokenService } from '../adapters/tokens.ts';
+import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
+import type { Clock, Deps, IdGenerator, LoginRateLimiter, Mailer, Repositories, WebhookTargetPolicy } from '../domain/ports.ts';
 import { createHttpApp, healthRoutes } from './app.ts';
+import { createDeferrer } from './background.ts';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { buildOpenApiDocument } from './openapi.ts';
@@ -11,7 +20,6 @@ import { appRouter } from './routers/index.ts';
 import { seedDemo } from './seed-demo.ts';
 import type { Services } from './services.ts';
 import { createWorker } from './worker.ts';
-import express from 'express';
 
 export interface BuildOverrides {
   logger?: Logger;
@@ -20,6 +28,8 @@ export interface BuildOverrides {
   clock?: Clock;
   ids?: IdGenerator;
   webhookTargets?: WebhookTargetPolicy;
+  mailer?: Mailer;
+  loginLimiter?: LoginRateLimiter;
 }
 
 /** The composition root: the one place that picks adapters and wires them to the core and the edge. */
@@ -31,14 +41,31 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   const testClock = config.testClock ? new AdjustableClock() : null;
   const clock = overrides.clock ?? testClock ?? systemClock;
   const ids = overrides.ids ?? randomIds;
-  const webhookTargets = overrides.webhookTargets ?? new DnsWebhookTargetPolicy(config.webhookAllowPrivateTargets);
-  const transact = mikroOrmTransact(database.orm);
+  const jwtKey = await loadJwtKey(config.jwtSecret, config.dataDir);
+  if (jwtKey.generated) log.warn({ path: jwtKey.path }, 'JWT_SECRET is not set: using a generated key kept in the data folder');
+
+  const deps = {
+    clock,
+    ids,
+    webhookTargets: overrides.webhookTargets ?? new DnsWebhookTargetPolicy(config.webhookAllowPrivateTargets),
+    tokens: new JoseTokenService(jwtKey.key, ids),
+    mailer: overrides.mailer ?? chooseMailer(config, log),
+    loginLimiter: overrides.loginLimiter ?? (database.kind === 'postgresql'
+      ? FlexibleLoginRateLimiter.inPostgres(limits(config), database.orm.em.getKnex())
+      : FlexibleLoginRateLimiter.inMemory(limits(config))),
+  };
+  const withDeps = (run: <T>(work: (r: Repositories) => Promise<T>) => Promise<T>) =>
+    <T>(work: (d: Deps) => Promise<T>) => run((repositories) => work({ ...repositories, ...deps, deferrer }));
+  const transact = withDeps(mikroOrmTransact(database.orm));
+  const read = withDeps(mikroOrmRead(database.orm));
+  const deferrer = createDeferrer(transact, log);
 
   let shuttingDown = false;
   const services: Services = {
     config,
     log,
-    transact: (work) => transact((repositories) => work({ ...repositories, clock, ids, webhookTargets })),
+    transact,
+    read,
     testClock,
     ready: async () => !shuttingDown && (await database.ping()),
   };
@@ -55,6 +82,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     worker,
     services,
     database,
+    /** Waits for work deferred past its answer (mails); tests use it to observe that work. */
+    drainDeferred: () => deferrer.drain(),
     /** Readiness turns 503 so that balancers stop sending; requests under way still finish. */
     beginShutdown() {
       shuttingDown = true;
@@ -62,9 +91,19 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     async close() {
       shuttingDown = true;
       await worker.stop();
+      await deferrer.drain();
       if (!overrides.database) await database.close();
     },
   };
 }
 
 export type BuiltApp = Awaited<ReturnType<typeof buildApp>>;
+
+const limits = (config: Config) => ({ perEmail: config.loginLimitPerEmail, perAddress: config.loginLimitPerAddress });
+
+function chooseMailer(config: Config, log: Logger): Mailer {
+  const inner = config.smtpUrl
+    ? new SmtpMailer(config.smtpUrl, config.mailFrom)
+    : new FileMailer(join(config.dataDir, 'mail'), config.mailFrom, (path) => log.info({ path }, 'mail written (no SMTP_URL set)'));
+  return new RetryingMailer(inner, (err, attempt) => log.warn({ err: { message: err.message }, attempt }, 'mail hand-over failed; retrying'));
+}

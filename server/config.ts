@@ -40,6 +40,7 @@ const envSchema = z.object({
   LOGIN_LIMIT_PER_ADDRESS: int(1, 100_000, 30),
   TEST_CLOCK: flag,
   SEED_DEMO: flag,
+  TRUST_PROXY: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -60,6 +61,8 @@ export interface Config {
   loginLimitPerAddress: number;
   testClock: boolean;
   seedDemo: boolean;
+  /** express's `trust proxy`: which hops may set X-Forwarded-For (client addresses for rate limits). */
+  trustProxy: boolean | number | string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 }
 
@@ -94,6 +97,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginLimitPerAddress: e.LOGIN_LIMIT_PER_ADDRESS,
     testClock: e.TEST_CLOCK,
     seedDemo: e.SEED_DEMO,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,
   };
+}
+
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  return /^\d+$/.test(value) ? Number(value) : value;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ROLES } from '../domain/account.ts';
+import { ACCESS_TOKEN_LIFETIME } from '../domain/auth.ts';
 import { CANCELLATION_OUTCOMES } from '../domain/cancellation.ts';
 import { CANCELLATION_STATUSES, INVOICE_STATUSES, INVOICE_TYPES } from '../domain/invoice.ts';
 import { JOB_STATUSES } from '../domain/job.ts';
@@ -83,4 +84,42 @@ export const admin = {
     fields: z.array(z.strictObject({ key: text(100), target: text(100), required: z.boolean().default(false) })).min(1).max(500),
   }),
   advanceClock: z.strictObject({ seconds: z.number().int().min(1).max(10 * 365 * 86_400) }),
+};
+
+/**
+ * A body field that must arrive as a JSON number or boolean. trpc-to-openapi switches on zod's `coerce` for
+ * plain number and boolean fields of every REST input, which would take "60" for 60 and "false" for true;
+ * it leaves pipes alone, and the documented type stays the left-hand side's.
+ */
+const exactNumber = (schema: z.ZodNumber) => schema.pipe(z.number());
+const exactBoolean = () => z.boolean().pipe(z.boolean());
+
+export const auth = {
+  login: z.object({ email: z.string().max(254).describe('The e-mail address of a contact with API access.') }),
+  loginAnswer: z.object({ status: z.string() }),
+  accessToken: z.object({
+    expires_after: exactNumber(z.number().int().min(ACCESS_TOKEN_LIFETIME.min).max(ACCESS_TOKEN_LIFETIME.max))
+      .optional()
+      .describe(`Lifetime of the access token in seconds (${ACCESS_TOKEN_LIFETIME.min}–${ACCESS_TOKEN_LIFETIME.max}, default ${ACCESS_TOKEN_LIFETIME.default}).`),
+  }),
+  accessTokenAnswer: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int() }),
+};
+
+export const webhookConfig = {
+  view: z.object({
+    scope: z.enum(SCOPES),
+    url: z.string().nullable(),
+    transformer: z.enum(TRANSFORMERS),
+    version: z.enum(PAYLOAD_VERSIONS),
+    enabled: z.boolean(),
+    hasSignatureKey: z.boolean(),
+  }),
+  put: z.object({
+    url: z.string().max(2000).describe('http(s) URL that receives the events; private addresses are refused.'),
+    transformer: z.enum(TRANSFORMERS),
+    version: z.enum(PAYLOAD_VERSIONS),
+    enabled: exactBoolean().optional().describe('Defaults to true.'),
+    signatureKey: z.string().min(16).max(256).nullable().optional()
+      .describe('HMAC key for signatures. Absent keeps the current key; null removes it. Never shown again.'),
+  }),
 };

@@ -12,6 +12,8 @@ export interface Services {
   log: Logger;
   /** Runs work in one unit of work: its changes and their events commit together or not at all. */
   transact<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
+  /** Runs read-only work without a transaction (one round trip per query, nothing written). */
+  read<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
   /** Present only with TEST_CLOCK=1. */
   testClock: TestClockControl | null;
   /** Whether the service can answer: the database responds and no shutdown has begun. */

@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { Role } from '../domain/account.ts';
+import { authenticate } from '../domain/use-cases/authenticate.ts';
 import type { Context } from './context.ts';
 import { GENERIC_INTERNAL_DETAIL, issuesOf, problem, translateError } from './errors.ts';
 
@@ -47,3 +49,17 @@ export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
   }
   return next();
 });
+
+const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1] ?? null;
+export const bearerToken = (ctx: Context) => bearer(ctx.authorization);
+
+// Token first, before any input is read: a bad token beats a bad body.
+const authenticated = (roles: readonly Role[]) =>
+  publicProcedure.use(async ({ ctx, next }) => {
+    const principal = await ctx.services.read((deps) => authenticate(deps, { accessToken: bearer(ctx.authorization), roles }));
+    return next({ ctx: { principal } });
+  });
+
+export const partnerProcedure = authenticated(['partner']);
+export const brandProcedure = authenticated(['brand']);
+export const integratorProcedure = authenticated(['brand', 'partner']);

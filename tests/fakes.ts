@@ -7,9 +7,11 @@ import type { Invoice } from '../domain/invoice.ts';
 import type { Job } from '../domain/job.ts';
 import type { OrderMapping } from '../domain/order-mapping.ts';
 import type {
-  AccountRepository, CancellationReasonRepository, Clock, ContactRepository, Deps, EventOutbox, IdGenerator,
-  InvoiceRepository, JobRepository, OrderMappingRepository, Repositories, WebhookConfigRepository, WebhookTargetPolicy,
+  AccountRepository, CancellationReasonRepository, Clock, ContactRepository, Deferrer, Deps, EventOutbox, IdGenerator,
+  InvoiceRepository, JobRepository, LoginRateLimiter, Mailer, OrderMappingRepository, Repositories, TokenService,
+  WebhookConfigRepository, WebhookTargetPolicy,
 } from '../domain/ports.ts';
+import type { MailMessage, TokenClaims, TokenKind } from '../domain/auth.ts';
 import type { Scope, WebhookConfig } from '../domain/webhook-config.ts';
 
 // In-memory ports with the adapters' semantics: stored values are copies, so changing an object
@@ -117,9 +119,52 @@ export class SequentialIds implements IdGenerator {
 
 export const allowAllTargets: WebhookTargetPolicy = { refusalReason: async () => null };
 
+/** Tokens as opaque strings remembered in memory, honouring kind and expiry like the real service. */
+export class InMemoryTokenService implements TokenService {
+  private readonly issued = new Map<string, { kind: TokenKind; claims: TokenClaims; expiresAt: number }>();
+  private n = 0;
+  async issue(kind: TokenKind, claims: TokenClaims, issuedAt: Date, lifetimeSeconds: number) {
+    const token = `${kind}-token-${++this.n}`;
+    this.issued.set(token, { kind, claims: { ...claims }, expiresAt: issuedAt.getTime() + lifetimeSeconds * 1000 });
+    return token;
+  }
+  async verify(kind: TokenKind, token: string, now: Date) {
+    const entry = this.issued.get(token);
+    return entry && entry.kind === kind && now.getTime() < entry.expiresAt ? { ...entry.claims } : null;
+  }
+}
+
+export class RecordingMailer implements Mailer {
+  readonly sent: MailMessage[] = [];
+  async send(message: MailMessage) { this.sent.push(message); }
+}
+
+export class CountingLoginLimiter implements LoginRateLimiter {
+  private readonly counts = new Map<string, number>();
+  constructor(private readonly perEmail = 5, private readonly perAddress = 30) {}
+  async consume(email: string, clientAddress: string) {
+    const e = (this.counts.get(`e:${email}`) ?? 0) + 1;
+    const a = (this.counts.get(`a:${clientAddress}`) ?? 0) + 1;
+    this.counts.set(`e:${email}`, e).set(`a:${clientAddress}`, a);
+    return e > this.perEmail || a > this.perAddress ? 60 : null;
+  }
+}
+
+/** Holds deferred work until `runAll`, so tests can tell what happens before and after the answer. */
+export class QueuedDeferrer implements Deferrer {
+  readonly queued: { name: string; work: (deps: Deps) => Promise<void> }[] = [];
+  defer(name: string, work: (deps: Deps) => Promise<void>) { this.queued.push({ name, work }); }
+  async runAll(deps: Deps) {
+    for (const { work } of this.queued.splice(0)) await work(deps);
+  }
+}
+
 export function fakeDeps() {
   const repositories = inMemoryRepositories();
   const clock = new FixedClock();
-  return { ...repositories, clock, ids: new SequentialIds(), webhookTargets: allowAllTargets } satisfies Deps;
+  return {
+    ...repositories, clock, ids: new SequentialIds(), webhookTargets: allowAllTargets, tokens: new InMemoryTokenService(),
+    mailer: new RecordingMailer(), loginLimiter: new CountingLoginLimiter(), deferrer: new QueuedDeferrer(),
+  } satisfies Deps;
 }
 export type FakeDeps = ReturnType<typeof fakeDeps>;

@@ -19,3 +19,6 @@ export const mikroOrmTransact = (orm: MikroORM): Transact => async (work) => {
     throw error;
   }
 };
+
+/** Reads without a transaction: a fresh EntityManager per call, so no identity map outlives the request. */
+export const mikroOrmRead = (orm: MikroORM): Transact => (work) => work(mikroOrmRepositories(orm.em.fork()));

@@ -1,11 +1,10 @@
 import { notFound } from '../errors.ts';
 import type { Job } from '../job.ts';
 import { emitOrderStatus } from '../order-events.ts';
-import type { Deps } from '../ports.ts';
-import { requirePartner } from './create-job.ts';
+import { requirePartner, type JobDeps } from './create-job.ts';
 
 /** The new partner gets the job's events from now on; the former one gets none, this one included. */
-export async function assignJob(deps: Deps, input: { apiId: string; partnerId: string }): Promise<Job> {
+export async function assignJob(deps: JobDeps, input: { apiId: string; partnerId: string }): Promise<Job> {
   const job = await deps.jobs.get(input.apiId);
   if (!job) throw notFound('The job');
   await requirePartner(deps, input.partnerId);

@@ -3,9 +3,11 @@ import { Job, type JobProps } from '../job.ts';
 import { emitOrderStatus } from '../order-events.ts';
 import type { Deps } from '../ports.ts';
 
+export type JobDeps = Pick<Deps, 'accounts' | 'jobs' | 'webhookConfigs' | 'events' | 'ids' | 'clock'>;
+
 export type CreateJobInput = Partial<Omit<JobProps, 'brandAccountId' | 'createdAt'>> & { brandAccountId: string };
 
-export async function createJob(deps: Deps, input: CreateJobInput): Promise<Job> {
+export async function createJob(deps: JobDeps, input: CreateJobInput): Promise<Job> {
   const brand = await deps.accounts.get(input.brandAccountId);
   if (!brand) throw notFound('The brand account');
   if (brand.role !== 'brand') throw invalid('brandAccountId', 'The account is not a brand account.');

@@ -1,0 +1,47 @@
+import { createHash } from 'node:crypto';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { LoginRateLimiter } from '../domain/ports.ts';
+
+export interface LoginLimits {
+  perEmail: number;
+  perAddress: number;
+}
+
+// Addresses are hashed before they become keys: the counters table holds no e-mail address.
+const keyOf = (value: string) => createHash('sha256').update(value).digest('base64url');
+
+/** Login attempts per e-mail and per client address, each within a fixed minute (rate-limiter-flexible). */
+export class FlexibleLoginRateLimiter implements LoginRateLimiter {
+  constructor(
+    private readonly perEmail: RateLimiterAbstract,
+    private readonly perAddress: RateLimiterAbstract,
+  ) {}
+
+  async consume(email: string, clientAddress: string): Promise<number | null> {
+    const results = await Promise.allSettled([this.perEmail.consume(keyOf(email)), this.perAddress.consume(keyOf(clientAddress))]);
+    let waitMs = 0;
+    for (const result of results) {
+      if (result.status === 'fulfilled') continue;
+      if (!(result.reason instanceof RateLimiterRes)) throw result.reason;
+      waitMs = Math.max(waitMs, result.reason.msBeforeNext);
+    }
+    return waitMs > 0 ? Math.ceil(waitMs / 1000) : null;
+  }
+
+  /** Counters in this process only: right for the embedded database, which serves one process. */
+  static inMemory(limits: LoginLimits) {
+    return new FlexibleLoginRateLimiter(
+      new RateLimiterMemory({ keyPrefix: 'login-email', points: limits.perEmail, duration: 60 }),
+      new RateLimiterMemory({ keyPrefix: 'login-addr', points: limits.perAddress, duration: 60 }),
+    );
+  }
+
+  /** Counters in PostgreSQL (table `login_rate_limits`, made by a migration), shared by every process. */
+  static inPostgres(limits: LoginLimits, knex: unknown) {
+    const options = { storeClient: knex, storeType: 'knex', tableName: 'login_rate_limits', tableCreated: true, duration: 60 };
+    return new FlexibleLoginRateLimiter(
+      new RateLimiterPostgres({ ...options, keyPrefix: 'login-email', points: limits.perEmail }),
+      new RateLimiterPostgres({ ...options, keyPrefix: 'login-addr', points: limits.perAddress }),
+    );
+  }
+}

@@ -1,0 +1,19 @@
+import type { Role } from '../account.ts';
+import type { Principal } from '../auth.ts';
+import { DomainError } from '../errors.ts';
+import type { Deps } from '../ports.ts';
+
+/**
+ * Who calls: a valid access token of a contact that has API access now (one lookup by primary key, so a
+ * withdrawal takes effect on the next call), with a role this endpoint serves. Every failure is the same 401.
+ */
+export async function authenticate(
+  deps: Pick<Deps, 'contacts' | 'tokens' | 'clock'>,
+  input: { accessToken: string | null; roles: readonly Role[] },
+): Promise<Principal> {
+  const claims = input.accessToken ? await deps.tokens.verify('access', input.accessToken, deps.clock.now()) : null;
+  if (!claims || !input.roles.includes(claims.role)) throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
+  const contact = await deps.contacts.get(claims.contactId);
+  if (!contact?.apiAccess || contact.accountId !== claims.accountId) throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
+  return claims;
+}

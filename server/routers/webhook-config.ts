@@ -1,0 +1,31 @@
+import { getWebhookConfig } from '../../domain/use-cases/get-webhook-config.ts';
+import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { webhookConfig } from '../schemas.ts';
+import { integratorProcedure, router } from '../trpc.ts';
+
+const meta = (method: 'GET' | 'PUT', summary: string): OpenApiMeta =>
+  ({ openapi: { method, path: '/v3/webhook-config', tags: ['webhooks'], protect: true, summary } });
+
+/** An integrator's own configuration; its scope is the caller's role. */
+export const webhookConfigRouter = router({
+  get: integratorProcedure
+    .meta(meta('GET', 'Read your own webhook configuration'))
+    .input(webhookConfig.view.pick({}))
+    .output(webhookConfig.view)
+    .query(async ({ ctx }) => {
+      const { accountId, role } = ctx.principal;
+      const { accountId: _, ...view } = (await ctx.services.read((deps) => getWebhookConfig(deps, { accountId, scope: role }))).view();
+      return view;
+    }),
+  put: integratorProcedure
+    .meta(meta('PUT', 'Replace your own webhook configuration'))
+    .input(webhookConfig.put)
+    .output(webhookConfig.view)
+    .mutation(async ({ ctx, input }) => {
+      const { accountId, role } = ctx.principal;
+      const config = await ctx.services.transact((deps) => upsertWebhookConfig(deps, { ...input, accountId, scope: role, enabled: input.enabled ?? true }));
+      const { accountId: _, ...view } = config.view();
+      return view;
+    }),
+});
