@@ -6,9 +6,12 @@ import { authenticate } from '../domain/use-cases/authenticate.ts';
 import type { Context } from './context.ts';
 import { GENERIC_INTERNAL_DETAIL, issuesOf, problem, translateError } from './errors.ts';
 
+/** `roles` is set by the guarded base procedures below, so that tests and tools can see who may call what. */
+export type Meta = OpenApiMeta & { roles?: readonly Role[] };
+
 const t = initTRPC
   .context<Context>()
-  .meta<OpenApiMeta>()
+  .meta<Meta>()
   .create({
     isDev: false,
     errorFormatter({ shape, error, ctx }) {
@@ -55,7 +58,7 @@ export const bearerToken = (ctx: Context) => bearer(ctx.authorization);
 
 // Token first, before any input is read: a bad token beats a bad body.
 const authenticated = (roles: readonly Role[]) =>
-  publicProcedure.use(async ({ ctx, next }) => {
+  publicProcedure.meta({ roles }).use(async ({ ctx, next }) => {
     const principal = await ctx.services.read((deps) => authenticate(deps, { accessToken: bearer(ctx.authorization), roles }));
     return next({ ctx: { principal } });
   });
