@@ -84,6 +84,14 @@ test('the refresh token lasts exactly 24 hours (injected clock)', async () => {
   problem401(await app.http.post('/v3/auth/access-token').set('authorization', `Bearer ${who.refreshToken}`).send({}), 'expired refresh');
 });
 
+test('an access token expires by the injected clock', async () => {
+  const res = await app.http.post('/v3/auth/access-token').set('authorization', `Bearer ${partner.refreshToken}`).send({ expires_after: 60 });
+  const auth = `Bearer ${res.body.access_token}`;
+  assert.is((await app.http.get('/v3/webhook-config').set('authorization', auth)).status, 404, 'valid before');
+  await app.admin.call('testClock.advance', { seconds: 60 });
+  problem401(await app.http.get('/v3/webhook-config').set('authorization', auth), 'expired access token');
+});
+
 test('401 problem for every forged, expired or malformed access token', async () => {
   const key = new TextEncoder().encode(JWT_SECRET);
   const claims = JSON.parse(Buffer.from(partner.accessToken.split('.')[1]!, 'base64url').toString());
