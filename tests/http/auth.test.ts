@@ -85,7 +85,8 @@ test('the refresh token lasts exactly 24 hours (injected clock)', async () => {
 });
 
 test('an access token expires by the injected clock', async () => {
-  const res = await app.http.post('/v3/auth/access-token').set('authorization', `Bearer ${partner.refreshToken}`).send({ expires_after: 60 });
+  const who = await integrator(app, 'partner');
+  const res = await app.http.post('/v3/auth/access-token').set('authorization', `Bearer ${who.refreshToken}`).send({ expires_after: 60 });
   const auth = `Bearer ${res.body.access_token}`;
   assert.is((await app.http.get('/v3/webhook-config').set('authorization', auth)).status, 404, 'valid before');
   await app.admin.call('testClock.advance', { seconds: 60 });
