@@ -1,4 +1,6 @@
 import type { Account } from './account.ts';
+import type { Principal } from './auth.ts';
+import { DomainError } from './errors.ts';
 import type { Deps } from './ports.ts';
 import type { WebhookConfig } from './webhook-config.ts';
 
@@ -13,4 +15,23 @@ export async function resolvePartnerConfig(
   const own = await deps.webhookConfigs.find(partner.id, 'partner');
   if (own || partner.parentId === null) return own;
   return deps.webhookConfigs.find(partner.parentId, 'partner');
+}
+
+export interface PollingScope {
+  config: WebhookConfig;
+  /** The account owning the configuration and its direct children. */
+  partnerIds: string[];
+}
+
+/**
+ * What a partner may poll: the orders of the account that owns its resolved configuration and of that
+ * account's direct children. A child with a configuration of its own sees its own orders only; one that
+ * resolves to its master's sees the master's and all siblings'. No configuration: 403.
+ */
+export async function resolvePollingScope(deps: Pick<Deps, 'accounts' | 'webhookConfigs'>, principal: Principal): Promise<PollingScope> {
+  const account = await deps.accounts.get(principal.accountId);
+  const config = account ? await resolvePartnerConfig(deps, account) : null;
+  if (!config) throw new DomainError('FORBIDDEN', 'No partner-scoped webhook configuration exists for this account or its master.');
+  const children = await deps.accounts.childIds(config.accountId);
+  return { config, partnerIds: [config.accountId, ...children] };
 }

@@ -6,6 +6,7 @@ import type { OutboxEvent } from './event.ts';
 import type { Invoice } from './invoice.ts';
 import type { Job } from './job.ts';
 import type { OrderMapping } from './order-mapping.ts';
+import type { OrderFilter } from './orders.ts';
 import type { Scope, WebhookConfig } from './webhook-config.ts';
 
 // Repositories: `get`/`find` answer null when absent; `save` inserts or updates the whole aggregate.
@@ -13,6 +14,8 @@ import type { Scope, WebhookConfig } from './webhook-config.ts';
 
 export interface AccountRepository {
   get(id: string): Promise<Account | null>;
+  /** Ids of the direct child accounts of a master (none for any other account). */
+  childIds(parentId: string): Promise<string[]>;
   save(account: Account): Promise<void>;
 }
 
@@ -33,6 +36,17 @@ export interface JobRepository {
   save(job: Job): Promise<void>;
   /** A fresh order number, `O-` and 10 digits, never handed out twice. */
   nextOrderNumber(): Promise<string>;
+}
+
+/**
+ * The partner listings' read side. Every method takes the partner ids of a resolved scope and returns jobs
+ * assigned to one of them, ordered by `updatedAt` descending, then `apiId` ascending.
+ */
+export interface PartnerOrderQueries {
+  page(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number): Promise<Job[]>;
+  count(partnerIds: readonly string[], filter: OrderFilter): Promise<number>;
+  /** The same rows, read in batches as the consumer takes them; `limit` null reads to the end. */
+  stream(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number | null): AsyncIterable<Job[]>;
 }
 
 export interface InvoiceRepository {
@@ -64,6 +78,7 @@ export interface Repositories {
   contacts: ContactRepository;
   webhookConfigs: WebhookConfigRepository;
   jobs: JobRepository;
+  partnerOrders: PartnerOrderQueries;
   invoices: InvoiceRepository;
   cancellationReasons: CancellationReasonRepository;
   orderMappings: OrderMappingRepository;

@@ -9,6 +9,7 @@ import { createOpenApiExpressMiddleware, type OpenApiRouter } from 'trpc-to-open
 import { contextFactory, type Context } from './context.ts';
 import { problem, retryAfterOf } from './errors.ts';
 import type { Logger } from './logger.ts';
+import { legacyOrdersRoute } from './routes/legacy-orders.ts';
 import type { Services } from './services.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -108,6 +109,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
     swaggerOptions: { url: '/openapi.json' },
   }));
 
+  app.get('/v3/partner-orders', legacyOrdersRoute(services));
   app.use(bodilessIsEmptyJson);
   app.use(express.json({
     limit: MAX_BODY_BYTES,

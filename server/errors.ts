@@ -1,4 +1,5 @@
 import { TRPCError } from '@trpc/server';
+import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { DomainError, type DomainErrorCode, type Issue } from '../domain/errors.ts';
 
@@ -89,3 +90,12 @@ export function problem(code: TRPC_ERROR_CODE_KEY, status: number, detail: strin
 export const issuesOf = (error: TRPCError) => (error.cause instanceof InputIssues ? error.cause.issues : undefined);
 export const retryAfterOf = (error: TRPCError) =>
   error.cause instanceof DomainError ? error.cause.retryAfterSeconds : undefined;
+
+/** The problem answer for any failure outside a procedure (routes that stream), mapped as procedures map it. */
+export function problemFor(error: unknown, requestId: string): { status: number; body: Problem; retryAfter?: number } {
+  const wrapped = error instanceof TRPCError ? error
+    : new TRPCError({ code: isZodError(error) ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR', cause: error as Error });
+  const translated = translateError(wrapped);
+  const status = getHTTPStatusCodeFromError(translated);
+  return { status, body: problem(translated.code, status, translated.message, { issues: issuesOf(translated), requestId }), retryAfter: retryAfterOf(translated) };
+}

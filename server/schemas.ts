@@ -5,6 +5,7 @@ import { CANCELLATION_OUTCOMES } from '../domain/cancellation.ts';
 import { CANCELLATION_STATUSES, INVOICE_STATUSES, INVOICE_TYPES } from '../domain/invoice.ts';
 import { JOB_STATUSES } from '../domain/job.ts';
 import { PAYLOAD_VERSIONS, SCOPES, TRANSFORMERS } from '../domain/webhook-config.ts';
+import { orderStatusEvent } from './payload-docs.ts';
 
 // The wire contract, defined once. Everything is checked here; the domain receives plain values.
 
@@ -121,5 +122,34 @@ export const webhookConfig = {
     enabled: exactBoolean().optional().describe('Defaults to true.'),
     signatureKey: z.string().min(16).max(256).nullable().optional()
       .describe('HMAC key for signatures. Absent keeps the current key; null removes it. Never shown again.'),
+  }),
+};
+
+/** A whole number in a query string, strictly: digits only, no coercion of "1.5", "1e3" or " 2". */
+const queryInt = (min: number) =>
+  z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(Number.MAX_SAFE_INTEGER));
+const queryBool = z.enum(['true', '1', 'false', '0']).transform((v) => v === 'true' || v === '1');
+const orderFilters = {
+  updatedSince: z.iso.datetime({ offset: true }).transform((v) => new Date(v)).optional()
+    .describe('Only orders with updatedAt >= updatedSince; ISO 8601 with an offset.'),
+  active: queryBool.optional().describe('true or 1 leaves out orders that need no partner action (new, cancelled, closed, completed, invoice sent).'),
+};
+
+export const partnerOrders = {
+  page: z.object({
+    page: queryInt(1).optional().describe('1-based page; default 1.'),
+    pageSize: queryInt(1).optional().describe('1…200, default 50; larger values are answered as 200.'),
+    ...orderFilters,
+  }),
+  pageAnswer: z.object({ items: z.array(orderStatusEvent), page: z.number().int(), pageSize: z.number().int(), total: z.number().int() }),
+  legacy: z.object({
+    limit: queryInt(0).optional().describe('At most this many orders; no server-side cap. Default: all.'),
+    offset: queryInt(0).optional().describe('Skip the first N orders; default 0.'),
+    ...orderFilters,
+  }),
+  legacyAnswer: z.array(orderStatusEvent),
+  poll: z.object({
+    version: z.string().describe('"*" for your configured version, or 1.0.0, 1.1.0, 1.3.0.'),
+    orderId: z.string().describe('The order\'s apiId.'),
   }),
 };

@@ -54,7 +54,7 @@ export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
 });
 
 const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1] ?? null;
-export const bearerToken = (ctx: Context) => bearer(ctx.authorization);
+export const bearerToken = (ctx: Pick<Context, 'authorization'>) => bearer(ctx.authorization);
 
 // Token first, before any input is read: a bad token beats a bad body.
 const authenticated = (roles: readonly Role[]) =>

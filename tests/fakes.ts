@@ -4,11 +4,12 @@ import { SEEDED_CANCELLATION_REASONS, type CancellationReason } from '../domain/
 import { normalizeEmail, type Contact } from '../domain/contact.ts';
 import type { OutboxEvent } from '../domain/event.ts';
 import type { Invoice } from '../domain/invoice.ts';
-import type { Job } from '../domain/job.ts';
+import { INACTIVE_STATUSES, type Job } from '../domain/job.ts';
+import type { OrderFilter } from '../domain/orders.ts';
 import type { OrderMapping } from '../domain/order-mapping.ts';
 import type {
   AccountRepository, CancellationReasonRepository, Clock, ContactRepository, Deferrer, Deps, EventOutbox, IdGenerator,
-  InvoiceRepository, JobRepository, LoginRateLimiter, Mailer, OrderMappingRepository, Repositories, TokenService,
+  InvoiceRepository, JobRepository, LoginRateLimiter, Mailer, OrderMappingRepository, PartnerOrderQueries, Repositories, TokenService,
   WebhookConfigRepository, WebhookTargetPolicy,
 } from '../domain/ports.ts';
 import type { MailMessage, TokenClaims, TokenKind } from '../domain/auth.ts';
@@ -37,6 +38,7 @@ class Table<T extends object> {
 export class InMemoryAccountRepository implements AccountRepository {
   private readonly table = new Table<Account>();
   async get(id: string) { return this.table.get(id); }
+  async childIds(parentId: string) { return [...this.table.rows.values()].filter((a) => a.parentId === parentId).map((a) => a.id); }
   async save(account: Account) { this.table.put(account.id, account); }
 }
 
@@ -64,6 +66,26 @@ export class InMemoryJobRepository implements JobRepository {
   async save(job: Job) { this.table.put(job.apiId, job); }
   async nextOrderNumber() { return `O-${String(++this.lastOrderNumber).padStart(10, '0')}`; }
   all(): Job[] { return [...this.table.rows.values()].map(copy); }
+}
+
+/** The listings' semantics in plain JavaScript: the reference the SQL is held to. */
+export class InMemoryPartnerOrderQueries implements PartnerOrderQueries {
+  constructor(private readonly jobs: InMemoryJobRepository) {}
+  private select(partnerIds: readonly string[], filter: OrderFilter) {
+    return this.jobs.all()
+      .filter((j) => j.partnerId !== null && partnerIds.includes(j.partnerId))
+      .filter((j) => !filter.updatedSince || j.updatedAt.getTime() >= filter.updatedSince.getTime())
+      .filter((j) => !filter.active || !INACTIVE_STATUSES.includes(j.status))
+      .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime() || (a.apiId < b.apiId ? -1 : a.apiId > b.apiId ? 1 : 0));
+  }
+  async page(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number) {
+    return this.select(partnerIds, filter).slice(offset, offset + limit);
+  }
+  async count(partnerIds: readonly string[], filter: OrderFilter) { return this.select(partnerIds, filter).length; }
+  async *stream(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number | null) {
+    const rows = this.select(partnerIds, filter).slice(offset, limit === null ? undefined : offset + limit);
+    for (let i = 0; i < rows.length; i += 2) yield rows.slice(i, i + 2);
+  }
 }
 
 export class InMemoryInvoiceRepository implements InvoiceRepository {
@@ -95,16 +117,20 @@ export class InMemoryEventOutbox implements EventOutbox {
   }
 }
 
-export const inMemoryRepositories = () => ({
+export const inMemoryRepositories = () => {
+  const jobs = new InMemoryJobRepository();
+  return {
   accounts: new InMemoryAccountRepository(),
   contacts: new InMemoryContactRepository(),
   webhookConfigs: new InMemoryWebhookConfigRepository(),
-  jobs: new InMemoryJobRepository(),
+  jobs,
+  partnerOrders: new InMemoryPartnerOrderQueries(jobs),
   invoices: new InMemoryInvoiceRepository(),
   cancellationReasons: new InMemoryCancellationReasonRepository(),
   orderMappings: new InMemoryOrderMappingRepository(),
   events: new InMemoryEventOutbox(),
-}) satisfies Repositories;
+  } satisfies Repositories;
+};
 
 export class FixedClock implements Clock {
   constructor(private current = new Date('2026-11-22T12:00:00.000Z')) {}

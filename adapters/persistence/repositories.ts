@@ -11,6 +11,7 @@ import type {
   OrderMappingRepository, Repositories, WebhookConfigRepository,
 } from '../../domain/ports.ts';
 import { WebhookConfig, type Scope } from '../../domain/webhook-config.ts';
+import { SqlPartnerOrderQueries } from './partner-order-queries.ts';
 
 // Each repository works on the unit of work's EntityManager: `save` only schedules the write, which
 // the surrounding transaction flushes once at its end.
@@ -18,6 +19,10 @@ import { WebhookConfig, type Scope } from '../../domain/webhook-config.ts';
 export class MikroOrmAccountRepository implements AccountRepository {
   constructor(private readonly em: EntityManager) {}
   get(id: string) { return this.em.findOne(Account, { id }); }
+  async childIds(parentId: string) {
+    const rows = await this.em.execute<{ id: string }[]>('select id from accounts where parent_id = ?', [parentId]);
+    return rows.map((r) => r.id);
+  }
   async save(account: Account) { this.em.persist(account); }
 }
 
@@ -77,6 +82,7 @@ export const mikroOrmRepositories = (em: EntityManager): Repositories => ({
   contacts: new MikroOrmContactRepository(em),
   webhookConfigs: new MikroOrmWebhookConfigRepository(em),
   jobs: new MikroOrmJobRepository(em),
+  partnerOrders: new SqlPartnerOrderQueries(em),
   invoices: new MikroOrmInvoiceRepository(em),
   cancellationReasons: new MikroOrmCancellationReasonRepository(em),
   orderMappings: new MikroOrmOrderMappingRepository(em),

@@ -1,11 +1,13 @@
 import { router } from '../trpc.ts';
 import { adminRouter } from './admin.ts';
 import { authRouter } from './auth.ts';
+import { partnerOrdersRouter } from './partner-orders.ts';
 import { webhookConfigRouter } from './webhook-config.ts';
 
 export const appRouter = router({
   admin: adminRouter,
   auth: authRouter,
+  partnerOrders: partnerOrdersRouter,
   webhookConfig: webhookConfigRouter,
 });
 

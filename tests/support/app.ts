@@ -11,11 +11,11 @@ export const JWT_SECRET = 'test-jwt-secret-0123456789-0123456789-abcdef';
 /** The real app on the shared database, configured as by these environment settings. */
 export async function testApp(env: Record<string, string> = {}, overrides: BuildOverrides = {}) {
   const config = loadConfig({
-    ADMIN_TOKEN, JWT_SECRET, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', TRUST_PROXY: 'loopback',
+    ADMIN_TOKEN, JWT_SECRET, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', TRUST_PROXY: 'loopback',
     // Generous limits: suites share one client address; the limit tests set their own.
     LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '100000', ...env,
   });
-  const built = await buildApp(config, { logger: pino({ level: 'silent' }), database: await sharedDatabase(), ...overrides });
+  const built = await buildApp(config, { logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), database: await sharedDatabase(), ...overrides });
   closeAtEnd(built.close);
   const http = supertest(built.app);
   const admin = adminClient(http);

@@ -1,0 +1,67 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { authenticate } from '../../domain/use-cases/authenticate.ts';
+import { streamPartnerOrders } from '../../domain/use-cases/list-partner-orders.ts';
+import { problemFor } from '../errors.ts';
+import { partnerOrders } from '../schemas.ts';
+import type { Services } from '../services.ts';
+import { bearerToken } from '../trpc.ts';
+
+/**
+ * GET /v3/partner-orders streamed: `[`, then each batch of rendered orders as the database cursor yields
+ * it, then `]`, honouring backpressure, so that memory stays flat however large the scope. The procedure
+ * of the same path (routers/partner-orders.ts) documents it; token, query and scope are checked exactly
+ * as there, and before the first byte, so that every refusal is still a proper problem answer.
+ */
+export function legacyOrdersRoute(services: Services): RequestHandler {
+  return async (req, res) => {
+    const requestId = String(req.id);
+    let batches: AsyncIterable<Record<string, unknown>[]>;
+    try {
+      const principal = await services.read((deps) => authenticate(deps, { accessToken: bearerToken({ authorization: req.headers.authorization }), roles: ['partner'] }));
+      const query = partnerOrders.legacy.parse(singleValues(req));
+      batches = await services.read((deps) => streamPartnerOrders(deps, principal, {
+        limit: query.limit ?? null, offset: query.offset ?? 0, updatedSince: query.updatedSince ?? null, active: query.active ?? false,
+      }));
+    } catch (error) {
+      const { status, body, retryAfter } = problemFor(error, requestId);
+      if (status >= 500) req.log.error({ err: error }, 'legacy listing failed');
+      if (retryAfter) res.setHeader('retry-after', String(retryAfter));
+      res.status(status).type('application/problem+json').send(JSON.stringify(body));
+      return;
+    }
+    await stream(req, res, batches);
+  };
+}
+
+async function stream(req: Request, res: Response, batches: AsyncIterable<Record<string, unknown>[]>) {
+  res.status(200).type('application/json');
+  res.write('[');
+  let first = true;
+  try {
+    for await (const batch of batches) {
+      if (res.destroyed) break; // the client left: stop reading, which closes the cursor
+      let chunk = '';
+      for (const item of batch) {
+        chunk += (first ? '' : ',') + JSON.stringify(item);
+        first = false;
+      }
+      if (!res.write(chunk)) await new Promise((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+    }
+    res.end(']');
+  } catch (err) {
+    // Too late for a status: cut the answer short, so that the client sees invalid JSON rather than a partial list.
+    req.log.error({ err }, 'legacy listing failed while streaming');
+    res.destroy();
+  }
+}
+
+/** The query as the procedures see it: a key given once is a string, a repeated key an array, an empty one absent. */
+function singleValues(req: Request) {
+  const query: Record<string, string | string[]> = {};
+  for (const [key, value] of new URL(req.originalUrl, 'http://x').searchParams) {
+    if (value === '') continue;
+    const current = query[key];
+    query[key] = current === undefined ? value : [...(Array.isArray(current) ? current : [current]), value];
+  }
+  return query;
+}
