@@ -142,6 +142,10 @@ test('paging: pages, a page past the end, clamping of pageSize', async () => {
   const p2 = await get(master, '/v3/partner-orders/paginated?page=2&pageSize=4');
   assert.equal({ page: p2.body.page, pageSize: p2.body.pageSize, total: p2.body.total }, { page: 2, pageSize: 4, total: 9 });
   assert.equal(ids(p2.body.items), masterScope().slice(4, 8));
+  // A page boundary between two orders updated at the same instant: apiId decides, on both sides of it.
+  const first = await get(master, '/v3/partner-orders/paginated?page=1&pageSize=3');
+  const second = await get(master, '/v3/partner-orders/paginated?page=2&pageSize=3');
+  assert.equal([...ids(first.body.items), ...ids(second.body.items)], masterScope().slice(0, 6));
   const past = await get(master, '/v3/partner-orders/paginated?page=50&pageSize=4');
   assert.equal({ items: past.body.items, total: past.body.total }, { items: [], total: 9 });
   const clamped = await get(master, '/v3/partner-orders/paginated?pageSize=500');
