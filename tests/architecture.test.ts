@@ -25,7 +25,7 @@ test('domain/ imports nothing from server/ or adapters/', () => {
 });
 
 test('only the composition root and entry points import adapters/', () => {
-  const allowed = new Set(['server/compose.ts', 'server/main.ts', 'server/migrate.ts']); // entry points and the root
+  const allowed = new Set(['server/compose.ts', 'server/main.ts', 'server/migrate.ts', 'server/seed-bench.ts']); // entry points and the root
   const offenders = [...sources('server'), ...sources('domain')]
     .filter((file) => !allowed.has(file))
     .flatMap((file) => importsOf(file).filter((s) => INTO_ADAPTERS.test(s)).map((s) => `${file}: ${s}`));

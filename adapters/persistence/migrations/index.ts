@@ -1,8 +1,10 @@
 import { Migration20261122000000_initial } from './Migration20261122000000_initial.ts';
 import { Migration20261122010000_login_rate_limits } from './Migration20261122010000_login_rate_limits.ts';
+import { Migration20261122020000_active_count_index } from './Migration20261122020000_active_count_index.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
   { name: 'Migration20261122010000_login_rate_limits', class: Migration20261122010000_login_rate_limits },
+  { name: 'Migration20261122020000_active_count_index', class: Migration20261122020000_active_count_index },
 ];
