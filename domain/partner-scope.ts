@@ -28,10 +28,11 @@ export interface PollingScope {
  * account's direct children. A child with a configuration of its own sees its own orders only; one that
  * resolves to its master's sees the master's and all siblings'. No configuration: 403.
  */
-export async function resolvePollingScope(deps: Pick<Deps, 'accounts' | 'webhookConfigs'>, principal: Principal): Promise<PollingScope> {
-  const account = await deps.accounts.get(principal.accountId);
-  const config = account ? await resolvePartnerConfig(deps, account) : null;
-  if (!config) throw new DomainError('FORBIDDEN', 'No partner-scoped webhook configuration exists for this account or its master.');
-  const children = await deps.accounts.childIds(config.accountId);
-  return { config, partnerIds: [config.accountId, ...children] };
+export async function resolvePollingScope(deps: Pick<Deps, 'accounts'>, principal: Principal): Promise<PollingScope> {
+  const family = await deps.accounts.partnerFamily(principal.accountId);
+  if (family?.ownConfig) return { config: family.ownConfig, partnerIds: [family.account.id, ...family.childIds] };
+  if (family?.masterConfig && family.account.parentId) {
+    return { config: family.masterConfig, partnerIds: [family.account.parentId, ...family.siblingIds] };
+  }
+  throw new DomainError('FORBIDDEN', 'No partner-scoped webhook configuration exists for this account or its master.');
 }

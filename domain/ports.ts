@@ -12,8 +12,21 @@ import type { Scope, WebhookConfig } from './webhook-config.ts';
 // Repositories: `get`/`find` answer null when absent; `save` inserts or updates the whole aggregate.
 // Writes become visible to other callers only when the surrounding unit of work commits.
 
+/** What decides a partner's polling scope, read in one go (the listings are hot paths). */
+export interface PartnerFamily {
+  account: Account;
+  /** The account's own partner-scoped configuration, and its master's. */
+  ownConfig: WebhookConfig | null;
+  masterConfig: WebhookConfig | null;
+  /** Direct children of the account, and of its master (the account among them). */
+  childIds: string[];
+  siblingIds: string[];
+}
+
 export interface AccountRepository {
   get(id: string): Promise<Account | null>;
+  /** The account with the configurations and relatives that decide its polling scope; null when absent. */
+  partnerFamily(accountId: string): Promise<PartnerFamily | null>;
   /** Ids of the direct child accounts of a master (none for any other account). */
   childIds(parentId: string): Promise<string[]>;
   save(account: Account): Promise<void>;

@@ -9,7 +9,7 @@ import type { OrderFilter } from '../domain/orders.ts';
 import type { OrderMapping } from '../domain/order-mapping.ts';
 import type {
   AccountRepository, CancellationReasonRepository, Clock, ContactRepository, Deferrer, Deps, EventOutbox, IdGenerator,
-  InvoiceRepository, JobRepository, LoginRateLimiter, Mailer, OrderMappingRepository, PartnerOrderQueries, Repositories, TokenService,
+  InvoiceRepository, JobRepository, LoginRateLimiter, Mailer, OrderMappingRepository, PartnerFamily, PartnerOrderQueries, Repositories, TokenService,
   WebhookConfigRepository, WebhookTargetPolicy,
 } from '../domain/ports.ts';
 import type { MailMessage, TokenClaims, TokenKind } from '../domain/auth.ts';
@@ -37,7 +37,19 @@ class Table<T extends object> {
 
 export class InMemoryAccountRepository implements AccountRepository {
   private readonly table = new Table<Account>();
+  constructor(private readonly configs: InMemoryWebhookConfigRepository) {}
   async get(id: string) { return this.table.get(id); }
+  async partnerFamily(accountId: string): Promise<PartnerFamily | null> {
+    const account = await this.get(accountId);
+    if (!account) return null;
+    return {
+      account,
+      ownConfig: await this.configs.find(account.id, 'partner'),
+      masterConfig: account.parentId ? await this.configs.find(account.parentId, 'partner') : null,
+      childIds: await this.childIds(account.id),
+      siblingIds: account.parentId ? await this.childIds(account.parentId) : [],
+    };
+  }
   async childIds(parentId: string) { return [...this.table.rows.values()].filter((a) => a.parentId === parentId).map((a) => a.id); }
   async save(account: Account) { this.table.put(account.id, account); }
 }
@@ -119,10 +131,11 @@ export class InMemoryEventOutbox implements EventOutbox {
 
 export const inMemoryRepositories = () => {
   const jobs = new InMemoryJobRepository();
+  const webhookConfigs = new InMemoryWebhookConfigRepository();
   return {
-  accounts: new InMemoryAccountRepository(),
+  accounts: new InMemoryAccountRepository(webhookConfigs),
   contacts: new InMemoryContactRepository(),
-  webhookConfigs: new InMemoryWebhookConfigRepository(),
+  webhookConfigs,
   jobs,
   partnerOrders: new InMemoryPartnerOrderQueries(jobs),
   invoices: new InMemoryInvoiceRepository(),

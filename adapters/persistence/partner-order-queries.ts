@@ -4,6 +4,7 @@ import Cursor from 'pg-cursor';
 import { Job, type JobStatus } from '../../domain/job.ts';
 import type { OrderFilter } from '../../domain/orders.ts';
 import type { PartnerOrderQueries } from '../../domain/ports.ts';
+import { withDriverConnection } from './driver.ts';
 
 // Hand-written SQL on a driver connection, past the ORM: these are the hot read paths (docs/BENCHMARKS.md),
 // and no identity map should hold 60,000 jobs. The statuses are literals so that the planner matches the
@@ -14,7 +15,7 @@ const COLUMNS = `api_id, brand_account_id, partner_id, name, status, invoicing_e
   appointment_end, start_timestamp, finish_timestamp, created_at, updated_at`;
 const BATCH = 1000;
 
-interface JobRow {
+export interface JobRow {
   api_id: string; brand_account_id: string; partner_id: string | null; name: string; status: JobStatus;
   invoicing_eid: string | null; eid: string | null; ext_partner_id: string | null; customer: Job['customer'];
   customer_billing: Job['customerBilling']; shipping_address: Job['shippingAddress']; products: Job['products'];
@@ -46,18 +47,26 @@ function filters(filter: OrderFilter, params: unknown[]) {
   return sql;
 }
 
-export class SqlPartnerOrderQueries implements PartnerOrderQueries {
-  constructor(private readonly em: EntityManager) {}
+/** A statement with a name is prepared once per connection; the name must always go with the same text. */
+export interface Query { name?: string; text: string; values: unknown[] }
 
-  /**
-   * Per partner an index-only top-(offset+limit) on (partner_id, updated_at desc, api_id), merged, then the
-   * page's rows fetched by key: page 1 reads ~limit entries per partner instead of sorting the whole scope.
-   */
-  async page(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number): Promise<Job[]> {
+/** Past this depth the per-partner top-k lists grow long: merge the partners' index scans instead. */
+const DEEP = 1000;
+const variant = (filter: OrderFilter) => `${filter.active ? 'active' : 'all'}${filter.updatedSince ? '-since' : ''}`;
+const pageColumns = COLUMNS.split(',').map((c) => `j.${c.trim()}`).join(', ');
+
+/**
+ * The page's keys, then its rows fetched by key. Shallow pages: per partner an index-only top-(offset+limit) on
+ * (partner_id, updated_at desc, api_id), merged and cut; page 1 reads ~limit entries per partner instead of
+ * sorting the scope. Deep pages: one ordered index scan per partner under a UNION ALL, which PostgreSQL merges
+ * (Merge Append) without sorting, skipping to the offset.
+ */
+export function pageQuery(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number, deepFrom = DEEP): Query {
+  if (offset + limit <= deepFrom) {
     const params: unknown[] = [partnerIds, offset + limit, limit, offset];
     const where = filters(filter, params);
-    const sql = `
-      select ${COLUMNS.split(',').map((c) => `j.${c.trim()}`).join(', ')}
+    const text = `
+      select ${pageColumns}
       from (
         select x.api_id, x.updated_at
         from unnest($1::uuid[]) as p(partner_id)
@@ -72,47 +81,79 @@ export class SqlPartnerOrderQueries implements PartnerOrderQueries {
       ) k
       join jobs j on j.api_id = k.api_id
       order by k.updated_at desc, k.api_id`;
-    return this.withClient(async (client) => (await client.query<JobRow>(sql, params)).rows.map(toJob));
+    return { name: `jobs-page-${variant(filter)}`, text, values: params };
+  }
+  const params: unknown[] = [limit, offset];
+  const where = filters(filter, params);
+  const branches = partnerIds.map((id) => {
+    params.push(id);
+    return `(select api_id, updated_at from jobs where partner_id = $${params.length}${where} order by updated_at desc, api_id)`;
+  });
+  const text = `
+    select ${pageColumns}
+    from (select api_id, updated_at from (${branches.join(' union all ')}) u order by updated_at desc, api_id limit $1 offset $2) k
+    join jobs j on j.api_id = k.api_id
+    order by k.updated_at desc, k.api_id`;
+  return { text, values: params };
+}
+
+/** Index-only on (partner_id), or on the small partial index of active rows, on a vacuumed table. */
+export function countQuery(partnerIds: readonly string[], filter: OrderFilter): Query {
+  const params: unknown[] = [partnerIds];
+  const text = `select count(*)::int as n from jobs where partner_id = any($1::uuid[])${filters(filter, params)}`;
+  return { name: `jobs-count-${variant(filter)}`, text, values: params };
+}
+
+export function streamQuery(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number | null): Query {
+  const params: unknown[] = [partnerIds, offset];
+  const where = filters(filter, params);
+  let limitSql = '';
+  if (limit !== null) {
+    params.push(limit);
+    limitSql = ` limit $${params.length}`;
+  }
+  return {
+    text: `select ${COLUMNS} from jobs where partner_id = any($1::uuid[])${where} order by updated_at desc, api_id offset $2${limitSql}`,
+    values: params,
+  };
+}
+
+/** Reads a query's rows through a cursor, `BATCH` at a time, as jobs. Closes the cursor however the loop ends. */
+export async function* readInBatches(client: pg.ClientBase, query: Query): AsyncIterable<Job[]> {
+  const cursor = client.query(new Cursor<JobRow>(query.text, query.values));
+  try {
+    for (;;) {
+      const rows = await cursor.read(BATCH);
+      if (rows.length === 0) return;
+      yield rows.map(toJob);
+    }
+  } finally {
+    await cursor.close().catch(() => {});
+  }
+}
+
+export const rowsToJobs = (rows: JobRow[]) => rows.map(toJob);
+
+export class SqlPartnerOrderQueries implements PartnerOrderQueries {
+  constructor(private readonly em: EntityManager) {}
+
+  page(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number): Promise<Job[]> {
+    const query = pageQuery(partnerIds, filter, offset, limit);
+    return withDriverConnection(this.em, async (client) => rowsToJobs((await client.query<JobRow>(query)).rows));
   }
 
-  async count(partnerIds: readonly string[], filter: OrderFilter): Promise<number> {
-    const params: unknown[] = [partnerIds];
-    const sql = `select count(*)::int as n from jobs where partner_id = any($1::uuid[])${filters(filter, params)}`;
-    return this.withClient(async (client) => (await client.query<{ n: number }>(sql, params)).rows[0]!.n);
+  count(partnerIds: readonly string[], filter: OrderFilter): Promise<number> {
+    const query = countQuery(partnerIds, filter);
+    return withDriverConnection(this.em, async (client) => (await client.query<{ n: number }>(query)).rows[0]!.n);
   }
 
   async *stream(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number | null): AsyncIterable<Job[]> {
-    const params: unknown[] = [partnerIds, offset];
-    const where = filters(filter, params);
-    let limitSql = '';
-    if (limit !== null) {
-      params.push(limit);
-      limitSql = ` limit $${params.length}`;
-    }
-    const sql = `select ${COLUMNS} from jobs where partner_id = any($1::uuid[])${where}
-      order by updated_at desc, api_id offset $2${limitSql}`;
-    const knex = this.em.getKnex();
-    const client = (await knex.client.acquireConnection()) as pg.PoolClient;
-    const cursor = client.query(new Cursor<JobRow>(sql, params));
-    try {
-      for (;;) {
-        const rows = await cursor.read(BATCH);
-        if (rows.length === 0) return;
-        yield rows.map(toJob);
-      }
-    } finally {
-      // Also reached when the consumer stops early (client gone): the cursor is closed, the connection returned.
-      await cursor.close().catch(() => {});
-      await knex.client.releaseConnection(client);
-    }
-  }
-
-  private async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const knex = this.em.getKnex();
     const client = (await knex.client.acquireConnection()) as pg.PoolClient;
     try {
-      return await work(client);
+      yield* readInBatches(client, streamQuery(partnerIds, filter, offset, limit));
     } finally {
+      // Also reached when the consumer stops early (client gone): the connection goes back to the pool.
       await knex.client.releaseConnection(client);
     }
   }

@@ -5,7 +5,7 @@ import { resolvePollingScope } from '../partner-scope.ts';
 import { POLLED_EID, renderOrderStatus } from '../payloads.ts';
 import type { Deps } from '../ports.ts';
 
-type ListingDeps = Pick<Deps, 'accounts' | 'webhookConfigs' | 'partnerOrders'>;
+type ListingDeps = Pick<Deps, 'accounts' | 'partnerOrders'>;
 
 export interface PageQuery extends OrderFilter {
   page: number;

@@ -13,15 +13,24 @@ export interface ServiceProcess {
 }
 
 /** Starts `server/main.ts` the way `npm start` does, with exactly these settings. */
-export function startService(env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+export const startService = (env: Record<string, string>) => startScript('server/main.ts', env);
+
+/**
+ * Starts a TypeScript entry point that logs `{"port":N,"role":…}` once it listens; optionally pinned to one
+ * CPU (benchmarks). Only the last 256 KiB of its output are kept.
+ */
+export function startScript(script: string, env: Record<string, string>, options: { cpu?: number } = {}): ServiceProcess {
+  const args = ['--import', 'tsx', script];
+  const [command, argv] = options.cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', String(options.cpu), process.execPath, ...args]];
+  const child = spawn(command, argv, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
+  const keep = (d: Buffer) => { out = (out + d).slice(-262_144); };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const listening = new Promise<number>((resolve, reject) => {
     const timer = setInterval(() => {

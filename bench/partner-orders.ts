@@ -1,0 +1,185 @@
+// npm run bench:partner-orders — the partner listings at scale, against a bare node:http + pg peer.
+// Needs DATABASE_URL of a database filled by `npm run seed:bench` (1,000,000 jobs, a 60,000-job scope of a
+// master with 40 children). Writes its section of docs/BENCHMARKS.md.
+//
+// Server processes are pinned to CPU 0 and the load generator (autocannon, in this process) runs on CPU 1;
+// PostgreSQL is left free. Service and peer are measured alternately, each round in fresh processes.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { startScript, startService, type ServiceProcess } from '../tests/support/process.ts';
+import { median, writeSection } from './report.ts';
+
+const DATABASE_URL = process.env.DATABASE_URL;
+if (!DATABASE_URL) throw new Error('DATABASE_URL must name a database filled by npm run seed:bench');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+try { execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }); } catch { /* unpinned */ }
+
+const db = new pg.Client({ connectionString: DATABASE_URL });
+await db.connect();
+const masterId = (await db.query<{ account_id: string }>(
+  `select c.account_id from contacts c where lower(c.email) = 'bench-master@example.com'`)).rows[0]?.account_id;
+if (!masterId) throw new Error('no bench-master@example.com: run npm run seed:bench first');
+const scope = (await db.query<{ id: string }>('select id from accounts where id = $1 or parent_id = $1', [masterId])).rows.map((r) => r.id);
+const scopeSize = (await db.query<{ n: number }>('select count(*)::int as n from jobs where partner_id = any($1::uuid[])', [scope])).rows[0]!.n;
+const totalJobs = (await db.query<{ n: number }>('select count(*)::int as n from jobs')).rows[0]!.n;
+
+const dataDir = mkdtempSync(join(tmpdir(), 'pbi-bench-'));
+const serviceEnv = {
+  DATABASE_URL, DATA_DIR: dataDir, NODE_ENV: 'production', JWT_SECRET: 'bench-secret-0123456789-0123456789-0123',
+  LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000',
+};
+const startServiceProcess = () => startScript('server/main.ts', serviceEnv, { cpu: 0 });
+const startBare = () => startScript('bench/bare-server.ts', { DATABASE_URL, MASTER_ID: masterId }, { cpu: 0 });
+
+async function accessToken(): Promise<string> {
+  const service = startService(serviceEnv);
+  const base = `http://127.0.0.1:${await service.listening}`;
+  await fetch(`${base}/v3/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"bench-master@example.com"}' });
+  await new Promise((r) => setTimeout(r, 500));
+  const refresh = execFileSync(process.execPath, ['--import', 'tsx', 'server/last-mail-token.ts'], { env: { ...process.env, DATA_DIR: dataDir } }).toString().trim();
+  const res = await fetch(`${base}/v3/auth/access-token`, { method: 'POST', headers: { authorization: `Bearer ${refresh}`, 'content-type': 'application/json' }, body: '{"expires_after":86400}' });
+  const { access_token } = (await res.json()) as { access_token: string };
+  await service.stop();
+  return access_token;
+}
+const token = await accessToken();
+
+const scenarios = [
+  { name: 'page 1, pageSize 50', service: '/v3/partner-orders/paginated?page=1&pageSize=50', bare: '/page?page=1&pageSize=50' },
+  { name: 'page 1, active=true', service: '/v3/partner-orders/paginated?page=1&pageSize=50&active=true', bare: '/page?page=1&pageSize=50&active=true' },
+  { name: 'page 1, pageSize 200', service: '/v3/partner-orders/paginated?page=1&pageSize=200', bare: '/page?page=1&pageSize=200' },
+  { name: 'page 600, pageSize 50', service: '/v3/partner-orders/paginated?page=600&pageSize=50', bare: '/page?page=600&pageSize=50' },
+];
+
+const load = (port: number, path: string, seconds: number, auth: boolean) => new Promise<autocannon.Result>((resolve, reject) => {
+  autocannon({ url: `http://127.0.0.1:${port}${path}`, connections: 50, duration: seconds, headers: auth ? { authorization: `Bearer ${token}` } : {} },
+    (err, result) => (err ? reject(err) : resolve(result)));
+});
+
+type Sample = { rps: number; p50: number; p99: number; bytes: number; non2xx: number };
+const samples: Record<string, { service: Sample[]; bare: Sample[] }> = {};
+for (let round = 0; round < ROUNDS; round++) {
+  for (const kind of round % 2 === 0 ? ['bare', 'service'] as const : ['service', 'bare'] as const) {
+    const proc = kind === 'service' ? startServiceProcess() : startBare();
+    const port = await proc.listening;
+    for (const s of scenarios) {
+      const path = kind === 'service' ? s.service : s.bare;
+      await load(port, path, 3, kind === 'service'); // warm-up
+      const r = await load(port, path, DURATION, kind === 'service');
+      (samples[s.name] ??= { service: [], bare: [] })[kind].push({
+        rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bytes: r.throughput.average, non2xx: r.non2xx,
+      });
+      console.log(`${kind} ${s.name}: ${r.requests.average.toFixed(0)} req/s p99 ${r.latency.p99} ms non2xx ${r.non2xx}`);
+    }
+    await proc.stop();
+  }
+}
+
+/** Time to first and last byte of the whole legacy listing, and the server's peak RSS (fresh process each). */
+async function legacy(kind: 'service' | 'bare') {
+  const results = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const proc: ServiceProcess = kind === 'service' ? startServiceProcess() : startBare();
+    const port = await proc.listening;
+    for (let i = 0; i < 3; i++) {
+      const started = process.hrtime.bigint();
+      const { ttfb, bytes } = await new Promise<{ ttfb: number; bytes: number }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path: kind === 'service' ? '/v3/partner-orders' : '/legacy', headers: { authorization: `Bearer ${token}` } }, (res) => {
+          let first = 0;
+          let bytes = 0;
+          res.on('data', (d: Buffer) => { if (!first) first = Number(process.hrtime.bigint() - started) / 1e9; bytes += d.length; });
+          res.on('end', () => resolve({ ttfb: first, bytes }));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      const ttlb = Number(process.hrtime.bigint() - started) / 1e9;
+      const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.child.pid}/status`, 'utf8'))![1]) / 1024;
+      results.push({ ttfb, ttlb, bytes, peakRssMb: hwm, first: i === 0 });
+    }
+    await proc.stop();
+  }
+  return results;
+}
+const legacyService = await legacy('service');
+const legacyBare = await legacy('bare');
+
+/** Median server-side execution time of a query over 7 runs (the first discarded), on the vacuumed table. */
+async function explain(sql: string, values: unknown[], timing = true) {
+  const times = [];
+  for (let i = 0; i < 8; i++) {
+    const { rows } = await db.query<{ 'QUERY PLAN': string }>(`explain (analyze, buffers${timing ? '' : ', timing off'}) ${sql}`, values);
+    if (i > 0) times.push(Number(/Execution Time: ([\d.]+) ms/.exec(rows.map((r) => r['QUERY PLAN']).join('\n'))![1]));
+  }
+  return median(times);
+}
+const { pageQuery, countQuery } = await import('../adapters/persistence/partner-order-queries.ts');
+await db.query('vacuum analyze jobs');
+const all = { updatedSince: null, active: false };
+const plans = {
+  page1: await explain(pageQuery(scope, all, 0, 50).text, pageQuery(scope, all, 0, 50).values),
+  page600: await explain(pageQuery(scope, all, 29_950, 50).text, pageQuery(scope, all, 29_950, 50).values),
+  count: await explain(countQuery(scope, all).text, countQuery(scope, all).values, false),
+  countActive: await explain(countQuery(scope, { ...all, active: true }).text, countQuery(scope, { ...all, active: true }).values, false),
+};
+await db.end();
+rmSync(dataDir, { recursive: true, force: true });
+
+const fmt = (n: number, d = 0) => n.toFixed(d);
+const med = (xs: Sample[], k: keyof Sample) => median(xs.map((x) => x[k]));
+const rows = scenarios.map((s) => {
+  const { service, bare } = samples[s.name]!;
+  const ratio = med(service, 'rps') / med(bare, 'rps');
+  return `| ${s.name} | ${fmt(med(service, 'rps'))} | ${fmt(med(service, 'p50'))} / ${fmt(med(service, 'p99'))} | ${fmt(med(bare, 'rps'))} | ${fmt(med(bare, 'p50'))} / ${fmt(med(bare, 'p99'))} | **${ratio.toFixed(2)}×** | ${service.reduce((a, x) => a + x.non2xx, 0)} |`;
+});
+const page1Ratio = med(samples[scenarios[0]!.name]!.service, 'rps') / med(samples[scenarios[0]!.name]!.bare, 'rps');
+const legacyRow = (name: string, r: typeof legacyService) => {
+  const warm = r.filter((x) => !x.first);
+  return `| ${name} | ${fmt(median(warm.map((x) => x.ttfb)), 3)} | ${fmt(median(warm.map((x) => x.ttlb)), 2)} | ${fmt(median(r.filter((x) => x.first).map((x) => x.ttlb)), 2)} | ${fmt(Math.max(...r.map((x) => x.peakRssMb)))} | ${fmt(r[0]!.bytes / 1e6, 1)} |`;
+};
+const warmService = legacyService.filter((x) => !x.first);
+const verdict = (ok: boolean) => (ok ? 'met' : '**NOT met**');
+const targets = [
+  `- page 1: service/bare req/s ${page1Ratio.toFixed(2)}× (target ≥ 0.6×): ${verdict(page1Ratio >= 0.6)}`,
+  `- page 1 query ${plans.page1.toFixed(2)} ms (≤ 4 ms): ${verdict(plans.page1 <= 4)}; total ${plans.count.toFixed(2)} ms (≤ 4 ms): ${verdict(plans.count <= 4)}; total with active=true ${plans.countActive.toFixed(2)} ms`,
+  `- page 600 query ${plans.page600.toFixed(2)} ms (≤ 25 ms): ${verdict(plans.page600 <= 25)}`,
+  `- legacy listing of the ${scopeSize}-job scope: first byte ${median(warmService.map((x) => x.ttfb)).toFixed(3)} s (≤ 0.2 s): ${verdict(median(warmService.map((x) => x.ttfb)) <= 0.2)}; `
+    + `last byte ${median(warmService.map((x) => x.ttlb)).toFixed(2)} s (≤ 1.7 s): ${verdict(median(warmService.map((x) => x.ttlb)) <= 1.7)}; `
+    + `peak RSS ${Math.max(...legacyService.map((x) => x.peakRssMb)).toFixed(0)} MB (≤ 200 MB): ${verdict(Math.max(...legacyService.map((x) => x.peakRssMb)) <= 200)}`,
+];
+const body = `
+Command: \`npm run seed:bench -- --jobs 1000000 --partners 10000 --big-scope 60000\` into a fresh database, then
+\`DATABASE_URL=… npm run bench:partner-orders\` (${new Date().toISOString().slice(0, 10)}; ${totalJobs} jobs, scope of ${scope.length} partner ids holding ${scopeSize} jobs;
+${ROUNDS} rounds, each target in a fresh process; PostgreSQL 15 with default settings).
+
+Load: autocannon, 50 connections, 3 s warm-up then ${DURATION} s; server pinned to CPU 0, client to CPU 1, PostgreSQL free.
+Service: the real \`server/main.ts\` (express 5 + trpc-to-openapi + auth by JWT and contact lookup + scope resolution + exact
+\`total\`), logging every request at info. Peer: \`bench/bare-server.ts\`, node:http + pg, no auth, one scope query, the same page and
+count SQL (imported from the adapter), the same renderer and bytes.
+
+| scenario | service req/s | service p50 / p99 ms | bare req/s | bare p50 / p99 ms | service / bare | service non-2xx |
+|---|---:|---:|---:|---:|---:|---:|
+${rows.join('\n')}
+
+Legacy listing \`GET /v3/partner-orders\` of the whole scope (streamed from a cursor in batches of 1,000), one client:
+
+| target | first byte s (warm) | last byte s (warm) | last byte s (first request) | peak RSS MB | body MB |
+|---|---:|---:|---:|---:|---:|
+${legacyRow('service', legacyService)}
+${legacyRow('bare node:http + pg', legacyBare)}
+
+Server-side execution times (\`EXPLAIN ANALYZE\`, median of 7, vacuumed table; counts with \`timing off\`): page 1
+${plans.page1.toFixed(2)} ms, page 600 ${plans.page600.toFixed(2)} ms, total ${plans.count.toFixed(2)} ms, total with active=true ${plans.countActive.toFixed(2)} ms.
+
+Targets:
+${targets.join('\n')}`;
+console.log(body);
+await writeSection('Partner order listings at 1,000,000 jobs', body);
+process.exit(0);
