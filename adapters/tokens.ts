@@ -9,8 +9,16 @@ const KINDS: Record<TokenKind, { typ: string; audience: string }> = {
   access: { typ: 'at+jwt', audience: 'urn:partner-brand-api:v3' },
 };
 
-/** HS256 JWTs with jose; the algorithm is pinned, never taken from the token. */
+const VERIFIED_CACHE_SIZE = 10_000;
+
+/**
+ * HS256 JWTs with jose; the algorithm is pinned, never taken from the token. Tokens that verified once are
+ * remembered (bounded, oldest dropped first) so that a client's every call does not pay for the signature
+ * again; their expiry is still checked against the given time on every call.
+ */
 export class JoseTokenService implements TokenService {
+  private readonly verified = new Map<string, { kind: TokenKind; claims: TokenClaims; exp: number }>();
+
   constructor(
     private readonly key: Uint8Array,
     private readonly ids: IdGenerator,
@@ -30,6 +38,8 @@ export class JoseTokenService implements TokenService {
   }
 
   async verify(kind: TokenKind, token: string, now: Date): Promise<TokenClaims | null> {
+    const known = this.verified.get(token);
+    if (known) return known.kind === kind && now.getTime() / 1000 < known.exp ? { ...known.claims } : null;
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: ['HS256'],
@@ -41,7 +51,10 @@ export class JoseTokenService implements TokenService {
       });
       const { sub, acc, role } = payload;
       if (typeof sub !== 'string' || typeof acc !== 'string' || (role !== 'brand' && role !== 'partner')) return null;
-      return { contactId: sub, accountId: acc, role };
+      const claims: TokenClaims = { contactId: sub, accountId: acc, role };
+      if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, { kind, claims, exp: payload.exp! });
+      return { ...claims };
     } catch {
       return null;
     }

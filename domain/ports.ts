@@ -36,6 +36,8 @@ export interface ContactRepository {
   get(id: string): Promise<Contact | null>;
   /** Case-insensitive: e-mail addresses are unique across all accounts regardless of case. */
   findByEmail(email: string): Promise<Contact | null>;
+  /** Just what every authenticated call checks (a hot path): the contact's account and API access; null when absent. */
+  accessOf(contactId: string): Promise<{ accountId: string; apiAccess: boolean } | null>;
   save(contact: Contact): Promise<void>;
 }
 

@@ -2,7 +2,11 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
-/** JSON lines on stdout. Secrets never reach a line: headers that carry them are censored at the source. */
+/**
+ * JSON lines on stdout. Secrets never reach a line: headers that carry them are censored at the source.
+ * Lines are buffered and written in blocks (a write per line would cost a system call per request); call
+ * `flushSync()` before exiting.
+ */
 export function createLogger(level: string): Logger {
   return pino({
     level,
@@ -15,5 +19,5 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  }, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
 }

@@ -21,6 +21,7 @@ try {
 } catch (error) {
   if (!(error instanceof DatabaseLockedError)) throw error;
   log.fatal(error.message);
+  await new Promise<void>((resolve) => log.flush(() => resolve()));
   process.exit(1);
 }
 
@@ -29,6 +30,7 @@ server.keepAliveTimeout = 65_000;
 server.listen(config.port, () => {
   const { port } = server.address() as AddressInfo;
   log.info({ port, role: config.role }, 'listening');
+  log.flush(); // start-up lines go out at once; request lines are written in blocks
 });
 if (config.role !== 'api') built.worker.start();
 
@@ -45,6 +47,7 @@ async function shutdown(signal: string) {
   });
   await built.close();
   log.info('stopped');
+  log.flush();
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));

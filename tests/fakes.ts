@@ -58,6 +58,10 @@ export class InMemoryContactRepository implements ContactRepository {
   private readonly table = new Table<Contact>();
   async get(id: string) { return this.table.get(id); }
   async findByEmail(email: string) { return this.table.find((c) => normalizeEmail(c.email) === normalizeEmail(email)); }
+  async accessOf(contactId: string) {
+    const contact = this.table.get(contactId);
+    return contact && { accountId: contact.accountId, apiAccess: contact.apiAccess };
+  }
   async save(contact: Contact) {
     const other = this.table.find((c) => c.id !== contact.id && normalizeEmail(c.email) === normalizeEmail(contact.email));
     if (other) throw new DomainError('CONFLICT', 'The change conflicts with existing data.');

@@ -97,11 +97,13 @@ export function pageQuery(partnerIds: readonly string[], filter: OrderFilter, of
   return { text, values: params };
 }
 
-/** Index-only on (partner_id), or on the small partial index of active rows, on a vacuumed table. */
+/**
+ * Index-only on (partner_id), or on the small partial index of active rows, on a vacuumed table. Not prepared:
+ * a generic plan cannot see the scope's size and picks the wide listing index (3 times slower at 60k rows).
+ */
 export function countQuery(partnerIds: readonly string[], filter: OrderFilter): Query {
   const params: unknown[] = [partnerIds];
-  const text = `select count(*)::int as n from jobs where partner_id = any($1::uuid[])${filters(filter, params)}`;
-  return { name: `jobs-count-${variant(filter)}`, text, values: params };
+  return { text: `select count(*)::int as n from jobs where partner_id = any($1::uuid[])${filters(filter, params)}`, values: params };
 }
 
 export function streamQuery(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number | null): Query {

@@ -69,6 +69,14 @@ export class MikroOrmContactRepository implements ContactRepository {
   findByEmail(email: string) {
     return this.em.findOne(Contact, { [raw('lower(email)')]: normalizeEmail(email) });
   }
+  accessOf(contactId: string) {
+    return withDriverConnection(this.em, async (client) => {
+      const { rows: [row] } = await client.query<{ account_id: string; api_access: boolean }>({
+        name: 'contact-access', text: 'select account_id, api_access from contacts where id = $1', values: [contactId],
+      });
+      return row ? { accountId: row.account_id, apiAccess: row.api_access } : null;
+    });
+  }
   async save(contact: Contact) { this.em.persist(contact); }
 }
 

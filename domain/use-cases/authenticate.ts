@@ -13,7 +13,7 @@ export async function authenticate(
 ): Promise<Principal> {
   const claims = input.accessToken ? await deps.tokens.verify('access', input.accessToken, deps.clock.now()) : null;
   if (!claims || !input.roles.includes(claims.role)) throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
-  const contact = await deps.contacts.get(claims.contactId);
+  const contact = await deps.contacts.accessOf(claims.contactId);
   if (!contact?.apiAccess || contact.accountId !== claims.accountId) throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
   return claims;
 }
