@@ -1,10 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import lockfile from 'proper-lockfile';
 import { baseConfig } from '../../mikro-orm.config.ts';
 
 export interface DatabaseOptions {
@@ -65,6 +62,10 @@ async function migrateExclusively(url: string, migrate: () => Promise<void>) {
 }
 
 async function openEmbedded(options: DatabaseOptions): Promise<Database> {
+  // Loaded only here: the embedded database's module alone holds ~45 MB that a server deployment never needs.
+  const [{ PGlite }, { PGLiteSocketServer }, { default: lockfile }] = await Promise.all([
+    import('@electric-sql/pglite'), import('@electric-sql/pglite-socket'), import('proper-lockfile'),
+  ]);
   const inMemory = options.pgliteDir === 'memory://';
   const dir = inMemory ? options.pgliteDir : resolve(options.pgliteDir);
   let release: (() => Promise<void>) | null = null;

@@ -13,7 +13,7 @@ const ACTIVE = `status not in ('new', 'cancelled', 'closed', 'completed', 'invoi
 const COLUMNS = `api_id, brand_account_id, partner_id, name, status, invoicing_eid, eid, ext_partner_id, customer,
   customer_billing, shipping_address, products, documents, order_type, project_id, project_name, appointment_start,
   appointment_end, start_timestamp, finish_timestamp, created_at, updated_at`;
-const BATCH = 1000;
+const BATCH = 500;
 
 export interface JobRow {
   api_id: string; brand_account_id: string; partner_id: string | null; name: string; status: JobStatus;
