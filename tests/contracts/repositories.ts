@@ -48,6 +48,32 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     assert.equal({ ...back }, { ...child });
   });
 
+  test('accounts: children and the partner family (own and master configuration, children, siblings)', async () => {
+    const master = account('partner');
+    const a = account('partner', master.id);
+    const b = account('partner', master.id);
+    const now = at('2026-01-01T00:00:00.000Z');
+    const masterConfig = new WebhookConfig({
+      id: randomUUID(), accountId: master.id, scope: 'partner', url: null, transformer: 'partner-format', version: '1.1.0',
+      signatureKey: null, enabled: true, createdAt: now, updatedAt: now,
+    });
+    await run(async (r) => { for (const x of [master, a, b]) await r.accounts.save(x); await r.webhookConfigs.save(masterConfig); });
+    assert.equal((await run((r) => r.accounts.childIds(master.id))).sort(), [a.id, b.id].sort());
+    assert.equal(await run((r) => r.accounts.childIds(a.id)), []);
+    const family = (await run((r) => r.accounts.partnerFamily(a.id)))!;
+    assert.equal({ ...family.account }, { ...a });
+    assert.is(family.ownConfig, null);
+    assert.equal({ ...family.masterConfig }, { ...masterConfig });
+    assert.equal(family.childIds, []);
+    assert.equal([...family.siblingIds].sort(), [a.id, b.id].sort());
+    const top = (await run((r) => r.accounts.partnerFamily(master.id)))!;
+    assert.equal({ ...top.ownConfig }, { ...masterConfig });
+    assert.is(top.masterConfig, null);
+    assert.equal([...top.childIds].sort(), [a.id, b.id].sort());
+    assert.equal(top.siblingIds, []);
+    assert.is(await run((r) => r.accounts.partnerFamily(randomUUID())), null);
+  });
+
   test('contacts: e-mail looked up case-insensitively; unique regardless of case; updates persist', async () => {
     const owner = account();
     const email = `Mixed.${randomUUID().slice(0, 8)}@Example.com`;
@@ -61,6 +87,8 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
       await r.contacts.save(c);
     });
     assert.is((await run((r) => r.contacts.get(contact.id)))?.apiAccess, false);
+    assert.equal(await run((r) => r.contacts.accessOf(contact.id)), { accountId: owner.id, apiAccess: false });
+    assert.is(await run((r) => r.contacts.accessOf(randomUUID())), null);
     const twin = new Contact({ ...contact, id: randomUUID(), email: email.toLowerCase() });
     try {
       await run((r) => r.contacts.save(twin));
