@@ -28,14 +28,13 @@ const server = createServer(async (req, res) => {
   const client = await pool.connect();
   try {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.write('[');
     let first = true;
     for await (const jobs of readInBatches(client, streamQuery(partnerIds, filter, 0, null))) {
-      let chunk = '';
+      let chunk = first ? '[' : '';
       for (const job of jobs) { chunk += (first ? '' : ',') + JSON.stringify(renderOrderStatus(job, format, POLLED_EID)); first = false; }
       if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
     }
-    res.end(']');
+    res.end(first ? '[]' : ']');
   } finally {
     client.release();
   }

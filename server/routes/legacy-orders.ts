@@ -35,19 +35,19 @@ export function legacyOrdersRoute(services: Services): RequestHandler {
 
 async function stream(req: Request, res: Response, batches: AsyncIterable<Record<string, unknown>[]>) {
   res.status(200).type('application/json');
-  res.write('[');
+  // `[` goes out with the first rows, so that the first byte means data (or the end of an empty list).
   let first = true;
   try {
     for await (const batch of batches) {
       if (res.destroyed) break; // the client left: stop reading, which closes the cursor
-      let chunk = '';
+      let chunk = first ? '[' : '';
       for (const item of batch) {
         chunk += (first ? '' : ',') + JSON.stringify(item);
         first = false;
       }
       if (!res.write(chunk)) await new Promise((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
     }
-    res.end(']');
+    res.end(first ? '[]' : ']');
   } catch (err) {
     // Too late for a status: cut the answer short, so that the client sees invalid JSON rather than a partial list.
     req.log.error({ err }, 'legacy listing failed while streaming');
