@@ -1,7 +1,7 @@
 import type { Account } from './account.ts';
 import type { Principal } from './auth.ts';
 import { DomainError } from './errors.ts';
-import type { Deps } from './ports.ts';
+import type { Deps, PartnerFamily } from './ports.ts';
 import type { WebhookConfig } from './webhook-config.ts';
 
 /**
@@ -28,6 +28,10 @@ export interface PollingScope {
  * account's direct children. A child with a configuration of its own sees its own orders only; one that
  * resolves to its master's sees the master's and all siblings'. No configuration: 403.
  */
+/** The same rule on facts read in one go: the family's own configuration, else its master's. */
+export const partnerConfigOf = (family: PartnerFamily | null): WebhookConfig | null =>
+  family?.ownConfig ?? (family?.account.parentId ? family.masterConfig : null);
+
 export async function resolvePollingScope(deps: Pick<Deps, 'accounts'>, principal: Principal): Promise<PollingScope> {
   const family = await deps.accounts.partnerFamily(principal.accountId);
   if (family?.ownConfig) return { config: family.ownConfig, partnerIds: [family.account.id, ...family.childIds] };

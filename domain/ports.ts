@@ -1,6 +1,7 @@
 import type { Account } from './account.ts';
 import type { MailMessage, TokenClaims, TokenKind } from './auth.ts';
 import type { CancellationReason } from './cancellation.ts';
+import type { JobIdentifier, StoredCommand } from './command.ts';
 import type { Contact } from './contact.ts';
 import type { OutboxEvent } from './event.ts';
 import type { Invoice } from './invoice.ts';
@@ -48,6 +49,8 @@ export interface WebhookConfigRepository {
 
 export interface JobRepository {
   get(apiId: string): Promise<Job | null>;
+  /** Every job the identifier names (an order number or external id may name several), at most 100. */
+  findByIdentifier(identifier: JobIdentifier): Promise<Job[]>;
   save(job: Job): Promise<void>;
   /** A fresh order number, `O-` and 10 digits, never handed out twice. */
   nextOrderNumber(): Promise<string>;
@@ -62,6 +65,17 @@ export interface PartnerOrderQueries {
   count(partnerIds: readonly string[], filter: OrderFilter): Promise<number>;
   /** The same rows, read in batches as the consumer takes them; `limit` null reads to the end. */
   stream(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number | null): AsyncIterable<Job[]>;
+}
+
+export interface CommandLog {
+  /**
+   * Takes the account's `_cid` for this command in the current unit of work, or answers the command that holds
+   * it. A concurrent claim of the same `_cid` waits for the first one's unit of work: if that commits, it gets
+   * the stored command; if that rolls back, it takes the `_cid` itself.
+   */
+  claim(command: Omit<StoredCommand, 'status' | 'answer'>, at: Date): Promise<StoredCommand | null>;
+  /** Records the outcome and the answer of a command claimed in the current unit of work. */
+  complete(accountId: string, cid: string, status: StoredCommand['status'], answer: unknown, at: Date): Promise<void>;
 }
 
 export interface InvoiceRepository {
@@ -98,6 +112,7 @@ export interface Repositories {
   cancellationReasons: CancellationReasonRepository;
   orderMappings: OrderMappingRepository;
   events: EventOutbox;
+  commands: CommandLog;
 }
 
 export interface Clock {
@@ -131,6 +146,11 @@ export interface LoginRateLimiter {
   consume(email: string, clientAddress: string): Promise<number | null>;
 }
 
+export interface RequestSignatures {
+  /** Whether `signature` is the hex HMAC-SHA256 of `body` under `key` (hex in either case), compared in constant time. */
+  matches(key: string, body: Uint8Array, signature: string): boolean;
+}
+
 export interface Deferrer {
   /**
    * Runs work after the current request has been answered, in a unit of work of its own. Failures are
@@ -147,4 +167,5 @@ export interface Deps extends Repositories {
   mailer: Mailer;
   loginLimiter: LoginRateLimiter;
   deferrer: Deferrer;
+  signatures: RequestSignatures;
 }

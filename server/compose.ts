@@ -7,6 +7,7 @@ import { openDatabase, type Database } from '../adapters/persistence/database.ts
 import { mikroOrmRead, mikroOrmTransact } from '../adapters/persistence/unit-of-work.ts';
 import { FlexibleLoginRateLimiter } from '../adapters/rate-limit.ts';
 import { loadJwtKey } from '../adapters/secret.ts';
+import { hmacSignatures } from '../adapters/signatures.ts';
 import { AdjustableClock, randomIds, systemClock } from '../adapters/system.ts';
 import { JoseTokenService } from '../adapters/tokens.ts';
 import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
@@ -49,6 +50,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     ids,
     webhookTargets: overrides.webhookTargets ?? new DnsWebhookTargetPolicy(config.webhookAllowPrivateTargets),
     tokens: new JoseTokenService(jwtKey.key, ids),
+    signatures: hmacSignatures,
     mailer: overrides.mailer ?? chooseMailer(config, log),
     loginLimiter: overrides.loginLimiter ?? (database.kind === 'postgresql'
       ? FlexibleLoginRateLimiter.inPostgres(limits(config), database.orm.em.getKnex())

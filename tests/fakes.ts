@@ -8,11 +8,12 @@ import { INACTIVE_STATUSES, type Job } from '../domain/job.ts';
 import type { OrderFilter } from '../domain/orders.ts';
 import type { OrderMapping } from '../domain/order-mapping.ts';
 import type {
-  AccountRepository, CancellationReasonRepository, Clock, ContactRepository, Deferrer, Deps, EventOutbox, IdGenerator,
+  AccountRepository, CancellationReasonRepository, Clock, CommandLog, ContactRepository, Deferrer, Deps, EventOutbox, IdGenerator,
   InvoiceRepository, JobRepository, LoginRateLimiter, Mailer, OrderMappingRepository, PartnerFamily, PartnerOrderQueries, Repositories, TokenService,
   WebhookConfigRepository, WebhookTargetPolicy,
 } from '../domain/ports.ts';
 import type { MailMessage, TokenClaims, TokenKind } from '../domain/auth.ts';
+import type { JobIdentifier, StoredCommand } from '../domain/command.ts';
 import type { Scope, WebhookConfig } from '../domain/webhook-config.ts';
 
 // In-memory ports with the adapters' semantics: stored values are copies, so changing an object
@@ -79,6 +80,10 @@ export class InMemoryJobRepository implements JobRepository {
   private readonly table = new Table<Job>();
   private lastOrderNumber = 1_000_000_000;
   async get(apiId: string) { return this.table.get(apiId); }
+  async findByIdentifier(identifier: JobIdentifier) {
+    const field = ({ jobApiId: 'apiId', invoicingEid: 'invoicingEid', gidOrderNumber: 'name', yourOrderID: 'extPartnerId' } as const)[identifier.kind];
+    return this.all().filter((j) => j[field] === identifier.value).sort((a, b) => (a.apiId < b.apiId ? -1 : 1)).slice(0, 100);
+  }
   async save(job: Job) { this.table.put(job.apiId, job); }
   async nextOrderNumber() { return `O-${String(++this.lastOrderNumber).padStart(10, '0')}`; }
   all(): Job[] { return [...this.table.rows.values()].map(copy); }
@@ -125,6 +130,21 @@ export class InMemoryOrderMappingRepository implements OrderMappingRepository {
   async save(mapping: OrderMapping) { this.table.put(mapping.brandAccountId, mapping); }
 }
 
+/** No concurrency here: a claim of a held `_cid` answers the holder at once. */
+export class InMemoryCommandLog implements CommandLog {
+  private readonly table = new Table<StoredCommand>();
+  async claim(command: Omit<StoredCommand, 'status' | 'answer'>) {
+    const held = this.table.get(`${command.accountId}/${command.cid}`);
+    if (held) return held;
+    this.table.put(`${command.accountId}/${command.cid}`, { ...command, status: 'accepted', answer: null });
+    return null;
+  }
+  async complete(accountId: string, cid: string, status: StoredCommand['status'], answer: unknown) {
+    const held = this.table.get(`${accountId}/${cid}`)!;
+    this.table.put(`${accountId}/${cid}`, { ...held, status, answer });
+  }
+}
+
 export class InMemoryEventOutbox implements EventOutbox {
   readonly stored: OutboxEvent[] = [];
   async add(events: readonly OutboxEvent[]) { this.stored.push(...events.map(copy)); }
@@ -146,6 +166,7 @@ export const inMemoryRepositories = () => {
   cancellationReasons: new InMemoryCancellationReasonRepository(),
   orderMappings: new InMemoryOrderMappingRepository(),
   events: new InMemoryEventOutbox(),
+  commands: new InMemoryCommandLog(),
   } satisfies Repositories;
 };
 
@@ -208,6 +229,7 @@ export function fakeDeps() {
   return {
     ...repositories, clock, ids: new SequentialIds(), webhookTargets: allowAllTargets, tokens: new InMemoryTokenService(),
     mailer: new RecordingMailer(), loginLimiter: new CountingLoginLimiter(), deferrer: new QueuedDeferrer(),
+    signatures: { matches: (key: string, body: Uint8Array, signature: string) => signature.toLowerCase() === `sig(${key}:${Buffer.from(body).toString()})` },
   } satisfies Deps;
 }
 export type FakeDeps = ReturnType<typeof fakeDeps>;

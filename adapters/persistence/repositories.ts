@@ -1,13 +1,14 @@
 import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../../domain/account.ts';
 import { CancellationReason } from '../../domain/cancellation.ts';
+import type { JobIdentifier, StoredCommand } from '../../domain/command.ts';
 import { Contact, normalizeEmail } from '../../domain/contact.ts';
 import { OutboxEvent } from '../../domain/event.ts';
 import { Invoice } from '../../domain/invoice.ts';
 import { Job } from '../../domain/job.ts';
 import { OrderMapping } from '../../domain/order-mapping.ts';
 import type {
-  AccountRepository, CancellationReasonRepository, ContactRepository, EventOutbox, InvoiceRepository, JobRepository,
+  AccountRepository, CancellationReasonRepository, CommandLog, ContactRepository, EventOutbox, InvoiceRepository, JobRepository,
   OrderMappingRepository, PartnerFamily, Repositories, WebhookConfigRepository,
 } from '../../domain/ports.ts';
 import { WebhookConfig, type Scope } from '../../domain/webhook-config.ts';
@@ -89,6 +90,10 @@ export class MikroOrmWebhookConfigRepository implements WebhookConfigRepository 
 export class MikroOrmJobRepository implements JobRepository {
   constructor(private readonly em: EntityManager) {}
   get(apiId: string) { return this.em.findOne(Job, { apiId }); }
+  findByIdentifier(identifier: JobIdentifier) {
+    const field = ({ jobApiId: 'apiId', invoicingEid: 'invoicingEid', gidOrderNumber: 'name', yourOrderID: 'extPartnerId' } as const)[identifier.kind];
+    return this.em.find(Job, { [field]: identifier.value }, { limit: 100, orderBy: { apiId: 'asc' } });
+  }
   async save(job: Job) { this.em.persist(job); }
   async nextOrderNumber() {
     const [row] = await this.em.execute<{ n: string }[]>(`select nextval('order_number_seq')::text as n`);
@@ -122,6 +127,32 @@ export class MikroOrmEventOutbox implements EventOutbox {
   }
 }
 
+/** `_cid`s per account: INSERT … ON CONFLICT DO NOTHING takes one, and waits for a concurrent holder to finish. */
+export class MikroOrmCommandLog implements CommandLog {
+  constructor(private readonly em: EntityManager) {}
+
+  async claim(command: Omit<StoredCommand, 'status' | 'answer'>, at: Date): Promise<StoredCommand | null> {
+    const inserted = await this.em.execute<{ cid: string }[]>(
+      `insert into commands (account_id, cid, type, body, status, answer, created_at, updated_at)
+       values (?, ?, ?, ?::jsonb, 'accepted', null, ?, ?) on conflict (account_id, cid) do nothing returning cid`,
+      [command.accountId, command.cid, command.type, JSON.stringify(command.body), at, at],
+    );
+    if (inserted.length > 0) return null;
+    const [row] = await this.em.execute<{ type: string; body: unknown; status: StoredCommand['status']; answer: unknown }[]>(
+      'select type, body, status, answer from commands where account_id = ? and cid = ?', [command.accountId, command.cid],
+    );
+    return { accountId: command.accountId, cid: command.cid, type: row!.type, body: json(row!.body), status: row!.status, answer: json(row!.answer) };
+  }
+
+  async complete(accountId: string, cid: string, status: StoredCommand['status'], answer: unknown, at: Date): Promise<void> {
+    await this.em.execute('update commands set status = ?, answer = ?::jsonb, updated_at = ? where account_id = ? and cid = ?',
+      [status, JSON.stringify(answer), at, accountId, cid]);
+  }
+}
+
+// jsonb arrives parsed from the driver, or as text where the ORM's setup keeps it raw.
+const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
+
 export const mikroOrmRepositories = (em: EntityManager): Repositories => ({
   accounts: new MikroOrmAccountRepository(em),
   contacts: new MikroOrmContactRepository(em),
@@ -132,4 +163,5 @@ export const mikroOrmRepositories = (em: EntityManager): Repositories => ({
   cancellationReasons: new MikroOrmCancellationReasonRepository(em),
   orderMappings: new MikroOrmOrderMappingRepository(em),
   events: new MikroOrmEventOutbox(em),
+  commands: new MikroOrmCommandLog(em),
 });

@@ -2,6 +2,7 @@ import { Migration20261122000000_initial } from './Migration20261122000000_initi
 import { Migration20261122010000_login_rate_limits } from './Migration20261122010000_login_rate_limits.ts';
 import { Migration20261122020000_active_count_index } from './Migration20261122020000_active_count_index.ts';
 import { Migration20261122030000_api_id_byte_order } from './Migration20261122030000_api_id_byte_order.ts';
+import { Migration20261122040000_commands } from './Migration20261122040000_commands.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -9,4 +10,5 @@ export const migrationsList = [
   { name: 'Migration20261122010000_login_rate_limits', class: Migration20261122010000_login_rate_limits },
   { name: 'Migration20261122020000_active_count_index', class: Migration20261122020000_active_count_index },
   { name: 'Migration20261122030000_api_id_byte_order', class: Migration20261122030000_api_id_byte_order },
+  { name: 'Migration20261122040000_commands', class: Migration20261122040000_commands },
 ];

@@ -1,0 +1,36 @@
+/** The envelope every command carries (SPEC §2). */
+export interface CommandEnvelope {
+  _v: '1.0.0';
+  _cid: string;
+  _type: string;
+  _metadata?: Record<string, string>;
+}
+
+/** A command accepted or answered once; its `_cid` is taken for the account from then on. */
+export interface StoredCommand {
+  accountId: string;
+  cid: string;
+  type: string;
+  /** The body as received, for the replay check: the same `_cid` must come with an equal body. */
+  body: unknown;
+  status: 'accepted' | 'succeeded' | 'failed';
+  answer: unknown;
+}
+
+/** Equal as JSON, key order aside (CONTRACT §5). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** How a partner command names its job: exactly one of these (CONTRACT §5). */
+export type JobIdentifier =
+  | { kind: 'jobApiId'; value: string }
+  | { kind: 'invoicingEid'; value: string }
+  | { kind: 'gidOrderNumber'; value: string }
+  | { kind: 'yourOrderID'; value: string };
