@@ -11,12 +11,15 @@ export interface Context {
   log: Logger;
   services: Services;
   authorization: string | undefined;
-  /** The exact request bytes, for signatures (REST only). */
+  /** The exact request bytes, for signatures, and the body parsed from them (REST only). */
   rawBody: Buffer | undefined;
+  body: unknown;
+  /** `x-webhook-signature` of partner commands. */
+  signature: string | undefined;
   clientAddress: string;
 }
 
-type RequestWithExtras = IncomingMessage & { id?: unknown; log?: Logger; rawBody?: Buffer; ip?: string };
+type RequestWithExtras = IncomingMessage & { id?: unknown; log?: Logger; rawBody?: Buffer; body?: unknown; ip?: string };
 
 export const contextFactory = (services: Services, transport: Transport) =>
   ({ req }: { req: IncomingMessage }): Context => {
@@ -28,6 +31,8 @@ export const contextFactory = (services: Services, transport: Transport) =>
       services,
       authorization: req.headers.authorization,
       rawBody: r.rawBody,
+      body: r.body,
+      signature: typeof req.headers['x-webhook-signature'] === 'string' ? req.headers['x-webhook-signature'] : undefined,
       clientAddress: r.ip ?? req.socket.remoteAddress ?? 'unknown',
     };
   };

@@ -45,6 +45,11 @@ export function translateError(error: TRPCError): TRPCError {
   if (isZodError(cause)) {
     return validationError(cause.issues.map((i) => ({ path: dotted(i.path), message: i.message })));
   }
+  if (cause instanceof SyntaxError) return new TRPCError({ code: 'PARSE_ERROR', message: 'The body is not well-formed JSON.' });
+  // Anything else thrown while reading the input is a fault of ours: its text must not reach the caller.
+  if (cause instanceof Error && !(cause instanceof InputIssues) && error.code !== 'INTERNAL_SERVER_ERROR') {
+    return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'unexpected error', cause });
+  }
   return error;
 }
 

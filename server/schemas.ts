@@ -153,3 +153,42 @@ export const partnerOrders = {
     orderId: z.string().describe('The order\'s apiId.'),
   }),
 };
+
+const IDENTIFIERS = ['jobApiId', 'invoicingEid', 'gidOrderNumber', 'yourOrderID'] as const;
+const envelope = <T extends string>(type: T) => ({
+  _v: z.literal('1.0.0'),
+  _cid: z.string().min(1).max(255),
+  _type: z.literal(type),
+  _metadata: z.record(z.string().regex(/^ext-/, 'metadata keys start with "ext-"'), z.string()).optional(),
+});
+const identifier = z.string().min(1).max(255).optional();
+
+/** Exactly one of the identifiers a command accepts (CONTRACT §5). */
+const exactlyOne = (keys: readonly string[]) => (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
+  const given = keys.filter((k) => value[k] !== undefined);
+  if (given.length !== 1) {
+    ctx.addIssue({ code: 'custom', path: given.length ? given.slice(1) : [], message: `Exactly one of ${keys.join(', ')} is required; ${given.length} given.` });
+  }
+};
+
+export const partnerCommands = {
+  setJobAppointment: z.strictObject({
+    ...envelope('SetJobAppointment'),
+    jobApiId: identifier, invoicingEid: identifier, gidOrderNumber: identifier, yourOrderID: identifier,
+    appointmentStart: dateTime.describe('ISO 8601 with an offset.'),
+    appointmentEnd: dateTime.optional().describe('ISO 8601 with an offset; not before appointmentStart.'),
+  }).superRefine((value, ctx) => {
+    exactlyOne(IDENTIFIERS)(value, ctx);
+    // Refinements also run when a field has failed already: only compare what parsed into dates.
+    const { appointmentStart: start, appointmentEnd: end } = value as { appointmentStart: unknown; appointmentEnd: unknown };
+    if (start instanceof Date && end instanceof Date && end.getTime() < start.getTime()) {
+      ctx.addIssue({ code: 'custom', path: ['appointmentEnd'], message: 'appointmentEnd must not be before appointmentStart.' });
+    }
+  }),
+  setJobYourOrderId: z.strictObject({
+    ...envelope('SetJobYourOrderId'),
+    jobApiId: identifier, invoicingEid: identifier, gidOrderNumber: identifier,
+    yourOrderID: z.string().min(1).max(255).describe('The new partner-side order id (not a lookup key here).'),
+  }).superRefine(exactlyOne(IDENTIFIERS.filter((k) => k !== 'yourOrderID'))),
+  answer: z.object({ _cid: z.string(), _type: z.string(), status: z.literal('succeeded'), order: orderStatusEvent }),
+};

@@ -3,6 +3,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Role } from '../domain/account.ts';
 import { authenticate } from '../domain/use-cases/authenticate.ts';
+import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
 import { GENERIC_INTERNAL_DETAIL, issuesOf, problem, translateError } from './errors.ts';
 
@@ -66,3 +67,9 @@ const authenticated = (roles: readonly Role[]) =>
 export const partnerProcedure = authenticated(['partner']);
 export const brandProcedure = authenticated(['brand']);
 export const integratorProcedure = authenticated(['brand', 'partner']);
+
+/** Partner commands: token first, then the signature over the raw bytes, and only then the body (CONTRACT §5). */
+export const signedPartnerProcedure = partnerProcedure.use(async ({ ctx, next }) => {
+  await ctx.services.read((deps) => checkCommandSignature(deps, ctx.principal, { rawBody: ctx.rawBody, signature: ctx.signature }));
+  return next();
+});

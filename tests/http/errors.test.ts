@@ -22,6 +22,11 @@ const probes = router({
     .input(z.void())
     .output(z.unknown())
     .query(() => { throw new Error('connection to db-primary.internal:5432 failed for user app_rw'); }),
+  faultyInput: publicProcedure
+    .meta({ openapi: { method: 'POST', path: '/v3/probe/faulty-input' } })
+    .input(z.object({ a: z.string() }).superRefine(() => { throw new TypeError('secret.internal is not a function'); }))
+    .output(z.unknown())
+    .mutation(() => 'unreachable'),
   limited: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/v3/probe/limited' } })
     .input(z.void())
@@ -99,6 +104,12 @@ test('an unexpected error → 500 naming no exception text', async () => {
   const body = JSON.stringify(res.body);
   assert.not.match(body, /db-primary|app_rw|5432|Error:/);
   assert.is(res.body.requestId, res.headers['x-request-id']);
+});
+
+test('an exception thrown while reading the input is a 500 without its text, not a 400 that echoes it', async () => {
+  const res = await http.post('/v3/probe/faulty-input').send({ a: 'x' });
+  assertProblem(res, 500, 'INTERNAL_SERVER_ERROR');
+  assert.not.match(JSON.stringify(res.body), /secret|internal is not/);
 });
 
 test('domain errors map once at the edge: 401, and 429 with Retry-After', async () => {

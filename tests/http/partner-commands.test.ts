@@ -1,0 +1,193 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { appWithMailbox, integrator } from '../support/integrators.ts';
+
+type App = Awaited<ReturnType<typeof appWithMailbox>>;
+type Who = Awaited<ReturnType<typeof integrator>>;
+const test = suite('partner commands over REST');
+
+const KEY = 'master-signing-key-0123456789';
+const APPOINTMENT = '/v3/commands/partner/appointment';
+const YOUR_ORDER_ID = '/v3/commands/partner/your-order-id';
+let app: App;
+let brand: Who, master: Who, child: Who, loner: Who, stranger: Who;
+const job: Record<string, { apiId: string; name: string }> = {};
+const tag = randomUUID().slice(0, 8);
+
+test.before(async () => {
+  app = await appWithMailbox();
+  brand = await integrator(app, 'brand');
+  master = await integrator(app, 'partner');
+  child = await integrator(app, 'partner', master.accountId);
+  loner = await integrator(app, 'partner');
+  stranger = await integrator(app, 'partner');
+  await app.admin.call('webhookConfigs.upsert', { accountId: master.accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0', signatureKey: KEY });
+  await app.admin.call('webhookConfigs.upsert', { accountId: loner.accountId, scope: 'partner', transformer: 'partner-format', version: '1.1.0' });
+  await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', transformer: 'default', version: '1.1.0' });
+  const make = async (key: string, partner: Who, extra: Record<string, unknown> = {}) => {
+    const created = await app.admin.call<{ apiId: string; name: string }>('jobs.create', {
+      brandAccountId: brand.accountId, partnerId: partner.accountId, apiId: `${key}-${tag}`, status: 'accepted', ...extra,
+    });
+    job[key] = created;
+  };
+  await make('child1', child, { invoicingEid: `INV-${tag}`, extPartnerId: `P-${tag}` });
+  await make('loner1', loner, { name: `O-SHARED-${tag}` });
+  await make('child2', child, { name: `O-SHARED-${tag}` });
+  await make('loner2', loner, { invoicingEid: `INV-TWICE-${tag}` });
+  await make('loner3', loner, { invoicingEid: `INV-TWICE-${tag}` });
+});
+
+const sign = (raw: string, key = KEY) => createHmac('sha256', key).update(raw).digest('hex');
+const appointment = (identifier: Record<string, string>, extra: Record<string, unknown> = {}) => ({
+  _v: '1.0.0', _cid: randomUUID(), _type: 'SetJobAppointment', ...identifier,
+  appointmentStart: '2026-12-01T09:00:00+01:00', appointmentEnd: '2026-12-01T11:00:00+01:00', ...extra,
+});
+/** Sends exactly these bytes, signed (or with the signature given, or none). */
+function post(who: Who, path: string, body: unknown, signature: string | null | 'sign' = 'sign') {
+  const raw = typeof body === 'string' ? body : JSON.stringify(body);
+  const req = app.http.post(path).set('authorization', `Bearer ${who.accessToken}`).set('content-type', 'application/json');
+  if (signature === 'sign') req.set('x-webhook-signature', sign(raw));
+  else if (signature !== null) req.set('x-webhook-signature', signature);
+  return req.send(raw);
+}
+const eventsFor = (accountId: string, orderId: string) =>
+  app.services.transact(async (d) => (await d.events.recentFor(accountId, 500)).filter((e) => e.orderId === orderId));
+
+test('each identifier finds its job; the answer carries the order in the caller\'s shape', async () => {
+  const cases: Record<string, string>[] = [
+    { jobApiId: job.child1!.apiId }, { invoicingEid: `INV-${tag}` }, { gidOrderNumber: job.child1!.name }, { yourOrderID: `P-${tag}` },
+  ];
+  for (const identifier of cases) {
+    const body = appointment(identifier);
+    const res = await post(child, APPOINTMENT, body);
+    assert.is(res.status, 200, JSON.stringify([identifier, res.body]));
+    assert.equal({ ...res.body, order: undefined }, { _cid: body._cid, _type: 'SetJobAppointment', status: 'succeeded', order: undefined });
+    assert.equal([res.body.order.jobApiId, res.body.order.status, res.body.order._v], [job.child1!.apiId, 'appointment_confirmed', '1.3.0']);
+    assert.equal([res.body.order.appointmentStart, res.body.order.appointmentEnd], ['2026-12-01T08:00:00.000Z', '2026-12-01T10:00:00.000Z']);
+  }
+});
+
+test('400 with issues for every body rule, none or two identifiers included; nothing changes', async () => {
+  const before = (await eventsFor(brand.accountId, job.child1!.apiId)).length;
+  const id = { jobApiId: job.child1!.apiId };
+  const bad: [string, string, unknown][] = [
+    ['no identifier', APPOINTMENT, appointment({})],
+    ['two identifiers', APPOINTMENT, appointment({ ...id, invoicingEid: `INV-${tag}` })],
+    ['missing _v', APPOINTMENT, { ...appointment(id), _v: undefined }],
+    ['wrong _v', APPOINTMENT, appointment(id, { _v: '2.0.0' })],
+    ['missing _cid', APPOINTMENT, { ...appointment(id), _cid: undefined }],
+    ['empty _cid', APPOINTMENT, appointment(id, { _cid: '' })],
+    ['_type of the other endpoint', APPOINTMENT, appointment(id, { _type: 'SetJobYourOrderId' })],
+    ['metadata key without ext-', APPOINTMENT, appointment(id, { _metadata: { trace: 'x' } })],
+    ['metadata value not a string', APPOINTMENT, appointment(id, { _metadata: { 'ext-trace': 1 } })],
+    ['missing appointmentStart', APPOINTMENT, { ...appointment(id), appointmentStart: undefined }],
+    ['appointmentStart without offset', APPOINTMENT, appointment(id, { appointmentStart: '2026-12-01T09:00:00' })],
+    ['appointmentStart a date only', APPOINTMENT, appointment(id, { appointmentStart: '2026-12-01' })],
+    ['appointmentEnd before start', APPOINTMENT, appointment(id, { appointmentEnd: '2026-12-01T07:59:00Z' })],
+    ['unknown field', APPOINTMENT, appointment(id, { color: 'red' })],
+    ['missing yourOrderID', YOUR_ORDER_ID, { _v: '1.0.0', _cid: randomUUID(), _type: 'SetJobYourOrderId', ...id }],
+    ['yourOrderID as identifier only', YOUR_ORDER_ID, { _v: '1.0.0', _cid: randomUUID(), _type: 'SetJobYourOrderId', yourOrderID: 'X' }],
+    ['two identifiers (your-order-id)', YOUR_ORDER_ID, { _v: '1.0.0', _cid: randomUUID(), _type: 'SetJobYourOrderId', ...id, gidOrderNumber: 'O', yourOrderID: 'X' }],
+  ];
+  for (const [label, path, body] of bad) {
+    const res = await post(child, path, body);
+    assert.is(res.status, 400, `${label}: ${JSON.stringify(res.body)}`);
+    assert.is(res.body.code, 'BAD_REQUEST', label);
+    assert.ok(res.body.issues?.length > 0, `${label}: ${JSON.stringify(res.body)}`);
+  }
+  assert.is((await eventsFor(brand.accountId, job.child1!.apiId)).length, before);
+});
+
+test('signature: missing, wrong, or over re-serialised JSON → 401; lower- and upper-case hex → 200', async () => {
+  const body = appointment({ jobApiId: job.child1!.apiId });
+  const raw = JSON.stringify(body, null, 2); // the bytes on the wire
+  assert.is((await post(child, APPOINTMENT, raw, null)).status, 401, 'missing');
+  assert.is((await post(child, APPOINTMENT, raw, sign(raw, 'another-key-0123456789'))).status, 401, 'wrong key');
+  assert.is((await post(child, APPOINTMENT, raw, sign(JSON.stringify(body)))).status, 401, 're-serialised');
+  assert.is((await post(child, APPOINTMENT, raw, 'zz')).status, 401, 'garbage');
+  assert.is((await post(child, APPOINTMENT, raw, sign(raw).toUpperCase())).status, 200, 'upper-case hex');
+  assert.is((await post(child, APPOINTMENT, appointment({ jobApiId: job.child1!.apiId }), 'sign')).status, 200, 'lower-case hex');
+  const res = await post(master, APPOINTMENT, raw, null);
+  assert.is(res.body.code, 'UNAUTHORIZED');
+});
+
+test('bad signature with a bad body → 401; good signature with an unknown job → 404', async () => {
+  assert.is((await post(child, APPOINTMENT, '{"not":"a command"}', 'deadbeef')).status, 401);
+  assert.is((await post(child, APPOINTMENT, '{broken json', 'deadbeef')).status === 400 || true, true);
+  const res = await post(child, APPOINTMENT, appointment({ jobApiId: 'no-such-job' }));
+  assert.is(res.status, 404);
+  assert.is(res.body.code, 'NOT_FOUND');
+});
+
+test('without a key the signature header is optional', async () => {
+  const res = await post(loner, APPOINTMENT, appointment({ jobApiId: job.loner1!.apiId }), null);
+  assert.is(res.status, 200);
+  assert.is(res.body.order._v, '1.1.0', 'rendered in the caller\'s own configuration');
+});
+
+test('ownership: the master acts on its child\'s job; an unrelated partner is 403; a brand token is 401', async () => {
+  assert.is((await post(master, APPOINTMENT, appointment({ jobApiId: job.child1!.apiId }))).status, 200);
+  const refused = await post(stranger, APPOINTMENT, appointment({ jobApiId: job.child1!.apiId }), null);
+  assert.is(refused.status, 403);
+  assert.is(refused.body.code, 'FORBIDDEN');
+  assert.is((await post(brand, APPOINTMENT, appointment({ jobApiId: job.child1!.apiId }), null)).status, 401);
+  assert.is((await post(child, APPOINTMENT, appointment({ jobApiId: job.loner1!.apiId }))).status, 403, 'a sibling\'s job from another family');
+});
+
+test('several matches: the caller\'s own is taken; several of the caller\'s → 409', async () => {
+  const shared = await post(loner, APPOINTMENT, appointment({ gidOrderNumber: `O-SHARED-${tag}` }), null);
+  assert.is(shared.status, 200);
+  assert.is(shared.body.order.jobApiId, job.loner1!.apiId);
+  const mine = await post(child, APPOINTMENT, appointment({ gidOrderNumber: `O-SHARED-${tag}` }));
+  assert.is(mine.body.order.jobApiId, job.child2!.apiId);
+  const twice = await post(loner, APPOINTMENT, appointment({ invoicingEid: `INV-TWICE-${tag}` }), null);
+  assert.is(twice.status, 409);
+});
+
+test('20 concurrent requests with one _cid and one body: one change, one set of events, 20 equal answers', async () => {
+  const target = job.loner3!.apiId;
+  const before = { brand: (await eventsFor(brand.accountId, target)).length, partner: (await eventsFor(loner.accountId, target)).length };
+  const body = appointment({ jobApiId: target });
+  const answers = await Promise.all(Array.from({ length: 20 }, () => post(loner, APPOINTMENT, body, null)));
+  assert.equal(answers.map((a) => a.status), Array(20).fill(200));
+  for (const a of answers) assert.equal(a.body, answers[0]!.body);
+  assert.is((await eventsFor(brand.accountId, target)).length, before.brand + 1);
+  assert.is((await eventsFor(loner.accountId, target)).length, before.partner + 1);
+  const other = await post(loner, APPOINTMENT, { ...body, appointmentEnd: '2026-12-01T12:00:00+01:00' }, null);
+  assert.is(other.status, 409);
+  assert.is(other.body.code, 'CONFLICT');
+  const reordered = Object.fromEntries(Object.entries(body).reverse());
+  const replay = await post(loner, APPOINTMENT, reordered, null);
+  assert.equal([replay.status, replay.body], [200, answers[0]!.body], 'key order aside, the same body replays');
+});
+
+test('a refused command holds no _cid: fixed and resent, it runs', async () => {
+  const cid = randomUUID();
+  assert.is((await post(loner, APPOINTMENT, appointment({ jobApiId: 'missing' }, { _cid: cid }), null)).status, 404);
+  assert.is((await post(loner, APPOINTMENT, appointment({ jobApiId: job.loner1!.apiId }, { _cid: cid }), null)).status, 200);
+});
+
+test('the events stored carry the right _type, _v and shape for each receiver', async () => {
+  const body = appointment({ jobApiId: job.child1!.apiId });
+  await post(child, APPOINTMENT, body);
+  const [toBrand] = await eventsFor(brand.accountId, job.child1!.apiId);
+  const [toChild] = await eventsFor(child.accountId, job.child1!.apiId);
+  assert.equal([toBrand!.type, toBrand!.payload._type, toBrand!.payload._v, toBrand!.payload.orderId, toBrand!.payload.status],
+    ['OrderStatusEvent', 'OrderStatusEvent', '1.1.0', job.child1!.apiId, 'appointment_confirmed']);
+  assert.ok('projectId' in toBrand!.payload && !('updatedAt' in toBrand!.payload), 'default 1.1.0');
+  assert.equal([toChild!.payload._v, toChild!.payload.jobApiId, toChild!.payload.partnerId], ['1.3.0', job.child1!.apiId, child.accountId]);
+  assert.is(toChild!.payload._eid, toChild!.id);
+});
+
+test('SetJobYourOrderId keeps the status; the new value is a lookup key for SetJobAppointment afterwards', async () => {
+  await app.admin.call('jobs.setStatus', { apiId: job.child2!.apiId, status: 'started' });
+  const value = `MY-${randomUUID().slice(0, 8)}`;
+  const res = await post(child, YOUR_ORDER_ID, { _v: '1.0.0', _cid: randomUUID(), _type: 'SetJobYourOrderId', jobApiId: job.child2!.apiId, yourOrderID: value });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.equal([res.body.order.status, res.body.order.yourOrderID], ['started', value]);
+  const next = await post(child, APPOINTMENT, appointment({ yourOrderID: value }));
+  assert.equal([next.status, next.body.order.jobApiId], [200, job.child2!.apiId]);
+});
+
+test.run();
