@@ -60,6 +60,17 @@ export function healthRoutes(services: Services) {
   return routes;
 }
 
+/**
+ * Malformed JSON is a body problem, and the body is checked after the token and the signature (CONTRACT §5):
+ * the failure travels with the request (its raw bytes are kept for the signature) and the procedure raises it.
+ */
+const deferParseFailure: ErrorRequestHandler = (err, req, _res, next) => {
+  if ((err as { type?: string }).type !== 'entity.parse.failed') return next(err);
+  (req as Request & { bodyUnreadable?: boolean }).bodyUnreadable = true;
+  req.body = {};
+  next();
+};
+
 /** A POST or PUT without any body is the same as `{}` (CONTRACT §4): give it the JSON type it lacks. */
 const bodilessIsEmptyJson: express.RequestHandler = (req, _res, next) => {
   const length = req.headers['content-length'];
@@ -115,6 +126,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
     limit: MAX_BODY_BYTES,
     verify: (req, _res, buf) => { (req as Request & { rawBody?: Buffer }).rawBody = buf; },
   }));
+  app.use(deferParseFailure);
   // Last and at the root: it answers every remaining path itself, unknown ones with a 404 problem.
   app.use(createOpenApiExpressMiddleware({
     router,

@@ -14,12 +14,14 @@ export interface Context {
   /** The exact request bytes, for signatures, and the body parsed from them (REST only). */
   rawBody: Buffer | undefined;
   body: unknown;
+  /** The body was not well-formed JSON; raised once token and signature have been checked. */
+  bodyUnreadable: boolean;
   /** `x-webhook-signature` of partner commands. */
   signature: string | undefined;
   clientAddress: string;
 }
 
-type RequestWithExtras = IncomingMessage & { id?: unknown; log?: Logger; rawBody?: Buffer; body?: unknown; ip?: string };
+type RequestWithExtras = IncomingMessage & { id?: unknown; log?: Logger; rawBody?: Buffer; body?: unknown; ip?: string; bodyUnreadable?: boolean };
 
 export const contextFactory = (services: Services, transport: Transport) =>
   ({ req }: { req: IncomingMessage }): Context => {
@@ -31,7 +33,8 @@ export const contextFactory = (services: Services, transport: Transport) =>
       services,
       authorization: req.headers.authorization,
       rawBody: r.rawBody,
-      body: r.body,
+      body: r.bodyUnreadable ? undefined : r.body,
+      bodyUnreadable: r.bodyUnreadable === true,
       signature: typeof req.headers['x-webhook-signature'] === 'string' ? req.headers['x-webhook-signature'] : undefined,
       clientAddress: r.ip ?? req.socket.remoteAddress ?? 'unknown',
     };

@@ -57,6 +57,12 @@ export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
 const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1] ?? null;
 export const bearerToken = (ctx: Pick<Context, 'authorization'>) => bearer(ctx.authorization);
 
+/** The body, once it may be read: malformed JSON is raised here, after whatever checks come before the body. */
+const bodyReadable = middleware(({ ctx, next }) => {
+  if (ctx.bodyUnreadable) throw new TRPCError({ code: 'PARSE_ERROR', message: 'The body is not well-formed JSON.' });
+  return next();
+});
+
 // Token first, before any input is read: a bad token beats a bad body.
 const authenticated = (roles: readonly Role[]) =>
   publicProcedure.meta({ roles }).use(async ({ ctx, next }) => {
@@ -64,12 +70,16 @@ const authenticated = (roles: readonly Role[]) =>
     return next({ ctx: { principal } });
   });
 
-export const partnerProcedure = authenticated(['partner']);
-export const brandProcedure = authenticated(['brand']);
-export const integratorProcedure = authenticated(['brand', 'partner']);
+/** Endpoints open to anyone (the two login steps). */
+export const openProcedure = publicProcedure.use(bodyReadable);
+export const partnerProcedure = authenticated(['partner']).use(bodyReadable);
+export const brandProcedure = authenticated(['brand']).use(bodyReadable);
+export const integratorProcedure = authenticated(['brand', 'partner']).use(bodyReadable);
 
 /** Partner commands: token first, then the signature over the raw bytes, and only then the body (CONTRACT §5). */
-export const signedPartnerProcedure = partnerProcedure.use(async ({ ctx, next }) => {
-  await ctx.services.read((deps) => checkCommandSignature(deps, ctx.principal, { rawBody: ctx.rawBody, signature: ctx.signature }));
-  return next();
-});
+export const signedPartnerProcedure = authenticated(['partner'])
+  .use(async ({ ctx, next }) => {
+    await ctx.services.read((deps) => checkCommandSignature(deps, ctx.principal, { rawBody: ctx.rawBody, signature: ctx.signature }));
+    return next();
+  })
+  .use(bodyReadable);

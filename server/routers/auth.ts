@@ -1,10 +1,10 @@
 import { mintAccessToken } from '../../domain/use-cases/mint-access-token.ts';
 import { requestRefreshToken } from '../../domain/use-cases/request-refresh-token.ts';
 import { auth } from '../schemas.ts';
-import { bearerToken, publicProcedure, router } from '../trpc.ts';
+import { bearerToken, openProcedure, router } from '../trpc.ts';
 
 export const authRouter = router({
-  login: publicProcedure
+  login: openProcedure
     .meta({ openapi: { method: 'POST', path: '/v3/auth/login', tags: ['auth'], summary: 'Request a refresh token by e-mail',
       description: 'Always answers the same message; a refresh token (valid 24 h) is mailed only to contacts with API access.' } })
     .input(auth.login)
@@ -12,7 +12,7 @@ export const authRouter = router({
     .mutation(({ ctx, input }) =>
       ctx.services.read((deps) => requestRefreshToken(deps, { email: input.email, clientAddress: ctx.clientAddress }))),
 
-  accessToken: publicProcedure
+  accessToken: openProcedure
     .meta({ openapi: { method: 'POST', path: '/v3/auth/access-token', tags: ['auth'], protect: true,
       summary: 'Exchange a refresh token (Authorization: Bearer <refresh token>) for an access token' } })
     .input(auth.accessToken)

@@ -6,13 +6,13 @@ import { DomainError } from '../../domain/errors.ts';
 import { createHttpApp } from '../../server/app.ts';
 import { buildOpenApiDocument } from '../../server/openapi.ts';
 import { appRouter } from '../../server/routers/index.ts';
-import { publicProcedure, router } from '../../server/trpc.ts';
+import { openProcedure, publicProcedure, router } from '../../server/trpc.ts';
 import { testApp } from '../support/app.ts';
 
 // The real edge (formatter, response meta, body parser, OpenAPI middleware) around procedures that
 // exist only here, so that every failure path can be provoked on demand.
 const probes = router({
-  echo: publicProcedure
+  echo: openProcedure
     .meta({ openapi: { method: 'POST', path: '/v3/probe/echo' } })
     .input(z.object({ customer: z.object({ email: z.string().email() }), count: z.number().int() }))
     .output(z.unknown())

@@ -112,9 +112,13 @@ test('signature: missing, wrong, or over re-serialised JSON → 401; lower- and 
   assert.is(res.body.code, 'UNAUTHORIZED');
 });
 
-test('bad signature with a bad body → 401; good signature with an unknown job → 404', async () => {
+test('token, then signature, then body: bad signature with a bad body → 401; good signature with an unknown job → 404', async () => {
   assert.is((await post(child, APPOINTMENT, '{"not":"a command"}', 'deadbeef')).status, 401);
-  assert.is((await post(child, APPOINTMENT, '{broken json', 'deadbeef')).status === 400 || true, true);
+  assert.is((await post(child, APPOINTMENT, '{broken json', 'deadbeef')).status, 401, 'malformed JSON, bad signature');
+  const anonymous = await app.http.post(APPOINTMENT).set('content-type', 'application/json').send('{broken json');
+  assert.is(anonymous.status, 401, 'malformed JSON, no token');
+  const malformed = await post(child, APPOINTMENT, '{broken json', 'sign');
+  assert.equal([malformed.status, malformed.body.code], [400, 'PARSE_ERROR'], 'malformed JSON, good signature');
   const res = await post(child, APPOINTMENT, appointment({ jobApiId: 'no-such-job' }));
   assert.is(res.status, 404);
   assert.is(res.body.code, 'NOT_FOUND');
