@@ -132,6 +132,36 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     assert.is.not(numbers[0], numbers[1]);
   });
 
+  test('jobs: every job an identifier names, in apiId order', async () => {
+    const brand = account();
+    const p1 = account('partner');
+    const tagged = (suffix: string, extra: Partial<Job>) => new Job({ ...job(brand.id, p1.id), apiId: `job-${suffix}-${randomUUID()}`, ...extra });
+    const name = `O-${randomUUID()}`;
+    const [a, b, c] = [tagged('b', { name, invoicingEid: `INV-${name}` }), tagged('a', { name, extPartnerId: `P-${name}` }), tagged('c', {})];
+    await run(async (r) => { await r.accounts.save(brand); await r.accounts.save(p1); for (const j of [a, b, c]) await r.jobs.save(j); });
+    const ids = async (identifier: Parameters<Repositories['jobs']['findByIdentifier']>[0]) =>
+      (await run((r) => r.jobs.findByIdentifier(identifier))).map((j) => j.apiId);
+    assert.equal(await ids({ kind: 'gidOrderNumber', value: name }), [a.apiId, b.apiId].sort());
+    assert.equal(await ids({ kind: 'invoicingEid', value: `INV-${name}` }), [a.apiId]);
+    assert.equal(await ids({ kind: 'yourOrderID', value: `P-${name}` }), [b.apiId]);
+    assert.equal(await ids({ kind: 'jobApiId', value: c.apiId }), [c.apiId]);
+    assert.equal(await ids({ kind: 'jobApiId', value: 'nothing' }), []);
+  });
+
+  test('commands: a _cid is claimed once per account; the holder is answered with its body and answer', async () => {
+    const owner = account('partner');
+    const other = account('partner');
+    await run(async (r) => { await r.accounts.save(owner); await r.accounts.save(other); });
+    const cid = randomUUID();
+    const at0 = at('2026-01-01T00:00:00.000Z');
+    const body = { _cid: cid, nested: { list: [1, 'two'] } };
+    assert.is(await run((r) => r.commands.claim({ accountId: owner.id, cid, type: 'SetJobAppointment', body }, at0)), null);
+    await run((r) => r.commands.complete(owner.id, cid, 'succeeded', { status: 'succeeded', n: 1 }, at0));
+    const held = await run((r) => r.commands.claim({ accountId: owner.id, cid, type: 'SetJobAppointment', body: { other: true } }, at0));
+    assert.equal(held, { accountId: owner.id, cid, type: 'SetJobAppointment', body, status: 'succeeded', answer: { status: 'succeeded', n: 1 } });
+    assert.is(await run((r) => r.commands.claim({ accountId: other.id, cid, type: 'SetJobAppointment', body }, at0)), null, 'per account');
+  });
+
   test('invoices: saved comes back whole', async () => {
     const brand = account();
     const j = job(brand.id);
