@@ -1,6 +1,6 @@
 import { OutboxEvent } from './event.ts';
 import type { Job } from './job.ts';
-import { resolvePartnerConfig } from './partner-scope.ts';
+import { partnerConfigOf } from './partner-scope.ts';
 import { renderOrderStatus } from './payloads.ts';
 import type { Deps } from './ports.ts';
 import { defaultFormatFor } from './webhook-config.ts';
@@ -27,8 +27,7 @@ export async function emitOrderStatus(deps: EventDeps, job: Job, receivers: { br
     event(job.brandAccountId, 'brand', config?.payloadFormat());
   }
   if (receivers.partner && job.partnerId) {
-    const partner = await deps.accounts.get(job.partnerId);
-    const config = partner ? await resolvePartnerConfig(deps, partner) : null;
+    const config = partnerConfigOf(await deps.accounts.partnerFamily(job.partnerId));
     event(job.partnerId, 'partner', config?.payloadFormat());
   }
   await deps.events.add(events);

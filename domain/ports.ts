@@ -28,8 +28,6 @@ export interface AccountRepository {
   get(id: string): Promise<Account | null>;
   /** The account with the configurations and relatives that decide its polling scope; null when absent. */
   partnerFamily(accountId: string): Promise<PartnerFamily | null>;
-  /** Ids of the direct child accounts of a master (none for any other account). */
-  childIds(parentId: string): Promise<string[]>;
   save(account: Account): Promise<void>;
 }
 

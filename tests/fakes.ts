@@ -47,11 +47,11 @@ export class InMemoryAccountRepository implements AccountRepository {
       account,
       ownConfig: await this.configs.find(account.id, 'partner'),
       masterConfig: account.parentId ? await this.configs.find(account.parentId, 'partner') : null,
-      childIds: await this.childIds(account.id),
-      siblingIds: account.parentId ? await this.childIds(account.parentId) : [],
+      childIds: this.childIds(account.id),
+      siblingIds: account.parentId ? this.childIds(account.parentId) : [],
     };
   }
-  async childIds(parentId: string) { return [...this.table.rows.values()].filter((a) => a.parentId === parentId).map((a) => a.id); }
+  private childIds(parentId: string) { return [...this.table.rows.values()].filter((a) => a.parentId === parentId).map((a) => a.id); }
   async save(account: Account) { this.table.put(account.id, account); }
 }
 

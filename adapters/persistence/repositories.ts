@@ -57,10 +57,6 @@ export class MikroOrmAccountRepository implements AccountRepository {
       };
     });
   }
-  async childIds(parentId: string) {
-    const rows = await this.em.execute<{ id: string }[]>('select id from accounts where parent_id = ?', [parentId]);
-    return rows.map((r) => r.id);
-  }
   async save(account: Account) { this.em.persist(account); }
 }
 
