@@ -17,6 +17,9 @@ export interface StoredCommand {
   answer: unknown;
 }
 
+/** The value as it travels as JSON (dates become ISO strings), whichever transport delivered it. */
+export const asJson = (value: unknown): unknown => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
+
 /** Equal as JSON, key order aside (CONTRACT §5). */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;

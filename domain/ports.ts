@@ -47,8 +47,13 @@ export interface WebhookConfigRepository {
 
 export interface JobRepository {
   get(apiId: string): Promise<Job | null>;
-  /** Every job the identifier names (an order number or external id may name several), at most 100. */
-  findByIdentifier(identifier: JobIdentifier): Promise<Job[]>;
+  /**
+   * Jobs the identifier names (an order number or external id may name several) among those assigned to one of
+   * `partnerIds`, at most `limit`, in apiId order. Filtering first means no other tenant's jobs can crowd them out.
+   */
+  findByIdentifier(identifier: JobIdentifier, partnerIds: readonly string[], limit: number): Promise<Job[]>;
+  /** Whether the identifier names any job at all, whoever it belongs to. */
+  identifies(identifier: JobIdentifier): Promise<boolean>;
   save(job: Job): Promise<void>;
   /** A fresh order number, `O-` and 10 digits, never handed out twice. */
   nextOrderNumber(): Promise<string>;

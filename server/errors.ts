@@ -42,12 +42,13 @@ export function translateError(error: TRPCError): TRPCError {
     if (cause.code === 'VALIDATION_FAILED') return validationError([...cause.issues], cause.message);
     return new TRPCError({ code: TRPC_CODE[cause.code], message: cause.message, cause });
   }
-  if (isZodError(cause)) {
+  // Only the input's issues are the caller's: a failed output check stays the 500 it is.
+  if (isZodError(cause) && error.code === 'BAD_REQUEST') {
     return validationError(cause.issues.map((i) => ({ path: dotted(i.path), message: i.message })));
   }
   if (cause instanceof SyntaxError) return new TRPCError({ code: 'PARSE_ERROR', message: 'The body is not well-formed JSON.' });
   // Anything else thrown while reading the input is a fault of ours: its text must not reach the caller.
-  if (cause instanceof Error && !(cause instanceof InputIssues) && error.code !== 'INTERNAL_SERVER_ERROR') {
+  if (cause instanceof Error && !(cause instanceof InputIssues) && !isZodError(cause) && error.code !== 'INTERNAL_SERVER_ERROR') {
     return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'unexpected error', cause });
   }
   return error;

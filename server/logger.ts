@@ -10,6 +10,7 @@ export type { Logger };
 export function createLogger(level: string): Logger {
   return pino({
     level,
+    serializers: { err: safeError },
     base: { service: 'partner-brand-api' },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: {
@@ -20,4 +21,16 @@ export function createLogger(level: string): Logger {
       censor: '[redacted]',
     },
   }, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+}
+
+/**
+ * Database errors carry the statement, and the ORM inlines parameter values into it (a signature key, a command
+ * body): log their kind and SQLSTATE, never their text.
+ */
+export function safeError(err: unknown) {
+  const serialized = pino.stdSerializers.err(err as Error);
+  const e = err as { sqlState?: unknown; code?: unknown; severity?: unknown; name?: string };
+  const sqlState = typeof e.sqlState === 'string' ? e.sqlState : typeof e.severity === 'string' && typeof e.code === 'string' ? e.code : null;
+  if (sqlState === null) return serialized;
+  return { type: serialized.type, sqlState, message: `${e.name ?? 'DatabaseError'} (SQLSTATE ${sqlState}); statement and values withheld` };
 }

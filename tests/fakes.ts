@@ -80,10 +80,14 @@ export class InMemoryJobRepository implements JobRepository {
   private readonly table = new Table<Job>();
   private lastOrderNumber = 1_000_000_000;
   async get(apiId: string) { return this.table.get(apiId); }
-  async findByIdentifier(identifier: JobIdentifier) {
+  private named(identifier: JobIdentifier) {
     const field = ({ jobApiId: 'apiId', invoicingEid: 'invoicingEid', gidOrderNumber: 'name', yourOrderID: 'extPartnerId' } as const)[identifier.kind];
-    return this.all().filter((j) => j[field] === identifier.value).sort((a, b) => (a.apiId < b.apiId ? -1 : 1)).slice(0, 100);
+    return this.all().filter((j) => j[field] === identifier.value).sort((a, b) => (a.apiId < b.apiId ? -1 : 1));
   }
+  async findByIdentifier(identifier: JobIdentifier, partnerIds: readonly string[], limit: number) {
+    return this.named(identifier).filter((j) => j.partnerId !== null && partnerIds.includes(j.partnerId)).slice(0, limit);
+  }
+  async identifies(identifier: JobIdentifier) { return this.named(identifier).length > 0; }
   async save(job: Job) { this.table.put(job.apiId, job); }
   async nextOrderNumber() { return `O-${String(++this.lastOrderNumber).padStart(10, '0')}`; }
   all(): Job[] { return [...this.table.rows.values()].map(copy); }

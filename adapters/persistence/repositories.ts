@@ -38,6 +38,8 @@ const configFromJson = (c: ConfigJson | null) => c && new WebhookConfig({
   signatureKey: c.signature_key, enabled: c.enabled, createdAt: new Date(c.created_at), updatedAt: new Date(c.updated_at),
 });
 
+const JOB_FIELD = { jobApiId: 'apiId', invoicingEid: 'invoicingEid', gidOrderNumber: 'name', yourOrderID: 'extPartnerId' } as const;
+
 // Each repository works on the unit of work's EntityManager: `save` only schedules the write, which
 // the surrounding transaction flushes once at its end.
 
@@ -86,9 +88,11 @@ export class MikroOrmWebhookConfigRepository implements WebhookConfigRepository 
 export class MikroOrmJobRepository implements JobRepository {
   constructor(private readonly em: EntityManager) {}
   get(apiId: string) { return this.em.findOne(Job, { apiId }); }
-  findByIdentifier(identifier: JobIdentifier) {
-    const field = ({ jobApiId: 'apiId', invoicingEid: 'invoicingEid', gidOrderNumber: 'name', yourOrderID: 'extPartnerId' } as const)[identifier.kind];
-    return this.em.find(Job, { [field]: identifier.value }, { limit: 100, orderBy: { apiId: 'asc' } });
+  findByIdentifier(identifier: JobIdentifier, partnerIds: readonly string[], limit: number) {
+    return this.em.find(Job, { [JOB_FIELD[identifier.kind]]: identifier.value, partnerId: { $in: [...partnerIds] } }, { limit, orderBy: { apiId: 'asc' } });
+  }
+  async identifies(identifier: JobIdentifier) {
+    return (await this.em.findOne(Job, { [JOB_FIELD[identifier.kind]]: identifier.value }, { fields: ['apiId'] })) !== null;
   }
   async save(job: Job) { this.em.persist(job); }
   async nextOrderNumber() {

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth.ts';
-import { sameJson, type CommandEnvelope, type JobIdentifier } from '../command.ts';
+import { asJson, sameJson, type CommandEnvelope, type JobIdentifier } from '../command.ts';
 import { conflict, DomainError, notFound } from '../errors.ts';
 import type { Job } from '../job.ts';
 import { emitOrderStatus } from '../order-events.ts';
@@ -30,18 +30,20 @@ export async function runPartnerCommand(
   change: (job: Job, now: Date) => void,
 ): Promise<PartnerCommandAnswer> {
   const now = deps.clock.now();
-  const held = await deps.commands.claim({ accountId: principal.accountId, cid: command._cid, type: command._type, body }, now);
+  const received = asJson(body);
+  const held = await deps.commands.claim({ accountId: principal.accountId, cid: command._cid, type: command._type, body: received }, now);
   if (held) {
-    if (held.type !== command._type || !sameJson(held.body, body)) throw conflict('This _cid was used before with another body.');
+    if (held.type !== command._type || !sameJson(held.body, received)) throw conflict('This _cid was used before with another body.');
     return held.answer as PartnerCommandAnswer;
   }
 
-  const job = await ownedJob(deps, principal, command.identifier);
+  const family = await deps.accounts.partnerFamily(principal.accountId);
+  const job = await ownedJob(deps, [principal.accountId, ...(family?.childIds ?? [])], command.identifier);
   change(job, now);
   await deps.jobs.save(job);
   await emitOrderStatus(deps, job);
 
-  const config = partnerConfigOf(await deps.accounts.partnerFamily(principal.accountId));
+  const config = partnerConfigOf(family);
   const answer: PartnerCommandAnswer = {
     _cid: command._cid,
     _type: command._type,
@@ -52,17 +54,16 @@ export async function runPartnerCommand(
   return answer;
 }
 
-/** The one job the identifier names that the caller owns: as its partner, or as that partner's master. */
-async function ownedJob(deps: Pick<Deps, 'jobs' | 'accounts'>, principal: Principal, identifier: JobIdentifier): Promise<Job> {
-  const candidates = await deps.jobs.findByIdentifier(identifier);
-  if (candidates.length === 0) throw notFound('The job');
-  const owned: Job[] = [];
-  for (const job of candidates) {
-    if (job.partnerId === null) continue;
-    if (job.partnerId === principal.accountId) owned.push(job);
-    else if ((await deps.accounts.get(job.partnerId))?.parentId === principal.accountId) owned.push(job);
+/**
+ * The one job the identifier names that the caller owns: assigned to the caller, or to one of its children (the
+ * caller is then that partner's master). None named at all: 404; named but not the caller's: 403; several: 409.
+ */
+async function ownedJob(deps: Pick<Deps, 'jobs'>, ownPartnerIds: readonly string[], identifier: JobIdentifier): Promise<Job> {
+  const owned = await deps.jobs.findByIdentifier(identifier, ownPartnerIds, 2);
+  if (owned.length === 1) return owned[0]!;
+  if (owned.length > 1) throw conflict(`Several of your jobs match ${identifier.kind}; name the job by jobApiId.`);
+  if (await deps.jobs.identifies(identifier)) {
+    throw new DomainError('FORBIDDEN', 'The job is not assigned to your account or to one of its child accounts.');
   }
-  if (owned.length === 0) throw new DomainError('FORBIDDEN', 'The job is not assigned to your account or to one of its child accounts.');
-  if (owned.length > 1) throw conflict(`${owned.length} of your jobs match ${identifier.kind}; use jobApiId.`);
-  return owned[0]!;
+  throw notFound('The job');
 }

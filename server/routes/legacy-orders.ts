@@ -45,7 +45,11 @@ async function stream(req: Request, res: Response, batches: AsyncIterable<Record
         chunk += (first ? '' : ',') + JSON.stringify(item);
         first = false;
       }
-      if (!res.write(chunk)) await new Promise((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+      if (!res.write(chunk) && !(await drained(res))) {
+        req.log.warn('legacy listing: the client stopped reading; answer cut short');
+        res.destroy();
+        break;
+      }
     }
     res.end(first ? '[]' : ']');
   } catch (err) {
@@ -53,6 +57,26 @@ async function stream(req: Request, res: Response, batches: AsyncIterable<Record
     req.log.error({ err }, 'legacy listing failed while streaming');
     res.destroy();
   }
+}
+
+// A client that stops reading would otherwise hold a database connection (the embedded database has one) forever.
+const DRAIN_TIMEOUT_MS = 30_000;
+
+/** Resolves true once the client has taken the buffered data, false if it left or stalled. */
+function drained(res: Response): Promise<boolean> {
+  return new Promise((resolve) => {
+    const finish = (ok: boolean) => {
+      clearTimeout(timer);
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      resolve(ok);
+    };
+    const onDrain = () => finish(true);
+    const onClose = () => finish(false);
+    const timer = setTimeout(() => finish(false), DRAIN_TIMEOUT_MS);
+    res.on('drain', onDrain);
+    res.on('close', onClose);
+  });
 }
 
 /** The query as the procedures see it: a key given once is a string, a repeated key an array, an empty one absent. */

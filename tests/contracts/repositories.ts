@@ -130,20 +130,29 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     assert.is.not(numbers[0], numbers[1]);
   });
 
-  test('jobs: every job an identifier names, in apiId order', async () => {
+  test('jobs: the jobs an identifier names among given partners, in apiId order; whether it names any', async () => {
     const brand = account();
     const p1 = account('partner');
-    const tagged = (suffix: string, extra: Partial<Job>) => new Job({ ...job(brand.id, p1.id), apiId: `job-${suffix}-${randomUUID()}`, ...extra });
+    const p2 = account('partner');
+    const tagged = (suffix: string, partner: Account, extra: Partial<Job>) =>
+      new Job({ ...job(brand.id, partner.id), apiId: `job-${suffix}-${randomUUID()}`, ...extra });
     const name = `O-${randomUUID()}`;
-    const [a, b, c] = [tagged('b', { name, invoicingEid: `INV-${name}` }), tagged('a', { name, extPartnerId: `P-${name}` }), tagged('c', {})];
-    await run(async (r) => { await r.accounts.save(brand); await r.accounts.save(p1); for (const j of [a, b, c]) await r.jobs.save(j); });
-    const ids = async (identifier: Parameters<Repositories['jobs']['findByIdentifier']>[0]) =>
-      (await run((r) => r.jobs.findByIdentifier(identifier))).map((j) => j.apiId);
+    const [a, b, c, d] = [
+      tagged('b', p1, { name, invoicingEid: `INV-${name}` }), tagged('a', p1, { name, extPartnerId: `P-${name}` }),
+      tagged('c', p1, {}), tagged('d', p2, { name }),
+    ];
+    await run(async (r) => { for (const x of [brand, p1, p2]) await r.accounts.save(x); for (const j of [a, b, c, d]) await r.jobs.save(j); });
+    const ids = async (identifier: Parameters<Repositories['jobs']['findByIdentifier']>[0], partners = [p1.id], limit = 10) =>
+      (await run((r) => r.jobs.findByIdentifier(identifier, partners, limit))).map((j) => j.apiId);
     assert.equal(await ids({ kind: 'gidOrderNumber', value: name }), [a.apiId, b.apiId].sort());
+    assert.equal(await ids({ kind: 'gidOrderNumber', value: name }, [p1.id, p2.id]), [a.apiId, b.apiId, d.apiId].sort());
+    assert.equal((await ids({ kind: 'gidOrderNumber', value: name }, [p1.id, p2.id], 2)).length, 2);
+    assert.equal(await ids({ kind: 'gidOrderNumber', value: name }, [p2.id]), [d.apiId]);
     assert.equal(await ids({ kind: 'invoicingEid', value: `INV-${name}` }), [a.apiId]);
     assert.equal(await ids({ kind: 'yourOrderID', value: `P-${name}` }), [b.apiId]);
-    assert.equal(await ids({ kind: 'jobApiId', value: c.apiId }), [c.apiId]);
-    assert.equal(await ids({ kind: 'jobApiId', value: 'nothing' }), []);
+    assert.equal(await ids({ kind: 'jobApiId', value: c.apiId }, [p2.id]), []);
+    assert.is(await run((r) => r.jobs.identifies({ kind: 'jobApiId', value: c.apiId })), true);
+    assert.is(await run((r) => r.jobs.identifies({ kind: 'jobApiId', value: 'nothing' })), false);
   });
 
   test('commands: a _cid is claimed once per account; the holder is answered with its body and answer', async () => {

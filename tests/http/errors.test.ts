@@ -27,6 +27,11 @@ const probes = router({
     .input(z.object({ a: z.string() }).superRefine(() => { throw new TypeError('secret.internal is not a function'); }))
     .output(z.unknown())
     .mutation(() => 'unreachable'),
+  badOutput: publicProcedure
+    .meta({ openapi: { method: 'GET', path: '/v3/probe/bad-output' } })
+    .input(z.void())
+    .output(z.object({ secretField: z.number() }))
+    .query(() => ({ secretField: 'oops' }) as never),
   limited: publicProcedure
     .meta({ openapi: { method: 'GET', path: '/v3/probe/limited' } })
     .input(z.void())
@@ -110,6 +115,12 @@ test('an exception thrown while reading the input is a 500 without its text, not
   const res = await http.post('/v3/probe/faulty-input').send({ a: 'x' });
   assertProblem(res, 500, 'INTERNAL_SERVER_ERROR');
   assert.not.match(JSON.stringify(res.body), /secret|internal is not/);
+});
+
+test('an answer that fails its own output check is a 500, not a 400 that shows our schema', async () => {
+  const res = await http.get('/v3/probe/bad-output');
+  assertProblem(res, 500, 'INTERNAL_SERVER_ERROR');
+  assert.not.match(JSON.stringify(res.body), /secretField/);
 });
 
 test('domain errors map once at the edge: 401, and 429 with Retry-After', async () => {

@@ -149,6 +149,22 @@ test('several matches: the caller\'s own is taken; several of the caller\'s → 
   assert.is(twice.status, 409);
 });
 
+test('other tenants\' jobs with the same identifier neither hide the caller\'s job nor count against it', async () => {
+  const value = `DUP-${randomUUID().slice(0, 8)}`;
+  for (let i = 0; i < 3; i++) await app.admin.call('jobs.create', { brandAccountId: brand.accountId, partnerId: stranger.accountId, extPartnerId: value });
+  const mine = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: loner.accountId, extPartnerId: value });
+  const res = await post(loner, APPOINTMENT, appointment({ yourOrderID: value }), null);
+  assert.equal([res.status, res.body.order?.jobApiId], [200, mine.apiId]);
+});
+
+test('over /trpc too, the same _cid and input replay the first answer', async () => {
+  const input = appointment({ jobApiId: job.loner1!.apiId });
+  const call = () => app.http.post('/trpc/partnerCommands.setJobAppointment').set('authorization', `Bearer ${loner.accessToken}`).send(input);
+  const [first, again] = [await call(), await call()];
+  assert.equal([first.status, again.status], [200, 200], JSON.stringify(again.body));
+  assert.equal(again.body.result.data, first.body.result.data);
+});
+
 test('20 concurrent requests with one _cid and one body: one change, one set of events, 20 equal answers', async () => {
   const target = job.loner3!.apiId;
   const before = { brand: (await eventsFor(brand.accountId, target)).length, partner: (await eventsFor(loner.accountId, target)).length };

@@ -1,0 +1,27 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { safeError } from '../../server/logger.ts';
+import { sharedDatabase } from '../support/shared.ts';
+
+const test = suite('log lines');
+
+test('a database error is logged by kind and SQLSTATE, without the statement or its values', async () => {
+  const db = await sharedDatabase();
+  const error = await db.orm.em.fork().getConnection()
+    .execute(`insert into accounts (id, name, role, parent_id, created_at) values ('not-a-uuid', 'signature-key-secret-123', 'brand', null, now())`)
+    .catch((e: unknown) => e);
+  assert.instance(error, Error);
+  assert.match((error as Error).message, 'signature-key-secret-123', 'the raw error does carry the values');
+  const logged = JSON.stringify(safeError(error));
+  assert.not.match(logged, 'signature-key-secret-123');
+  assert.not.match(logged, 'insert into');
+  assert.match(logged, /SQLSTATE 22P02/);
+});
+
+test('other errors keep their message and stack', () => {
+  const logged = safeError(new TypeError('plain failure')) as { message: string; stack: string };
+  assert.is(logged.message, 'plain failure');
+  assert.match(logged.stack, 'TypeError');
+});
+
+test.run();
