@@ -8,7 +8,6 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** Statuses that need no partner action: `active=true` leaves them out (SPEC §3). */
 export const INACTIVE_STATUSES: readonly JobStatus[] = ['new', 'cancelled', 'closed', 'completed', 'invoice sent'];
-export const TERMINAL_STATUSES: readonly JobStatus[] = ['cancelled', 'closed'];
 
 export const isJobStatus = (value: string): value is JobStatus => (JOB_STATUSES as readonly string[]).includes(value);
 
@@ -111,10 +110,6 @@ export class Job {
 
   constructor(props: JobProps) {
     Object.assign(this, props);
-  }
-
-  isTerminal(): boolean {
-    return TERMINAL_STATUSES.includes(this.status);
   }
 
   assignTo(partnerId: string, now: Date): void {

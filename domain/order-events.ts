@@ -11,7 +11,7 @@ type EventDeps = Pick<Deps, 'accounts' | 'webhookConfigs' | 'events' | 'ids' | '
  * Every change to a job emits one OrderStatusEvent per receiver: the owning brand, and the partner the
  * job is assigned to now, each rendered in the shape and version of its own configuration.
  */
-export async function emitOrderStatus(deps: EventDeps, job: Job, receivers: { brand: boolean; partner: boolean } = { brand: true, partner: true }): Promise<OutboxEvent[]> {
+export async function emitOrderStatus(deps: EventDeps, job: Job): Promise<OutboxEvent[]> {
   const now = deps.clock.now();
   const events: OutboxEvent[] = [];
   const event = (accountId: string, scope: 'brand' | 'partner', format = defaultFormatFor(scope)) => {
@@ -22,11 +22,9 @@ export async function emitOrderStatus(deps: EventDeps, job: Job, receivers: { br
     }));
   };
 
-  if (receivers.brand) {
-    const config = await deps.webhookConfigs.find(job.brandAccountId, 'brand');
-    event(job.brandAccountId, 'brand', config?.payloadFormat());
-  }
-  if (receivers.partner && job.partnerId) {
+  const brandConfig = await deps.webhookConfigs.find(job.brandAccountId, 'brand');
+  event(job.brandAccountId, 'brand', brandConfig?.payloadFormat());
+  if (job.partnerId) {
     const config = partnerConfigOf(await deps.accounts.partnerFamily(job.partnerId));
     event(job.partnerId, 'partner', config?.payloadFormat());
   }

@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { baseConfig } from '../../mikro-orm.config.ts';
@@ -83,7 +83,6 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
         if (error.code === 'ELOCKED') throw new DatabaseLockedError(dir);
         throw error;
       });
-    await mkdir(dirname(dir), { recursive: true });
   }
 
   const db = await PGlite.create(inMemory ? undefined : dir);
