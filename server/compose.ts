@@ -3,7 +3,7 @@ import express from 'express';
 import { FileMailer } from '../adapters/mail/file-mailer.ts';
 import { RetryingMailer } from '../adapters/mail/retrying-mailer.ts';
 import { SmtpMailer } from '../adapters/mail/smtp-mailer.ts';
-import { openDatabase, type Database } from '../adapters/persistence/database.ts';
+import { openDatabase, type Database } from '../adapters/persistence/open-database.ts';
 import { mikroOrmRead, mikroOrmTransact } from '../adapters/persistence/unit-of-work.ts';
 import { FlexibleLoginRateLimiter } from '../adapters/rate-limit.ts';
 import { loadJwtKey } from '../adapters/secret.ts';
@@ -36,7 +36,10 @@ export interface BuildOverrides {
 /** The composition root: the one place that picks adapters and wires them to the core and the edge. */
 export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   const log = overrides.logger ?? createLogger(config.logLevel);
-  const database = overrides.database ?? (await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir }));
+  const database = overrides.database ?? (await openDatabase({
+    url: config.databaseUrl, pgliteDir: config.pgliteDir, embeddedIdleTimeoutMs: config.testEmbeddedDropIdleMs,
+    notice: (message) => log.warn(message),
+  }));
   log.info({ database: database.kind }, 'database ready');
 
   const testClock = config.testClock ? new AdjustableClock() : null;

@@ -39,6 +39,7 @@ const envSchema = z.object({
   LOGIN_LIMIT_PER_EMAIL: int(1, 100_000, 5),
   LOGIN_LIMIT_PER_ADDRESS: int(1, 100_000, 30),
   TEST_CLOCK: flag,
+  TEST_EMBEDDED_DROP_IDLE_MS: int(0, 86_400_000, 0),
   SEED_DEMO: flag,
   TRUST_PROXY: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -60,6 +61,8 @@ export interface Config {
   loginLimitPerEmail: number;
   loginLimitPerAddress: number;
   testClock: boolean;
+  /** Test-only: the embedded database drops connections idle this long (0: never), to exercise reconnection. */
+  testEmbeddedDropIdleMs: number;
   seedDemo: boolean;
   /** express's `trust proxy`: which hops may set X-Forwarded-For (client addresses for rate limits). */
   trustProxy: boolean | number | string;
@@ -96,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginLimitPerEmail: e.LOGIN_LIMIT_PER_EMAIL,
     loginLimitPerAddress: e.LOGIN_LIMIT_PER_ADDRESS,
     testClock: e.TEST_CLOCK,
+    testEmbeddedDropIdleMs: e.TEST_EMBEDDED_DROP_IDLE_MS,
     seedDemo: e.SEED_DEMO,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,

@@ -51,3 +51,52 @@ export function startScript(script: string, env: Record<string, string>, options
     },
   };
 }
+
+/** A client of a service process: admin procedures and REST calls on its port. */
+export function processClient(port: number, adminToken: string) {
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    base,
+    async admin<T = Record<string, unknown>>(name: string, input: unknown): Promise<T> {
+      const res = await fetch(`${base}/trpc/admin.${name}`, {
+        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` }, body: JSON.stringify(input),
+      });
+      const body = await res.json() as { result?: { data: T } };
+      if (res.status !== 200) throw new Error(`admin.${name} answered ${res.status}: ${JSON.stringify(body)}`);
+      return body.result!.data;
+    },
+    rest: (path: string, init: RequestInit & { token?: string } = {}) => fetch(`${base}${path}`, {
+      ...init,
+      headers: { ...(init.body !== undefined && { 'content-type': 'application/json' }), ...(init.token && { authorization: `Bearer ${init.token}` }), ...init.headers },
+    }),
+  };
+}
+
+/** The refresh token of the newest mail to `email` that the file mailer wrote into `dataDir` (quoted-printable undone). */
+export async function mailedToken(dataDir: string, email: string, timeoutMs = 5000): Promise<string> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const dir = join(dataDir, 'mail');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const file of (await readdir(dir).catch(() => [] as string[])).sort().reverse()) {
+      const text = (await readFile(join(dir, file), 'utf8')).replace(/=\r?\n/g, '');
+      if (!text.toLowerCase().includes(`to: ${email.toLowerCase()}`)) continue;
+      const token = text.split(/\r?\n/).find((line) => /^[\w-]+\.[\w-]+\.[\w-]+$/.test(line));
+      if (token) return token;
+    }
+    if (Date.now() > deadline) throw new Error(`no mail to ${email} in ${dir}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A partner account with a partner-format configuration and a contact, logged in through the mail: its access token. */
+export async function partnerLoggedIn(client: ReturnType<typeof processClient>, dataDir: string, email: string): Promise<string> {
+  const { id: accountId } = await client.admin<{ id: string }>('accounts.create', { name: 'Process partner', role: 'partner' });
+  await client.admin('contacts.create', { accountId, email });
+  await client.admin('webhookConfigs.upsert', { accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
+  await client.rest('/v3/auth/login', { method: 'POST', body: JSON.stringify({ email }) });
+  const refresh = await mailedToken(dataDir, email);
+  const res = await client.rest('/v3/auth/access-token', { method: 'POST', body: '{}', token: refresh });
+  const body = await res.json() as { access_token: string };
+  return body.access_token;
+}

@@ -1,4 +1,4 @@
-import type { Database } from '../../adapters/persistence/database.ts';
+import type { Database } from '../../adapters/persistence/open-database.ts';
 
 const TABLES = ['accounts', 'contacts', 'webhook_configs', 'jobs', 'invoices', 'cancellation_reasons', 'order_mappings', 'events'];
 

@@ -1,0 +1,70 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { MikroORM } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+import { baseConfig } from '../../mikro-orm.config.ts';
+import { DatabaseSetupError, ping, type Database, type DatabaseOptions } from './database.ts';
+
+export class DatabaseLockedError extends DatabaseSetupError {
+  constructor(readonly dir: string) {
+    super(`The embedded database in ${dir} is in use by another process. The embedded database serves one process only: `
+      + 'stop the other process, choose another PGLITE_DIR, or set DATABASE_URL to share a PostgreSQL server.');
+  }
+}
+
+/**
+ * PGlite is one PostgreSQL backend behind a socket: whatever a connection leaves in the session (prepared
+ * statements above all) outlives that connection. Each new connection therefore starts from a clean session,
+ * or re-preparing a named statement after a reconnect fails with 42P05.
+ */
+function startCleanSession(connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) {
+  connection.query('discard all', (error: Error | null) => done(error, connection));
+}
+
+export async function openEmbedded(options: DatabaseOptions): Promise<Database> {
+  // Loaded only here: the embedded database's module alone holds ~45 MB that a server deployment never needs.
+  const [{ PGlite }, { PGLiteSocketServer }, { default: lockfile }] = await Promise.all([
+    import('@electric-sql/pglite'), import('@electric-sql/pglite-socket'), import('proper-lockfile'),
+  ]);
+  const inMemory = options.pgliteDir === 'memory://';
+  const dir = inMemory ? options.pgliteDir : resolve(options.pgliteDir);
+  let release: (() => Promise<void>) | null = null;
+  if (!inMemory) {
+    await mkdir(dir, { recursive: true });
+    // Two processes on one data folder lose writes silently: the second one must refuse to start.
+    release = await lockfile
+      .lock(dir, {
+        lockfilePath: `${dir}.lock`,
+        stale: 10_000,
+        update: 2_000,
+        onCompromised: options.onLockCompromised ?? ((error) => { throw error; }),
+      })
+      .catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ELOCKED') throw new DatabaseLockedError(dir);
+        throw error;
+      });
+  }
+
+  const db = await PGlite.create(inMemory ? undefined : dir);
+  // A second slot lets a replacement connection in while the socket of a lost one is still being torn down;
+  // the pool below never uses more than one at a time.
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 2, idleTimeout: options.embeddedIdleTimeoutMs ?? 0 });
+  await server.start();
+  const url = `postgresql://postgres@${server.getServerConn()}/postgres`;
+  // One backend: one connection, transactions one at a time. It is kept rather than dropped when idle (there is
+  // nothing to save), and a replacement for a lost one starts from a clean session.
+  const orm = await MikroORM.init({ ...baseConfig, clientUrl: url, pool: { min: 1, max: 1, afterCreate: startCleanSession } });
+  await orm.getMigrator().up();
+  return {
+    orm,
+    kind: 'embedded',
+    url,
+    ping: () => ping(orm),
+    close: async () => {
+      await orm.close();
+      await server.stop();
+      await db.close();
+      await release?.();
+    },
+  };
+}

@@ -1,0 +1,10 @@
+import type { Database, DatabaseOptions } from './database.ts';
+import { openEmbedded } from './embedded-database.ts';
+import { openServer } from './server-database.ts';
+
+export { DatabaseSetupError, type Database } from './database.ts';
+
+/** Opens the database, brings its schema up to date and hands back the ORM. */
+export function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.url ? openServer(options.url, options.poolSize ?? 10, options.notice) : openEmbedded(options);
+}
