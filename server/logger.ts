@@ -2,12 +2,17 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger };
 
+const FLUSH_EVERY_MS = 1000;
+
 /**
  * JSON lines on stdout. Secrets never reach a line: headers that carry them are censored at the source.
- * Lines are buffered and written in blocks (a write per line would cost a system call per request); call
- * `flushSync()` before exiting.
+ * Lines are buffered and written in blocks (a write per line would cost a system call per request under load),
+ * but never held longer than a second, and whatever is left goes out when the process exits, however it exits.
  */
 export function createLogger(level: string): Logger {
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => destination.flush(), FLUSH_EVERY_MS).unref();
+  process.once('exit', () => destination.flushSync());
   return pino({
     level,
     serializers: { err: safeError },
@@ -20,7 +25,7 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  }, pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+  }, destination);
 }
 
 /**
