@@ -1,28 +1,34 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DatabaseLockedError } from '../adapters/persistence/database.ts';
+import { DatabaseSetupError } from '../adapters/persistence/open-database.ts';
 import { buildApp, type BuiltApp } from './compose.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
+
+/** A setting that cannot work: one plain sentence naming it and the fix, and exit code 1. */
+function refuseToStart(error: unknown): never {
+  if (!(error instanceof ConfigError) && !(error instanceof DatabaseSetupError)) throw error;
+  console.error(error.message);
+  process.exit(1);
+}
 
 let config: Config;
 try {
   config = loadConfig();
 } catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
-  process.exit(1);
+  refuseToStart(error);
 }
 
 const log = createLogger(config.logLevel);
+// The last line before dying must reach the log (the logger flushes on exit).
+process.on('uncaughtException', (err) => { log.fatal({ err }, 'uncaught exception; exiting'); process.exit(1); });
+process.on('unhandledRejection', (err) => { log.fatal({ err }, 'unhandled rejection; exiting'); process.exit(1); });
+
 let built: BuiltApp;
 try {
   built = await buildApp(config, { logger: log });
 } catch (error) {
-  if (!(error instanceof DatabaseLockedError)) throw error;
-  log.fatal(error.message);
-  await new Promise<void>((resolve) => log.flush(() => resolve()));
-  process.exit(1);
+  refuseToStart(error);
 }
 
 const server = createServer(built.app);
@@ -30,7 +36,7 @@ server.keepAliveTimeout = 65_000;
 server.listen(config.port, () => {
   const { port } = server.address() as AddressInfo;
   log.info({ port, role: config.role }, 'listening');
-  log.flush(); // start-up lines go out at once; request lines are written in blocks
+  log.flush(); // start-up lines go out at once
 });
 if (config.role !== 'api') built.worker.start();
 
@@ -47,7 +53,6 @@ async function shutdown(signal: string) {
   });
   await built.close();
   log.info('stopped');
-  log.flush();
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,88 @@
+import { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import { baseConfig } from '../../mikro-orm.config.ts';
+import { DatabaseSetupError, ping, type Database } from './database.ts';
+
+export async function openServer(url: string, poolSize: number, notice: (message: string) => void = () => {}): Promise<Database> {
+  await ensureDatabase(url, notice);
+  await migrateExclusively(url, async () => {
+    const orm = await MikroORM.init({ ...baseConfig, clientUrl: url, pool: { min: 0, max: 1 } });
+    try {
+      await orm.getMigrator().up();
+    } finally {
+      await orm.close();
+    }
+  });
+  const orm = await MikroORM.init({ ...baseConfig, clientUrl: url, pool: { min: 0, max: poolSize } });
+  return { orm, kind: 'postgresql', url, ping: () => ping(orm), close: () => orm.close() };
+}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * Connects once before anything else, so that a wrong DATABASE_URL ends in one sentence that says what to change.
+ * A database that does not exist yet is created when the server lets this user do it.
+ */
+async function ensureDatabase(url: string, notice: (message: string) => void) {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1)) || target.username || 'postgres';
+  try {
+    await connectOnce(url);
+    return;
+  } catch (error) {
+    if ((error as { code?: string }).code !== '3D000') throw explain(error, target);
+  }
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: maintenance.toString(), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  try {
+    await client.connect();
+    await client.query(`create database ${pg.escapeIdentifier(name)}`);
+    notice(`database "${name}" did not exist on ${target.host}: created it`);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === '42P04') return; // another process created it meanwhile
+    if (code === '42501' || code === '3D000') {
+      throw new DatabaseSetupError(`DATABASE_URL names the database "${name}", which does not exist on ${target.host}, and this user may not create it: `
+        + `create it (createdb ${name}) or name an existing database.`);
+    }
+    throw explain(error, target);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function connectOnce(url: string) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  try {
+    await client.connect();
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function explain(error: unknown, target: URL): Error {
+  const code = (error as { code?: string }).code ?? '';
+  const where = target.host || 'the server';
+  const user = decodeURIComponent(target.username) || 'the default user';
+  if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET'].includes(code) || /timeout/i.test(String(error))) {
+    return new DatabaseSetupError(`DATABASE_URL: no PostgreSQL server answers at ${where} (${code || 'timeout'}): start it, or correct the host and port; `
+      + 'unset DATABASE_URL to use the embedded database.');
+  }
+  if (code === '28P01' || code === '28000') {
+    return new DatabaseSetupError(`DATABASE_URL: the server at ${where} refused the login of ${user} (${(error as Error).message}): correct the user or password.`);
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+// Several processes may start at once against one server: only one of them migrates at a time.
+async function migrateExclusively(url: string, migrate: () => Promise<void>) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`select pg_advisory_lock(hashtext('partner-brand-api:migrations'))`);
+    await migrate();
+  } finally {
+    await client.end();
+  }
+}

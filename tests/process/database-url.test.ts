@@ -1,0 +1,52 @@
+import pg from 'pg';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startService } from '../support/process.ts';
+
+const test = suite('a DATABASE_URL that cannot work as given');
+const server = process.env.DATABASE_URL; // set on the PostgreSQL pass of the suite
+
+function assertOneClearLine(output: string, pattern: RegExp) {
+  assert.match(output, pattern);
+  assert.match(output, 'DATABASE_URL');
+  assert.not.match(output, /\n\s+at /, 'no stack trace');
+}
+
+test('no server at the address: one line naming DATABASE_URL, exit code 1', async () => {
+  const service = startService({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/partner_api' });
+  assert.is(await service.exited, 1);
+  assertOneClearLine(service.output(), /no PostgreSQL server answers at 127\.0\.0\.1:1/);
+});
+
+if (server) {
+  const withPath = (database: string, user?: string) => {
+    const url = new URL(server);
+    url.pathname = `/${database}`;
+    if (user) url.username = user;
+    return url.toString();
+  };
+
+  test('a database that does not exist yet is created, and the log says so', async () => {
+    const name = `pbi_created_${Date.now()}_${process.pid}`;
+    const service = startService({ DATABASE_URL: withPath(name), SERVICE_ROLE: 'api' });
+    try {
+      const port = await service.listening;
+      assert.is((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+      assert.match(service.output(), `database \\"${name}\\" did not exist`);
+    } finally {
+      await service.stop();
+      const admin = new pg.Client({ connectionString: withPath('postgres') });
+      await admin.connect();
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
+  });
+
+  test('a login the server refuses: one line naming DATABASE_URL, exit code 1', async () => {
+    const service = startService({ DATABASE_URL: withPath('postgres', 'no_such_role_pbi') });
+    assert.is(await service.exited, 1);
+    assertOneClearLine(service.output(), /refused the login of no_such_role_pbi/);
+  });
+}
+
+test.run();
