@@ -5,11 +5,12 @@ import type { TRPCError } from '@trpc/server';
 import express, { type ErrorRequestHandler, type Request } from 'express';
 import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
-import { createOpenApiExpressMiddleware, type OpenApiRouter } from 'trpc-to-openapi';
+import { createOpenApiExpressMiddleware, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import { contextFactory, type Context } from './context.ts';
 import { problem, retryAfterOf } from './errors.ts';
 import type { Logger } from './logger.ts';
 import { legacyOrdersRoute } from './routes/legacy-orders.ts';
+import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
 import type { Services } from './services.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -19,7 +20,7 @@ export interface HttpAppOptions {
   /** The app router; tests may hand in a router that adds procedures of their own. */
   router: OpenApiRouter;
   services: Services;
-  openApiDocument: unknown;
+  openApiDocument: OpenAPIObject;
 }
 
 /** Answer statuses and headers that only the REST face sets. */
@@ -127,15 +128,18 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
     verify: (req, _res, buf) => { (req as Request & { rawBody?: Buffer }).rawBody = buf; },
   }));
   app.use(deferParseFailure);
-  // Last and at the root: it answers every remaining path itself, unknown ones with a 404 problem.
-  app.use(createOpenApiExpressMiddleware({
+  const rest = createOpenApiExpressMiddleware({
     router,
     createContext: contextFactory(services, 'rest'),
     responseMeta: restResponseMeta,
     maxBodySize: MAX_BODY_BYTES,
     onError: ({ error, ctx, path }: { error: TRPCError; ctx?: Context; path?: string }) =>
       logFailure(ctx?.log ?? services.log, error, path),
-  }));
+  });
+  // Mounted as routes, not with app.use, so that express leaves the path whole for the middleware.
+  const operations = documentedOperations(openApiDocument);
+  for (const { method, route } of operations) app[method](route, rest);
+  app.use(undocumentedRoute(operations));
   app.use(bodyErrors);
   return app;
 }

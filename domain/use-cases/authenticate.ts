@@ -5,14 +5,18 @@ import type { Deps } from '../ports.ts';
 
 /**
  * Who calls: a valid access token of a contact that has API access now (one lookup by primary key, so a
- * withdrawal takes effect on the next call), with a role this endpoint serves. Every failure is the same 401.
+ * withdrawal takes effect on the next call), with a role this endpoint serves. Every failure is a 401; a valid
+ * token of the other role is told which role the endpoint needs (CONTRACT §4).
  */
 export async function authenticate(
   deps: Pick<Deps, 'contacts' | 'tokens' | 'clock'>,
   input: { accessToken: string | null; roles: readonly Role[] },
 ): Promise<Principal> {
   const claims = input.accessToken ? await deps.tokens.verify('access', input.accessToken, deps.clock.now()) : null;
-  if (!claims || !input.roles.includes(claims.role)) throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
+  if (!claims) throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
+  if (!input.roles.includes(claims.role)) {
+    throw new DomainError('UNAUTHENTICATED', `This endpoint needs a ${input.roles.join(' or ')} access token; this one is a ${claims.role} token.`);
+  }
   const contact = await deps.contacts.accessOf(claims.contactId);
   if (!contact?.apiAccess || contact.accountId !== claims.accountId) throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
   return claims;

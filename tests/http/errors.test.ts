@@ -64,13 +64,19 @@ function assertProblem(res: supertest.Response, status: number, code: string) {
   assert.ok(!JSON.stringify(res.body).includes('    at '), 'no stack trace');
 }
 
-test('unknown path → 404 NOT_FOUND', async () => {
-  assertProblem(await http.get('/v3/nothing-here'), 404, 'NOT_FOUND');
-  assertProblem(await http.post('/v3/nothing-here').send({}), 404, 'NOT_FOUND');
+test('unknown path → 404 NOT_FOUND with the request id, like every other problem', async () => {
+  for (const res of [await http.get('/v3/nothing-here'), await http.post('/v3/nothing-here').send({}), await http.get('/')]) {
+    assertProblem(res, 404, 'NOT_FOUND');
+    assert.is(res.body.requestId, res.headers['x-request-id']);
+  }
 });
 
-test('known path, wrong method → 404 NOT_FOUND', async () => {
-  assertProblem(await http.get('/v3/probe/echo'), 404, 'NOT_FOUND');
+test('known path, wrong method → 405 METHOD_NOT_SUPPORTED with Allow', async () => {
+  const res = await http.get('/v3/probe/echo');
+  assertProblem(res, 405, 'METHOD_NOT_SUPPORTED');
+  assert.is(res.headers.allow, 'POST');
+  assert.is(res.body.requestId, res.headers['x-request-id']);
+  assert.is((await http.delete('/v3/poll/job/*/some-order')).headers.allow, 'GET, HEAD');
 });
 
 test('malformed JSON → 400 PARSE_ERROR', async () => {

@@ -42,8 +42,14 @@ test('each guarded endpoint: no token, a refresh token, or a token of another ro
     }
     for (const role of ['brand', 'partner'] as const) {
       const res = await call(e, tokens[role].access);
-      if (e.roles!.includes(role)) assert.is.not(res.status, 401, `${e.name} refused its own role ${role}`);
-      else assert.is(res.status, 401, `${e.name} admitted ${role}`);
+      if (e.roles!.includes(role)) {
+        assert.is.not(res.status, 401, `${e.name} refused its own role ${role}`);
+        assert.ok(res.status < 500, `${e.name} failed for its own role ${role}: ${res.status}`);
+      } else {
+        assert.is(res.status, 401, `${e.name} admitted ${role}`);
+        assert.is(res.body.code, 'UNAUTHORIZED');
+        assert.is(res.body.detail, `This endpoint needs a ${e.roles!.join(' or ')} access token; this one is a ${role} token.`, e.name);
+      }
     }
   }
 });
