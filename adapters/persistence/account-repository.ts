@@ -1,0 +1,48 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account } from '../../domain/account.ts';
+import type { AccountRepository, PartnerFamily } from '../../domain/ports.ts';
+import { WebhookConfig, type Scope } from '../../domain/webhook-config.ts';
+import { withDriverConnection } from './driver.ts';
+
+// One round trip for everything that decides a polling scope (see PartnerFamily).
+const PARTNER_FAMILY = `
+  select a.id, a.name, a.role, a.parent_id, a.created_at,
+    (select row_to_json(c) from webhook_configs c where c.account_id = a.id and c.scope = 'partner') as own_config,
+    (select row_to_json(c) from webhook_configs c where c.account_id = a.parent_id and c.scope = 'partner') as master_config,
+    array(select id::text from accounts where parent_id = a.id) as child_ids,
+    array(select id::text from accounts where a.parent_id is not null and parent_id = a.parent_id) as sibling_ids
+  from accounts a where a.id = $1`;
+
+interface ConfigJson {
+  id: string; account_id: string; scope: Scope; url: string | null; transformer: WebhookConfig['transformer'];
+  version: WebhookConfig['version']; signature_key: string | null; enabled: boolean; created_at: string; updated_at: string;
+}
+interface FamilyRow {
+  id: string; name: string; role: Account['role']; parent_id: string | null; created_at: string;
+  own_config: ConfigJson | null; master_config: ConfigJson | null; child_ids: string[]; sibling_ids: string[];
+}
+
+const configFromJson = (c: ConfigJson | null) => c && new WebhookConfig({
+  id: c.id, accountId: c.account_id, scope: c.scope, url: c.url, transformer: c.transformer, version: c.version,
+  signatureKey: c.signature_key, enabled: c.enabled, createdAt: new Date(c.created_at), updatedAt: new Date(c.updated_at),
+});
+
+
+export class MikroOrmAccountRepository implements AccountRepository {
+  constructor(private readonly em: EntityManager) {}
+  get(id: string) { return this.em.findOne(Account, { id }); }
+  partnerFamily(accountId: string): Promise<PartnerFamily | null> {
+    return withDriverConnection(this.em, async (client) => {
+      const { rows: [row] } = await client.query<FamilyRow>({ name: 'partner-family', text: PARTNER_FAMILY, values: [accountId] });
+      if (!row) return null;
+      return {
+        account: new Account({ id: row.id, name: row.name, role: row.role, parentId: row.parent_id, createdAt: new Date(row.created_at) }),
+        ownConfig: configFromJson(row.own_config),
+        masterConfig: configFromJson(row.master_config),
+        childIds: row.child_ids,
+        siblingIds: row.sibling_ids,
+      };
+    });
+  }
+  async save(account: Account) { this.em.persist(account); }
+}
