@@ -11,14 +11,20 @@ export interface StoredCommand {
   accountId: string;
   cid: string;
   type: string;
-  /** The body as received, for the replay check: the same `_cid` must come with an equal body. */
+  /** The command's canonical form, for the replay check: the same `_cid` must come with an equal command. */
   body: unknown;
   status: 'accepted' | 'succeeded' | 'failed';
   answer: unknown;
 }
 
-/** The value as it travels as JSON (dates become ISO strings), whichever transport delivered it. */
+/** The value as it travels as JSON (dates become ISO strings). */
 export const asJson = (value: unknown): unknown => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
+
+/**
+ * What is stored and compared for a `_cid`: the command as the domain received it, as JSON. Whatever transport
+ * carried it and however it spelled its values (key order, a date's offset), one command has one form.
+ */
+export const canonicalForm = (command: CommandEnvelope): unknown => asJson(command);
 
 /** Equal as JSON, key order aside (CONTRACT §5). */
 export function sameJson(a: unknown, b: unknown): boolean {

@@ -11,9 +11,8 @@ export interface Context {
   log: Logger;
   services: Services;
   authorization: string | undefined;
-  /** The exact request bytes, for signatures, and the body parsed from them (REST only). */
+  /** The exact request bytes, for signatures (REST only). */
   rawBody: Buffer | undefined;
-  body: unknown;
   /** The body was not well-formed JSON; raised once token and signature have been checked. */
   bodyUnreadable: boolean;
   /** `x-webhook-signature` of partner commands. */
@@ -21,7 +20,7 @@ export interface Context {
   clientAddress: string;
 }
 
-type RequestWithExtras = IncomingMessage & { id?: unknown; log?: Logger; rawBody?: Buffer; body?: unknown; ip?: string; bodyUnreadable?: boolean };
+type RequestWithExtras = IncomingMessage & { id?: unknown; log?: Logger; rawBody?: Buffer; ip?: string; bodyUnreadable?: boolean };
 
 export const contextFactory = (services: Services, transport: Transport) =>
   ({ req }: { req: IncomingMessage }): Context => {
@@ -33,7 +32,6 @@ export const contextFactory = (services: Services, transport: Transport) =>
       services,
       authorization: req.headers.authorization,
       rawBody: r.rawBody,
-      body: r.bodyUnreadable ? undefined : r.body,
       bodyUnreadable: r.bodyUnreadable === true,
       signature: typeof req.headers['x-webhook-signature'] === 'string' ? req.headers['x-webhook-signature'] : undefined,
       clientAddress: r.ip ?? req.socket.remoteAddress ?? 'unknown',

@@ -3,7 +3,10 @@ import { ROLES } from '../domain/account.ts';
 import { ACCESS_TOKEN_LIFETIME } from '../domain/auth.ts';
 import { CANCELLATION_OUTCOMES } from '../domain/cancellation.ts';
 import { CANCELLATION_STATUSES, INVOICE_STATUSES, INVOICE_TYPES } from '../domain/invoice.ts';
+import type { JobIdentifier } from '../domain/command.ts';
 import { JOB_STATUSES } from '../domain/job.ts';
+import type { SetJobAppointmentCommand } from '../domain/use-cases/set-job-appointment.ts';
+import type { SetJobYourOrderIdCommand } from '../domain/use-cases/set-job-your-order-id.ts';
 import { PAYLOAD_VERSIONS, SCOPES, TRANSFORMERS } from '../domain/webhook-config.ts';
 import { orderStatusEvent } from './payload-docs.ts';
 
@@ -171,6 +174,20 @@ const exactlyOne = (keys: readonly string[]) => (value: Record<string, unknown>,
   }
 };
 
+type IdentifierFields = { jobApiId?: string; invoicingEid?: string; gidOrderNumber?: string; yourOrderID?: string };
+
+// The refinement has made sure that exactly one identifier is present.
+function identifierOf(input: IdentifierFields): JobIdentifier {
+  if (input.jobApiId !== undefined) return { kind: 'jobApiId', value: input.jobApiId };
+  if (input.invoicingEid !== undefined) return { kind: 'invoicingEid', value: input.invoicingEid };
+  if (input.gidOrderNumber !== undefined) return { kind: 'gidOrderNumber', value: input.gidOrderNumber };
+  return { kind: 'yourOrderID', value: input.yourOrderID! };
+}
+
+const envelopeOf = <T extends { _v: '1.0.0'; _cid: string; _metadata?: Record<string, string> }>(v: T) =>
+  ({ _v: v._v, _cid: v._cid, ...(v._metadata !== undefined && { _metadata: v._metadata }) });
+
+// Each command schema ends in the domain's own form of the command: the same value whichever transport carried it.
 export const partnerCommands = {
   setJobAppointment: z.strictObject({
     ...envelope('SetJobAppointment'),
@@ -184,11 +201,17 @@ export const partnerCommands = {
     if (start instanceof Date && end instanceof Date && end.getTime() < start.getTime()) {
       ctx.addIssue({ code: 'custom', path: ['appointmentEnd'], message: 'appointmentEnd must not be before appointmentStart.' });
     }
-  }),
+  }).transform((v): SetJobAppointmentCommand => ({
+    ...envelopeOf(v), _type: v._type, identifier: identifierOf(v), appointmentStart: v.appointmentStart, appointmentEnd: v.appointmentEnd ?? null,
+  })),
   setJobYourOrderId: z.strictObject({
     ...envelope('SetJobYourOrderId'),
     jobApiId: identifier, invoicingEid: identifier, gidOrderNumber: identifier,
     yourOrderID: z.string().min(1).max(255).describe('The new partner-side order id (not a lookup key here).'),
-  }).superRefine(exactlyOne(IDENTIFIERS.filter((k) => k !== 'yourOrderID'))),
+  }).superRefine(exactlyOne(IDENTIFIERS.filter((k) => k !== 'yourOrderID'))).transform((v): SetJobYourOrderIdCommand => ({
+    ...envelopeOf(v), _type: v._type,
+    identifier: identifierOf({ ...v, yourOrderID: undefined }) as SetJobYourOrderIdCommand['identifier'],
+    yourOrderID: v.yourOrderID,
+  })),
   answer: z.object({ _cid: z.string(), _type: z.string(), status: z.literal('succeeded'), order: orderStatusEvent }),
 };

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth.ts';
-import { asJson, sameJson, type CommandEnvelope, type JobIdentifier } from '../command.ts';
+import { canonicalForm, sameJson, type CommandEnvelope, type JobIdentifier } from '../command.ts';
 import { conflict, DomainError, notFound } from '../errors.ts';
 import type { Job } from '../job.ts';
 import { emitOrderStatus } from '../order-events.ts';
@@ -26,11 +26,10 @@ export async function runPartnerCommand(
   deps: PartnerCommandDeps,
   principal: Principal,
   command: CommandEnvelope & { identifier: JobIdentifier },
-  body: unknown,
   change: (job: Job, now: Date) => void,
 ): Promise<PartnerCommandAnswer> {
   const now = deps.clock.now();
-  const received = asJson(body);
+  const received = canonicalForm(command);
   const held = await deps.commands.claim({ accountId: principal.accountId, cid: command._cid, type: command._type, body: received }, now);
   if (held) {
     if (held.type !== command._type || !sameJson(held.body, received)) throw conflict('This _cid was used before with another body.');

@@ -10,6 +10,6 @@ export interface SetJobAppointmentCommand extends CommandEnvelope {
 }
 
 /** `appointment_confirmed`, with `inputs.appointment_date` = { start, end }; accepted in every status (CONTRACT §2). */
-export function setJobAppointment(deps: PartnerCommandDeps, principal: Principal, command: SetJobAppointmentCommand, body: unknown) {
-  return runPartnerCommand(deps, principal, command, body, (job, now) => job.setAppointment(command.appointmentStart, command.appointmentEnd, now));
+export function setJobAppointment(deps: PartnerCommandDeps, principal: Principal, command: SetJobAppointmentCommand) {
+  return runPartnerCommand(deps, principal, command, (job, now) => job.setAppointment(command.appointmentStart, command.appointmentEnd, now));
 }

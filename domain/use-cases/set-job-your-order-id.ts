@@ -9,6 +9,6 @@ export interface SetJobYourOrderIdCommand extends CommandEnvelope {
 }
 
 /** Writes the partner's own order id (a lookup key from then on); the status stays as it is. */
-export function setJobYourOrderId(deps: PartnerCommandDeps, principal: Principal, command: SetJobYourOrderIdCommand, body: unknown) {
-  return runPartnerCommand(deps, principal, command, body, (job, now) => job.setExtPartnerId(command.yourOrderID, now));
+export function setJobYourOrderId(deps: PartnerCommandDeps, principal: Principal, command: SetJobYourOrderIdCommand) {
+  return runPartnerCommand(deps, principal, command, (job, now) => job.setExtPartnerId(command.yourOrderID, now));
 }

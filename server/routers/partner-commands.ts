@@ -1,16 +1,7 @@
-import type { JobIdentifier } from '../../domain/command.ts';
 import { setJobAppointment } from '../../domain/use-cases/set-job-appointment.ts';
 import { setJobYourOrderId } from '../../domain/use-cases/set-job-your-order-id.ts';
 import { partnerCommands } from '../schemas.ts';
 import { router, signedPartnerProcedure } from '../trpc.ts';
-
-// The schema has already made sure that exactly one identifier is present.
-function identifierOf(input: { jobApiId?: string; invoicingEid?: string; gidOrderNumber?: string; yourOrderID?: string }): JobIdentifier {
-  if (input.jobApiId !== undefined) return { kind: 'jobApiId', value: input.jobApiId };
-  if (input.invoicingEid !== undefined) return { kind: 'invoicingEid', value: input.invoicingEid };
-  if (input.gidOrderNumber !== undefined) return { kind: 'gidOrderNumber', value: input.gidOrderNumber };
-  return { kind: 'yourOrderID', value: input.yourOrderID! };
-}
 
 const description = 'Signed with x-webhook-signature (hex HMAC-SHA256 of the raw body) when your resolved partner configuration has a key. '
   + 'Idempotent per _cid: the same body gets the first answer again; another body is 409.';
@@ -21,19 +12,12 @@ export const partnerCommandsRouter = router({
       summary: 'SetJobAppointment: confirm or move the appointment of a job assigned to you', description } })
     .input(partnerCommands.setJobAppointment)
     .output(partnerCommands.answer)
-    .mutation(({ ctx, input }) => ctx.services.transact((deps) => setJobAppointment(deps, ctx.principal, {
-      _v: input._v, _cid: input._cid, _type: input._type, _metadata: input._metadata, identifier: identifierOf(input),
-      appointmentStart: input.appointmentStart, appointmentEnd: input.appointmentEnd ?? null,
-    }, ctx.body ?? input))),
+    .mutation(({ ctx, input }) => ctx.services.transact((deps) => setJobAppointment(deps, ctx.principal, input))),
 
   setJobYourOrderId: signedPartnerProcedure
     .meta({ openapi: { method: 'POST', path: '/v3/commands/partner/your-order-id', tags: ['partner commands'], protect: true,
       summary: 'SetJobYourOrderId: set or overwrite your own order id on a job assigned to you', description } })
     .input(partnerCommands.setJobYourOrderId)
     .output(partnerCommands.answer)
-    .mutation(({ ctx, input }) => ctx.services.transact((deps) => setJobYourOrderId(deps, ctx.principal, {
-      _v: input._v, _cid: input._cid, _type: input._type, _metadata: input._metadata,
-      identifier: identifierOf({ ...input, yourOrderID: undefined }) as Exclude<JobIdentifier, { kind: 'yourOrderID' }>,
-      yourOrderID: input.yourOrderID,
-    }, ctx.body ?? input))),
+    .mutation(({ ctx, input }) => ctx.services.transact((deps) => setJobYourOrderId(deps, ctx.principal, input))),
 });

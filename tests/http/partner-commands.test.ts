@@ -165,6 +165,27 @@ test('over /trpc too, the same _cid and input replay the first answer', async ()
   assert.equal(again.body.result.data, first.body.result.data);
 });
 
+test('one command whatever the transport: sent over REST, replayed over /trpc (offset and key order aside), and back', async () => {
+  const body = appointment({ jobApiId: job.loner1!.apiId });
+  const rest = await post(loner, APPOINTMENT, body, null);
+  assert.is(rest.status, 200);
+  const sameInstant = { ...Object.fromEntries(Object.entries(body).reverse()), appointmentStart: '2026-12-01T08:00:00Z', appointmentEnd: '2026-12-01T10:00:00.000Z' };
+  const rpc = await app.http.post('/trpc/partnerCommands.setJobAppointment').set('authorization', `Bearer ${loner.accessToken}`).send(sameInstant);
+  assert.is(rpc.status, 200, JSON.stringify(rpc.body));
+  assert.equal(rpc.body.result.data, rest.body);
+  const later = await app.http.post('/trpc/partnerCommands.setJobAppointment').set('authorization', `Bearer ${loner.accessToken}`)
+    .send({ ...body, appointmentEnd: '2026-12-01T12:00:00+01:00' });
+  assert.is(later.status, 409);
+
+  const first = appointment({ jobApiId: job.loner1!.apiId });
+  const viaRpc = await app.http.post('/trpc/partnerCommands.setJobAppointment').set('authorization', `Bearer ${loner.accessToken}`).send(first);
+  const viaRest = await post(loner, APPOINTMENT, first, null);
+  assert.equal([viaRpc.status, viaRest.status], [200, 200]);
+  assert.equal(viaRest.body, viaRpc.body.result.data);
+  const nested = await post(loner, APPOINTMENT, { ...first, _metadata: { 'ext-ref': 'other' } }, null);
+  assert.is(nested.status, 409, 'another _metadata is another command');
+});
+
 test('20 concurrent requests with one _cid and one body: one change, one set of events, 20 equal answers', async () => {
   const target = job.loner3!.apiId;
   const before = { brand: (await eventsFor(brand.accountId, target)).length, partner: (await eventsFor(loner.accountId, target)).length };
