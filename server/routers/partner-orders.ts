@@ -1,8 +1,27 @@
+import type { z } from 'zod';
+import type { Principal } from '../../domain/auth.ts';
 import { PAGE_SIZE } from '../../domain/orders.ts';
 import { listPartnerOrdersPage, streamPartnerOrders } from '../../domain/use-cases/list-partner-orders.ts';
 import { pollOrder } from '../../domain/use-cases/poll-order.ts';
 import { partnerOrders } from '../schemas.ts';
+import type { Services } from '../services.ts';
 import { integratorProcedure, partnerProcedure, router } from '../trpc.ts';
+
+// One guard and one input for the legacy listing, whichever face serves it.
+const legacyListing = partnerProcedure.input(partnerOrders.legacy);
+type LegacyInput = z.output<typeof partnerOrders.legacy>;
+const legacyBatches = (ctx: { services: Services; principal: Principal }, input: LegacyInput) =>
+  ctx.services.read((deps) => streamPartnerOrders(deps, ctx.principal, {
+    limit: input.limit ?? null, offset: input.offset ?? 0, updatedSince: input.updatedSince ?? null, active: input.active ?? false,
+  }));
+
+/**
+ * GET /v3/partner-orders for REST clients: the same procedure, answering the batches themselves, which
+ * server/routes/legacy-orders.ts writes out as they are read. Not mounted on /trpc.
+ */
+export const legacyStreamRouter = router({
+  stream: legacyListing.query(({ ctx, input }) => legacyBatches(ctx, input)),
+});
 
 export const partnerOrdersRouter = router({
   paginated: partnerProcedure
@@ -15,20 +34,16 @@ export const partnerOrdersRouter = router({
       page: input.page ?? 1, pageSize: input.pageSize ?? PAGE_SIZE.default, updatedSince: input.updatedSince ?? null, active: input.active ?? false,
     }))),
 
-  // REST clients get this listing streamed by server/routes/legacy-orders.ts (mounted ahead of this path);
-  // this procedure describes it in the document and serves typed RPC clients.
-  legacy: partnerProcedure
+  // Describes the path in the document and serves typed RPC clients; REST clients get the same listing streamed
+  // (legacyStreamRouter).
+  legacy: legacyListing
     .meta({ openapi: { method: 'GET', path: '/v3/partner-orders', tags: ['partner orders'], protect: true,
       summary: 'All orders visible to your account (legacy), as a bare array',
       description: 'Same order and filters as the paginated listing; no server-side cap. Streamed as it is read.' } })
-    .input(partnerOrders.legacy)
     .output(partnerOrders.legacyAnswer)
     .query(async ({ ctx, input }) => {
       const items = [];
-      const batches = await ctx.services.read((deps) => streamPartnerOrders(deps, ctx.principal, {
-        limit: input.limit ?? null, offset: input.offset ?? 0, updatedSince: input.updatedSince ?? null, active: input.active ?? false,
-      }));
-      for await (const batch of batches) items.push(...batch);
+      for await (const batch of await legacyBatches(ctx, input)) items.push(...batch);
       return items;
     }),
 

@@ -1,27 +1,22 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { authenticate } from '../../domain/use-cases/authenticate.ts';
-import { streamPartnerOrders } from '../../domain/use-cases/list-partner-orders.ts';
+import { contextFactory } from '../context.ts';
 import { problemFor } from '../errors.ts';
-import { partnerOrders } from '../schemas.ts';
+import { legacyStreamRouter } from '../routers/partner-orders.ts';
 import type { Services } from '../services.ts';
-import { bearerToken } from '../trpc.ts';
 
 /**
  * GET /v3/partner-orders streamed: `[`, then each batch of rendered orders as the database cursor yields
- * it, then `]`, honouring backpressure, so that memory stays flat however large the scope. The procedure
- * of the same path (routers/partner-orders.ts) documents it; token, query and scope are checked exactly
- * as there, and before the first byte, so that every refusal is still a proper problem answer.
+ * it, then `]`, honouring backpressure, so that memory stays flat however large the scope. It calls the
+ * listing's procedure (same guard, input and errors as the documented one), whose answer is the batches;
+ * every refusal comes before the first byte, while it can still be a proper problem answer.
  */
 export function legacyOrdersRoute(services: Services): RequestHandler {
+  const context = contextFactory(services, 'rest');
   return async (req, res) => {
     const requestId = String(req.id);
     let batches: AsyncIterable<Record<string, unknown>[]>;
     try {
-      const principal = await services.read((deps) => authenticate(deps, { accessToken: bearerToken({ authorization: req.headers.authorization }), roles: ['partner'] }));
-      const query = partnerOrders.legacy.parse(singleValues(req));
-      batches = await services.read((deps) => streamPartnerOrders(deps, principal, {
-        limit: query.limit ?? null, offset: query.offset ?? 0, updatedSince: query.updatedSince ?? null, active: query.active ?? false,
-      }));
+      batches = await legacyStreamRouter.createCaller(context({ req })).stream(singleValues(req) as never);
     } catch (error) {
       const { status, body, retryAfter } = problemFor(error, requestId);
       if (status >= 500) req.log.error({ err: error }, 'legacy listing failed');
@@ -79,7 +74,7 @@ function drained(res: Response): Promise<boolean> {
   });
 }
 
-/** The query as the procedures see it: a key given once is a string, a repeated key an array, an empty one absent. */
+/** The query as trpc-to-openapi hands it to procedures: a key given once is a string, a repeated key an array, an empty one absent. */
 function singleValues(req: Request) {
   const query: Record<string, string | string[]> = {};
   for (const [key, value] of new URL(req.originalUrl, 'http://x').searchParams) {
