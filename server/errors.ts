@@ -70,24 +70,31 @@ const TITLES: Partial<Record<TRPC_ERROR_CODE_KEY, string>> = {
 
 export const GENERIC_INTERNAL_DETAIL = 'An unexpected error occurred. It has been logged; quote the request id when reporting it.';
 
+/** Every `code` a REST problem can carry (CONTRACT §3). */
+export const problemCodes = Object.keys(TITLES) as TRPC_ERROR_CODE_KEY[];
+
 export interface Problem {
   type: string;
   title: string;
   status: number;
   detail: string;
   code: TRPC_ERROR_CODE_KEY;
+  /** The same as `detail`: trpc-to-openapi sets it on the answers of procedures, so every problem has it. */
+  message: string;
   issues?: Issue[];
   requestId?: string;
 }
 
-/** RFC 9457 problem details; `code` is the stable machine-readable member (CONTRACT §3). */
+/** RFC 9457 problem details, the one shape of every REST failure; `code` is the stable machine-readable member (CONTRACT §3). */
 export function problem(code: TRPC_ERROR_CODE_KEY, status: number, detail: string, extra: { issues?: Issue[]; requestId?: string } = {}): Problem {
+  const text = code === 'INTERNAL_SERVER_ERROR' ? GENERIC_INTERNAL_DETAIL : detail;
   return {
     type: 'about:blank',
     title: TITLES[code] ?? code,
     status,
-    detail: code === 'INTERNAL_SERVER_ERROR' ? GENERIC_INTERNAL_DETAIL : detail,
+    detail: text,
     code,
+    message: text,
     ...(extra.issues && { issues: extra.issues }),
     ...(extra.requestId && { requestId: extra.requestId }),
   };

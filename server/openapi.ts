@@ -1,13 +1,116 @@
-import { generateOpenApiDocument, type OpenApiRouter } from 'trpc-to-openapi';
+import type { AnyProcedure } from '@trpc/server';
+import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
+import { problemCodes } from './errors.ts';
+import { OPERATION_EXAMPLES } from './openapi-examples.ts';
+import type { Meta, ProblemStatus } from './trpc.ts';
 
-/** The REST face of the router, as served at /openapi.json and rendered at /docs. */
-export function buildOpenApiDocument(router: OpenApiRouter) {
-  return generateOpenApiDocument(router, {
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const STATUS_TEXT: Record<ProblemStatus, string> = {
+  400: 'The body or a parameter is not valid (`issues` lists each problem), or the body is not well-formed JSON (`PARSE_ERROR`).',
+  401: 'The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve.',
+  403: 'The caller may not do this (see the operation).',
+  404: 'Not found (see the operation).',
+  409: 'A conflict (see the operation).',
+  410: 'Gone: older than the retention window.',
+  413: 'The body is larger than 1 MiB.',
+  415: 'The body is not JSON (`content-type: application/json`, UTF-8).',
+  429: 'Too many requests; `Retry-After` says how many seconds to wait.',
+  500: 'An unexpected error; the answer carries no detail of it, quote `requestId` when reporting it.',
+};
+
+const problemSchema = {
+  type: 'object',
+  description: 'RFC 9457 problem details; `code` is the stable machine-readable member.',
+  properties: {
+    type: { type: 'string', description: 'Always `about:blank`: `code` tells the kind.' },
+    title: { type: 'string' },
+    status: { type: 'integer', description: 'The HTTP status of the answer.' },
+    detail: { type: 'string', description: 'What went wrong, for people.' },
+    code: { enum: problemCodes },
+    message: { type: 'string', description: 'The same as `detail`, for clients of earlier versions.' },
+    requestId: { type: 'string', description: 'Also in the `x-request-id` header; quote it when reporting a problem.' },
+    issues: {
+      type: 'array',
+      description: 'On 400 BAD_REQUEST: every problem found in the input.',
+      items: {
+        type: 'object',
+        properties: { path: { type: 'string', description: 'Dotted path of the field, e.g. `customer.email`; empty for the whole input.' }, message: { type: 'string' } },
+        required: ['path', 'message'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  additionalProperties: false,
+};
+
+const problemResponse = (status: ProblemStatus) => ({
+  description: STATUS_TEXT[status],
+  ...(status === 429 && { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } }),
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
+/** The REST operations of a router with their meta, as the generator sees them. */
+function restProcedures(router: OpenApiRouter) {
+  return Object.entries(router._def.procedures as Record<string, AnyProcedure>)
+    .map(([name, procedure]) => ({ name, meta: procedure._def.meta as Meta | undefined }))
+    .filter((p): p is { name: string; meta: Meta & { openapi: NonNullable<Meta['openapi']> } } => Boolean(p.meta?.openapi));
+}
+
+/**
+ * The REST face of the router, as served at /openapi.json and rendered at /docs: what trpc-to-openapi derives from
+ * the schemas, completed with what only the procedures' meta knows. Each operation lists the statuses it answers
+ * (its success, every problem as `application/problem+json`), the bearer it takes, and an example of each body.
+ */
+export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
+  const document = generateOpenApiDocument(router, {
     title: 'Partner and Brand Integration API',
     version: '3.1.0',
     baseUrl: '/',
     description: 'Brands send commands about their orders; installation partners poll, schedule and tag the jobs assigned '
-      + 'to them. Every change is delivered as a signed webhook event. Errors are RFC 9457 `application/problem+json`.',
-    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
-  });
+      + 'to them. Every change is delivered as a signed webhook event. Errors are RFC 9457 `application/problem+json`. '
+      + 'Log in with `POST /v3/auth/login` (a refresh token arrives by e-mail), exchange it at `POST /v3/auth/access-token`, '
+      + 'then send `Authorization: Bearer <access token>`. The examples use the demo data of `SEED_DEMO=1`.',
+    securitySchemes: {
+      accessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from POST /v3/auth/access-token.' },
+      refreshToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The refresh token mailed by POST /v3/auth/login (valid 24 h).' },
+    },
+  }) as Json;
+
+  for (const { meta } of restProcedures(router)) {
+    const { method, path } = meta.openapi;
+    const operation = document.paths[path.replace(/\/$/, '')][method.toLowerCase()];
+    const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
+    const bearer = meta.roles ? 'accessToken' : meta.rest?.bearer === 'refresh' ? 'refreshToken' : null;
+    operation.security = bearer ? [{ [bearer]: [] }] : [];
+
+    for (const parameter of operation.parameters ?? []) {
+      parameter.description ??= parameter.schema?.description;
+      if (parameter.schema?.examples) parameter.example ??= parameter.schema.examples[0];
+    }
+    const examples = OPERATION_EXAMPLES[operation.operationId] ?? {};
+    const media = operation.requestBody?.content?.['application/json'];
+    if (media && examples.request !== undefined) media.example = examples.request;
+
+    const success = meta.rest?.status ?? 200;
+    const generated = operation.responses['200'];
+    const problems = new Set<ProblemStatus>([...(meta.rest?.problems ?? []), 500]);
+    if (bearer) problems.add(401);
+    if (hasBody) for (const status of [400, 413, 415] as const) problems.add(status);
+    operation.responses = {
+      [success]: success === 204
+        ? { description: meta.openapi.successDescription ?? 'No content.' }
+        : { ...generated, description: meta.openapi.successDescription ?? generated.description,
+          content: { 'application/json': { ...generated.content['application/json'], ...(examples.response !== undefined && { example: examples.response }) } } },
+      ...Object.fromEntries([...problems].sort().map((status) => [status, problemResponse(status)])),
+    };
+  }
+
+  const { schemas = {} } = document.components ?? {};
+  document.components = {
+    ...document.components,
+    schemas: { ...Object.fromEntries(Object.entries(schemas).filter(([name]) => !name.startsWith('error.'))), Problem: problemSchema },
+  };
+  return document as OpenAPIObject;
 }

@@ -1,48 +1,53 @@
 import { z } from 'zod';
+import { CUSTOMER_BILLING_KEYS, CUSTOMER_KEYS, JOB_STATUSES, SHIPPING_ADDRESS_KEYS } from '../domain/job.ts';
+import { PAYLOAD_VERSIONS } from '../domain/webhook-config.ts';
 
-// Documentation of the payloads the domain renders (domain/payloads.ts). Answers are not validated against it:
-// the renderer is the single source and is covered by golden tests; validating 50 items per page would cost ~10 %.
+// Documentation of the payloads the domain renders (domain/payloads.ts). The service does not validate its answers
+// against it (the renderer is the single source, covered by golden tests, and checking 50 items a page costs ~10 %);
+// the HTTP tests validate every answer they receive against it.
 type Schema = Record<string, unknown>;
 const str: Schema = { type: ['string', 'null'] };
 const time: Schema = { type: ['string', 'null'], format: 'date-time' };
-const obj = (keys: string[]): Schema => ({ type: ['object', 'null'], properties: Object.fromEntries(keys.map((k) => [k, str])) });
-const customer = obj(['email', 'externalId', 'firstName', 'lastName', 'mobilePhone', 'phone', 'salutation']);
-const shippingAddress = obj(['street', 'houseNumber', 'postalCode', 'city', 'countryCode']);
-const products = { type: 'array', items: { type: 'object', properties: { sku: str, name: str, quantity: { type: ['integer', 'null'] } } } };
+const closed = (properties: Record<string, Schema>, required: readonly string[], extra: Schema = {}): Schema =>
+  ({ type: 'object', properties, required: [...required], additionalProperties: false, ...extra });
+const nullableObject = (keys: readonly string[]): Schema =>
+  ({ ...closed(Object.fromEntries(keys.map((k) => [k, str])), keys), type: ['object', 'null'] });
+const customer = nullableObject(CUSTOMER_KEYS);
+const shippingAddress = nullableObject(SHIPPING_ADDRESS_KEYS);
+const products = { type: 'array', items: closed({ sku: str, name: str, quantity: { type: ['integer', 'null'] } }, ['sku', 'name', 'quantity']) };
+const documents = {
+  type: 'array',
+  items: closed({ type: str, files: { type: 'array', items: closed({ name: str, url: str }, ['name', 'url']) } }, ['type', 'files']),
+};
 const head = {
   _eid: { type: 'string', description: 'Event id; "polled" for orders served by polling.' },
   _type: { const: 'OrderStatusEvent' },
-  _v: { enum: ['1.0.0', '1.1.0', '1.3.0'], description: 'Payload version of the receiving configuration.' },
+  _v: { enum: [...PAYLOAD_VERSIONS], description: 'Payload version of the receiving configuration.' },
 };
+const status = { enum: [...JOB_STATUSES] };
 const since11 = { projectId: { ...str, description: 'from 1.1.0' }, projectName: { ...str, description: 'from 1.1.0' } };
+const updatedAt = { ...time, description: 'from 1.3.0' };
+
+const partnerFormat = closed({
+  ...head, jobApiId: { type: 'string' }, gidOrderNumber: { type: 'string' }, invoicingEid: str, yourOrderID: str,
+  status, customer, shippingAddress, products, appointmentStart: time, appointmentEnd: time,
+  ...since11, partnerId: { ...str, description: 'from 1.3.0' }, updatedAt,
+}, ['_eid', '_type', '_v', 'jobApiId', 'gidOrderNumber', 'invoicingEid', 'yourOrderID', 'status', 'customer', 'shippingAddress',
+  'products', 'appointmentStart', 'appointmentEnd'], { title: 'partner-format' });
+
+const defaultFormat = closed({
+  ...head, orderId: { type: 'string' }, orderNumber: { type: 'string' }, status, externalId: str, invoicingExternalId: str,
+  orderType: str, customer, customerBilling: nullableObject(CUSTOMER_BILLING_KEYS), shippingAddress, products, documents,
+  appointmentStart: time, appointmentEnd: time, startTimestamp: time, finishTimestamp: time, ...since11, updatedAt,
+}, ['_eid', '_type', '_v', 'orderId', 'orderNumber', 'status', 'externalId', 'invoicingExternalId', 'orderType', 'customer',
+  'customerBilling', 'shippingAddress', 'products', 'documents', 'appointmentStart', 'appointmentEnd', 'startTimestamp',
+  'finishTimestamp'], { title: 'default' });
 
 export const orderStatusEvent = z.custom<Record<string, unknown>>(() => true).meta({
   id: 'OrderStatusEvent',
   override: <Schema>{
-    description: 'One order, in the shape of the receiving configuration\'s transformer and version. Absent values are null, absent lists [].',
-    oneOf: [
-      {
-        title: 'partner-format',
-        type: 'object',
-        properties: {
-          ...head, jobApiId: { type: 'string' }, gidOrderNumber: { type: 'string' }, invoicingEid: str, yourOrderID: str,
-          status: { type: 'string' }, customer, shippingAddress, products, appointmentStart: time, appointmentEnd: time,
-          ...since11, partnerId: { ...str, description: 'from 1.3.0' }, updatedAt: { ...time, description: 'from 1.3.0' },
-        },
-      },
-      {
-        title: 'default',
-        type: 'object',
-        properties: {
-          ...head, orderId: { type: 'string' }, orderNumber: { type: 'string' }, status: { type: 'string' }, externalId: str,
-          invoicingExternalId: str, orderType: str, customer,
-          customerBilling: obj(['firstName', 'lastName', 'company', 'street', 'houseNumber', 'postalCode', 'city', 'countryCode']),
-          shippingAddress, products,
-          documents: { type: 'array', items: { type: 'object', properties: { type: str, files: { type: 'array', items: { type: 'object', properties: { name: str, url: str } } } } } },
-          appointmentStart: time, appointmentEnd: time, startTimestamp: time, finishTimestamp: time,
-          ...since11, updatedAt: { ...time, description: 'from 1.3.0' },
-        },
-      },
-    ],
+    description: 'One order, in the shape of the receiving configuration\'s transformer (partner-format for partners, default '
+      + 'for brands) and version; a later version only adds fields. Absent values are null, absent lists [].',
+    oneOf: [partnerFormat, defaultFormat],
   },
 });

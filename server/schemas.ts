@@ -129,31 +129,32 @@ export const webhookConfig = {
 };
 
 /** A whole number in a query string, strictly: digits only, no coercion of "1.5", "1e3" or " 2". */
-const queryInt = (min: number) =>
-  z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(Number.MAX_SAFE_INTEGER));
+const queryInt = (min: number, description: string) =>
+  z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(Number.MAX_SAFE_INTEGER))
+    .meta({ description, override: { type: 'integer', minimum: min, pattern: undefined } });
 const queryBool = z.enum(['true', '1', 'false', '0']).transform((v) => v === 'true' || v === '1');
 const orderFilters = {
-  updatedSince: z.iso.datetime({ offset: true }).transform((v) => new Date(v)).optional()
-    .describe('Only orders with updatedAt >= updatedSince; ISO 8601 with an offset.'),
-  active: queryBool.optional().describe('true or 1 leaves out orders that need no partner action (new, cancelled, closed, completed, invoice sent).'),
+  updatedSince: z.iso.datetime({ offset: true }).transform((v) => new Date(v))
+    .meta({ description: 'Only orders with updatedAt >= updatedSince; ISO 8601 with an offset.', examples: ['2026-11-01T00:00:00Z'] }).optional(),
+  active: queryBool.meta({ description: 'true or 1 leaves out orders that need no partner action (new, cancelled, closed, completed, invoice sent).' }).optional(),
 };
 
 export const partnerOrders = {
   page: z.object({
-    page: queryInt(1).optional().describe('1-based page; default 1.'),
-    pageSize: queryInt(1).optional().describe('1…200, default 50; larger values are answered as 200.'),
+    page: queryInt(1, '1-based page; default 1.').optional(),
+    pageSize: queryInt(1, '1…200, default 50; larger values are answered as 200.').optional(),
     ...orderFilters,
   }),
   pageAnswer: z.object({ items: z.array(orderStatusEvent), page: z.number().int(), pageSize: z.number().int(), total: z.number().int() }),
   legacy: z.object({
-    limit: queryInt(0).optional().describe('At most this many orders; no server-side cap. Default: all.'),
-    offset: queryInt(0).optional().describe('Skip the first N orders; default 0.'),
+    limit: queryInt(0, 'At most this many orders; no server-side cap. Default: all.').optional(),
+    offset: queryInt(0, 'Skip the first N orders; default 0.').optional(),
     ...orderFilters,
   }),
   legacyAnswer: z.array(orderStatusEvent),
   poll: z.object({
-    version: z.string().describe('"*" for your configured version, or 1.0.0, 1.1.0, 1.3.0.'),
-    orderId: z.string().describe('The order\'s apiId.'),
+    version: z.string().meta({ description: '"*" for your configured version, or 1.0.0, 1.1.0, 1.3.0.', examples: ['*'] }),
+    orderId: z.string().meta({ description: 'The order\'s apiId.', examples: ['demo-job-04'] }),
   }),
 };
 
@@ -214,4 +215,9 @@ export const partnerCommands = {
     yourOrderID: v.yourOrderID,
   })),
   answer: z.object({ _cid: z.string(), _type: z.string(), status: z.literal('succeeded'), order: orderStatusEvent }),
+  /** Documented only: the signature is checked over the raw bytes before the body is read. */
+  signatureHeader: z.object({
+    'x-webhook-signature': z.string().optional()
+      .describe('Hex HMAC-SHA256 of the exact request bytes, keyed with the signatureKey of your resolved partner configuration; required when it has one.'),
+  }),
 };

@@ -7,8 +7,18 @@ import { checkCommandSignature } from '../domain/use-cases/check-command-signatu
 import type { Context } from './context.ts';
 import { GENERIC_INTERNAL_DETAIL, issuesOf, problem, translateError } from './errors.ts';
 
-/** `roles` is set by the guarded base procedures below, so that tests and tools can see who may call what. */
-export type Meta = OpenApiMeta & { roles?: readonly Role[] };
+export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 | 500;
+
+/**
+ * `roles` is set by the guarded base procedures below, so that tests and tools can see who may call what.
+ * `rest` tells the API reference what the schemas cannot: the success status, the bearer an open procedure takes,
+ * and the problems it may answer beyond those every operation of its kind may (401 when guarded; 400, 413 and
+ * 415 with a body; 500).
+ */
+export type Meta = OpenApiMeta & {
+  roles?: readonly Role[];
+  rest?: { status?: 200 | 202 | 204; bearer?: 'refresh'; problems?: readonly ProblemStatus[] };
+};
 
 const t = initTRPC
   .context<Context>()

@@ -6,15 +6,18 @@ import { bearerToken, openProcedure, router } from '../trpc.ts';
 export const authRouter = router({
   login: openProcedure
     .meta({ openapi: { method: 'POST', path: '/v3/auth/login', tags: ['auth'], summary: 'Request a refresh token by e-mail',
-      description: 'Always answers the same message; a refresh token (valid 24 h) is mailed only to contacts with API access.' } })
+      description: 'Always answers the same message; a refresh token (valid 24 h) is mailed only to contacts with API access. '
+        + 'At most LOGIN_LIMIT_PER_EMAIL a minute per address and LOGIN_LIMIT_PER_ADDRESS per client (429 beyond).' },
+      rest: { problems: [429] } })
     .input(auth.login)
     .output(auth.loginAnswer)
     .mutation(({ ctx, input }) =>
       ctx.services.read((deps) => requestRefreshToken(deps, { email: input.email, clientAddress: ctx.clientAddress }))),
 
   accessToken: openProcedure
-    .meta({ openapi: { method: 'POST', path: '/v3/auth/access-token', tags: ['auth'], protect: true,
-      summary: 'Exchange a refresh token (Authorization: Bearer <refresh token>) for an access token' } })
+    .meta({ openapi: { method: 'POST', path: '/v3/auth/access-token', tags: ['auth'],
+      summary: 'Exchange a refresh token (Authorization: Bearer <refresh token>) for an access token' },
+      rest: { bearer: 'refresh' } })
     .input(auth.accessToken)
     .output(auth.accessTokenAnswer)
     .mutation(({ ctx, input }) =>

@@ -1,22 +1,25 @@
 import { setJobAppointment } from '../../domain/use-cases/set-job-appointment.ts';
 import { setJobYourOrderId } from '../../domain/use-cases/set-job-your-order-id.ts';
 import { partnerCommands } from '../schemas.ts';
-import { router, signedPartnerProcedure } from '../trpc.ts';
+import { router, signedPartnerProcedure, type Meta } from '../trpc.ts';
 
 const description = 'Signed with x-webhook-signature (hex HMAC-SHA256 of the raw body) when your resolved partner configuration has a key. '
-  + 'Idempotent per _cid: the same body gets the first answer again; another body is 409.';
+  + 'Idempotent per _cid: the same body gets the first answer again; another body is 409. Checks in this order: token (401), '
+  + 'signature (401), body (400), _cid replay, job (404), ownership (403: the job must be assigned to you or to one of your children).';
+const meta = (path: string, summary: string): Meta => ({
+  openapi: { method: 'POST', path: path as `/${string}`, tags: ['partner commands'], summary, description, requestHeaders: partnerCommands.signatureHeader },
+  rest: { problems: [403, 404, 409] },
+});
 
 export const partnerCommandsRouter = router({
   setJobAppointment: signedPartnerProcedure
-    .meta({ openapi: { method: 'POST', path: '/v3/commands/partner/appointment', tags: ['partner commands'], protect: true,
-      summary: 'SetJobAppointment: confirm or move the appointment of a job assigned to you', description } })
+    .meta(meta('/v3/commands/partner/appointment', 'SetJobAppointment: confirm or move the appointment of a job assigned to you'))
     .input(partnerCommands.setJobAppointment)
     .output(partnerCommands.answer)
     .mutation(({ ctx, input }) => ctx.services.transact((deps) => setJobAppointment(deps, ctx.principal, input))),
 
   setJobYourOrderId: signedPartnerProcedure
-    .meta({ openapi: { method: 'POST', path: '/v3/commands/partner/your-order-id', tags: ['partner commands'], protect: true,
-      summary: 'SetJobYourOrderId: set or overwrite your own order id on a job assigned to you', description } })
+    .meta(meta('/v3/commands/partner/your-order-id', 'SetJobYourOrderId: set or overwrite your own order id on a job assigned to you'))
     .input(partnerCommands.setJobYourOrderId)
     .output(partnerCommands.answer)
     .mutation(({ ctx, input }) => ctx.services.transact((deps) => setJobYourOrderId(deps, ctx.principal, input))),

@@ -25,9 +25,10 @@ export const legacyStreamRouter = router({
 
 export const partnerOrdersRouter = router({
   paginated: partnerProcedure
-    .meta({ openapi: { method: 'GET', path: '/v3/partner-orders/paginated', tags: ['partner orders'], protect: true,
+    .meta({ openapi: { method: 'GET', path: '/v3/partner-orders/paginated', tags: ['partner orders'],
       summary: 'One page of the orders visible to your account',
-      description: 'Ordered by updatedAt descending, then jobApiId. Needs a partner-scoped configuration (yours, else your master\'s) with the partner-format transformer.' } })
+      description: 'Ordered by updatedAt descending, then jobApiId. Needs a partner-scoped configuration (yours, else your master\'s) with the partner-format transformer.' },
+      rest: { problems: [400, 403] } })
     .input(partnerOrders.page)
     .output(partnerOrders.pageAnswer)
     .query(({ ctx, input }) => ctx.services.read((deps) => listPartnerOrdersPage(deps, ctx.principal, {
@@ -37,9 +38,10 @@ export const partnerOrdersRouter = router({
   // Describes the path in the document and serves typed RPC clients; REST clients get the same listing streamed
   // (legacyStreamRouter).
   legacy: legacyListing
-    .meta({ openapi: { method: 'GET', path: '/v3/partner-orders', tags: ['partner orders'], protect: true,
+    .meta({ openapi: { method: 'GET', path: '/v3/partner-orders', tags: ['partner orders'],
       summary: 'All orders visible to your account (legacy), as a bare array',
-      description: 'Same order and filters as the paginated listing; no server-side cap. Streamed as it is read.' } })
+      description: 'Same order and filters as the paginated listing; no server-side cap. Streamed as it is read.' },
+      rest: { problems: [400, 403] } })
     .output(partnerOrders.legacyAnswer)
     .query(async ({ ctx, input }) => {
       const items = [];
@@ -48,8 +50,11 @@ export const partnerOrdersRouter = router({
     }),
 
   poll: integratorProcedure
-    .meta({ openapi: { method: 'GET', path: '/v3/poll/job/{version}/{orderId}', tags: ['partner orders'], protect: true,
-      summary: 'The current OrderStatusEvent of one order you can see' } })
+    .meta({ openapi: { method: 'GET', path: '/v3/poll/job/{version}/{orderId}', tags: ['partner orders'],
+      summary: 'The current OrderStatusEvent of one order you can see',
+      description: 'A brand sees its own orders, a partner the orders of its polling scope (403 without a partner configuration); '
+        + 'any other order is 404.' },
+      rest: { problems: [400, 403, 404] } })
     .input(partnerOrders.poll)
     .output(partnerOrders.legacyAnswer.element)
     .query(({ ctx, input }) => ctx.services.read((deps) => pollOrder(deps, ctx.principal, input))),

@@ -1,16 +1,15 @@
 import { getWebhookConfig } from '../../domain/use-cases/get-webhook-config.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import type { OpenApiMeta } from 'trpc-to-openapi';
 import { webhookConfig } from '../schemas.ts';
-import { integratorProcedure, router } from '../trpc.ts';
+import { integratorProcedure, router, type Meta, type ProblemStatus } from '../trpc.ts';
 
-const meta = (method: 'GET' | 'PUT', summary: string): OpenApiMeta =>
-  ({ openapi: { method, path: '/v3/webhook-config', tags: ['webhooks'], protect: true, summary } });
+const meta = (method: 'GET' | 'PUT', summary: string, problems: readonly ProblemStatus[]): Meta =>
+  ({ openapi: { method, path: '/v3/webhook-config', tags: ['webhooks'], summary }, rest: { problems } });
 
 /** An integrator's own configuration; its scope is the caller's role. */
 export const webhookConfigRouter = router({
   get: integratorProcedure
-    .meta(meta('GET', 'Read your own webhook configuration'))
+    .meta(meta('GET', 'Read your own webhook configuration (404 when your account has none of its own)', [404]))
     .input(webhookConfig.view.pick({}))
     .output(webhookConfig.view)
     .query(async ({ ctx }) => {
@@ -19,7 +18,7 @@ export const webhookConfigRouter = router({
       return view;
     }),
   put: integratorProcedure
-    .meta(meta('PUT', 'Replace your own webhook configuration'))
+    .meta(meta('PUT', 'Replace your own webhook configuration', []))
     .input(webhookConfig.put)
     .output(webhookConfig.view)
     .mutation(async ({ ctx, input }) => {

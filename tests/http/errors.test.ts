@@ -8,6 +8,7 @@ import { buildOpenApiDocument } from '../../server/openapi.ts';
 import { appRouter } from '../../server/routers/index.ts';
 import { openProcedure, publicProcedure, router } from '../../server/trpc.ts';
 import { testApp } from '../support/app.ts';
+import { checkedAgent } from '../support/openapi-validation.ts';
 
 // The real edge (formatter, response meta, body parser, OpenAPI middleware) around procedures that
 // exist only here, so that every failure path can be provoked on demand.
@@ -33,12 +34,12 @@ const probes = router({
     .output(z.object({ secretField: z.number() }))
     .query(() => ({ secretField: 'oops' }) as never),
   limited: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/v3/probe/limited' } })
+    .meta({ openapi: { method: 'GET', path: '/v3/probe/limited' }, rest: { problems: [429] } })
     .input(z.void())
     .output(z.unknown())
     .query(() => { throw new DomainError('RATE_LIMITED', 'Slow down.', [], 42); }),
   denied: publicProcedure
-    .meta({ openapi: { method: 'GET', path: '/v3/probe/denied' } })
+    .meta({ openapi: { method: 'GET', path: '/v3/probe/denied' }, rest: { problems: [401] } })
     .input(z.void())
     .output(z.unknown())
     .query(() => { throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.'); }),
@@ -50,7 +51,8 @@ let http: ReturnType<typeof supertest>;
 
 test.before(async () => {
   const { services } = await testApp();
-  http = supertest(createHttpApp({ router: probeRouter, services, openApiDocument: buildOpenApiDocument(probeRouter) }));
+  const document = buildOpenApiDocument(probeRouter);
+  http = checkedAgent(supertest(createHttpApp({ router: probeRouter, services, openApiDocument: document })), document);
 });
 
 function assertProblem(res: supertest.Response, status: number, code: string) {

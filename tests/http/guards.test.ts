@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Role } from '../../domain/account.ts';
 import { appRouter } from '../../server/routers/index.ts';
 import type { Meta } from '../../server/trpc.ts';
+import { document } from '../support/app.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
@@ -12,7 +13,7 @@ const test = suite('role guards on every REST endpoint');
 const endpoints = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>)
   .map(([name, p]) => ({ name, meta: p._def.meta }))
   .filter((e) => e.meta?.openapi)
-  .map((e) => ({ name: e.name, method: e.meta!.openapi!.method, path: e.meta!.openapi!.path.replace(/\{[^}]+\}/g, 'x'), roles: e.meta!.roles, protect: e.meta!.openapi!.protect }));
+  .map((e) => ({ name: e.name, meta: e.meta!, method: e.meta!.openapi!.method, path: e.meta!.openapi!.path.replace(/\{[^}]+\}/g, 'x'), roles: e.meta!.roles }));
 
 let app: App;
 let tokens: Record<Role, { access: string; refresh: string }>;
@@ -30,9 +31,13 @@ const call = (e: (typeof endpoints)[number], token?: string) => {
   return e.method === 'GET' || e.method === 'DELETE' ? req : req.send({});
 };
 
-test('there are guarded endpoints, and each is marked protected in the OpenAPI document', () => {
+test('there are guarded endpoints; the document asks an access token of each, a refresh token of access-token, none of login', () => {
   assert.ok(endpoints.filter((e) => e.roles).length >= 2, JSON.stringify(endpoints));
-  for (const e of endpoints.filter((x) => x.roles)) assert.is(e.protect, true, e.name);
+  const paths = document().paths as Record<string, Record<string, { security: unknown }>>;
+  const securityOf = (e: (typeof endpoints)[number]) => paths[e.meta.openapi!.path]![e.method.toLowerCase()]!.security;
+  for (const e of endpoints.filter((x) => x.roles)) assert.equal(securityOf(e), [{ accessToken: [] }], e.name);
+  assert.equal(securityOf(endpoints.find((e) => e.path === '/v3/auth/login')!), []);
+  assert.equal(securityOf(endpoints.find((e) => e.path === '/v3/auth/access-token')!), [{ refreshToken: [] }]);
 });
 
 test('each guarded endpoint: no token, a refresh token, or a token of another role → 401; its own roles pass the guard', async () => {

@@ -3,6 +3,9 @@ import supertest from 'supertest';
 import { pino } from 'pino';
 import { buildApp, type BuildOverrides } from '../../server/compose.ts';
 import { loadConfig } from '../../server/config.ts';
+import { buildOpenApiDocument } from '../../server/openapi.ts';
+import { appRouter } from '../../server/routers/index.ts';
+import { checkedAgent } from './openapi-validation.ts';
 import { closeAtEnd, sharedDatabase } from './shared.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -17,7 +20,7 @@ export async function testApp(env: Record<string, string> = {}, overrides: Build
   });
   const built = await buildApp(config, { logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), database: await sharedDatabase(), ...overrides });
   closeAtEnd(built.close);
-  const http = supertest(built.app);
+  const http = checkedAgent(supertest(built.app), document());
   const admin = adminClient(http);
   return { ...built, http, admin };
 }
@@ -35,5 +38,9 @@ export function adminClient(http: supertest.Agent | ReturnType<typeof supertest>
     },
   };
 }
+
+let cachedDocument: ReturnType<typeof buildOpenApiDocument> | undefined;
+/** The document the service serves, against which every REST answer of the tests is checked. */
+export const document = () => (cachedDocument ??= buildOpenApiDocument(appRouter));
 
 export const uniqueEmail = (prefix = 'contact') => `${prefix}-${randomUUID().slice(0, 8)}@example.com`;

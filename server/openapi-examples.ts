@@ -1,0 +1,54 @@
+import { LOGIN_STATUS_MESSAGE } from '../domain/auth.ts';
+import { Job } from '../domain/job.ts';
+import { POLLED_EID, renderOrderStatus } from '../domain/payloads.ts';
+
+// Examples of the API reference, keyed by operationId. They name the demo data (SEED_DEMO=1), so that "Try it out" on
+// /docs works as shown; the orders are rendered by the domain's own renderer, so they cannot drift from real answers.
+const demoOrder = new Job({
+  apiId: 'demo-job-04', brandAccountId: '00000000-0000-4000-8000-000000000001', partnerId: '00000000-0000-4000-8000-000000000002',
+  name: 'O-1000000004', status: 'appointment_confirmed', invoicingEid: 'INV-1004', eid: null, extPartnerId: 'INST-4711',
+  customer: { email: 'customer4@demo.example', externalId: 'C-4', firstName: 'Alex', lastName: 'Sample 4', mobilePhone: null, phone: '+49 30 1234567', salutation: null },
+  customerBilling: null,
+  shippingAddress: { street: 'Hauptstraße', houseNumber: '4', postalCode: '10115', city: 'Berlin', countryCode: 'DE' },
+  products: [{ sku: 'WB-11KW', name: 'Wallbox 11 kW', quantity: 1 }],
+  documents: [], orderType: 'installation', projectId: null, projectName: null,
+  appointmentStart: new Date('2026-12-01T08:00:00.000Z'), appointmentEnd: new Date('2026-12-01T10:00:00.000Z'),
+  startTimestamp: null, finishTimestamp: null,
+  createdAt: new Date('2026-11-20T08:00:00.000Z'), updatedAt: new Date('2026-11-23T09:30:00.000Z'),
+});
+const partnerOrder = (eid: string) => renderOrderStatus(demoOrder, { transformer: 'partner-format', version: '1.3.0' }, eid);
+const brandOrder = renderOrderStatus(demoOrder, { transformer: 'default', version: '1.3.0' }, POLLED_EID);
+
+const appointment = {
+  _v: '1.0.0', _cid: 'appt-demo-job-04-0001', _type: 'SetJobAppointment', _metadata: { 'ext-ticket': 'T-1042' },
+  jobApiId: 'demo-job-04', appointmentStart: '2026-12-01T09:00:00+01:00', appointmentEnd: '2026-12-01T11:00:00+01:00',
+};
+const yourOrderId = {
+  _v: '1.0.0', _cid: 'your-id-demo-job-04-0001', _type: 'SetJobYourOrderId', _metadata: { 'ext-ticket': 'T-1043' },
+  jobApiId: 'demo-job-04', yourOrderID: 'INST-4711',
+};
+const config = { scope: 'partner', url: 'https://hooks.example.com/partner', transformer: 'partner-format', version: '1.3.0', enabled: true, hasSignatureKey: true };
+
+export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response?: unknown }> = {
+  'auth-login': { request: { email: 'master@demo.example' }, response: { status: LOGIN_STATUS_MESSAGE } },
+  'auth-accessToken': {
+    request: { expires_after: 3600 },
+    response: { access_token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiIuLi4ifQ.c2lnbmF0dXJl', token_type: 'Bearer', expires_in: 3600 },
+  },
+  'partnerOrders-paginated': { response: { items: [partnerOrder(POLLED_EID)], page: 1, pageSize: 50, total: 1 } },
+  'partnerOrders-legacy': { response: [partnerOrder(POLLED_EID)] },
+  'partnerOrders-poll': { response: brandOrder },
+  'partnerCommands-setJobAppointment': {
+    request: appointment,
+    response: { _cid: appointment._cid, _type: appointment._type, status: 'succeeded', order: partnerOrder('7d0f4c9e-5a57-4b8e-9d43-2f1c8b0e6a11') },
+  },
+  'partnerCommands-setJobYourOrderId': {
+    request: yourOrderId,
+    response: { _cid: yourOrderId._cid, _type: yourOrderId._type, status: 'succeeded', order: partnerOrder('0b6f7e52-8c3d-4f21-a9e4-5d7c1b2a3e90') },
+  },
+  'webhookConfig-get': { response: config },
+  'webhookConfig-put': {
+    request: { url: config.url, transformer: config.transformer, version: config.version, enabled: true, signatureKey: 'a-long-random-signing-key' },
+    response: config,
+  },
+};

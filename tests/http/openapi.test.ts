@@ -1,0 +1,79 @@
+import type { AnyProcedure } from '@trpc/server';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { appRouter } from '../../server/routers/index.ts';
+import type { Meta } from '../../server/trpc.ts';
+import { document, testApp } from '../support/app.ts';
+import { answerChecker } from '../support/openapi-validation.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const test = suite('the API reference is the contract');
+
+const operations = () => Object.entries(document().paths as Json).flatMap(([path, item]) =>
+  Object.entries(item as Json).map(([method, operation]) => ({ path, method, operation: operation as Json })));
+
+test('/openapi.json is the document the tests check answers against, and a valid OpenAPI 3.1 document', async () => {
+  const { http } = await testApp();
+  const served = await http.get('/openapi.json');
+  assert.equal(served.body, JSON.parse(JSON.stringify(document())));
+  const validator = new Validator();
+  const result = await validator.validate(served.body);
+  assert.ok(result.valid, JSON.stringify(result.errors, null, 1)?.slice(0, 2000));
+  assert.is(validator.version, '3.1');
+});
+
+test('every request body has an example the procedure accepts, every answer with a body an example of its schema', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema(document(), 'openapi');
+  const procedures = Object.values(appRouter._def.procedures as unknown as Record<string, AnyProcedure>);
+  for (const { path, method, operation } of operations()) {
+    const where = `${method.toUpperCase()} ${path}`;
+    const media = operation.requestBody?.content?.['application/json'];
+    if (media) {
+      assert.ok(media.example !== undefined, `${where}: no request example`);
+      const procedure = procedures.find((p) => (p._def.meta as Meta | undefined)?.openapi?.path === path)!;
+      const parsed = (procedure._def.inputs[0] as unknown as { safeParse(v: unknown): { success: boolean; error?: unknown } }).safeParse(media.example);
+      assert.ok(parsed.success, `${where}: the request example is refused: ${JSON.stringify(parsed.error)}`);
+    }
+    for (const [status, response] of Object.entries(operation.responses as Json)) {
+      if (!status.startsWith('2') || !response.content) continue;
+      const { example } = response.content['application/json'];
+      assert.ok(example !== undefined, `${where} ${status}: no example answer`);
+      const pointer = ['paths', path, method, 'responses', status, 'content', 'application/json', 'schema'].map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+      const validate = ajv.getSchema(`openapi#/${pointer}`)!;
+      assert.ok(validate(example), `${where} ${status}: ${JSON.stringify(validate.errors)}`);
+    }
+  }
+});
+
+test('every problem is documented as application/problem+json with the one Problem schema; security is per operation', () => {
+  for (const { path, method, operation } of operations()) {
+    for (const [status, response] of Object.entries(operation.responses as Json)) {
+      if (status.startsWith('2')) continue;
+      assert.equal(Object.keys(response.content), ['application/problem+json'], `${method} ${path} ${status}`);
+      assert.equal(response.content['application/problem+json'].schema, { $ref: '#/components/schemas/Problem' });
+    }
+    assert.ok(Array.isArray(operation.security), `${method} ${path}: security`);
+  }
+  const signed = document().paths!['/v3/commands/partner/appointment']!.post!.parameters as Json[];
+  assert.equal(signed.map((p) => [p.in, p.name, p.required ?? false]), [['header', 'x-webhook-signature', false]]);
+});
+
+test('the answer checker refuses an undocumented status, a member outside the schema, and the wrong content type', () => {
+  const check = answerChecker(document());
+  const answer = (status: number, body: unknown, type = 'application/json') =>
+    ({ status, body, text: JSON.stringify(body), headers: { 'content-type': type } }) as never;
+  const config = { scope: 'brand', url: null, transformer: 'default', version: '1.3.0', enabled: true, hasSignatureKey: false };
+  check('get', '/v3/webhook-config', answer(200, config));
+  assert.throws(() => check('get', '/v3/webhook-config', answer(418, {})), /status not documented/);
+  assert.throws(() => check('get', '/v3/webhook-config', answer(200, { ...config, signatureKey: 'leaked' })), /does not match/);
+  assert.throws(() => check('get', '/v3/webhook-config', answer(404, { code: 'NOT_FOUND' }, 'application/json')), /documented application\/problem\+json/);
+  assert.throws(() => check('post', '/v3/nowhere', answer(200, {})), /no documented operation/);
+});
+
+test.run();
