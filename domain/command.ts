@@ -1,3 +1,5 @@
+import type { Customer } from './job.ts';
+
 /** The envelope every command carries (SPEC §2). */
 export interface CommandEnvelope {
   _v: '1.0.0';
@@ -5,6 +7,74 @@ export interface CommandEnvelope {
   _type: string;
   _metadata?: Record<string, string>;
 }
+
+/** How a partner command names its job: exactly one of these (CONTRACT §5). */
+export type JobIdentifier =
+  | { kind: 'jobApiId'; value: string }
+  | { kind: 'invoicingEid'; value: string }
+  | { kind: 'gidOrderNumber'; value: string }
+  | { kind: 'yourOrderID'; value: string };
+
+// The brand commands of `POST /v3/commands` (CONTRACT §5), in the domain's own form.
+export interface RefreshOrderCommand extends CommandEnvelope { _type: 'RefreshOrder'; orderId: string }
+export interface RefreshInvoiceCommand extends CommandEnvelope { _type: 'RefreshInvoice'; invoiceId: string }
+export interface UpdateCustomerCommand extends CommandEnvelope {
+  _type: 'UpdateCustomer';
+  orderId: string;
+  /** Only the members given change; a member given as null is cleared. */
+  customer: Partial<Customer>;
+}
+export interface UpdateOrderExternalIdCommand extends CommandEnvelope { _type: 'UpdateOrderExternalId'; orderId: string; externalId: string }
+export interface UpdateOrderInvoicingExternalIdCommand extends CommandEnvelope {
+  _type: 'UpdateOrderInvoicingExternalId';
+  orderId: string;
+  invoicingExternalId: string;
+}
+export interface ApplyCancellationCommand extends CommandEnvelope { _type: 'ApplyCancellation'; orderId: string; cancellationReason: string }
+export interface MappingItem { key: string; value: string }
+export interface CreateOrderFromMappingCommand extends CommandEnvelope {
+  _type: 'CreateOrderFromMapping';
+  orders: { mapping: MappingItem[] }[];
+}
+
+export type BrandCommand =
+  | RefreshOrderCommand | RefreshInvoiceCommand | UpdateCustomerCommand | UpdateOrderExternalIdCommand
+  | UpdateOrderInvoicingExternalIdCommand | ApplyCancellationCommand | CreateOrderFromMappingCommand;
+export type BrandCommandType = BrandCommand['_type'];
+export const BRAND_COMMAND_TYPES: readonly BrandCommandType[] = [
+  'RefreshOrder', 'RefreshInvoice', 'UpdateCustomer', 'UpdateOrderExternalId', 'UpdateOrderInvoicingExternalId',
+  'ApplyCancellation', 'CreateOrderFromMapping',
+];
+
+/** How long a finished command's result can be polled (CONTRACT §5); its `_cid` is free again afterwards. */
+export const RESULT_RETENTION_MS = 24 * 3600 * 1000;
+
+/** What a command that ran produced (CONTRACT §5): `CommandResultEvent.result`. */
+export type CommandResult = { orderId: string } | { invoiceId: string } | { orderIds: string[] };
+
+/** The codes of `CommandErrorEvent.code` (CONTRACT §3). */
+export const COMMAND_ERROR_CODES = [
+  'ORDER_NOT_FOUND', 'INVOICE_NOT_FOUND', 'INVALID_STATE', 'UNKNOWN_CANCELLATION_REASON', 'MAPPING_NOT_CONFIGURED',
+  'MAPPING_INVALID', 'VALIDATION_FAILED', 'INTERNAL_ERROR',
+] as const;
+export type CommandErrorCode = (typeof COMMAND_ERROR_CODES)[number];
+
+export interface CommandErrorDetail { key: string; message: string }
+
+/** A command that ran and failed for a reason the sender can act on; it becomes a CommandErrorEvent. */
+export class CommandError extends Error {
+  override readonly name = 'CommandError';
+  constructor(
+    readonly code: CommandErrorCode,
+    message: string,
+    readonly details: readonly CommandErrorDetail[] | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** What the sender learns of a finished command: the payload of its CommandResultEvent or CommandErrorEvent. */
+export type CommandOutcome = { status: 'succeeded'; result: CommandResult } | { status: 'failed'; error: CommandError };
 
 /** A command accepted or answered once; its `_cid` is taken for the account from then on. */
 export interface StoredCommand {
@@ -14,7 +84,18 @@ export interface StoredCommand {
   /** The command's canonical form, for the replay check: the same `_cid` must come with an equal command. */
   body: unknown;
   status: 'accepted' | 'succeeded' | 'failed';
+  /** The HTTP answer given when it was accepted (brand) or run (partner), for replays. */
   answer: unknown;
+}
+
+/** A command as the executor claims it: its claim is good until the lease runs out. */
+export interface ClaimedCommand {
+  accountId: string;
+  cid: string;
+  body: unknown;
+  /** Executions begun so far, this one included. */
+  attempts: number;
+  claimToken: string;
 }
 
 /** The value as it travels as JSON (dates become ISO strings). */
@@ -36,10 +117,3 @@ export function sameJson(a: unknown, b: unknown): boolean {
   const kb = Object.keys(b);
   return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
-
-/** How a partner command names its job: exactly one of these (CONTRACT §5). */
-export type JobIdentifier =
-  | { kind: 'jobApiId'; value: string }
-  | { kind: 'invoicingEid'; value: string }
-  | { kind: 'gidOrderNumber'; value: string }
-  | { kind: 'yourOrderID'; value: string };

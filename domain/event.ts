@@ -12,6 +12,10 @@ export interface OutboxEventProps {
   /** The job's apiId for order events, so that deliveries of one order can keep their order. */
   orderId: string | null;
   payload: Record<string, unknown>;
+  /** The configuration the receiver's events go to (its own, or a child's master's); null when it has none. */
+  endpointId: string | null;
+  /** Whether a delivery is made: the endpoint has a URL and is enabled as the event is written (none made up later). */
+  deliver: boolean;
   createdAt: Date;
 }
 
@@ -23,6 +27,8 @@ export class OutboxEvent {
   type!: EventType;
   orderId!: string | null;
   payload!: Record<string, unknown>;
+  endpointId!: string | null;
+  deliver!: boolean;
   createdAt!: Date;
 
   constructor(props: OutboxEventProps) {

@@ -1,3 +1,4 @@
+import type { CancellationOutcome } from './cancellation.ts';
 import { invalid } from './errors.ts';
 
 export const JOB_STATUSES = [
@@ -5,6 +6,9 @@ export const JOB_STATUSES = [
   'invoice sent', 'closed', 'on hold', 'brand_cancellation_pending', 'cancelled',
 ] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** Statuses after which no brand command may change a job (CONTRACT §2). */
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['cancelled', 'closed'];
 
 /** Statuses that need no partner action: `active=true` leaves them out (SPEC §3). */
 export const INACTIVE_STATUSES: readonly JobStatus[] = ['new', 'cancelled', 'closed', 'completed', 'invoice sent'];
@@ -132,6 +136,34 @@ export class Job {
 
   setExtPartnerId(value: string, now: Date): void {
     this.extPartnerId = value;
+    this.touch(now);
+  }
+
+  isTerminal(): boolean {
+    return TERMINAL_STATUSES.includes(this.status);
+  }
+
+  /** Only the members given change; the others keep their values (a job without a customer gets one). */
+  updateCustomer(changes: Partial<Customer>, now: Date): void {
+    const current: Customer = this.customer ?? Object.fromEntries(CUSTOMER_KEYS.map((k) => [k, null])) as unknown as Customer;
+    this.customer = { ...current };
+    for (const key of CUSTOMER_KEYS) if (changes[key] !== undefined) this.customer[key] = changes[key];
+    this.touch(now);
+  }
+
+  setEid(value: string, now: Date): void {
+    this.eid = value;
+    this.touch(now);
+  }
+
+  setInvoicingEid(value: string, now: Date): void {
+    this.invoicingEid = value;
+    this.touch(now);
+  }
+
+  /** A `cancelled` outcome cancels; a `pending` one waits for the brand in `brand_cancellation_pending` (CONTRACT §2). */
+  cancel(outcome: CancellationOutcome, now: Date): void {
+    this.status = outcome === 'cancelled' ? 'cancelled' : 'brand_cancellation_pending';
     this.touch(now);
   }
 

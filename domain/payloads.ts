@@ -1,3 +1,5 @@
+import type { CommandEnvelope, CommandOutcome } from './command.ts';
+import type { Invoice } from './invoice.ts';
 import type { Customer, CustomerBilling, Job, OrderDocument, Product, ShippingAddress } from './job.ts';
 import { CUSTOMER_BILLING_KEYS, CUSTOMER_KEYS, SHIPPING_ADDRESS_KEYS } from './job.ts';
 import type { PayloadFormat, PayloadVersion } from './webhook-config.ts';
@@ -88,4 +90,31 @@ export function renderOrderStatus(job: Job, format: PayloadFormat, eid: string):
   }
   if (atLeast(version, '1.3.0')) payload.updatedAt = iso(job.updatedAt);
   return payload;
+}
+
+/** InvoiceEvent (CONTRACT §6): the same fields in every version; `_v` is the receiver's. */
+export function renderInvoice(invoice: Invoice, version: PayloadVersion, eid: string): Payload {
+  return {
+    _eid: eid,
+    _type: 'InvoiceEvent',
+    _v: version,
+    invoiceId: invoice.id,
+    orderId: invoice.orderId,
+    number: invoice.number,
+    type: invoice.type,
+    status: invoice.status,
+    cancellationStatus: invoice.cancellationStatus,
+    items: invoice.items.map((i) => ({ description: i.description, quantity: i.quantity, unitPrice: i.unitPrice, total: i.total })),
+  };
+}
+
+/** CommandResultEvent or CommandErrorEvent (CONTRACT §6) for the sender of a command. */
+export function renderCommandOutcome(command: CommandEnvelope, outcome: CommandOutcome, version: PayloadVersion, eid: string): Payload {
+  const head = (type: string) => ({ _eid: eid, _type: type, _v: version, _cid: command._cid, commandType: command._type, _metadata: { ...command._metadata } });
+  if (outcome.status === 'succeeded') return { ...head('CommandResultEvent'), result: outcome.result };
+  const { error } = outcome;
+  return {
+    ...head('CommandErrorEvent'), code: error.code, message: error.message,
+    details: error.details ? error.details.map((d) => ({ key: d.key, message: d.message })) : null,
+  };
 }

@@ -1,7 +1,7 @@
 import type { Account } from './account.ts';
 import type { MailMessage, TokenClaims, TokenKind } from './auth.ts';
 import type { CancellationReason } from './cancellation.ts';
-import type { JobIdentifier, StoredCommand } from './command.ts';
+import type { ClaimedCommand, JobIdentifier, StoredCommand } from './command.ts';
 import type { Contact } from './contact.ts';
 import type { OutboxEvent } from './event.ts';
 import type { Invoice } from './invoice.ts';
@@ -48,8 +48,14 @@ export interface WebhookConfigRepository {
 export interface JobRepository {
   get(apiId: string): Promise<Job | null>;
   /**
+   * The job, locked for change until the unit of work ends: changes to one job run one at a time, so that each
+   * reads the state the previous one committed and their events are stored in the order the changes commit.
+   */
+  getForChange(apiId: string): Promise<Job | null>;
+  /**
    * Jobs the identifier names (an order number or external id may name several) among those assigned to one of
-   * `partnerIds`, at most `limit`, in apiId order. Filtering first means no other tenant's jobs can crowd them out.
+   * `partnerIds`, at most `limit`, in apiId order, locked for change as by `getForChange`. Filtering first means no
+   * other tenant's jobs can crowd them out.
    */
   findByIdentifier(identifier: JobIdentifier, partnerIds: readonly string[], limit: number): Promise<Job[]>;
   /** Whether the identifier names any job at all, whoever it belongs to. */
@@ -77,8 +83,42 @@ export interface CommandLog {
    * the stored command; if that rolls back, it takes the `_cid` itself.
    */
   claim(command: Omit<StoredCommand, 'status' | 'answer'>, at: Date): Promise<StoredCommand | null>;
-  /** Records the outcome and the answer of a command claimed in the current unit of work. */
-  complete(accountId: string, cid: string, status: StoredCommand['status'], answer: unknown, at: Date): Promise<void>;
+  /** As `claim`, for a command that runs later: it is stored `accepted` with its answer, and the executor is woken. */
+  accept(command: Omit<StoredCommand, 'status'>, at: Date): Promise<StoredCommand | null>;
+  /** Records how a command held in the current unit of work ended: its status, and the event that tells it. */
+  finish(accountId: string, cid: string, outcome: FinishedCommand, at: Date): Promise<void>;
+  /** The command's state as its sender may poll it; null when there is none. */
+  result(accountId: string, cid: string): Promise<CommandState | null>;
+}
+
+export interface FinishedCommand {
+  status: 'succeeded' | 'failed';
+  /** The CommandResultEvent or CommandErrorEvent payload, as it was stored in the outbox. */
+  result: Record<string, unknown>;
+  /** The answer a replay gets (partner commands, which answer when they run); absent keeps the stored one. */
+  answer?: unknown;
+}
+
+export type CommandState =
+  | { status: 'accepted' }
+  | { status: 'succeeded' | 'failed'; result: Record<string, unknown>; finishedAt: Date };
+
+/** The executor's side of the command log: accepted commands, claimed under a lease so that each runs once. */
+export interface CommandQueue {
+  /**
+   * Claims up to `limit` accepted commands that nobody holds (never claimed, or whose lease ran out before `now`),
+   * oldest first, each until `leaseUntil`. Claims by concurrent executors never overlap.
+   */
+  claimDue(limit: number, now: Date, leaseUntil: Date): Promise<ClaimedCommand[]>;
+  /**
+   * Locks the claimed command for the current unit of work when the claim is still this one's; false when the claim
+   * is lost (its lease ran out and another executor took the command over, or finished it).
+   */
+  lockClaimed(command: ClaimedCommand): Promise<boolean>;
+  /** Gives a claimed command back after an unexpected failure, to be claimed again no earlier than `notBefore`. */
+  release(command: ClaimedCommand, notBefore: Date): Promise<void>;
+  /** Deletes up to `limit` commands that finished at or before `before`; answers how many. */
+  purgeFinished(before: Date, limit: number): Promise<number>;
 }
 
 export interface InvoiceRepository {
@@ -99,7 +139,10 @@ export interface OrderMappingRepository {
 }
 
 export interface EventOutbox {
-  /** Stores the events in the current unit of work: they commit, or vanish, with the change that caused them. */
+  /**
+   * Stores the events in the current unit of work, with a pending delivery for each that is to be delivered: they
+   * commit, or vanish, with the change that caused them.
+   */
   add(events: readonly OutboxEvent[]): Promise<void>;
   /** The newest events addressed to an account, newest first (operators and tests). */
   recentFor(accountId: string, limit: number): Promise<OutboxEvent[]>;
@@ -116,7 +159,11 @@ export interface Repositories {
   orderMappings: OrderMappingRepository;
   events: EventOutbox;
   commands: CommandLog;
+  commandQueue: CommandQueue;
 }
+
+/** Work that a unit of work leaves for the background worker: commands to execute, deliveries to send. */
+export type BackgroundWork = 'commands' | 'deliveries';
 
 export interface Clock {
   now(): Date;

@@ -12,6 +12,7 @@ import type { Logger } from './logger.ts';
 import { legacyOrdersRoute } from './routes/legacy-orders.ts';
 import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
 import type { Services } from './services.ts';
+import type { Meta } from './trpc.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -23,10 +24,21 @@ export interface HttpAppOptions {
   openApiDocument: OpenAPIObject;
 }
 
-/** Answer statuses and headers that only the REST face sets. */
-function restResponseMeta({ errors }: { errors: TRPCError[] }) {
-  const error = errors[0];
-  if (!error) return {};
+/**
+ * Answer statuses and headers that only the REST face sets: a procedure's own success status (202 for accepted
+ * commands), 204 without a body when it answers null, problem+json (with Retry-After) for failures.
+ */
+const restResponseMeta = (router: OpenApiRouter) => {
+  const procedures = router._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>;
+  const success = new Map(Object.entries(procedures).map(([path, p]) => [path, p._def.meta?.rest?.status ?? 200]));
+  return ({ errors, paths, data }: { errors: TRPCError[]; paths?: readonly string[]; data?: readonly unknown[] }) => {
+    const error = errors[0];
+    if (!error) return { status: data?.[0] === null ? 204 : success.get(paths?.[0] ?? '') ?? 200 };
+    return problemMeta(error);
+  };
+};
+
+function problemMeta(error: TRPCError) {
   const retryAfter = retryAfterOf(error);
   return {
     headers: {
@@ -131,7 +143,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   const rest = createOpenApiExpressMiddleware({
     router,
     createContext: contextFactory(services, 'rest'),
-    responseMeta: restResponseMeta,
+    responseMeta: restResponseMeta(router),
     maxBodySize: MAX_BODY_BYTES,
     onError: ({ error, ctx, path }: { error: TRPCError; ctx?: Context; path?: string }) =>
       logFailure(ctx?.log ?? services.log, error, path),

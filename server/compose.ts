@@ -5,6 +5,7 @@ import { RetryingMailer } from '../adapters/mail/retrying-mailer.ts';
 import { SmtpMailer } from '../adapters/mail/smtp-mailer.ts';
 import { openDatabase, type Database } from '../adapters/persistence/open-database.ts';
 import { mikroOrmRead, mikroOrmTransact } from '../adapters/persistence/unit-of-work.ts';
+import { listenForWork } from '../adapters/persistence/work-listener.ts';
 import { FlexibleLoginRateLimiter } from '../adapters/rate-limit.ts';
 import { loadJwtKey } from '../adapters/secret.ts';
 import { hmacSignatures } from '../adapters/signatures.ts';
@@ -20,6 +21,8 @@ import { buildOpenApiDocument } from './openapi.ts';
 import { appRouter } from './routers/index.ts';
 import { seedDemo } from './seed-demo.ts';
 import type { Services } from './services.ts';
+import { commandExecutor, commandResultPurge } from './tasks/command-executor.ts';
+import { WorkSignal } from './work-signal.ts';
 import { createWorker } from './worker.ts';
 
 export interface BuildOverrides {
@@ -61,7 +64,11 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   };
   const withDeps = (run: <T>(work: (r: Repositories) => Promise<T>) => Promise<T>) =>
     <T>(work: (d: Deps) => Promise<T>) => run((repositories) => work({ ...repositories, ...deps, deferrer }));
-  const transact = withDeps(mikroOrmTransact(database.orm));
+  const signal = new WorkSignal();
+  const transact = withDeps(mikroOrmTransact(database.orm, {
+    notifyServer: database.kind === 'postgresql',
+    committed: (kinds) => signal.wake(kinds),
+  }));
   const read = withDeps(mikroOrmRead(database.orm));
   const deferrer = createDeferrer(transact, log);
 
@@ -80,7 +87,17 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   const app = config.role === 'worker'
     ? express().use(healthRoutes(services))
     : createHttpApp({ router: appRouter, services, openApiDocument: buildOpenApiDocument(appRouter) });
-  const worker = createWorker([], log);
+  const tasks = config.role === 'api' ? [] : [
+    commandExecutor(services, {
+      batch: 16, concurrency: database.kind === 'postgresql' ? 4 : 1, leaseMs: config.commandLeaseMs, maxAttempts: 3, retryDelayMs: 2000,
+    }),
+    commandResultPurge(services),
+  ];
+  // On a server, work committed by other processes arrives as notifications; here, commits wake the signal directly.
+  const wakeSource = database.kind === 'postgresql'
+    ? () => listenForWork(database.url, (kind) => signal.wake([kind]), (err) => log.warn({ err }, 'work listener: connection lost; reconnecting'))
+    : undefined;
+  const worker = createWorker(tasks, log, signal, wakeSource);
 
   return {
     app,

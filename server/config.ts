@@ -35,6 +35,7 @@ const envSchema = z.object({
   MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
   WEBHOOK_RETRY_SCHEDULE: schedule,
   WEBHOOK_TIMEOUT_MS: int(1, 600_000, 10_000),
+  COMMAND_LEASE_MS: int(100, 3_600_000, 60_000),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag,
   LOGIN_LIMIT_PER_EMAIL: int(1, 100_000, 5),
   LOGIN_LIMIT_PER_ADDRESS: int(1, 100_000, 30),
@@ -57,6 +58,8 @@ export interface Config {
   mailFrom: string;
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
+  /** How long an executor's claim on a command holds; a dead executor's commands run again after it. */
+  commandLeaseMs: number;
   webhookAllowPrivateTargets: boolean;
   loginLimitPerEmail: number;
   loginLimitPerAddress: number;
@@ -95,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: e.MAIL_FROM,
     webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    commandLeaseMs: e.COMMAND_LEASE_MS,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     loginLimitPerEmail: e.LOGIN_LIMIT_PER_EMAIL,
     loginLimitPerAddress: e.LOGIN_LIMIT_PER_ADDRESS,

@@ -79,7 +79,7 @@ export interface Problem {
   status: number;
   detail: string;
   code: TRPC_ERROR_CODE_KEY;
-  /** The same as `detail`: trpc-to-openapi sets it on the answers of procedures, so every problem has it. */
+  /** A short summary: trpc-to-openapi sets it on the answers of procedures, so every problem has it. */
   message: string;
   issues?: Issue[];
   requestId?: string;

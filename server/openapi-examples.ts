@@ -29,7 +29,31 @@ const yourOrderId = {
 };
 const config = { scope: 'partner', url: 'https://hooks.example.com/partner', transformer: 'partner-format', version: '1.3.0', enabled: true, hasSignatureKey: true };
 
-export const OPERATION_EXAMPLES: Record<string, { request?: unknown; response?: unknown }> = {
+const command = (type: string, cid: string, fields: Record<string, unknown>) =>
+  ({ _v: '1.0.0', _cid: cid, _type: type, _metadata: { 'ext-ticket': 'T-2001' }, ...fields });
+const brandCommands = {
+  ApplyCancellation: command('ApplyCancellation', 'cancel-demo-job-07-0001', { orderId: 'demo-job-07', cancellationReason: 'CUSTOMER_WITHDREW' }),
+  RefreshOrder: command('RefreshOrder', 'refresh-demo-job-05-0001', { orderId: 'demo-job-05' }),
+  RefreshInvoice: command('RefreshInvoice', 'refresh-invoice-0001', { invoiceId: '7c9e6679-7425-40de-944b-e07fc1f90ae7' }),
+  UpdateCustomer: command('UpdateCustomer', 'customer-demo-job-05-0001', { orderId: 'demo-job-05', customer: { phone: '+49 30 7654321', email: 'alex@demo.example' } }),
+  UpdateOrderExternalId: command('UpdateOrderExternalId', 'eid-demo-job-05-0001', { orderId: 'demo-job-05', externalId: 'SHOP-88231' }),
+  UpdateOrderInvoicingExternalId: command('UpdateOrderInvoicingExternalId', 'inv-eid-demo-job-05-0001', { orderId: 'demo-job-05', invoicingExternalId: 'INV-2026-0042' }),
+  CreateOrderFromMapping: command('CreateOrderFromMapping', 'create-orders-0001', {
+    orders: [{ mapping: [{ key: 'first_name', value: 'Alex' }, { key: 'last_name', value: 'Sample' }, { key: 'city', value: 'Berlin' }, { key: 'wallbox_sku', value: 'WB-11KW' }, { key: 'wallbox_qty', value: '1' }] }],
+  }),
+};
+
+export const OPERATION_EXAMPLES: Record<string, { request?: unknown; requests?: Record<string, { summary: string; value: unknown }>; response?: unknown }> = {
+  'commands-send': {
+    requests: Object.fromEntries(Object.entries(brandCommands).map(([type, value]) => [type, { summary: type, value }])),
+    response: { _cid: brandCommands.ApplyCancellation._cid, _type: 'ApplyCancellation', status: 'accepted' },
+  },
+  'commands-result': {
+    response: {
+      _eid: '2f1d3c4b-5a69-4788-9a0b-1c2d3e4f5a6b', _type: 'CommandResultEvent', _v: '1.3.0', _cid: brandCommands.ApplyCancellation._cid,
+      commandType: 'ApplyCancellation', _metadata: { 'ext-ticket': 'T-2001' }, result: { orderId: 'demo-job-07' },
+    },
+  },
   'auth-login': { request: { email: 'master@demo.example' }, response: { status: LOGIN_STATUS_MESSAGE } },
   'auth-accessToken': {
     request: { expires_after: 3600 },

@@ -1,5 +1,6 @@
 import type { AnyProcedure } from '@trpc/server';
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
+import { z, type ZodType } from 'zod';
 import { problemCodes } from './errors.ts';
 import { OPERATION_EXAMPLES } from './openapi-examples.ts';
 import type { Meta, ProblemStatus } from './trpc.ts';
@@ -28,7 +29,7 @@ const problemSchema = {
     status: { type: 'integer', description: 'The HTTP status of the answer.' },
     detail: { type: 'string', description: 'What went wrong, for people.' },
     code: { enum: problemCodes },
-    message: { type: 'string', description: 'The same as `detail`, for clients of earlier versions.' },
+    message: { type: 'string', description: 'A short summary (`Input validation failed` when `issues` are given); `detail` says more.' },
     requestId: { type: 'string', description: 'Also in the `x-request-id` header; quote it when reporting a problem.' },
     issues: {
       type: 'array',
@@ -51,6 +52,12 @@ const problemResponse = (status: ProblemStatus) => ({
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
+const idOf = (schema: ZodType) => {
+  const id = z.globalRegistry.get(schema)?.id;
+  if (!id) throw new Error('a documented body schema needs a meta id');
+  return id;
+};
+
 /** The REST operations of a router with their meta, as the generator sees them. */
 function restProcedures(router: OpenApiRouter) {
   return Object.entries(router._def.procedures as Record<string, AnyProcedure>)
@@ -64,7 +71,9 @@ function restProcedures(router: OpenApiRouter) {
  * (its success, every problem as `application/problem+json`), the bearer it takes, and an example of each body.
  */
 export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
+  const bodies = restProcedures(router).flatMap(({ meta }) => (meta.rest?.body ? [meta.rest.body] : []));
   const document = generateOpenApiDocument(router, {
+    defs: Object.fromEntries(bodies.map((schema) => [idOf(schema), schema])),
     title: 'Partner and Brand Integration API',
     version: '3.1.0',
     baseUrl: '/',
@@ -92,17 +101,20 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
     const examples = OPERATION_EXAMPLES[operation.operationId] ?? {};
     const media = operation.requestBody?.content?.['application/json'];
     if (media && examples.request !== undefined) media.example = examples.request;
+    if (media && examples.requests !== undefined) media.examples = examples.requests;
+    if (media && meta.rest?.body) media.schema = { $ref: `#/components/schemas/${idOf(meta.rest.body)}` };
 
     const success = meta.rest?.status ?? 200;
     const generated = operation.responses['200'];
     const problems = new Set<ProblemStatus>([...(meta.rest?.problems ?? []), 500]);
     if (bearer) problems.add(401);
     if (hasBody) for (const status of [400, 413, 415] as const) problems.add(status);
+    const content = { ...generated.content['application/json'], ...(examples.response !== undefined && { example: examples.response }) };
+    // A procedure that may answer null (204) has a nullable output schema; the 200 answer itself is never null.
+    if (meta.rest?.noContent && Array.isArray(content.schema?.anyOf)) content.schema = content.schema.anyOf.find((s: Json) => s.type !== 'null');
     operation.responses = {
-      [success]: success === 204
-        ? { description: meta.openapi.successDescription ?? 'No content.' }
-        : { ...generated, description: meta.openapi.successDescription ?? generated.description,
-          content: { 'application/json': { ...generated.content['application/json'], ...(examples.response !== undefined && { example: examples.response }) } } },
+      [success]: { ...generated, description: meta.openapi.successDescription ?? generated.description, content: { 'application/json': content } },
+      ...(meta.rest?.noContent && { 204: { description: meta.rest.noContent } }),
       ...Object.fromEntries([...problems].sort().map((status) => [status, problemResponse(status)])),
     };
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { COMMAND_ERROR_CODES } from '../domain/command.ts';
 import { CUSTOMER_BILLING_KEYS, CUSTOMER_KEYS, JOB_STATUSES, SHIPPING_ADDRESS_KEYS } from '../domain/job.ts';
 import { PAYLOAD_VERSIONS } from '../domain/webhook-config.ts';
 
@@ -49,5 +50,42 @@ export const orderStatusEvent = z.custom<Record<string, unknown>>(() => true).me
     description: 'One order, in the shape of the receiving configuration\'s transformer (partner-format for partners, default '
       + 'for brands) and version; a later version only adds fields. Absent values are null, absent lists [].',
     oneOf: [partnerFormat, defaultFormat],
+  },
+});
+
+const commandHead = {
+  _eid: { type: 'string' },
+  _v: { enum: [...PAYLOAD_VERSIONS], description: 'Payload version of the receiving configuration (1.3.0 without one).' },
+  _cid: { type: 'string' },
+  commandType: { type: 'string' },
+  _metadata: { type: 'object', additionalProperties: { type: 'string' }, description: 'As sent with the command; {} when none was.' },
+};
+const commandResult = closed({
+  ...commandHead, _type: { const: 'CommandResultEvent' },
+  result: {
+    oneOf: [
+      closed({ orderId: { type: 'string' } }, ['orderId']),
+      closed({ invoiceId: { type: 'string' } }, ['invoiceId']),
+      closed({ orderIds: { type: 'array', items: { type: 'string' } } }, ['orderIds']),
+    ],
+    description: '{ orderIds } for CreateOrderFromMapping (in input order), { invoiceId } for RefreshInvoice, { orderId } otherwise.',
+  },
+}, ['_eid', '_type', '_v', '_cid', 'commandType', '_metadata', 'result'], { title: 'CommandResultEvent' });
+const commandError = closed({
+  ...commandHead, _type: { const: 'CommandErrorEvent' },
+  code: { enum: [...COMMAND_ERROR_CODES] },
+  message: { type: 'string' },
+  details: {
+    type: ['array', 'null'],
+    items: closed({ key: { type: 'string' }, message: { type: 'string' } }, ['key', 'message']),
+    description: 'Every problem found, e.g. { key: "orders[2].city", message } for MAPPING_INVALID; null when there is no detail.',
+  },
+}, ['_eid', '_type', '_v', '_cid', 'commandType', '_metadata', 'code', 'message', 'details'], { title: 'CommandErrorEvent' });
+
+export const commandOutcomeEvent = z.custom<Record<string, unknown>>(() => true).meta({
+  id: 'CommandOutcomeEvent',
+  override: <Schema>{
+    description: 'How a command ended, as delivered to the sender\'s endpoint and kept for polling for 24 hours.',
+    oneOf: [commandResult, commandError],
   },
 });

@@ -3,12 +3,12 @@ import { ROLES } from '../domain/account.ts';
 import { ACCESS_TOKEN_LIFETIME } from '../domain/auth.ts';
 import { CANCELLATION_OUTCOMES } from '../domain/cancellation.ts';
 import { CANCELLATION_STATUSES, INVOICE_STATUSES, INVOICE_TYPES } from '../domain/invoice.ts';
-import type { JobIdentifier } from '../domain/command.ts';
+import { BRAND_COMMAND_TYPES, type BrandCommand, type BrandCommandType, type JobIdentifier } from '../domain/command.ts';
 import { JOB_STATUSES } from '../domain/job.ts';
 import type { SetJobAppointmentCommand } from '../domain/use-cases/set-job-appointment.ts';
 import type { SetJobYourOrderIdCommand } from '../domain/use-cases/set-job-your-order-id.ts';
 import { PAYLOAD_VERSIONS, SCOPES, TRANSFORMERS } from '../domain/webhook-config.ts';
-import { orderStatusEvent } from './payload-docs.ts';
+import { commandOutcomeEvent, orderStatusEvent } from './payload-docs.ts';
 
 // The wire contract, defined once. Everything is checked here; the domain receives plain values.
 
@@ -220,4 +220,52 @@ export const partnerCommands = {
     'x-webhook-signature': z.string().optional()
       .describe('Hex HMAC-SHA256 of the exact request bytes, keyed with the signatureKey of your resolved partner configuration; required when it has one.'),
   }),
+};
+
+// POST /v3/commands: the seven brand commands (CONTRACT §5). Each variant is strict; the procedure's input is an
+// envelope that picks the variant by `_type` (a union cannot be a procedure input), and the document shows the union.
+const orderId = z.string().min(1).max(255).describe('The order\'s apiId.');
+const customerChanges = z.strictObject({
+  email: z.email().max(254).nullable().optional(), externalId: optionalText(), firstName: optionalText(), lastName: optionalText(),
+  mobilePhone: optionalText(50), phone: optionalText(50), salutation: optionalText(50),
+}).refine((c) => Object.keys(c).length > 0, 'At least one customer field is required.')
+  .describe('Only the members given change; null clears one.');
+const mappingItem = z.strictObject({ key: z.string().min(1).max(100), value: z.string().max(2000) });
+
+const brandCommandVariants = {
+  RefreshOrder: z.strictObject({ ...envelope('RefreshOrder'), orderId }),
+  RefreshInvoice: z.strictObject({ ...envelope('RefreshInvoice'), invoiceId: z.string().min(1).max(255) }),
+  UpdateCustomer: z.strictObject({ ...envelope('UpdateCustomer'), orderId, customer: customerChanges }),
+  UpdateOrderExternalId: z.strictObject({ ...envelope('UpdateOrderExternalId'), orderId, externalId: z.string().min(1).max(255) }),
+  UpdateOrderInvoicingExternalId: z.strictObject({
+    ...envelope('UpdateOrderInvoicingExternalId'), orderId, invoicingExternalId: z.string().min(1).max(255),
+  }),
+  ApplyCancellation: z.strictObject({ ...envelope('ApplyCancellation'), orderId, cancellationReason: z.string().min(1).max(64) }),
+  CreateOrderFromMapping: z.strictObject({
+    ...envelope('CreateOrderFromMapping'),
+    orders: z.array(z.strictObject({ mapping: z.array(mappingItem).max(500) })).min(1).max(100)
+      .describe('1…100 orders, each a list of { key, value } items in your own keys, translated by your order mapping.'),
+  }),
+} satisfies { [T in BrandCommandType]: z.ZodType };
+
+export const brandCommands = {
+  /** The document's view of the body: exactly one of the seven commands. */
+  union: z.discriminatedUnion('_type', Object.entries(brandCommandVariants).map(([type, schema]) => schema.meta({ id: `${type}Command` })) as
+    unknown as [z.ZodObject, ...z.ZodObject[]]).meta({ id: 'BrandCommand' }),
+  command: z.object({ ...envelope('RefreshOrder'), _type: z.string() }).passthrough().transform((value, ctx): BrandCommand => {
+    const variant = brandCommandVariants[value._type as BrandCommandType];
+    if (!variant) {
+      ctx.addIssue({ code: 'custom', path: ['_type'], message: `_type must be one of ${BRAND_COMMAND_TYPES.join(', ')}.` });
+      return z.NEVER;
+    }
+    const parsed = variant.safeParse(value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+      return z.NEVER;
+    }
+    return parsed.data as BrandCommand;
+  }),
+  accepted: z.object({ _cid: z.string(), _type: z.enum(BRAND_COMMAND_TYPES), status: z.literal('accepted') }),
+  poll: z.object({ cid: z.string().min(1).max(255).meta({ description: 'The `_cid` you sent the command with.', examples: ['cancel-demo-job-07-0001'] }) }),
+  outcome: commandOutcomeEvent.nullable(),
 };

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { ZodType } from 'zod';
 import type { Role } from '../domain/account.ts';
 import { authenticate } from '../domain/use-cases/authenticate.ts';
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
@@ -11,13 +12,21 @@ export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 
 
 /**
  * `roles` is set by the guarded base procedures below, so that tests and tools can see who may call what.
- * `rest` tells the API reference what the schemas cannot: the success status, the bearer an open procedure takes,
+ * `rest` tells the REST face what the schemas cannot: the success status, the bearer an open procedure takes,
  * and the problems it may answer beyond those every operation of its kind may (401 when guarded; 400, 413 and
  * 415 with a body; 500).
  */
 export type Meta = OpenApiMeta & {
   roles?: readonly Role[];
-  rest?: { status?: 200 | 202 | 204; bearer?: 'refresh'; problems?: readonly ProblemStatus[] };
+  rest?: {
+    status?: 200 | 202;
+    /** The operation answers 204 without a body when its procedure answers null; this says when. */
+    noContent?: string;
+    bearer?: 'refresh';
+    problems?: readonly ProblemStatus[];
+    /** What the document shows as the body, when the input schema cannot say it (a union behind an envelope); it has a meta id. */
+    body?: ZodType;
+  };
 };
 
 const t = initTRPC

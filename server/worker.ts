@@ -1,10 +1,15 @@
+import type { BackgroundWork } from '../domain/ports.ts';
 import type { Logger } from './logger.ts';
+import type { WorkSignal } from './work-signal.ts';
 
 export interface WorkerTask {
   name: string;
   /** Does one round of work; answers whether more is waiting (then it runs again at once). */
   runOnce(): Promise<boolean>;
+  /** The longest sleep between rounds when nothing wakes the task: the safety net under the wake-ups. */
   idleDelayMs: number;
+  /** The work whose commit wakes the task at once. */
+  wakeOn?: BackgroundWork;
 }
 
 export interface Worker {
@@ -13,16 +18,14 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
+/** A source of wake-ups the worker runs while it runs (a LISTEN connection), answering how to stop it. */
+export type WakeSource = () => { close(): Promise<void> };
+
 /** Background loops of the `worker` role. Each task runs one round at a time and never overlaps itself. */
-export function createWorker(tasks: readonly WorkerTask[], log: Logger): Worker {
+export function createWorker(tasks: readonly WorkerTask[], log: Logger, signal: WorkSignal, wakeSource?: WakeSource): Worker {
   let running = false;
+  let source: ReturnType<WakeSource> | null = null;
   const loops: Promise<void>[] = [];
-  const wakers = new Set<() => void>();
-  const sleep = (ms: number) => new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() { clearTimeout(timer); wakers.delete(done); resolve(); }
-    wakers.add(done);
-  });
 
   async function loop(task: WorkerTask) {
     while (running) {
@@ -32,7 +35,7 @@ export function createWorker(tasks: readonly WorkerTask[], log: Logger): Worker 
       } catch (err) {
         log.error({ err, task: task.name }, 'worker task failed; retrying after its idle delay');
       }
-      if (running && !more) await sleep(task.idleDelayMs);
+      if (running && !more) await signal.wait(task.wakeOn, task.idleDelayMs);
     }
   }
 
@@ -40,13 +43,16 @@ export function createWorker(tasks: readonly WorkerTask[], log: Logger): Worker 
     start() {
       if (running) return;
       running = true;
+      source = wakeSource?.() ?? null;
       for (const task of tasks) loops.push(loop(task));
       log.info({ tasks: tasks.map((t) => t.name) }, 'worker started');
     },
     async stop() {
       running = false;
-      for (const wake of [...wakers]) wake();
+      signal.interrupt();
       await Promise.all(loops.splice(0));
+      await source?.close();
+      source = null;
     },
   };
 }

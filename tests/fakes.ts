@@ -8,12 +8,12 @@ import { INACTIVE_STATUSES, type Job } from '../domain/job.ts';
 import type { OrderFilter } from '../domain/orders.ts';
 import type { OrderMapping } from '../domain/order-mapping.ts';
 import type {
-  AccountRepository, CancellationReasonRepository, Clock, CommandLog, ContactRepository, Deferrer, Deps, EventOutbox, IdGenerator,
+  AccountRepository, CancellationReasonRepository, Clock, CommandLog, CommandQueue, CommandState, ContactRepository, FinishedCommand, Deferrer, Deps, EventOutbox, IdGenerator,
   InvoiceRepository, JobRepository, LoginRateLimiter, Mailer, OrderMappingRepository, PartnerFamily, PartnerOrderQueries, Repositories, TokenService,
   WebhookConfigRepository, WebhookTargetPolicy,
 } from '../domain/ports.ts';
 import type { MailMessage, TokenClaims, TokenKind } from '../domain/auth.ts';
-import type { JobIdentifier, StoredCommand } from '../domain/command.ts';
+import type { ClaimedCommand, JobIdentifier, StoredCommand } from '../domain/command.ts';
 import type { Scope, WebhookConfig } from '../domain/webhook-config.ts';
 
 // In-memory ports with the adapters' semantics: stored values are copies, so changing an object
@@ -80,6 +80,8 @@ export class InMemoryJobRepository implements JobRepository {
   private readonly table = new Table<Job>();
   private lastOrderNumber = 1_000_000_000;
   async get(apiId: string) { return this.table.get(apiId); }
+  /** One unit of work at a time here: nothing to lock. */
+  async getForChange(apiId: string) { return this.table.get(apiId); }
   private named(identifier: JobIdentifier) {
     const field = ({ jobApiId: 'apiId', invoicingEid: 'invoicingEid', gidOrderNumber: 'name', yourOrderID: 'extPartnerId' } as const)[identifier.kind];
     return this.all().filter((j) => j[field] === identifier.value).sort((a, b) => (a.apiId < b.apiId ? -1 : 1));
@@ -134,18 +136,70 @@ export class InMemoryOrderMappingRepository implements OrderMappingRepository {
   async save(mapping: OrderMapping) { this.table.put(mapping.brandAccountId, mapping); }
 }
 
+interface CommandRow extends StoredCommand {
+  result: Record<string, unknown> | null;
+  finishedAt: Date | null;
+  seq: number;
+  attempts: number;
+  leaseUntil: Date | null;
+  claimToken: string | null;
+  queued: boolean;
+}
+
 /** No concurrency here: a claim of a held `_cid` answers the holder at once. */
 export class InMemoryCommandLog implements CommandLog {
-  private readonly table = new Table<StoredCommand>();
-  async claim(command: Omit<StoredCommand, 'status' | 'answer'>) {
+  readonly table = new Table<CommandRow>();
+  private seq = 0;
+  private take(command: Omit<StoredCommand, 'status'>, queued: boolean) {
     const held = this.table.get(`${command.accountId}/${command.cid}`);
-    if (held) return held;
-    this.table.put(`${command.accountId}/${command.cid}`, { ...command, status: 'accepted', answer: null });
+    if (held) return { accountId: held.accountId, cid: held.cid, type: held.type, body: held.body, status: held.status, answer: held.answer };
+    this.table.put(`${command.accountId}/${command.cid}`, {
+      ...command, status: 'accepted', result: null, finishedAt: null, seq: ++this.seq, attempts: 0, leaseUntil: null, claimToken: null, queued,
+    });
     return null;
   }
-  async complete(accountId: string, cid: string, status: StoredCommand['status'], answer: unknown) {
+  async claim(command: Omit<StoredCommand, 'status' | 'answer'>) { return this.take({ ...command, answer: null }, false); }
+  async accept(command: Omit<StoredCommand, 'status'>) { return this.take(command, true); }
+  async finish(accountId: string, cid: string, outcome: FinishedCommand, at: Date) {
     const held = this.table.get(`${accountId}/${cid}`)!;
-    this.table.put(`${accountId}/${cid}`, { ...held, status, answer });
+    this.table.put(`${accountId}/${cid}`, {
+      ...held, status: outcome.status, result: outcome.result, answer: outcome.answer === undefined ? held.answer : outcome.answer,
+      finishedAt: at, leaseUntil: null, claimToken: null,
+    });
+  }
+  async result(accountId: string, cid: string): Promise<CommandState | null> {
+    const held = this.table.get(`${accountId}/${cid}`);
+    if (!held) return null;
+    return held.status === 'accepted' ? { status: 'accepted' } : { status: held.status, result: held.result!, finishedAt: held.finishedAt! };
+  }
+}
+
+export class InMemoryCommandQueue implements CommandQueue {
+  private tokens = 0;
+  constructor(private readonly log: InMemoryCommandLog) {}
+  private rows() { return [...this.log.table.rows.values()].map(copy); }
+  async claimDue(limit: number, now: Date, leaseUntil: Date): Promise<ClaimedCommand[]> {
+    const due = this.rows()
+      .filter((c) => c.queued && c.status === 'accepted' && (!c.leaseUntil || c.leaseUntil.getTime() <= now.getTime()))
+      .sort((a, b) => a.seq - b.seq).slice(0, limit);
+    return due.map((c) => {
+      const claimed = { ...c, attempts: c.attempts + 1, leaseUntil, claimToken: `claim-${++this.tokens}` };
+      this.log.table.put(`${c.accountId}/${c.cid}`, claimed);
+      return { accountId: c.accountId, cid: c.cid, body: c.body, attempts: claimed.attempts, claimToken: claimed.claimToken };
+    });
+  }
+  async lockClaimed(command: ClaimedCommand) {
+    const held = this.log.table.get(`${command.accountId}/${command.cid}`);
+    return held?.status === 'accepted' && held.claimToken === command.claimToken;
+  }
+  async release(command: ClaimedCommand, notBefore: Date) {
+    const held = this.log.table.get(`${command.accountId}/${command.cid}`)!;
+    if (held.claimToken === command.claimToken) this.log.table.put(`${command.accountId}/${command.cid}`, { ...held, leaseUntil: notBefore, claimToken: null });
+  }
+  async purgeFinished(before: Date, limit: number) {
+    const old = this.rows().filter((c) => c.finishedAt && c.finishedAt.getTime() <= before.getTime()).slice(0, limit);
+    for (const c of old) this.log.table.rows.delete(`${c.accountId}/${c.cid}`);
+    return old.length;
   }
 }
 
@@ -160,6 +214,7 @@ export class InMemoryEventOutbox implements EventOutbox {
 export const inMemoryRepositories = () => {
   const jobs = new InMemoryJobRepository();
   const webhookConfigs = new InMemoryWebhookConfigRepository();
+  const commands = new InMemoryCommandLog();
   return {
   accounts: new InMemoryAccountRepository(webhookConfigs),
   contacts: new InMemoryContactRepository(),
@@ -170,7 +225,8 @@ export const inMemoryRepositories = () => {
   cancellationReasons: new InMemoryCancellationReasonRepository(),
   orderMappings: new InMemoryOrderMappingRepository(),
   events: new InMemoryEventOutbox(),
-  commands: new InMemoryCommandLog(),
+  commands,
+  commandQueue: new InMemoryCommandQueue(commands),
   } satisfies Repositories;
 };
 

@@ -1,12 +1,52 @@
-import { raw, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { OutboxEvent } from '../../domain/event.ts';
 import type { EventOutbox } from '../../domain/ports.ts';
+import { json } from './command-log.ts';
+import { withDriverConnection } from './driver.ts';
+import type { WorkNotices } from './work-notices.ts';
 
-export class MikroOrmEventOutbox implements EventOutbox {
-  constructor(private readonly em: EntityManager) {}
-  async add(events: readonly OutboxEvent[]) { this.em.persist([...events]); }
-  recentFor(accountId: string, limit: number) {
-    return this.em.find(OutboxEvent, { accountId }, { orderBy: { [raw('seq')]: 'desc' }, limit });
-  }
+// Events and their deliveries are written at once, one statement each, on the unit of work's connection: an event
+// and its delivery commit with the change that caused them.
+const INSERT_EVENTS = `
+  insert into events (id, account_id, scope, type, order_id, payload, endpoint_id, created_at)
+  select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::json[], $7::uuid[], $8::timestamptz[])`;
+const INSERT_DELIVERIES = `
+  insert into deliveries (id, event_id, endpoint_id, account_id, order_id, status, attempts, next_attempt_at, created_at, updated_at)
+  select gen_random_uuid(), e.id, e.endpoint_id, e.account_id, e.order_id, 'pending', 0, e.created_at, e.created_at, e.created_at
+  from events e where e.id = any($1::uuid[])`;
+
+interface EventRow {
+  id: string; account_id: string; scope: OutboxEvent['scope']; type: OutboxEvent['type']; order_id: string | null;
+  payload: unknown; endpoint_id: string | null; deliver: boolean; created_at: string;
 }
 
+export class SqlEventOutbox implements EventOutbox {
+  constructor(private readonly em: EntityManager, private readonly notices: WorkNotices) {}
+
+  async add(events: readonly OutboxEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const delivered = events.filter((e) => e.deliver).map((e) => e.id);
+    await withDriverConnection(this.em, async (client) => {
+      await client.query(INSERT_EVENTS, [
+        events.map((e) => e.id), events.map((e) => e.accountId), events.map((e) => e.scope), events.map((e) => e.type),
+        events.map((e) => e.orderId), events.map((e) => JSON.stringify(e.payload)), events.map((e) => e.endpointId),
+        events.map((e) => e.createdAt),
+      ]);
+      if (delivered.length > 0) await client.query(INSERT_DELIVERIES, [delivered]);
+    });
+    if (delivered.length > 0) await this.notices.created('deliveries');
+  }
+
+  async recentFor(accountId: string, limit: number): Promise<OutboxEvent[]> {
+    const rows = await this.em.execute<EventRow[]>(
+      `select e.id, e.account_id, e.scope, e.type, e.order_id, e.payload, e.endpoint_id, e.created_at,
+         exists (select 1 from deliveries d where d.event_id = e.id) as deliver
+       from events e where e.account_id = ? order by e.seq desc limit ?`,
+      [accountId, limit],
+    );
+    return rows.map((r) => new OutboxEvent({
+      id: r.id, accountId: r.account_id, scope: r.scope, type: r.type, orderId: r.order_id, payload: json(r.payload),
+      endpointId: r.endpoint_id, deliver: r.deliver, createdAt: new Date(r.created_at),
+    }));
+  }
+}

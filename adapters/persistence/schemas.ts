@@ -2,7 +2,6 @@ import { EntitySchema } from '@mikro-orm/core';
 import { Account } from '../../domain/account.ts';
 import { CancellationReason } from '../../domain/cancellation.ts';
 import { Contact } from '../../domain/contact.ts';
-import { OutboxEvent } from '../../domain/event.ts';
 import { Invoice } from '../../domain/invoice.ts';
 import { Job } from '../../domain/job.ts';
 import { OrderMapping } from '../../domain/order-mapping.ts';
@@ -72,15 +71,6 @@ export const OrderMappingSchema = new EntitySchema<OrderMapping>({
   properties: { brandAccountId: { ...uuid, primary: true }, fields: json, updatedAt: time },
 });
 
-export const OutboxEventSchema = new EntitySchema<OutboxEvent>({
-  class: OutboxEvent,
-  tableName: 'events',
-  properties: {
-    id: { ...uuid, primary: true }, accountId: uuid, scope: text, type: text, orderId: nullableText, payload: json, createdAt: time,
-  },
-});
-
 export const entities = [
   AccountSchema, ContactSchema, WebhookConfigSchema, JobSchema, InvoiceSchema, CancellationReasonSchema, OrderMappingSchema,
-  OutboxEventSchema,
 ];

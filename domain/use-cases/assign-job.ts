@@ -5,7 +5,7 @@ import { requirePartner, type JobDeps } from './create-job.ts';
 
 /** The new partner gets the job's events from now on; the former one gets none, this one included. */
 export async function assignJob(deps: JobDeps, input: { apiId: string; partnerId: string }): Promise<Job> {
-  const job = await deps.jobs.get(input.apiId);
+  const job = await deps.jobs.getForChange(input.apiId);
   if (!job) throw notFound('The job');
   await requirePartner(deps, input.partnerId);
   job.assignTo(input.partnerId, deps.clock.now());

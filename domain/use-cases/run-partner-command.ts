@@ -4,9 +4,10 @@ import { conflict, DomainError, notFound } from '../errors.ts';
 import type { Job } from '../job.ts';
 import { emitOrderStatus } from '../order-events.ts';
 import { partnerConfigOf } from '../partner-scope.ts';
+import { emitCommandOutcome } from '../command-events.ts';
 import { renderOrderStatus } from '../payloads.ts';
 import type { Deps } from '../ports.ts';
-import { defaultFormatFor } from '../webhook-config.ts';
+import { payloadFormatOf, type Receiver } from '../receivers.ts';
 
 export type PartnerCommandDeps = Pick<Deps, 'accounts' | 'webhookConfigs' | 'jobs' | 'events' | 'commands' | 'ids' | 'clock'>;
 
@@ -19,8 +20,9 @@ export interface PartnerCommandAnswer {
 
 /**
  * The shared story of SetJobAppointment and SetJobYourOrderId, in one unit of work: take the `_cid` (or answer
- * its replay), find the job, check that the caller is its partner or that partner's master, change it, emit its
- * events, store the answer. Any failure rolls everything back, the `_cid` included, so the caller may resend.
+ * its replay), find the job (locked until the change commits), check that the caller is its partner or that
+ * partner's master, change it, emit its events and the CommandResultEvent, store the answer and the result. Any
+ * failure rolls everything back, the `_cid` included, so the caller may resend.
  */
 export async function runPartnerCommand(
   deps: PartnerCommandDeps,
@@ -42,14 +44,15 @@ export async function runPartnerCommand(
   await deps.jobs.save(job);
   await emitOrderStatus(deps, job);
 
-  const config = partnerConfigOf(family);
+  const sender: Receiver = { accountId: principal.accountId, scope: 'partner', endpoint: partnerConfigOf(family) };
   const answer: PartnerCommandAnswer = {
     _cid: command._cid,
     _type: command._type,
     status: 'succeeded',
-    order: renderOrderStatus(job, config?.payloadFormat() ?? defaultFormatFor('partner'), deps.ids.newId()),
+    order: renderOrderStatus(job, payloadFormatOf(sender), deps.ids.newId()),
   };
-  await deps.commands.complete(principal.accountId, command._cid, 'succeeded', answer, now);
+  const result = await emitCommandOutcome(deps, sender, command, { status: 'succeeded', result: { orderId: job.apiId } });
+  await deps.commands.finish(principal.accountId, command._cid, { status: 'succeeded', result, answer }, now);
   return answer;
 }
 

@@ -15,7 +15,7 @@ const brand = () => new Account({ id: randomUUID(), name: 'b', role: 'brand', pa
 test('a change and its events commit together, or neither does', async () => {
   const transact = mikroOrmTransact((await sharedDatabase()).orm);
   const account = brand();
-  const event = new OutboxEvent({ id: randomUUID(), accountId: account.id, scope: 'brand', type: 'OrderStatusEvent', orderId: null, payload: {}, createdAt: now });
+  const event = new OutboxEvent({ id: randomUUID(), accountId: account.id, scope: 'brand', type: 'OrderStatusEvent', orderId: null, payload: {}, endpointId: null, deliver: false, createdAt: now });
   await transact(async (r) => {
     await r.accounts.save(account);
     await r.events.add([event]);

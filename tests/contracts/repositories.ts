@@ -163,10 +163,45 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     const at0 = at('2026-01-01T00:00:00.000Z');
     const body = { _cid: cid, nested: { list: [1, 'two'] } };
     assert.is(await run((r) => r.commands.claim({ accountId: owner.id, cid, type: 'SetJobAppointment', body }, at0)), null);
-    await run((r) => r.commands.complete(owner.id, cid, 'succeeded', { status: 'succeeded', n: 1 }, at0));
+    await run((r) => r.commands.finish(owner.id, cid, { status: 'succeeded', result: { _type: 'CommandResultEvent' }, answer: { status: 'succeeded', n: 1 } }, at0));
     const held = await run((r) => r.commands.claim({ accountId: owner.id, cid, type: 'SetJobAppointment', body: { other: true } }, at0));
     assert.equal(held, { accountId: owner.id, cid, type: 'SetJobAppointment', body, status: 'succeeded', answer: { status: 'succeeded', n: 1 } });
+    assert.equal(await run((r) => r.commands.result(owner.id, cid)), { status: 'succeeded', result: { _type: 'CommandResultEvent' }, finishedAt: at0 });
     assert.is(await run((r) => r.commands.claim({ accountId: other.id, cid, type: 'SetJobAppointment', body }, at0)), null, 'per account');
+    assert.is(await run((r) => r.commands.result(randomUUID(), cid)), null);
+  });
+
+  test('command queue: accepted commands are claimed once, oldest first, and again only after their lease', async () => {
+    const owner = account();
+    await run((r) => r.accounts.save(owner));
+    const t0 = at('2026-03-01T00:00:00.000Z');
+    const later = (s: number) => new Date(t0.getTime() + s * 1000);
+    const cids = [randomUUID(), randomUUID(), randomUUID()];
+    for (const cid of cids) {
+      const accepted = { accountId: owner.id, cid, type: 'RefreshOrder', body: { _cid: cid }, answer: { _cid: cid, status: 'accepted' } };
+      assert.is(await run((r) => r.commands.accept(accepted, t0)), null);
+    }
+    assert.equal((await run((r) => r.commands.result(owner.id, cids[0]!)))?.status, 'accepted');
+    const mine = <C extends { accountId: string }>(claimed: C[]) => claimed.filter((c) => c.accountId === owner.id);
+    const first = mine(await run((r) => r.commandQueue.claimDue(100, t0, later(30))));
+    assert.equal(first.map((c) => [c.cid, c.attempts]), cids.map((cid) => [cid, 1]));
+    assert.equal(mine(await run((r) => r.commandQueue.claimDue(100, later(10), later(40)))), [], 'held until the lease runs out');
+
+    assert.is(await run((r) => r.commandQueue.lockClaimed(first[0]!)), true);
+    await run((r) => r.commands.finish(owner.id, cids[0]!, { status: 'succeeded', result: { n: 0 } }, later(1)));
+    assert.is(await run((r) => r.commandQueue.lockClaimed(first[0]!)), false, 'finished');
+    await run((r) => r.commandQueue.release(first[1]!, later(20)));
+
+    const again = mine(await run((r) => r.commandQueue.claimDue(100, later(31), later(60))));
+    assert.equal(again.map((c) => [c.cid, c.attempts]), [[cids[1], 2], [cids[2], 2]], 'a lapsed lease and a released claim are taken again');
+    assert.is(await run((r) => r.commandQueue.lockClaimed(first[2]!)), false, 'the old claim is lost');
+    assert.is(await run((r) => r.commandQueue.lockClaimed(again[1]!)), true);
+
+    const before = (await run((r) => r.commandQueue.purgeFinished(later(2), 1000)));
+    assert.ok(before >= 1);
+    assert.is(await run((r) => r.commands.result(owner.id, cids[0]!)), null, 'purged');
+    assert.equal((await run((r) => r.commands.result(owner.id, cids[1]!)))?.status, 'accepted', 'unfinished ones stay');
+    for (const cid of cids.slice(1)) await run((r) => r.commands.finish(owner.id, cid, { status: 'failed', result: {} }, later(3)));
   });
 
   test('invoices: saved comes back whole', async () => {
@@ -205,7 +240,8 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     const brand = account();
     const events = [1, 2, 3].map((n) => new OutboxEvent({
       id: randomUUID(), accountId: brand.id, scope: 'brand', type: 'OrderStatusEvent', orderId: `job-${n}`,
-      payload: { n, nested: { list: [n] } }, createdAt: at('2026-01-01T00:00:00.000Z'),
+      payload: { n, nested: { list: [n] } }, endpointId: n === 2 ? null : randomUUID(), deliver: n === 3,
+      createdAt: at('2026-01-01T00:00:00.000Z'),
     }));
     await run(async (r) => { await r.accounts.save(brand); await r.events.add(events.slice(0, 2)); });
     await run((r) => r.events.add(events.slice(2)));

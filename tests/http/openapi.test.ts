@@ -35,10 +35,16 @@ test('every request body has an example the procedure accepts, every answer with
     const where = `${method.toUpperCase()} ${path}`;
     const media = operation.requestBody?.content?.['application/json'];
     if (media) {
-      assert.ok(media.example !== undefined, `${where}: no request example`);
-      const procedure = procedures.find((p) => (p._def.meta as Meta | undefined)?.openapi?.path === path)!;
-      const parsed = (procedure._def.inputs[0] as unknown as { safeParse(v: unknown): { success: boolean; error?: unknown } }).safeParse(media.example);
-      assert.ok(parsed.success, `${where}: the request example is refused: ${JSON.stringify(parsed.error)}`);
+      const examples = media.example !== undefined ? [media.example] : Object.values(media.examples ?? {}).map((e) => (e as Json).value);
+      assert.ok(examples.length > 0, `${where}: no request example`);
+      const procedure = procedures.find((p) => {
+        const openapi = (p._def.meta as Meta | undefined)?.openapi;
+        return openapi?.path === path && openapi.method.toLowerCase() === method;
+      })!;
+      for (const example of examples) {
+        const parsed = (procedure._def.inputs[0] as unknown as { safeParse(v: unknown): { success: boolean; error?: unknown } }).safeParse(example);
+        assert.ok(parsed.success, `${where}: the request example is refused: ${JSON.stringify(parsed.error)}`);
+      }
     }
     for (const [status, response] of Object.entries(operation.responses as Json)) {
       if (!status.startsWith('2') || !response.content) continue;

@@ -1,0 +1,62 @@
+import { runBrandCommand, type BrandCommandDeps } from '../brand-commands.ts';
+import { emitCommandOutcome } from '../command-events.ts';
+import { CommandError, type BrandCommand, type ClaimedCommand, type CommandOutcome } from '../command.ts';
+import type { Deps } from '../ports.ts';
+import { receiverOf } from '../receivers.ts';
+
+/** Runs work in a unit of work of its own: it commits whole, or not at all. */
+export type UnitOfWork = <T>(work: (deps: Deps) => Promise<T>) => Promise<T>;
+
+export interface ExecutionPolicy {
+  /** Executions an unexpected failure may take before the command ends as INTERNAL_ERROR. */
+  maxAttempts: number;
+  /** How long a command waits after an unexpected failure before it is tried again. */
+  retryDelayMs: number;
+}
+
+export type Execution =
+  | { outcome: 'succeeded' | 'failed' | 'lost' }
+  | { outcome: 'retry' | 'gave up'; error: unknown };
+
+/**
+ * The executor's story for one claimed command. In one unit of work: lock the command (if the claim is still ours),
+ * run it, store its CommandResultEvent and mark it succeeded, so that its effects, its result and its events commit
+ * together. A failure the sender can act on (CommandError) rolls that back and is stored, in a unit of work of its
+ * own, as a CommandErrorEvent. An unexpected failure gives the command back to be tried again later, until the
+ * last attempt, after which it ends as INTERNAL_ERROR, without the failure's text.
+ */
+export async function executeCommand(transact: UnitOfWork, claimed: ClaimedCommand, policy: ExecutionPolicy): Promise<Execution> {
+  const command = claimed.body as BrandCommand;
+  try {
+    const ran = await transact(async (deps) => {
+      if (!(await deps.commandQueue.lockClaimed(claimed))) return false;
+      const result = await runBrandCommand(deps, claimed.accountId, command);
+      await finish(deps, claimed, command, { status: 'succeeded', result });
+      return true;
+    });
+    return { outcome: ran ? 'succeeded' : 'lost' };
+  } catch (error) {
+    if (error instanceof CommandError) return record(transact, claimed, command, error);
+    if (claimed.attempts < policy.maxAttempts) {
+      await transact(async (deps) => deps.commandQueue.release(claimed, new Date(deps.clock.now().getTime() + policy.retryDelayMs)));
+      return { outcome: 'retry', error };
+    }
+    await record(transact, claimed, command, new CommandError('INTERNAL_ERROR', 'The command could not be executed because of an internal error.'));
+    return { outcome: 'gave up', error };
+  }
+}
+
+async function record(transact: UnitOfWork, claimed: ClaimedCommand, command: BrandCommand, error: CommandError): Promise<Execution> {
+  const recorded = await transact(async (deps) => {
+    if (!(await deps.commandQueue.lockClaimed(claimed))) return false;
+    await finish(deps, claimed, command, { status: 'failed', error });
+    return true;
+  });
+  return { outcome: recorded ? 'failed' : 'lost' };
+}
+
+async function finish(deps: BrandCommandDeps & Pick<Deps, 'commands'>, claimed: ClaimedCommand, command: BrandCommand, outcome: CommandOutcome) {
+  const sender = await receiverOf(deps, claimed.accountId, 'brand');
+  const result = await emitCommandOutcome(deps, sender, command, outcome);
+  await deps.commands.finish(claimed.accountId, claimed.cid, { status: outcome.status, result }, deps.clock.now());
+}
