@@ -40,7 +40,7 @@ export async function runPartnerCommand(
 
   const family = await deps.accounts.partnerFamily(principal.accountId);
   const job = await ownedJob(deps, [principal.accountId, ...(family?.childIds ?? [])], command.identifier);
-  change(job, now);
+  change(job, deps.clock.now()); // read after the lock: updatedAt follows the order in which changes commit
   await deps.jobs.save(job);
   await emitOrderStatus(deps, job);
 
