@@ -1,0 +1,147 @@
+// npm run bench:commands — brand commands accepted per second at 32 concurrent clients, against a bare node:http + pg
+// peer writing the same accepted-command row in one transaction per request; then POST-to-result latency at a steady
+// rate with the executor running. Needs DATABASE_URL (any database: the service migrates it and makes its own
+// accounts). Writes its section of docs/BENCHMARKS.md.
+//
+// Server processes are pinned to CPU 0 and the load generator (this process) to CPU 1; PostgreSQL is left free.
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { mailedToken, processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
+import { median, percentile, writeSection } from './report.ts';
+
+const DATABASE_URL = process.env.DATABASE_URL;
+if (!DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL database');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const CONNECTIONS = 32;
+try { execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }); } catch { /* unpinned */ }
+
+const ADMIN = 'bench-admin-token-0123456789';
+const dataDir = mkdtempSync(join(tmpdir(), 'pbi-bench-commands-'));
+const env = (role: string) => ({
+  DATABASE_URL, DATA_DIR: dataDir, NODE_ENV: 'production', JWT_SECRET: 'bench-secret-0123456789-0123456789-0123', ADMIN_TOKEN: ADMIN,
+  SERVICE_ROLE: role, LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000', LOG_LEVEL: 'warn',
+});
+const start = (role: 'api' | 'all'): ServiceProcess => startScript('server/main.ts', { ...env(role), LOG_LEVEL: 'info' }, { cpu: 0 });
+
+// A brand with one order, logged in through the mail like an integrator.
+const setup = start('all');
+const client = processClient(await setup.listening, ADMIN);
+const email = `bench-brand-${randomUUID().slice(0, 8)}@example.com`;
+const { id: brandId } = await client.admin<{ id: string }>('accounts.create', { name: 'Bench brand', role: 'brand' });
+await client.admin('contacts.create', { accountId: brandId, email });
+const { apiId: orderId } = await client.admin<{ apiId: string }>('jobs.create', { brandAccountId: brandId });
+await client.rest('/v3/auth/login', { method: 'POST', body: JSON.stringify({ email }) });
+const refresh = await mailedToken(dataDir, email);
+const token = ((await (await client.rest('/v3/auth/access-token', { method: 'POST', body: '{"expires_after":86400}', token: refresh })).json()) as { access_token: string }).access_token;
+await setup.stop();
+
+const command = () => JSON.stringify({ _v: '1.0.0', _cid: randomUUID(), _type: 'RefreshOrder', orderId });
+const load = (port: number, path: string, seconds: number, auth: boolean) => new Promise<autocannon.Result>((resolve, reject) => {
+  autocannon({
+    url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: seconds,
+    requests: [{
+      method: 'POST', path,
+      headers: { 'content-type': 'application/json', ...(auth && { authorization: `Bearer ${token}` }) },
+      setupRequest: (req) => ({ ...req, body: command() }),
+    }],
+  }, (err, result) => (err ? reject(err) : resolve(result)));
+});
+
+type Sample = { rps: number; p50: number; p99: number; non2xx: number; errors: number };
+const accepted: { service: Sample[]; bare: Sample[] } = { service: [], bare: [] };
+for (let round = 0; round < ROUNDS; round++) {
+  for (const kind of round % 2 === 0 ? ['bare', 'service'] as const : ['service', 'bare'] as const) {
+    // The API role alone: accepting is measured without the executor competing for the same core.
+    const proc = kind === 'service' ? start('api') : startScript('bench/bare-commands.ts', { DATABASE_URL, BRAND_ID: brandId }, { cpu: 0 });
+    const port = await proc.listening;
+    const path = kind === 'service' ? '/v3/commands' : '/commands';
+    await load(port, path, 3, kind === 'service');
+    const r = await load(port, path, DURATION, kind === 'service');
+    accepted[kind].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
+    console.log(`${kind}: ${r.requests.average.toFixed(0)} accepted/s p99 ${r.latency.p99} ms non2xx ${r.non2xx} errors ${r.errors}`);
+    await proc.stop();
+  }
+}
+
+// The accepted commands above would all run first in the next part: take them away.
+const db = new pg.Client({ connectionString: DATABASE_URL });
+await db.connect();
+await db.query('delete from commands where account_id = $1', [brandId]);
+await db.end();
+
+/** A steady stream of commands to the whole service (API and executor in one process); each polled until its result. */
+async function steady(seconds: number, rate: number) {
+  const proc = start('all');
+  const base = `http://127.0.0.1:${await proc.listening}`;
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+  const latencies: number[] = [];
+  let failures = 0;
+  const one = async () => {
+    const body = command();
+    const cid = (JSON.parse(body) as { _cid: string })._cid;
+    const t0 = performance.now();
+    const sent = await fetch(`${base}/v3/commands`, { method: 'POST', headers, body });
+    await sent.arrayBuffer();
+    if (sent.status !== 202) { failures++; return; }
+    for (;;) {
+      const res = await fetch(`${base}/v3/commands/${cid}`, { headers });
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+      if (res.status !== 204) { failures++; return; }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    latencies.push(performance.now() - t0);
+  };
+  const inFlight: Promise<void>[] = [];
+  const started = performance.now();
+  for (let i = 0; performance.now() - started < seconds * 1000; i++) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    inFlight.push(one());
+  }
+  await Promise.all(inFlight);
+  await proc.stop();
+  return { latencies, failures, sent: inFlight.length };
+}
+await steady(3, RATE); // warm-up
+const flow = await steady(DURATION * 2, RATE);
+console.log(`steady ${RATE}/s: p50 ${percentile(flow.latencies, 0.5).toFixed(1)} ms p99 ${percentile(flow.latencies, 0.99).toFixed(1)} ms failures ${flow.failures}`);
+
+const med = (xs: Sample[], k: keyof Sample) => median(xs.map((x) => x[k]));
+const ratio = median(accepted.service.map((s, i) => s.rps / accepted.bare[i]!.rps));
+const serviceRps = med(accepted.service, 'rps');
+const p50 = percentile(flow.latencies, 0.5);
+const p99 = percentile(flow.latencies, 0.99);
+await writeSection('Brand commands: accepted per second and POST-to-result latency', `
+Command: \`DATABASE_URL=… npm run bench:commands\` (${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds of ${DURATION} s, interleaved,
+each in a fresh process; PostgreSQL 15 with default settings).
+
+Accepting: autocannon, ${CONNECTIONS} connections, each request a RefreshOrder with a new \`_cid\`; server pinned to CPU 0, client to
+CPU 1, PostgreSQL free. Service: the real \`server/main.ts\` with \`SERVICE_ROLE=api\` (token check with the contact lookup, zod
+input, \`_cid\` claim with INSERT … ON CONFLICT and NOTIFY in one transaction, 202). Peer: \`bench/bare-commands.ts\`, node:http +
+pg, no auth or validation, the same row written by BEGIN; INSERT … ON CONFLICT; COMMIT.
+
+| target | accepted/s | p50 / p99 ms | non-2xx | errors |
+|---|---:|---:|---:|---:|
+| service | ${serviceRps.toFixed(0)} | ${med(accepted.service, 'p50')} / ${med(accepted.service, 'p99')} | ${accepted.service.reduce((a, s) => a + s.non2xx, 0)} | ${accepted.service.reduce((a, s) => a + s.errors, 0)} |
+| bare node:http + pg | ${med(accepted.bare, 'rps').toFixed(0)} | ${med(accepted.bare, 'p50')} / ${med(accepted.bare, 'p99')} | ${accepted.bare.reduce((a, s) => a + s.non2xx, 0)} | ${accepted.bare.reduce((a, s) => a + s.errors, 0)} |
+
+Service / bare: **${ratio.toFixed(2)}×**.
+
+POST to result: the whole service in one process (\`SERVICE_ROLE=all\`: API and executor), ${RATE} commands/s for ${DURATION * 2} s in an
+open loop, each polled (\`GET /v3/commands/{cid}\`, every 5 ms) until its result is there: ${flow.latencies.length} of ${flow.sent}
+commands, ${flow.failures} failures; p50 **${p50.toFixed(1)} ms**, p99 **${p99.toFixed(1)} ms** (the 5 ms polling step included).
+
+Targets:
+- accepted/s at ${CONNECTIONS} clients ${serviceRps.toFixed(0)} (≥ 1,500): ${serviceRps >= 1500 ? 'met' : 'not met'}; service/bare ${ratio.toFixed(2)}× (≥ 0.45×): ${ratio >= 0.45 ? 'met' : 'not met'}
+- POST-to-result p99 ${p99.toFixed(1)} ms at ${RATE}/s (≤ 250 ms): ${p99 <= 250 ? 'met' : 'not met'}
+`);
+console.log('written to docs/BENCHMARKS.md');
