@@ -4,7 +4,7 @@ import { FileMailer } from '../adapters/mail/file-mailer.ts';
 import { RetryingMailer } from '../adapters/mail/retrying-mailer.ts';
 import { SmtpMailer } from '../adapters/mail/smtp-mailer.ts';
 import { openDatabase, type Database } from '../adapters/persistence/open-database.ts';
-import { mikroOrmRead, mikroOrmTransact } from '../adapters/persistence/unit-of-work.ts';
+import { mikroOrmAutocommit, mikroOrmTransact } from '../adapters/persistence/unit-of-work.ts';
 import { listenForWork } from '../adapters/persistence/work-listener.ts';
 import { FlexibleLoginRateLimiter } from '../adapters/rate-limit.ts';
 import { loadJwtKey } from '../adapters/secret.ts';
@@ -12,7 +12,7 @@ import { hmacSignatures } from '../adapters/signatures.ts';
 import { AdjustableClock, randomIds, systemClock } from '../adapters/system.ts';
 import { JoseTokenService } from '../adapters/tokens.ts';
 import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
-import type { Clock, Deps, IdGenerator, LoginRateLimiter, Mailer, Repositories, WebhookTargetPolicy } from '../domain/ports.ts';
+import type { BackgroundWork, Clock, Deps, IdGenerator, LoginRateLimiter, Mailer, Repositories, WebhookTargetPolicy } from '../domain/ports.ts';
 import { createHttpApp, healthRoutes } from './app.ts';
 import { createDeferrer } from './background.ts';
 import type { Config } from './config.ts';
@@ -65,11 +65,10 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   const withDeps = (run: <T>(work: (r: Repositories) => Promise<T>) => Promise<T>) =>
     <T>(work: (d: Deps) => Promise<T>) => run((repositories) => work({ ...repositories, ...deps, deferrer }));
   const signal = new WorkSignal();
-  const transact = withDeps(mikroOrmTransact(database.orm, {
-    notifyServer: database.kind === 'postgresql',
-    committed: (kinds) => signal.wake(kinds),
-  }));
-  const read = withDeps(mikroOrmRead(database.orm));
+  const announce = { notifyServer: database.kind === 'postgresql', committed: (kinds: ReadonlySet<BackgroundWork>) => signal.wake(kinds) };
+  const transact = withDeps(mikroOrmTransact(database.orm, announce));
+  const autocommit = withDeps(mikroOrmAutocommit(database.orm, announce));
+
   const deferrer = createDeferrer(transact, log);
 
   let shuttingDown = false;
@@ -77,7 +76,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     config,
     log,
     transact,
-    read,
+    read: autocommit,
+    autocommit,
     testClock,
     ready: async () => !shuttingDown && (await database.ping()),
   };
@@ -89,7 +89,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     : createHttpApp({ router: appRouter, services, openApiDocument: buildOpenApiDocument(appRouter) });
   const tasks = config.role === 'api' ? [] : [
     commandExecutor(services, {
-      batch: 16, concurrency: database.kind === 'postgresql' ? 4 : 1, leaseMs: config.commandLeaseMs, maxAttempts: 3, retryDelayMs: 2000,
+      batch: 4, concurrency: database.kind === 'postgresql' ? 8 : 1, leaseMs: config.commandLeaseMs, maxAttempts: 3, retryDelayMs: 2000,
     }),
     commandResultPurge(services),
   ];

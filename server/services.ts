@@ -14,6 +14,11 @@ export interface Services {
   transact<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
   /** Runs read-only work without a transaction (one round trip per query, nothing written). */
   read<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
+  /**
+   * Runs work without a transaction, each statement committing on its own: for work whose one write is a single
+   * atomic statement (accepting a command), where a transaction would only add round trips.
+   */
+  autocommit<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
   /** Present only with TEST_CLOCK=1. */
   testClock: TestClockControl | null;
   /** Whether the service can answer: the database responds and no shutdown has begun. */

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../../domain/account.ts';
 import type { AccountRepository, PartnerFamily } from '../../domain/ports.ts';
-import { WebhookConfig, type Scope } from '../../domain/webhook-config.ts';
 import { withDriverConnection } from './driver.ts';
+import { toConfig, type ConfigRow } from './rows.ts';
 
 // One round trip for everything that decides a polling scope (see PartnerFamily).
 const PARTNER_FAMILY = `
@@ -13,20 +13,10 @@ const PARTNER_FAMILY = `
     array(select id::text from accounts where a.parent_id is not null and parent_id = a.parent_id) as sibling_ids
   from accounts a where a.id = $1`;
 
-interface ConfigJson {
-  id: string; account_id: string; scope: Scope; url: string | null; transformer: WebhookConfig['transformer'];
-  version: WebhookConfig['version']; signature_key: string | null; enabled: boolean; created_at: string; updated_at: string;
-}
 interface FamilyRow {
   id: string; name: string; role: Account['role']; parent_id: string | null; created_at: string;
-  own_config: ConfigJson | null; master_config: ConfigJson | null; child_ids: string[]; sibling_ids: string[];
+  own_config: ConfigRow | null; master_config: ConfigRow | null; child_ids: string[]; sibling_ids: string[];
 }
-
-const configFromJson = (c: ConfigJson | null) => c && new WebhookConfig({
-  id: c.id, accountId: c.account_id, scope: c.scope, url: c.url, transformer: c.transformer, version: c.version,
-  signatureKey: c.signature_key, enabled: c.enabled, createdAt: new Date(c.created_at), updatedAt: new Date(c.updated_at),
-});
-
 
 export class MikroOrmAccountRepository implements AccountRepository {
   constructor(private readonly em: EntityManager) {}
@@ -37,8 +27,8 @@ export class MikroOrmAccountRepository implements AccountRepository {
       if (!row) return null;
       return {
         account: new Account({ id: row.id, name: row.name, role: row.role, parentId: row.parent_id, createdAt: new Date(row.created_at) }),
-        ownConfig: configFromJson(row.own_config),
-        masterConfig: configFromJson(row.master_config),
+        ownConfig: row.own_config && toConfig(row.own_config),
+        masterConfig: row.master_config && toConfig(row.master_config),
         childIds: row.child_ids,
         siblingIds: row.sibling_ids,
       };

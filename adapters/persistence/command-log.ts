@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StoredCommand } from '../../domain/command.ts';
 import type { CommandLog, CommandState, FinishedCommand } from '../../domain/ports.ts';
+import { withDriverConnection } from './driver.ts';
 import type { WorkNotices } from './work-notices.ts';
 
 // jsonb arrives parsed from the driver, or as text where the ORM's setup keeps it raw.
@@ -19,19 +20,26 @@ export class MikroOrmCommandLog implements CommandLog {
     return this.take({ ...command, answer: null }, 'running', at);
   }
 
+  /** One statement takes the `_cid` and announces the command, so that it is whole even without a transaction. */
   async accept(command: Omit<StoredCommand, 'status'>, at: Date): Promise<StoredCommand | null> {
     const held = await this.take(command, 'accepted', at);
-    if (!held) await this.notices.created('commands');
+    if (!held) this.notices.announced('commands');
     return held;
   }
 
   private async take(command: Omit<StoredCommand, 'status'>, status: 'running' | 'accepted', at: Date): Promise<StoredCommand | null> {
-    const inserted = await this.em.execute<{ cid: string }[]>(
-      `insert into commands (account_id, cid, type, body, status, answer, created_at, updated_at)
-       values (?, ?, ?, ?::jsonb, ?, ?::json, ?, ?) on conflict (account_id, cid) do nothing returning cid`,
-      [command.accountId, command.cid, command.type, JSON.stringify(command.body), status, JSON.stringify(command.answer), at, at],
-    );
-    if (inserted.length > 0) return null;
+    const announce = status === 'accepted' ? this.notices.announcing('inserted', 'commands') : 'select 1 from inserted where false';
+    // On the driver, prepared: accepting a command is the hot write path.
+    const { rows: [taken] } = await withDriverConnection(this.em, (client) => client.query<{ inserted: number }>({
+      name: `command-take-${status}-${this.notices.notifyServer ? 'announced' : 'local'}`,
+      text: `with inserted as (
+         insert into commands (account_id, cid, type, body, status, answer, created_at, updated_at)
+         values ($1, $2, $3, $4::jsonb, $5, $6::json, $7, $7) on conflict (account_id, cid) do nothing returning 1),
+       announced as (${announce})
+       select (select count(*) from inserted)::int as inserted, (select count(*) from announced)::int as announced`,
+      values: [command.accountId, command.cid, command.type, JSON.stringify(command.body), status, JSON.stringify(command.answer), at],
+    }));
+    if (taken!.inserted > 0) return null;
     const [row] = await this.em.execute<HeldRow[]>(
       'select type, body, status, answer from commands where account_id = ? and cid = ?', [command.accountId, command.cid],
     );

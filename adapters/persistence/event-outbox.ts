@@ -20,10 +20,21 @@ interface EventRow {
   payload: unknown; endpoint_id: string | null; deliver: boolean; created_at: string;
 }
 
+/**
+ * The outbox of one unit of work: events are gathered as the use case emits them and written together, with their
+ * deliveries, when the work is done and before it commits (`writePending`), in two statements whatever their number.
+ */
 export class SqlEventOutbox implements EventOutbox {
+  private pending: OutboxEvent[] = [];
   constructor(private readonly em: EntityManager, private readonly notices: WorkNotices) {}
 
   async add(events: readonly OutboxEvent[]): Promise<void> {
+    this.pending.push(...events);
+  }
+
+  async writePending(): Promise<void> {
+    const events = this.pending;
+    this.pending = [];
     if (events.length === 0) return;
     const delivered = events.filter((e) => e.deliver).map((e) => e.id);
     await withDriverConnection(this.em, async (client) => {

@@ -1,40 +1,20 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import Cursor from 'pg-cursor';
-import { Job, type JobStatus } from '../../domain/job.ts';
+import type { Job } from '../../domain/job.ts';
 import type { OrderFilter } from '../../domain/orders.ts';
 import type { PartnerOrderQueries } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
+import { JOB_COLUMNS, toJob, type JobRow } from './rows.ts';
+
+export type { JobRow };
 
 // Hand-written SQL on a driver connection, past the ORM: these are the hot read paths (docs/BENCHMARKS.md),
 // and no identity map should hold 60,000 jobs. The statuses are literals so that the planner matches the
 // partial index jobs_partner_active_listing_idx.
 const ACTIVE = `status not in ('new', 'cancelled', 'closed', 'completed', 'invoice sent')`;
-const COLUMNS = `api_id, brand_account_id, partner_id, name, status, invoicing_eid, eid, ext_partner_id, customer,
-  customer_billing, shipping_address, products, documents, order_type, project_id, project_name, appointment_start,
-  appointment_end, start_timestamp, finish_timestamp, created_at, updated_at`;
+const COLUMNS = JOB_COLUMNS;
 const BATCH = 500;
-
-export interface JobRow {
-  api_id: string; brand_account_id: string; partner_id: string | null; name: string; status: JobStatus;
-  invoicing_eid: string | null; eid: string | null; ext_partner_id: string | null; customer: Job['customer'];
-  customer_billing: Job['customerBilling']; shipping_address: Job['shippingAddress']; products: Job['products'];
-  documents: Job['documents']; order_type: string | null; project_id: string | null; project_name: string | null;
-  appointment_start: string | null; appointment_end: string | null; start_timestamp: string | null; finish_timestamp: string | null;
-  created_at: string; updated_at: string;
-}
-
-// The driver, as MikroORM sets it up, hands timestamptz over as PostgreSQL text ("2026-11-01 12:10:00.123+00").
-const time = (value: string | null) => (value === null ? null : new Date(value));
-
-const toJob = (r: JobRow) => new Job({
-  apiId: r.api_id, brandAccountId: r.brand_account_id, partnerId: r.partner_id, name: r.name, status: r.status,
-  invoicingEid: r.invoicing_eid, eid: r.eid, extPartnerId: r.ext_partner_id, customer: r.customer,
-  customerBilling: r.customer_billing, shippingAddress: r.shipping_address, products: r.products, documents: r.documents,
-  orderType: r.order_type, projectId: r.project_id, projectName: r.project_name, appointmentStart: time(r.appointment_start),
-  appointmentEnd: time(r.appointment_end), startTimestamp: time(r.start_timestamp), finishTimestamp: time(r.finish_timestamp),
-  createdAt: time(r.created_at)!, updatedAt: time(r.updated_at)!,
-});
 
 /** `where` conditions after the partner condition; parameters continue from `next`. */
 function filters(filter: OrderFilter, params: unknown[]) {

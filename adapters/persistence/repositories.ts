@@ -7,24 +7,30 @@ import { MikroOrmCommandQueue } from './command-queue.ts';
 import { MikroOrmContactRepository } from './contact-repository.ts';
 import { SqlEventOutbox } from './event-outbox.ts';
 import { MikroOrmInvoiceRepository } from './invoice-repository.ts';
-import { MikroOrmJobRepository } from './job-repository.ts';
+import { SqlJobRepository } from './job-repository.ts';
 import { MikroOrmOrderMappingRepository } from './order-mapping-repository.ts';
 import { SqlPartnerOrderQueries } from './partner-order-queries.ts';
-import { MikroOrmWebhookConfigRepository } from './webhook-config-repository.ts';
+import { SqlWebhookConfigRepository } from './webhook-config-repository.ts';
 import type { WorkNotices } from './work-notices.ts';
 
 // Each repository works on the unit of work's EntityManager: `save` only schedules the write, which
 // the surrounding transaction flushes once at its end.
-export const mikroOrmRepositories = (em: EntityManager, notices: WorkNotices): Repositories => ({
+/** The repositories of one unit of work, and what it must do once its work is done, before it commits. */
+export function mikroOrmRepositories(em: EntityManager, notices: WorkNotices): { repositories: Repositories; workDone(): Promise<void> } {
+  const events = new SqlEventOutbox(em, notices);
+  return { repositories: repositoriesOn(em, notices, events), workDone: () => events.writePending() };
+}
+
+const repositoriesOn = (em: EntityManager, notices: WorkNotices, events: SqlEventOutbox): Repositories => ({
   accounts: new MikroOrmAccountRepository(em),
   contacts: new MikroOrmContactRepository(em),
-  webhookConfigs: new MikroOrmWebhookConfigRepository(em),
-  jobs: new MikroOrmJobRepository(em),
+  webhookConfigs: new SqlWebhookConfigRepository(em),
+  jobs: new SqlJobRepository(em),
   partnerOrders: new SqlPartnerOrderQueries(em),
   invoices: new MikroOrmInvoiceRepository(em),
   cancellationReasons: new MikroOrmCancellationReasonRepository(em),
   orderMappings: new MikroOrmOrderMappingRepository(em),
-  events: new SqlEventOutbox(em, notices),
+  events,
   commands: new MikroOrmCommandLog(em, notices),
   commandQueue: new MikroOrmCommandQueue(em),
 });

@@ -3,18 +3,15 @@ import { Account } from '../../domain/account.ts';
 import { CancellationReason } from '../../domain/cancellation.ts';
 import { Contact } from '../../domain/contact.ts';
 import { Invoice } from '../../domain/invoice.ts';
-import { Job } from '../../domain/job.ts';
 import { OrderMapping } from '../../domain/order-mapping.ts';
-import { WebhookConfig } from '../../domain/webhook-config.ts';
 
-// Plain domain classes mapped from the outside; the tables themselves are defined by the migrations.
+// Plain domain classes mapped from the outside; the tables themselves are defined by the migrations. Jobs, configurations,
+// commands and events are read and written with SQL of their own (the hot paths), and have no schema here.
 const uuid = { type: 'uuid' } as const;
 const text = { type: 'text' } as const;
 const nullableText = { type: 'text', nullable: true } as const;
 const time = { type: 'datetime' } as const;
-const nullableTime = { type: 'datetime', nullable: true } as const;
 const json = { type: 'json' } as const;
-const nullableJson = { type: 'json', nullable: true } as const;
 
 export const AccountSchema = new EntitySchema<Account>({
   class: Account,
@@ -26,28 +23,6 @@ export const ContactSchema = new EntitySchema<Contact>({
   class: Contact,
   tableName: 'contacts',
   properties: { id: { ...uuid, primary: true }, accountId: uuid, email: text, apiAccess: { type: 'boolean' }, createdAt: time },
-});
-
-export const WebhookConfigSchema = new EntitySchema<WebhookConfig>({
-  class: WebhookConfig,
-  tableName: 'webhook_configs',
-  properties: {
-    id: { ...uuid, primary: true }, accountId: uuid, scope: text, url: nullableText, transformer: text, version: text,
-    signatureKey: nullableText, enabled: { type: 'boolean' }, createdAt: time, updatedAt: time,
-  },
-});
-
-export const JobSchema = new EntitySchema<Job>({
-  class: Job,
-  tableName: 'jobs',
-  properties: {
-    apiId: { ...text, primary: true }, brandAccountId: uuid, partnerId: { type: 'uuid', nullable: true }, name: text,
-    status: text, invoicingEid: nullableText, eid: nullableText, extPartnerId: nullableText,
-    customer: nullableJson, customerBilling: nullableJson, shippingAddress: nullableJson, products: json, documents: json,
-    orderType: nullableText, projectId: nullableText, projectName: nullableText,
-    appointmentStart: nullableTime, appointmentEnd: nullableTime, startTimestamp: nullableTime, finishTimestamp: nullableTime,
-    createdAt: time, updatedAt: time,
-  },
 });
 
 export const InvoiceSchema = new EntitySchema<Invoice>({
@@ -72,5 +47,5 @@ export const OrderMappingSchema = new EntitySchema<OrderMapping>({
 });
 
 export const entities = [
-  AccountSchema, ContactSchema, WebhookConfigSchema, JobSchema, InvoiceSchema, CancellationReasonSchema, OrderMappingSchema,
+  AccountSchema, ContactSchema, InvoiceSchema, CancellationReasonSchema, OrderMappingSchema,
 ];

@@ -20,22 +20,34 @@ export interface UnitOfWorkOptions {
 export const mikroOrmTransact = (orm: MikroORM, options: UnitOfWorkOptions = {}): Transact => async (work) => {
   let notices: WorkNotices | undefined;
   try {
-    const result = await orm.em.fork().transactional((em) => {
+    const result = await orm.em.fork().transactional(async (em) => {
       notices = new WorkNotices(em, options.notifyServer ?? false);
-      return work(mikroOrmRepositories(em, notices));
+      const { repositories, workDone } = mikroOrmRepositories(em, notices);
+      const value = await work(repositories);
+      await workDone();
+      return value;
     });
     if (notices!.kinds.size > 0) options.committed?.(notices!.kinds);
     return result;
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) {
+    // From the ORM's flush, or from SQL run on the driver (23505: unique_violation).
+    if (error instanceof UniqueConstraintViolationException || (error as { code?: unknown }).code === '23505') {
       throw new DomainError('CONFLICT', 'The change conflicts with existing data.');
     }
     throw error;
   }
 };
 
-/** Reads without a transaction: a fresh EntityManager per call, so no identity map outlives the request. */
-export const mikroOrmRead = (orm: MikroORM): Transact => (work) => {
+/**
+ * Work without a transaction, each statement committing on its own: reads, and writes of one atomic statement (a
+ * command accepted). A fresh EntityManager per call, so no identity map outlives the request.
+ */
+export const mikroOrmAutocommit = (orm: MikroORM, options: UnitOfWorkOptions = {}): Transact => async (work) => {
   const em = orm.em.fork();
-  return work(mikroOrmRepositories(em, new WorkNotices(em, false)));
+  const notices = new WorkNotices(em, options.notifyServer ?? false);
+  const { repositories, workDone } = mikroOrmRepositories(em, notices);
+  const result = await work(repositories);
+  await workDone();
+  if (notices.kinds.size > 0) options.committed?.(notices.kinds);
+  return result;
 };

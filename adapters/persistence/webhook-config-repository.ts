@@ -1,9 +1,44 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WebhookConfigRepository } from '../../domain/ports.ts';
 import { WebhookConfig, type Scope } from '../../domain/webhook-config.ts';
+import { withDriverConnection } from './driver.ts';
+import { CONFIG_COLUMNS, configValues, toConfig, type ConfigRow } from './rows.ts';
 
-export class MikroOrmWebhookConfigRepository implements WebhookConfigRepository {
+/**
+ * SQL past the ORM: every event looks up its receiver's configuration, so this is on every write path. What this
+ * unit of work read once it answers again (a command's events and its result go to the same receiver).
+ */
+export class SqlWebhookConfigRepository implements WebhookConfigRepository {
+  private readonly seen = new Map<string, Promise<WebhookConfig | null>>();
   constructor(private readonly em: EntityManager) {}
-  find(accountId: string, scope: Scope) { return this.em.findOne(WebhookConfig, { accountId, scope }); }
-  async save(config: WebhookConfig) { this.em.persist(config); }
+
+  find(accountId: string, scope: Scope): Promise<WebhookConfig | null> {
+    const key = `${accountId}/${scope}`;
+    let found = this.seen.get(key);
+    if (!found) this.seen.set(key, (found = this.select(accountId, scope)));
+    return found.then((config) => config && new WebhookConfig({ ...config }));
+  }
+
+  private select(accountId: string, scope: Scope): Promise<WebhookConfig | null> {
+    return withDriverConnection(this.em, async (client) => {
+      const { rows: [row] } = await client.query<ConfigRow>({
+        name: 'webhook-config-find', text: `select ${CONFIG_COLUMNS} from webhook_configs where account_id = $1 and scope = $2`,
+        values: [accountId, scope],
+      });
+      return row ? toConfig(row) : null;
+    });
+  }
+
+  /** Inserts or replaces the account's configuration of that scope, in the unit of work at once. */
+  async save(config: WebhookConfig): Promise<void> {
+    this.seen.delete(`${config.accountId}/${config.scope}`);
+    await withDriverConnection(this.em, (client) => client.query({
+      name: 'webhook-config-save',
+      text: `insert into webhook_configs (${CONFIG_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+        on conflict (account_id, scope) do update set url = excluded.url, transformer = excluded.transformer,
+          version = excluded.version, signature_key = excluded.signature_key, enabled = excluded.enabled,
+          updated_at = excluded.updated_at`,
+      values: configValues(config),
+    }));
+  }
 }

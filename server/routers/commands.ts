@@ -15,7 +15,7 @@ export const commandsRouter = router({
     })
     .input(brandCommands.command)
     .output(brandCommands.accepted)
-    .mutation(({ ctx, input }) => ctx.services.transact((deps) => acceptCommand(deps, ctx.principal, input))),
+    .mutation(({ ctx, input }) => ctx.services.autocommit((deps) => acceptCommand(deps, ctx.principal, input))),
 
   result: integratorProcedure
     .meta({

@@ -3,33 +3,42 @@ import { executeCommand, type ExecutionPolicy } from '../../domain/use-cases/exe
 import { purgeCommandResults } from '../../domain/use-cases/purge-command-results.ts';
 import type { Services } from '../services.ts';
 import type { WorkerTask } from '../worker.ts';
-import { forEachLimited } from './limited.ts';
 
 export interface ExecutorOptions extends ExecutionPolicy {
-  /** Commands claimed per round. */
+  /** Commands a lane claims at a time. */
   batch: number;
-  /** Commands executed at once (each in a unit of work of its own). */
+  /** Lanes: commands executed at once, each in a unit of work of its own. */
   concurrency: number;
   /** How long a claim holds; a command whose executor died is taken up again after it. */
   leaseMs: number;
 }
 
-/** Runs accepted brand commands: claims a batch, executes each, and goes on while there is more. */
+/**
+ * Runs accepted brand commands in lanes: each lane claims a few (one statement), executes them one by one, and
+ * claims again until nothing is left; a round ends when every lane found the queue empty. Lanes keep the database
+ * busy while others wait on it, and a claim holds only what one lane will run next.
+ */
 export function commandExecutor(services: Services, options: ExecutorOptions): WorkerTask {
-  return {
-    name: 'command executor',
-    wakeOn: 'commands',
-    idleDelayMs: 1000,
-    async runOnce() {
-      const claimed = await services.transact((deps) => claimDueCommands(deps, options.batch, options.leaseMs));
-      await forEachLimited(claimed, options.concurrency, async (command) => {
+  const lane = async () => {
+    for (;;) {
+      const claimed = await services.autocommit((deps) => claimDueCommands(deps, options.batch, options.leaseMs));
+      if (claimed.length === 0) return;
+      for (const command of claimed) {
         const execution = await executeCommand(services.transact, command, options);
         if (execution.outcome === 'retry' || execution.outcome === 'gave up') {
           services.log.error({ err: execution.error, cid: command.cid, account: command.accountId, attempt: command.attempts },
             execution.outcome === 'retry' ? 'command failed unexpectedly; it will be tried again' : 'command failed unexpectedly on its last attempt: INTERNAL_ERROR');
         }
-      });
-      return claimed.length === options.batch;
+      }
+    }
+  };
+  return {
+    name: 'command executor',
+    wakeOn: 'commands',
+    idleDelayMs: 1000,
+    async runOnce() {
+      await Promise.all(Array.from({ length: options.concurrency }, lane));
+      return false;
     },
   };
 }
