@@ -3,6 +3,7 @@ import type { MailMessage, TokenClaims, TokenKind } from './auth.ts';
 import type { CancellationReason } from './cancellation.ts';
 import type { ClaimedCommand, JobIdentifier, StoredCommand } from './command.ts';
 import type { Contact } from './contact.ts';
+import type { ClaimedDelivery, DeliveryAttempt, DeliveryFilter, DeliveryResult, DeliveryView } from './delivery.ts';
 import type { OutboxEvent } from './event.ts';
 import type { Invoice } from './invoice.ts';
 import type { Job } from './job.ts';
@@ -148,6 +149,24 @@ export interface EventOutbox {
   recentFor(accountId: string, limit: number): Promise<OutboxEvent[]>;
 }
 
+/** Deliveries of events to endpoints, claimed under a lease so that concurrent senders never send one twice. */
+export interface DeliveryQueue {
+  /**
+   * Claims up to `limit` pending deliveries that are due at `now` and nobody holds, each until `leaseUntil`, oldest
+   * first. For one endpoint and one order, a delivery is not due while an earlier one is still pending (being sent,
+   * or waiting for its retry): deliveries of one order go out in order, other orders are not held up.
+   */
+  claimDue(limit: number, now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]>;
+  /** Records attempts and the states they leave (a delivery finished by someone else meanwhile keeps its state). */
+  record(results: readonly DeliveryResult[], at: Date): Promise<void>;
+  /** Makes a delivery pending and due at `now` again; its attempts continue. False when there is no such delivery. */
+  redeliver(deliveryId: string, now: Date): Promise<boolean>;
+  /** Deliveries newest first, with their attempts. */
+  list(filter: DeliveryFilter): Promise<DeliveryView[]>;
+  /** Deletes up to `limit` events older than `before` with their deliveries (none still pending); answers how many. */
+  purgeBefore(before: Date, limit: number): Promise<number>;
+}
+
 export interface Repositories {
   accounts: AccountRepository;
   contacts: ContactRepository;
@@ -160,6 +179,7 @@ export interface Repositories {
   events: EventOutbox;
   commands: CommandLog;
   commandQueue: CommandQueue;
+  deliveries: DeliveryQueue;
 }
 
 /** Work that a unit of work leaves for the background worker: commands to execute, deliveries to send. */
@@ -184,6 +204,23 @@ export interface TokenService {
   issue(kind: TokenKind, claims: TokenClaims, issuedAt: Date, lifetimeSeconds: number): Promise<string>;
   /** The claims of a valid token of exactly this kind at `now`; null for anything else, whatever the reason. */
   verify(kind: TokenKind, token: string, now: Date): Promise<TokenClaims | null>;
+}
+
+export interface WebhookRequest {
+  url: string;
+  /** `_eid`: the `webhook-id` header. */
+  eventId: string;
+  /** The exact bytes to send and sign. */
+  body: string;
+  signatureKey: string | null;
+}
+
+export interface WebhookSender {
+  /**
+   * Sends the event once (a durable attempt): the target is checked at connection time, quick transient failures
+   * are tried again at once. Answers every HTTP try, the last one decisive; never throws for the receiver's faults.
+   */
+  send(request: WebhookRequest): Promise<DeliveryAttempt[]>;
 }
 
 export interface Mailer {
@@ -218,4 +255,5 @@ export interface Deps extends Repositories {
   loginLimiter: LoginRateLimiter;
   deferrer: Deferrer;
   signatures: RequestSignatures;
+  webhookSender: WebhookSender;
 }

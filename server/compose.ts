@@ -11,8 +11,9 @@ import { loadJwtKey } from '../adapters/secret.ts';
 import { hmacSignatures } from '../adapters/signatures.ts';
 import { AdjustableClock, randomIds, systemClock } from '../adapters/system.ts';
 import { JoseTokenService } from '../adapters/tokens.ts';
+import { UndiciWebhookSender } from '../adapters/webhooks/sender.ts';
 import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
-import type { BackgroundWork, Clock, Deps, IdGenerator, LoginRateLimiter, Mailer, Repositories, WebhookTargetPolicy } from '../domain/ports.ts';
+import type { BackgroundWork, Clock, Deps, IdGenerator, LoginRateLimiter, Mailer, Repositories, WebhookSender, WebhookTargetPolicy } from '../domain/ports.ts';
 import { createHttpApp, healthRoutes } from './app.ts';
 import { createDeferrer } from './background.ts';
 import type { Config } from './config.ts';
@@ -22,6 +23,7 @@ import { appRouter } from './routers/index.ts';
 import { seedDemo } from './seed-demo.ts';
 import type { Services } from './services.ts';
 import { commandExecutor, commandResultPurge } from './tasks/command-executor.ts';
+import { deliveryPump, eventRetentionPurge } from './tasks/delivery-pump.ts';
 import { WorkSignal } from './work-signal.ts';
 import { createWorker } from './worker.ts';
 
@@ -34,6 +36,7 @@ export interface BuildOverrides {
   webhookTargets?: WebhookTargetPolicy;
   mailer?: Mailer;
   loginLimiter?: LoginRateLimiter;
+  webhookSender?: WebhookSender;
 }
 
 /** The composition root: the one place that picks adapters and wires them to the core and the edge. */
@@ -51,9 +54,14 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   const jwtKey = await loadJwtKey(config.jwtSecret, config.dataDir);
   if (jwtKey.generated) log.warn({ path: jwtKey.path }, 'JWT_SECRET is not set: using a generated key kept in the data folder');
 
+  const webhookSender = overrides.webhookSender ?? new UndiciWebhookSender({
+    timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.webhookAllowPrivateTargets,
+    connectionsPerOrigin: config.webhookMaxInFlight, clock,
+  });
   const deps = {
     clock,
     ids,
+    webhookSender,
     webhookTargets: overrides.webhookTargets ?? new DnsWebhookTargetPolicy(config.webhookAllowPrivateTargets),
     tokens: new JoseTokenService(jwtKey.key, ids),
     signatures: hmacSignatures,
@@ -92,6 +100,11 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
       batch: 4, concurrency: database.kind === 'postgresql' ? 8 : 1, leaseMs: config.commandLeaseMs, maxAttempts: 3, retryDelayMs: 2000,
     }),
     commandResultPurge(services),
+    deliveryPump(services, signal, {
+      maxInFlight: config.webhookMaxInFlight, scheduleMs: config.webhookRetryScheduleMs,
+      leaseMs: config.webhookTimeoutMs * 4 + 30_000, // longer than an attempt with its quick retries can take
+    }),
+    eventRetentionPurge(services, config.eventRetentionDays),
   ];
   // On a server, work committed by other processes arrives as notifications; here, commits wake the signal directly.
   const wakeSource = database.kind === 'postgresql'
@@ -114,6 +127,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
       shuttingDown = true;
       await worker.stop();
       await deferrer.drain();
+      await (webhookSender as Partial<UndiciWebhookSender>).close?.();
       if (!overrides.database) await database.close();
     },
   };

@@ -36,6 +36,8 @@ const envSchema = z.object({
   WEBHOOK_RETRY_SCHEDULE: schedule,
   WEBHOOK_TIMEOUT_MS: int(1, 600_000, 10_000),
   COMMAND_LEASE_MS: int(100, 3_600_000, 60_000),
+  WEBHOOK_MAX_IN_FLIGHT: int(1, 10_000, 64),
+  EVENT_RETENTION_DAYS: int(1, 3650, 30),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag,
   LOGIN_LIMIT_PER_EMAIL: int(1, 100_000, 5),
   LOGIN_LIMIT_PER_ADDRESS: int(1, 100_000, 30),
@@ -60,6 +62,10 @@ export interface Config {
   webhookTimeoutMs: number;
   /** How long an executor's claim on a command holds; a dead executor's commands run again after it. */
   commandLeaseMs: number;
+  /** Deliveries being sent at once by one process. */
+  webhookMaxInFlight: number;
+  /** How long events, deliveries and their attempts are kept. */
+  eventRetentionDays: number;
   webhookAllowPrivateTargets: boolean;
   loginLimitPerEmail: number;
   loginLimitPerAddress: number;
@@ -99,6 +105,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     commandLeaseMs: e.COMMAND_LEASE_MS,
+    webhookMaxInFlight: e.WEBHOOK_MAX_IN_FLIGHT,
+    eventRetentionDays: e.EVENT_RETENTION_DAYS,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     loginLimitPerEmail: e.LOGIN_LIMIT_PER_EMAIL,
     loginLimitPerAddress: e.LOGIN_LIMIT_PER_ADDRESS,

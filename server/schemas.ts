@@ -4,7 +4,9 @@ import { ACCESS_TOKEN_LIFETIME } from '../domain/auth.ts';
 import { CANCELLATION_OUTCOMES } from '../domain/cancellation.ts';
 import { CANCELLATION_STATUSES, INVOICE_STATUSES, INVOICE_TYPES } from '../domain/invoice.ts';
 import { BRAND_COMMAND_TYPES, type BrandCommand, type BrandCommandType, type JobIdentifier } from '../domain/command.ts';
+import { DELIVERY_STATUSES } from '../domain/delivery.ts';
 import { JOB_STATUSES } from '../domain/job.ts';
+import { DELIVERY_LIST_LIMIT } from '../domain/use-cases/list-deliveries.ts';
 import type { AcceptedAnswer } from '../domain/use-cases/accept-command.ts';
 import type { SetJobAppointmentCommand } from '../domain/use-cases/set-job-appointment.ts';
 import type { SetJobYourOrderIdCommand } from '../domain/use-cases/set-job-your-order-id.ts';
@@ -89,6 +91,12 @@ export const admin = {
     fields: z.array(z.strictObject({ key: text(100), target: text(100), required: z.boolean().default(false) })).min(1).max(500),
   }),
   advanceClock: z.strictObject({ seconds: z.number().int().min(1).max(10 * 365 * 86_400) }),
+  listDeliveries: z.strictObject({
+    accountId: id.optional(),
+    status: z.enum(DELIVERY_STATUSES).optional(),
+    limit: z.number().int().min(1).max(DELIVERY_LIST_LIMIT.max).optional(),
+  }).optional(),
+  redeliver: z.strictObject({ deliveryId: id }),
 };
 
 /**

@@ -1,3 +1,4 @@
+import type { DeliveryView } from '../domain/delivery.ts';
 import type { Job } from '../domain/job.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -26,4 +27,18 @@ export const jobView = (job: Job) => ({
   finishTimestamp: iso(job.finishTimestamp),
   createdAt: iso(job.createdAt),
   updatedAt: iso(job.updatedAt),
+});
+
+/** A delivery in the delivery log: times in ISO 8601 UTC (CONTRACT §9). */
+export const deliveryView = (d: DeliveryView) => ({
+  id: d.id,
+  eventId: d.eventId,
+  eventType: d.eventType,
+  accountId: d.accountId,
+  scope: d.scope,
+  url: d.url,
+  status: d.status,
+  attempts: d.attempts.map((a) => ({ at: a.at.toISOString(), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error })),
+  createdAt: d.createdAt.toISOString(),
+  nextAttemptAt: iso(d.nextAttemptAt),
 });

@@ -4,8 +4,11 @@ import type { WorkSignal } from './work-signal.ts';
 
 export interface WorkerTask {
   name: string;
-  /** Does one round of work; answers whether more is waiting (then it runs again at once). */
-  runOnce(): Promise<boolean>;
+  /**
+   * Does one round of work; answers whether more is waiting (then it runs again at once). A long round checks
+   * `stopping` and winds down when it turns true.
+   */
+  runOnce(round: { stopping(): boolean }): Promise<boolean>;
   /** The longest sleep between rounds when nothing wakes the task: the safety net under the wake-ups. */
   idleDelayMs: number;
   /** The work whose commit wakes the task at once. */
@@ -31,7 +34,7 @@ export function createWorker(tasks: readonly WorkerTask[], log: Logger, signal: 
     while (running) {
       let more = false;
       try {
-        more = await task.runOnce();
+        more = await task.runOnce({ stopping: () => !running });
       } catch (err) {
         log.error({ err, task: task.name }, 'worker task failed; retrying after its idle delay');
       }

@@ -8,12 +8,13 @@ import { INACTIVE_STATUSES, type Job } from '../domain/job.ts';
 import type { OrderFilter } from '../domain/orders.ts';
 import type { OrderMapping } from '../domain/order-mapping.ts';
 import type {
-  AccountRepository, CancellationReasonRepository, Clock, CommandLog, CommandQueue, CommandState, ContactRepository, FinishedCommand, Deferrer, Deps, EventOutbox, IdGenerator,
+  AccountRepository, CancellationReasonRepository, Clock, CommandLog, CommandQueue, CommandState, ContactRepository, DeliveryQueue, FinishedCommand, WebhookRequest, WebhookSender, Deferrer, Deps, EventOutbox, IdGenerator,
   InvoiceRepository, JobRepository, LoginRateLimiter, Mailer, OrderMappingRepository, PartnerFamily, PartnerOrderQueries, Repositories, TokenService,
   WebhookConfigRepository, WebhookTargetPolicy,
 } from '../domain/ports.ts';
 import type { MailMessage, TokenClaims, TokenKind } from '../domain/auth.ts';
 import type { ClaimedCommand, JobIdentifier, StoredCommand } from '../domain/command.ts';
+import type { ClaimedDelivery, DeliveryAttempt, DeliveryFilter, DeliveryResult, DeliveryStatus, DeliveryView } from '../domain/delivery.ts';
 import type { Scope, WebhookConfig } from '../domain/webhook-config.ts';
 
 // In-memory ports with the adapters' semantics: stored values are copies, so changing an object
@@ -72,6 +73,7 @@ export class InMemoryContactRepository implements ContactRepository {
 
 export class InMemoryWebhookConfigRepository implements WebhookConfigRepository {
   private readonly table = new Table<WebhookConfig>();
+  byId(id: string) { return this.table.find((c) => c.id === id); }
   async find(accountId: string, scope: Scope) { return this.table.get(`${accountId}/${scope}`); }
   async save(config: WebhookConfig) { this.table.put(`${config.accountId}/${config.scope}`, config); }
 }
@@ -205,9 +207,83 @@ export class InMemoryCommandQueue implements CommandQueue {
 
 export class InMemoryEventOutbox implements EventOutbox {
   readonly stored: OutboxEvent[] = [];
-  async add(events: readonly OutboxEvent[]) { this.stored.push(...events.map(copy)); }
+  constructor(private readonly deliveries: InMemoryDeliveryQueue) {}
+  async add(events: readonly OutboxEvent[]) {
+    this.stored.push(...events.map(copy));
+    for (const e of events) if (e.deliver) this.deliveries.create(e);
+  }
   async recentFor(accountId: string, limit: number) {
     return this.stored.filter((e) => e.accountId === accountId).reverse().slice(0, limit).map(copy);
+  }
+}
+
+interface DeliveryRow {
+  id: string; seq: number; event: OutboxEvent; status: DeliveryStatus; attempts: number; nextAttemptAt: Date; leaseUntil: Date | null;
+  tries: DeliveryAttempt[]; createdAt: Date;
+}
+
+/** Deliveries as the SQL queue keeps them: per-order order, leases, a log of tries. */
+export class InMemoryDeliveryQueue implements DeliveryQueue {
+  readonly rows: DeliveryRow[] = [];
+  private seq = 0;
+  constructor(private readonly configs: InMemoryWebhookConfigRepository) {}
+  create(event: OutboxEvent) {
+    this.rows.push({ id: `delivery-${++this.seq}`, seq: this.seq, event: copy(event), status: 'pending', attempts: 0, nextAttemptAt: event.createdAt, leaseUntil: null, tries: [], createdAt: event.createdAt });
+  }
+  async claimDue(limit: number, now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]> {
+    const held = (d: DeliveryRow) => this.rows.some((e) => e.status === 'pending' && e.seq < d.seq && e.event.endpointId === d.event.endpointId && d.event.orderId !== null && e.event.orderId === d.event.orderId);
+    const due = this.rows
+      .filter((d) => d.status === 'pending' && d.nextAttemptAt <= now && (!d.leaseUntil || d.leaseUntil <= now) && !held(d))
+      .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.seq - b.seq).slice(0, limit);
+    return due.map((d) => {
+      d.leaseUntil = leaseUntil;
+      const config = this.configs.byId(d.event.endpointId!);
+      return { id: d.id, eventId: d.event.id, attempts: d.attempts, body: JSON.stringify(d.event.payload),
+        endpoint: config && { url: config.url, signatureKey: config.signatureKey, enabled: config.enabled } };
+    });
+  }
+  async record(results: readonly DeliveryResult[]) {
+    for (const r of results) {
+      const d = this.rows.find((x) => x.id === r.deliveryId)!;
+      d.tries.push(...r.tries.map((t) => ({ ...t })));
+      if (d.status !== 'pending') continue;
+      d.status = r.state.status;
+      d.attempts += 1;
+      d.leaseUntil = null;
+      if (r.state.status === 'pending') d.nextAttemptAt = r.state.nextAttemptAt;
+    }
+  }
+  async redeliver(deliveryId: string, now: Date) {
+    const d = this.rows.find((x) => x.id === deliveryId);
+    if (!d) return false;
+    Object.assign(d, { status: 'pending', nextAttemptAt: now, leaseUntil: null });
+    return true;
+  }
+  async list(filter: DeliveryFilter): Promise<DeliveryView[]> {
+    return this.rows
+      .filter((d) => (!filter.accountId || d.event.accountId === filter.accountId) && (!filter.endpointId || d.event.endpointId === filter.endpointId) && (!filter.status || d.status === filter.status))
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.seq - a.seq).slice(0, filter.limit)
+      .map((d) => ({
+        id: d.id, eventId: d.event.id, eventType: d.event.type, accountId: d.event.accountId, scope: d.event.scope,
+        url: this.configs.byId(d.event.endpointId!)?.url ?? null, status: d.status, attempts: d.tries.map((t) => ({ ...t })),
+        createdAt: d.createdAt, nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt : null,
+      }));
+  }
+  async purgeBefore(before: Date, limit: number) {
+    const old = this.rows.filter((d) => d.createdAt < before && d.status !== 'pending').slice(0, limit);
+    for (const d of old) this.rows.splice(this.rows.indexOf(d), 1);
+    return old.length;
+  }
+}
+
+/** A receiver scripted by status codes (null: no answer), recording what was sent. */
+export class ScriptedWebhookSender implements WebhookSender {
+  readonly sent: WebhookRequest[] = [];
+  constructor(private readonly clock: Clock, private readonly script: (request: WebhookRequest, n: number) => number | null = () => 200) {}
+  async send(request: WebhookRequest): Promise<DeliveryAttempt[]> {
+    this.sent.push({ ...request });
+    const statusCode = this.script(request, this.sent.length);
+    return [{ at: this.clock.now(), statusCode, durationMs: 1, error: statusCode !== null && statusCode < 300 ? null : `HTTP ${statusCode}` }];
   }
 }
 
@@ -215,6 +291,7 @@ export const inMemoryRepositories = () => {
   const jobs = new InMemoryJobRepository();
   const webhookConfigs = new InMemoryWebhookConfigRepository();
   const commands = new InMemoryCommandLog();
+  const deliveries = new InMemoryDeliveryQueue(webhookConfigs);
   return {
   accounts: new InMemoryAccountRepository(webhookConfigs),
   contacts: new InMemoryContactRepository(),
@@ -224,9 +301,10 @@ export const inMemoryRepositories = () => {
   invoices: new InMemoryInvoiceRepository(),
   cancellationReasons: new InMemoryCancellationReasonRepository(),
   orderMappings: new InMemoryOrderMappingRepository(),
-  events: new InMemoryEventOutbox(),
+  events: new InMemoryEventOutbox(deliveries),
   commands,
   commandQueue: new InMemoryCommandQueue(commands),
+  deliveries,
   } satisfies Repositories;
 };
 
@@ -287,7 +365,7 @@ export function fakeDeps() {
   const repositories = inMemoryRepositories();
   const clock = new FixedClock();
   return {
-    ...repositories, clock, ids: new SequentialIds(), webhookTargets: allowAllTargets, tokens: new InMemoryTokenService(),
+    ...repositories, clock, ids: new SequentialIds(), webhookSender: new ScriptedWebhookSender(clock), webhookTargets: allowAllTargets, tokens: new InMemoryTokenService(),
     mailer: new RecordingMailer(), loginLimiter: new CountingLoginLimiter(), deferrer: new QueuedDeferrer(),
     signatures: { matches: (key: string, body: Uint8Array, signature: string) => signature.toLowerCase() === `sig(${key}:${Buffer.from(body).toString()})` },
   } satisfies Deps;

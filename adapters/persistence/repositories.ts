@@ -5,6 +5,7 @@ import { MikroOrmCancellationReasonRepository } from './cancellation-reason-repo
 import { MikroOrmCommandLog } from './command-log.ts';
 import { MikroOrmCommandQueue } from './command-queue.ts';
 import { MikroOrmContactRepository } from './contact-repository.ts';
+import { SqlDeliveryQueue } from './delivery-queue.ts';
 import { SqlEventOutbox } from './event-outbox.ts';
 import { MikroOrmInvoiceRepository } from './invoice-repository.ts';
 import { SqlJobRepository } from './job-repository.ts';
@@ -33,4 +34,5 @@ const repositoriesOn = (em: EntityManager, notices: WorkNotices, events: SqlEven
   events,
   commands: new MikroOrmCommandLog(em, notices),
   commandQueue: new MikroOrmCommandQueue(em),
+  deliveries: new SqlDeliveryQueue(em),
 });

@@ -4,7 +4,7 @@ import type { WebhookTargetPolicy } from '../../domain/ports.ts';
 
 // Only globally routable unicast addresses may receive webhooks; everything ipaddr.js classifies
 // otherwise (loopback, private, link-local, CGNAT, multicast, unspecified, reserved, …) is refused.
-const isPublic = (address: string) => {
+export const isPublicAddress = (address: string) => {
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   return parsed.range() === 'unicast';
@@ -34,7 +34,7 @@ export class DnsWebhookTargetPolicy implements WebhookTargetPolicy {
     } catch {
       return `The host ${host} does not resolve.`;
     }
-    if (addresses.length === 0 || !addresses.every(isPublic)) {
+    if (addresses.length === 0 || !addresses.every(isPublicAddress)) {
       return 'The URL resolves to an address that is not public (loopback, private, link-local, CGNAT, multicast or unspecified).';
     }
     return null;

@@ -4,6 +4,8 @@ import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { createContact } from '../../domain/use-cases/create-contact.ts';
 import { createInvoice } from '../../domain/use-cases/create-invoice.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
+import { listDeliveries } from '../../domain/use-cases/list-deliveries.ts';
+import { redeliver } from '../../domain/use-cases/redeliver.ts';
 import { setContactApiAccess } from '../../domain/use-cases/set-contact-api-access.ts';
 import { setJobStatus } from '../../domain/use-cases/set-job-status.ts';
 import { upsertCancellationReason } from '../../domain/use-cases/upsert-cancellation-reason.ts';
@@ -11,7 +13,7 @@ import { upsertOrderMapping } from '../../domain/use-cases/upsert-order-mapping.
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
 import { admin } from '../schemas.ts';
 import { adminProcedure, router } from '../trpc.ts';
-import { jobView } from '../views.ts';
+import { deliveryView, jobView } from '../views.ts';
 
 const ok = { ok: true } as const;
 
@@ -62,6 +64,14 @@ export const adminRouter = router({
   orderMappings: router({
     upsert: adminProcedure.input(admin.upsertOrderMapping).mutation(async ({ ctx, input }) => {
       await ctx.services.transact((deps) => upsertOrderMapping(deps, input));
+      return ok;
+    }),
+  }),
+  deliveries: router({
+    list: adminProcedure.input(admin.listDeliveries).query(async ({ ctx, input }) =>
+      ({ items: (await ctx.services.read((deps) => listDeliveries(deps, input ?? {}))).map(deliveryView) })),
+    redeliver: adminProcedure.input(admin.redeliver).mutation(async ({ ctx, input }) => {
+      await ctx.services.transact((deps) => redeliver(deps, input.deliveryId));
       return ok;
     }),
   }),

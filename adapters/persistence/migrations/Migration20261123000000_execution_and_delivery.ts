@@ -50,15 +50,19 @@ create index deliveries_endpoint_idx on deliveries (endpoint_id, created_at desc
 create index deliveries_account_idx on deliveries (account_id, created_at desc);
 create index deliveries_finished_idx on deliveries (updated_at) where status <> 'pending';
 
+-- Every HTTP try of a delivery, for the delivery log.
 create table delivery_attempts (
+  id bigint generated always as identity primary key,
   delivery_id uuid not null references deliveries (id) on delete cascade,
-  n integer not null,
   at timestamptz not null,
   status_code integer,
   duration_ms integer not null,
-  error text,
-  primary key (delivery_id, n)
+  error text
 );
+create index delivery_attempts_delivery_idx on delivery_attempts (delivery_id, id);
+
+-- Retention (EVENT_RETENTION_DAYS) purges the oldest events first.
+create index events_created_at_idx on events (created_at);
 `);
   }
 }

@@ -1,0 +1,69 @@
+import type { EventType } from './event.ts';
+import type { Scope } from './webhook-config.ts';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
+
+/** One HTTP try of a delivery, as the delivery log shows it. */
+export interface DeliveryAttempt {
+  at: Date;
+  /** Null when no answer came (refused target, connection error, timeout). */
+  statusCode: number | null;
+  durationMs: number;
+  /** A short excerpt: the error, or the start of a non-2xx answer; never a key. */
+  error: string | null;
+}
+
+/** What the sender needs of a delivery it claimed: the event as stored, and its endpoint as configured now. */
+export interface ClaimedDelivery {
+  id: string;
+  eventId: string;
+  /** Durable attempts made before this one. */
+  attempts: number;
+  /** The payload exactly as stored: the bytes sent and signed. */
+  body: string;
+  /** The endpoint's current URL, key and state (a changed URL or key applies from the next attempt on). */
+  endpoint: { url: string | null; signatureKey: string | null; enabled: boolean } | null;
+}
+
+export type DeliveryState = { status: 'delivered' } | { status: 'pending'; nextAttemptAt: Date } | { status: 'failed' };
+
+/** The result of one durable attempt: its HTTP tries, and the state it leaves the delivery in. */
+export interface DeliveryResult {
+  deliveryId: string;
+  tries: DeliveryAttempt[];
+  state: DeliveryState;
+}
+
+export const isSuccess = (statusCode: number | null) => statusCode !== null && statusCode >= 200 && statusCode < 300;
+
+/**
+ * After durable attempt `attempt` (1 for the first): delivered on a 2xx; else tried again after the schedule's
+ * delay for it (WEBHOOK_RETRY_SCHEDULE: the delays between attempts), or failed once the schedule is used up.
+ */
+export function stateAfter(attempt: number, succeeded: boolean, scheduleMs: readonly number[], now: Date): DeliveryState {
+  if (succeeded) return { status: 'delivered' };
+  const delay = scheduleMs[attempt - 1];
+  return delay === undefined ? { status: 'failed' } : { status: 'pending', nextAttemptAt: new Date(now.getTime() + delay) };
+}
+
+/** A delivery as operators and integrators see it in the delivery log (CONTRACT §9, §10). */
+export interface DeliveryView {
+  id: string;
+  eventId: string;
+  eventType: EventType;
+  accountId: string;
+  scope: Scope;
+  url: string | null;
+  status: DeliveryStatus;
+  attempts: DeliveryAttempt[];
+  createdAt: Date;
+  nextAttemptAt: Date | null;
+}
+
+export interface DeliveryFilter {
+  accountId?: string;
+  endpointId?: string;
+  status?: DeliveryStatus;
+  limit: number;
+}

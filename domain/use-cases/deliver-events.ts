@@ -1,0 +1,29 @@
+import { isSuccess, stateAfter, type ClaimedDelivery, type DeliveryResult } from '../delivery.ts';
+import type { Deps } from '../ports.ts';
+
+/** The sender's next batch: due deliveries nobody holds, each claimed for `leaseMs` from now. */
+export function claimDueDeliveries(deps: Pick<Deps, 'deliveries' | 'clock'>, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  const now = deps.clock.now();
+  return deps.deliveries.claimDue(limit, now, new Date(now.getTime() + leaseMs));
+}
+
+/**
+ * One durable attempt of a claimed delivery, outside any transaction: sent to the endpoint's current URL with its
+ * current key, and judged by its last HTTP try. An endpoint disabled, or left without a URL, since the event was
+ * written gets nothing: the delivery fails at once, and may be sent again (redelivered) once the endpoint is back.
+ */
+export async function attemptDelivery(deps: Pick<Deps, 'webhookSender' | 'clock'>, claimed: ClaimedDelivery, scheduleMs: readonly number[]): Promise<DeliveryResult> {
+  const { endpoint } = claimed;
+  if (!endpoint?.url || !endpoint.enabled) {
+    const error = endpoint ? (endpoint.enabled ? 'the endpoint has no URL' : 'the endpoint is disabled') : 'the endpoint no longer exists';
+    return { deliveryId: claimed.id, tries: [{ at: deps.clock.now(), statusCode: null, durationMs: 0, error }], state: { status: 'failed' } };
+  }
+  const tries = await deps.webhookSender.send({ url: endpoint.url, eventId: claimed.eventId, body: claimed.body, signatureKey: endpoint.signatureKey });
+  const succeeded = isSuccess(tries.at(-1)?.statusCode ?? null);
+  return { deliveryId: claimed.id, tries, state: stateAfter(claimed.attempts + 1, succeeded, scheduleMs, deps.clock.now()) };
+}
+
+/** Stores what the attempts found, in one unit of work. */
+export function recordDeliveries(deps: Pick<Deps, 'deliveries' | 'clock'>, results: readonly DeliveryResult[]): Promise<void> {
+  return deps.deliveries.record(results, deps.clock.now());
+}
