@@ -31,10 +31,15 @@ export function deliveryPump(services: Services, signal: WorkSignal, options: Pu
       const inFlight = new Set<Promise<void>>();
       const finished: DeliveryResult[] = [];
       let drained = false;
+      // The soonest retry this round scheduled (ms after its try): waited for here when it comes before the idle poll.
+      let soonestRetry = Infinity;
       for (;;) {
         if (finished.length > 0) {
           const results = finished.splice(0);
           await services.autocommit((deps) => recordDeliveries(deps, results));
+          for (const { state, tries } of results) {
+            if (state.status === 'pending') soonestRetry = Math.min(soonestRetry, state.nextAttemptAt.getTime() - tries.at(-1)!.at.getTime());
+          }
         }
         const room = options.maxInFlight - inFlight.size;
         if (room > 0 && !drained && !stopping()) {
@@ -48,7 +53,13 @@ export function deliveryPump(services: Services, signal: WorkSignal, options: Pu
             inFlight.add(sending);
           }
         }
-        if (inFlight.size === 0 && finished.length === 0 && (drained || stopping())) return false;
+        if (inFlight.size === 0 && finished.length === 0 && (drained || stopping())) {
+          if (stopping() || soonestRetry >= this.idleDelayMs) return false;
+          await signal.wait('deliveries', soonestRetry);
+          soonestRetry = Infinity;
+          drained = false;
+          continue;
+        }
         await Promise.race([...inFlight, signal.wait('deliveries', REFILL_MS).then(() => { drained = false; })]);
       }
     },

@@ -250,5 +250,53 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     assert.equal({ ...recent[0] }, { ...events[2] });
   });
 
+  test('deliveries: made for events to be delivered; claimed due, oldest first, one order at a time per endpoint', async () => {
+    const brand = account();
+    const now = at('2026-04-01T00:00:00.000Z');
+    const later = (ms: number) => new Date(now.getTime() + ms);
+    const config = new WebhookConfig({
+      id: randomUUID(), accountId: brand.id, scope: 'brand', url: 'https://hooks.example.com/b', transformer: 'default', version: '1.3.0',
+      signatureKey: 'k-0123456789abcdef', enabled: true, createdAt: now, updatedAt: now,
+    });
+    const event = (orderId: string | null, deliver = true) => new OutboxEvent({
+      id: randomUUID(), accountId: brand.id, scope: 'brand', type: 'OrderStatusEvent', orderId, payload: { _eid: 'x', orderId },
+      endpointId: config.id, deliver, createdAt: now,
+    });
+    const [x1, x2, y1, none, x3] = [event('X'), event('X'), event('Y'), event('Z', false), event('X')];
+    await run(async (r) => { await r.accounts.save(brand); await r.webhookConfigs.save(config); await r.events.add([x1!, x2!, y1!, none!]); });
+    await run((r) => r.events.add([x3!]));
+    const mine = <T extends { eventId: string }>(list: T[]) => list.filter((d) => [x1, x2, y1, none, x3].some((e) => e!.id === d.eventId));
+
+    const first = mine(await run((r) => r.deliveries.claimDue(1000, now, later(60_000))));
+    assert.equal(first.map((d) => d.eventId), [x1!.id, y1!.id], 'one per order, in order; none for an event not to be delivered');
+    assert.equal(first[0]!.endpoint, { url: 'https://hooks.example.com/b', signatureKey: 'k-0123456789abcdef', enabled: true });
+    assert.equal(JSON.parse(first[0]!.body), x1!.payload);
+    assert.equal(mine(await run((r) => r.deliveries.claimDue(1000, now, later(60_000)))), [], 'claimed ones are held');
+
+    const failedAt = later(10);
+    await run((r) => r.deliveries.record([
+      { deliveryId: first[0]!.id, tries: [{ at: failedAt, statusCode: 500, durationMs: 12, error: 'HTTP 500' }], state: { status: 'pending', nextAttemptAt: later(5000) } },
+      { deliveryId: first[1]!.id, tries: [{ at: failedAt, statusCode: 200, durationMs: 3, error: null }], state: { status: 'delivered' } },
+    ], failedAt));
+    assert.equal(mine(await run((r) => r.deliveries.claimDue(1000, later(100), later(60_000)))), [], 'X2 waits while X1 waits for its retry');
+    const retried = mine(await run((r) => r.deliveries.claimDue(1000, later(5000), later(65_000))));
+    assert.equal(retried.map((d) => [d.eventId, d.attempts]), [[x1!.id, 1]]);
+    await run((r) => r.deliveries.record([{ deliveryId: retried[0]!.id, tries: [{ at: later(5001), statusCode: null, durationMs: 0, error: 'gone' }], state: { status: 'failed' } }], later(5001)));
+    const released = mine(await run((r) => r.deliveries.claimDue(1000, later(5002), later(65_000))));
+    assert.equal(released.map((d) => d.eventId), [x2!.id], 'a failed delivery releases the next of its order');
+
+    const log = await run((r) => r.deliveries.list({ accountId: brand.id, limit: 10 }));
+    const x1Log = log.find((d) => d.eventId === x1!.id)!;
+    assert.equal([x1Log.status, x1Log.attempts.map((a) => a.statusCode), x1Log.nextAttemptAt, x1Log.url], ['failed', [500, null], null, 'https://hooks.example.com/b']);
+    assert.equal((await run((r) => r.deliveries.list({ accountId: brand.id, status: 'delivered', limit: 10 }))).map((d) => d.eventId), [y1!.id]);
+    assert.is(await run((r) => r.deliveries.redeliver(x1Log.id, later(6000))), true);
+    assert.is(await run((r) => r.deliveries.redeliver(randomUUID(), later(6000))), false);
+    const again = (await run((r) => r.deliveries.list({ accountId: brand.id, limit: 10 }))).find((d) => d.id === x1Log.id)!;
+    assert.equal([again.status, again.attempts.length, again.nextAttemptAt], ['pending', 2, later(6000)]);
+    // Leave nothing pending for the workers of later suites on a shared database.
+    const pending = (await run((r) => r.deliveries.list({ accountId: brand.id, status: 'pending', limit: 10 })));
+    await run((r) => r.deliveries.record(pending.map((d) => ({ deliveryId: d.id, tries: [], state: { status: 'failed' as const } })), later(7000)));
+  });
+
   test.run();
 }

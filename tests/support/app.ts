@@ -30,6 +30,12 @@ export function adminClient(http: supertest.Agent | ReturnType<typeof supertest>
   const auth = (req: supertest.Test) => (token === null ? req : req.set('authorization', `Bearer ${token}`));
   return {
     mutate: (name: string, input: unknown) => auth(http.post(`/trpc/admin.${name}`).send(input as object)),
+    /** A query procedure's data (GET with the input in the query string). */
+    async query<T = Record<string, unknown>>(name: string, input: unknown): Promise<T> {
+      const res = await auth(http.get(`/trpc/admin.${name}?input=${encodeURIComponent(JSON.stringify(input))}`));
+      if (res.status !== 200) throw new Error(`admin.${name} answered ${res.status}: ${JSON.stringify(res.body)}`);
+      return res.body.result.data as T;
+    },
     /** The procedure's data, failing loudly when the call did not succeed. */
     async call<T = Record<string, unknown>>(name: string, input: unknown): Promise<T> {
       const res = await auth(http.post(`/trpc/admin.${name}`).send(input as object));

@@ -1,0 +1,73 @@
+import { createHmac } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { hexSignature, standardWebhookSignature } from '../../adapters/signatures.ts';
+import { UndiciWebhookSender } from '../../adapters/webhooks/sender.ts';
+import { systemClock } from '../../adapters/system.ts';
+import { startReceiver } from '../support/receiver.ts';
+
+const test = suite('the webhook sender');
+const senders: UndiciWebhookSender[] = [];
+const sender = (allowPrivateTargets: boolean, timeoutMs = 1000) => {
+  const s = new UndiciWebhookSender({ timeoutMs, allowPrivateTargets, connectionsPerOrigin: 8, clock: systemClock });
+  senders.push(s);
+  return s;
+};
+test.after(async () => { for (const s of senders) await s.close(); });
+const webhook = (url: string, signatureKey: string | null = null) => ({ url, eventId: 'evt-1', body: '{"_eid":"evt-1","n":1}', signatureKey });
+
+test('the Standard Webhooks known-answer vector is reproduced; the hex signature is the HMAC of the raw bytes', () => {
+  assert.is(standardWebhookSignature('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}'),
+    'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  assert.is(hexSignature('a-key-0123456789', 'héllo'), createHmac('sha256', Buffer.from('a-key-0123456789', 'utf8')).update(Buffer.from('héllo', 'utf8')).digest('hex'));
+});
+
+test('a host name that resolves to loopback, and a loopback address, are refused at delivery time unless private targets are allowed', async () => {
+  const receiver = await startReceiver();
+  for (const url of [`http://localhost:${receiver.port}/x`, `http://127.0.0.1:${receiver.port}/x`, `http://[::ffff:127.0.0.1]:${receiver.port}/x`]) {
+    const [refused, ...more] = await sender(false).send(webhook(url));
+    assert.equal([refused!.statusCode, more.length], [null, 0], url);
+    assert.match(refused!.error ?? '', /^refused target: .*not a public address/, url);
+  }
+  assert.is(receiver.received.length, 0, 'nothing reached the receiver');
+  const [allowed] = await sender(true).send(webhook(`http://localhost:${receiver.port}/x`));
+  assert.is(allowed!.statusCode, 200);
+  assert.is(receiver.received.length, 1);
+});
+
+test('signature headers only with a key; the exact body is sent', async () => {
+  const receiver = await startReceiver();
+  await sender(true).send(webhook(receiver.url(), 'plain-key-0123456789'));
+  await sender(true).send(webhook(receiver.url()));
+  const [signed, unsigned] = receiver.received;
+  assert.is(signed!.body, '{"_eid":"evt-1","n":1}');
+  assert.is(signed!.headers['x-webhook-signature'], hexSignature('plain-key-0123456789', signed!.body));
+  assert.match(String(signed!.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]+=*$/);
+  assert.equal([unsigned!.headers['x-webhook-signature'], unsigned!.headers['webhook-signature'], unsigned!.headers['webhook-id']], [undefined, undefined, 'evt-1']);
+});
+
+test('quick retries for 502/503 and dropped connections within one attempt; none for 500; 3xx is a failure, not followed', async () => {
+  const flaky = await startReceiver(({ n }) => (n === 1 ? 503 : n === 2 ? 'drop' : 200));
+  const tries = await sender(true).send(webhook(flaky.url()));
+  assert.equal(tries.map((t) => t.statusCode), [503, null, 200]);
+  const broken = await startReceiver(() => 500);
+  assert.equal((await sender(true).send(webhook(broken.url()))).map((t) => t.statusCode), [500]);
+  const moved = await startReceiver(() => 301);
+  const [redirect] = await sender(true).send(webhook(moved.url()));
+  assert.equal([redirect!.statusCode, moved.received.length], [301, 1]);
+});
+
+test('a receiver slower than the timeout is a failed try with a clear error', async () => {
+  const { createServer } = await import('node:http');
+  const slow = createServer(() => { /* never answers */ });
+  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+  const port = (slow.address() as { port: number }).port;
+  const [timedOut] = await sender(true, 300).send(webhook(`http://127.0.0.1:${port}/`));
+  slow.closeAllConnections();
+  slow.close();
+  assert.is(timedOut!.statusCode, null);
+  assert.match(timedOut!.error ?? '', /timeout: no complete answer within 300 ms/);
+  assert.ok(timedOut!.durationMs >= 250 && timedOut!.durationMs < 2000, String(timedOut!.durationMs));
+});
+
+test.run();
