@@ -84,6 +84,19 @@ const deferParseFailure: ErrorRequestHandler = (err, req, _res, next) => {
   next();
 };
 
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/**
+ * A body that is not JSON is 415, answered here with the request id like every other problem (trpc-to-openapi would
+ * refuse it before any context exists). Its rule, kept: the content type must start with application/json.
+ */
+const jsonBodiesOnly: express.RequestHandler = (req, res, next) => {
+  if (!BODY_METHODS.has(req.method) || (req.headers['content-type'] ?? '').startsWith('application/json')) return next();
+  const given = req.headers['content-type'];
+  res.status(415).type('application/problem+json').send(JSON.stringify(problem('UNSUPPORTED_MEDIA_TYPE', 415,
+    `The body must be JSON, sent with content-type: application/json${given ? `; this one is ${given.split(';')[0]}` : ''}.`, { requestId: String(req.id) })));
+};
+
 /** A POST or PUT without any body is the same as `{}` (CONTRACT §4): give it the JSON type it lacks. */
 const bodilessIsEmptyJson: express.RequestHandler = (req, _res, next) => {
   const length = req.headers['content-length'];
@@ -133,10 +146,17 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
     swaggerOptions: { url: '/openapi.json' },
   }));
 
+  const operations = documentedOperations(openApiDocument);
+  const undocumented = undocumentedRoute(operations);
+  // HEAD and OPTIONS are not operations of this API (express would run a GET for a HEAD, a whole listing included,
+  // and answer OPTIONS itself).
+  app.use((req, res, next) => ((req.method === 'HEAD' || req.method === 'OPTIONS') && req.path.startsWith('/v3/') ? undocumented(req, res, next) : next()));
   app.get('/v3/partner-orders', legacyOrdersRoute(services));
   app.use(bodilessIsEmptyJson);
   app.use(express.json({
     limit: MAX_BODY_BYTES,
+    // Only where an operation takes a body: a body sent with a GET is not read, so it cannot fail the request.
+    type: (req) => BODY_METHODS.has(req.method ?? '') && (req as Request).is('application/json') !== false,
     verify: (req, _res, buf) => { (req as Request & { rawBody?: Buffer }).rawBody = buf; },
   }));
   app.use(deferParseFailure);
@@ -149,9 +169,8 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
       logFailure(ctx?.log ?? services.log, error, path),
   });
   // Mounted as routes, not with app.use, so that express leaves the path whole for the middleware.
-  const operations = documentedOperations(openApiDocument);
-  for (const { method, route } of operations) app[method](route, rest);
-  app.use(undocumentedRoute(operations));
+  for (const { method, route } of operations) app[method](route, jsonBodiesOnly, rest);
+  app.use(undocumented);
   app.use(bodyErrors);
   return app;
 }

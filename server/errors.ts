@@ -94,7 +94,8 @@ export function problem(code: TRPC_ERROR_CODE_KEY, status: number, detail: strin
     status,
     detail: text,
     code,
-    message: text,
+    // What trpc-to-openapi writes into `message` on the answers of procedures, so that every problem says the same.
+    message: extra.issues ? 'Input validation failed' : text,
     ...(extra.issues && { issues: extra.issues }),
     ...(extra.requestId && { requestId: extra.requestId }),
   };

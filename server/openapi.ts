@@ -42,7 +42,7 @@ const problemSchema = {
       },
     },
   },
-  required: ['type', 'title', 'status', 'detail', 'code'],
+  required: ['type', 'title', 'status', 'detail', 'code', 'message', 'requestId'],
   additionalProperties: false,
 };
 
@@ -103,6 +103,11 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
     if (media && examples.request !== undefined) media.example = examples.request;
     if (media && examples.requests !== undefined) media.examples = examples.requests;
     if (media && meta.rest?.body) media.schema = { $ref: `#/components/schemas/${idOf(meta.rest.body)}` };
+    // Strict inputs behind a refinement lose their closedness in the generator: say it, and the one-of rule, here.
+    if (media && meta.rest?.exactlyOneOf) {
+      media.schema.additionalProperties = false;
+      media.schema.oneOf = meta.rest.exactlyOneOf.map((key) => ({ required: [key] }));
+    }
 
     const success = meta.rest?.status ?? 200;
     const generated = operation.responses['200'];

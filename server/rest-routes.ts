@@ -36,8 +36,7 @@ export function undocumentedRoute(operations: readonly RestOperation[]): Request
     const requestId = String(req.id);
     const known = [...byPath.values()].find((entry) => entry.matches.test(req.path));
     if (known) {
-      const allow = known.methods.includes('GET') ? [...known.methods, 'HEAD'] : known.methods;
-      res.status(405).setHeader('allow', allow.join(', '));
+      res.status(405).setHeader('allow', known.methods.join(', '));
       res.type('application/problem+json').send(JSON.stringify(problem('METHOD_NOT_SUPPORTED', 405,
         `${req.method} is not supported on this path; use ${known.methods.join(' or ')}.`, { requestId })));
       return;

@@ -110,11 +110,12 @@ const exactBoolean = () => z.boolean().pipe(z.boolean());
 export const auth = {
   login: z.object({ email: z.string().max(254).describe('The e-mail address of a contact with API access.') }),
   loginAnswer: z.object({ status: z.string() }),
+  // A POST without a body is the same as {} (CONTRACT §4): the body is optional.
   accessToken: z.object({
     expires_after: exactNumber(z.number().int().min(ACCESS_TOKEN_LIFETIME.min).max(ACCESS_TOKEN_LIFETIME.max))
       .optional()
       .describe(`Lifetime of the access token in seconds (${ACCESS_TOKEN_LIFETIME.min}–${ACCESS_TOKEN_LIFETIME.max}, default ${ACCESS_TOKEN_LIFETIME.default}).`),
-  }),
+  }).optional(),
   accessTokenAnswer: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int() }),
 };
 
@@ -198,13 +199,21 @@ const envelopeOf = <T extends { _v: '1.0.0'; _cid: string; _metadata?: Record<st
   ({ _v: v._v, _cid: v._cid, ...(v._metadata !== undefined && { _metadata: v._metadata }) });
 
 // Each command schema ends in the domain's own form of the command: the same value whichever transport carried it.
+const setJobAppointmentFields = z.strictObject({
+  ...envelope('SetJobAppointment'),
+  jobApiId: identifier, invoicingEid: identifier, gidOrderNumber: identifier, yourOrderID: identifier,
+  appointmentStart: dateTime.describe('ISO 8601 with an offset.'),
+  appointmentEnd: dateTime.optional().describe('ISO 8601 with an offset; not before appointmentStart.'),
+});
+const SET_YOUR_ORDER_ID_IDENTIFIERS = IDENTIFIERS.filter((k) => k !== 'yourOrderID');
+const setJobYourOrderIdFields = z.strictObject({
+  ...envelope('SetJobYourOrderId'),
+  jobApiId: identifier, invoicingEid: identifier, gidOrderNumber: identifier,
+  yourOrderID: z.string().min(1).max(255).describe('The new partner-side order id (not a lookup key here).'),
+});
+
 export const partnerCommands = {
-  setJobAppointment: z.strictObject({
-    ...envelope('SetJobAppointment'),
-    jobApiId: identifier, invoicingEid: identifier, gidOrderNumber: identifier, yourOrderID: identifier,
-    appointmentStart: dateTime.describe('ISO 8601 with an offset.'),
-    appointmentEnd: dateTime.optional().describe('ISO 8601 with an offset; not before appointmentStart.'),
-  }).superRefine((value, ctx) => {
+  setJobAppointment: setJobAppointmentFields.superRefine((value, ctx) => {
     exactlyOne(IDENTIFIERS)(value, ctx);
     // Refinements also run when a field has failed already: only compare what parsed into dates.
     const { appointmentStart: start, appointmentEnd: end } = value as { appointmentStart: unknown; appointmentEnd: unknown };
@@ -214,15 +223,13 @@ export const partnerCommands = {
   }).transform((v): SetJobAppointmentCommand => ({
     ...envelopeOf(v), _type: v._type, identifier: identifierOf(v), appointmentStart: v.appointmentStart, appointmentEnd: v.appointmentEnd ?? null,
   })),
-  setJobYourOrderId: z.strictObject({
-    ...envelope('SetJobYourOrderId'),
-    jobApiId: identifier, invoicingEid: identifier, gidOrderNumber: identifier,
-    yourOrderID: z.string().min(1).max(255).describe('The new partner-side order id (not a lookup key here).'),
-  }).superRefine(exactlyOne(IDENTIFIERS.filter((k) => k !== 'yourOrderID'))).transform((v): SetJobYourOrderIdCommand => ({
+  setJobYourOrderId: setJobYourOrderIdFields.superRefine(exactlyOne(SET_YOUR_ORDER_ID_IDENTIFIERS)).transform((v): SetJobYourOrderIdCommand => ({
     ...envelopeOf(v), _type: v._type,
     identifier: identifierOf({ ...v, yourOrderID: undefined }) as SetJobYourOrderIdCommand['identifier'],
     yourOrderID: v.yourOrderID,
   })),
+  /** The identifiers of each body, exactly one of which it names (for the document: zod checks the rule itself). */
+  identifiers: { setJobAppointment: IDENTIFIERS, setJobYourOrderId: SET_YOUR_ORDER_ID_IDENTIFIERS },
   answer: z.object({ _cid: z.string(), _type: z.string(), status: z.literal('succeeded'), order: orderStatusEvent }),
   /** Documented only: the signature is checked over the raw bytes before the body is read. */
   signatureHeader: z.object({

@@ -26,6 +26,8 @@ export type Meta = OpenApiMeta & {
     problems?: readonly ProblemStatus[];
     /** What the document shows as the body, when the input schema cannot say it (a union behind an envelope); it has a meta id. */
     body?: ZodType;
+    /** The body names exactly one of these members (a rule zod checks in a refinement, which the document cannot see). */
+    exactlyOneOf?: readonly string[];
   };
 };
 
@@ -42,17 +44,37 @@ const t = initTRPC
         // Typed clients parse tRPC's own shape: keep it, minus any exception text.
         return { ...shape, message, data: { ...shape.data, stack: undefined, issues } };
       }
-      const body = problem(error.code, shape.data.httpStatus, message, { issues, requestId: ctx?.requestId });
-      return { ...body, message };
+      return problem(error.code, shape.data.httpStatus, message, { issues, requestId: ctx?.requestId });
     },
   });
 
 export const router = t.router;
 export const middleware = t.middleware;
 
-/** Every procedure: domain errors and schema issues are translated once, here. */
-export const publicProcedure = t.procedure.use(async ({ next }) => {
-  const result = await next();
+/**
+ * trpc-to-openapi hands path parameters over as they stand in the URL: decode them, on the REST face only (a typed
+ * client sends them as they are), so that `/v3/commands/a%20b` names the `_cid` "a b" and `%2A` is "*".
+ */
+function decodedPathParameters(path: string | undefined, getRawInput: () => Promise<unknown>) {
+  const names = [...(path ?? '').matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  return async () => {
+    const raw = await getRawInput();
+    if (names.length === 0 || typeof raw !== 'object' || raw === null) return raw;
+    const decoded: Record<string, unknown> = { ...raw };
+    for (const name of names) {
+      const value = decoded[name];
+      if (typeof value !== 'string') continue;
+      try { decoded[name] = decodeURIComponent(value); } catch { /* not a valid escape: the schema judges it as it is */ }
+    }
+    return decoded;
+  };
+}
+
+/** Every procedure: REST path parameters decoded, and domain errors and schema issues translated once, here. */
+export const publicProcedure = t.procedure.use(async ({ ctx, meta, getRawInput, next }) => {
+  const result = ctx.transport === 'rest' && meta?.openapi?.path.includes('{')
+    ? await next({ getRawInput: decodedPathParameters(meta.openapi.path, getRawInput) })
+    : await next();
   if (!result.ok) throw translateError(result.error);
   return result;
 });

@@ -72,7 +72,9 @@ function explain(error: unknown, target: URL): Error {
   if (code === '28P01' || code === '28000') {
     return new DatabaseSetupError(`DATABASE_URL: the server at ${where} refused the login of ${user} (${(error as Error).message}): correct the user or password.`);
   }
-  return error instanceof Error ? error : new Error(String(error));
+  // Anything else on the first connection (not PostgreSQL at that port, an SSL mismatch, a bad URL) is the setting too.
+  return new DatabaseSetupError(`DATABASE_URL: could not connect to PostgreSQL at ${where} (${String((error as Error).message ?? error).split('\n')[0]}): `
+    + 'check the host, the port and the sslmode.');
 }
 
 // Several processes may start at once against one server: only one of them migrates at a time.

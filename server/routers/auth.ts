@@ -21,5 +21,5 @@ export const authRouter = router({
     .input(auth.accessToken)
     .output(auth.accessTokenAnswer)
     .mutation(({ ctx, input }) =>
-      ctx.services.read((deps) => mintAccessToken(deps, { refreshToken: bearerToken(ctx), expiresAfter: input.expires_after }))),
+      ctx.services.read((deps) => mintAccessToken(deps, { refreshToken: bearerToken(ctx), expiresAfter: input?.expires_after }))),
 });

@@ -22,7 +22,7 @@ export const commandsRouter = router({
       openapi: { method: 'GET', path: '/v3/commands/{cid}', tags: ['commands'], summary: 'The outcome of a command you sent',
         description: 'Brand and partner commands alike. Results are kept for 24 hours after the command ran.',
         successDescription: 'The CommandResultEvent or CommandErrorEvent.' },
-      rest: { noContent: 'The command is accepted and has not run yet: ask again shortly.', problems: [404] },
+      rest: { noContent: 'The command is accepted and has not run yet: ask again shortly.', problems: [400, 404] },
     })
     .input(brandCommands.poll)
     .output(brandCommands.outcome)

@@ -29,7 +29,7 @@ test.before(async () => {
 });
 test.after(() => app.worker.stop());
 
-const command = (type: string, fields: Record<string, unknown>, cid = randomUUID()) => ({ _v: '1.0.0', _cid: cid, _type: type, ...fields });
+const command = (type: string, fields: Record<string, unknown>, cid: string = randomUUID()) => ({ _v: '1.0.0', _cid: cid, _type: type, ...fields });
 const send = (who: Who, body: unknown) => app.http.post('/v3/commands').set('authorization', `Bearer ${who.accessToken}`).send(body as object);
 const poll = (who: Who, cid: string) => app.http.get(`/v3/commands/${encodeURIComponent(cid)}`).set('authorization', `Bearer ${who.accessToken}`);
 
@@ -181,6 +181,13 @@ test('CreateOrderFromMapping: without a mapping, 100 orders in input order, and 
   const jobs = await app.services.read(async (d) => Promise.all(ids.map((id) => d.jobs.get(id))));
   assert.ok(jobs.every((j) => j!.partnerId === null && j!.brandAccountId === brand.accountId));
   assert.is(new Set(jobs.map((j) => j!.name)).size, 100);
+});
+
+test('a _cid that needs encoding in a path is polled by its encoded form', async () => {
+  const cid = `refresh ${tag} #1/ä`;
+  const result = await run(brand, command('RefreshOrder', { orderId: order('refresh') }, cid));
+  assert.is(result._cid, cid);
+  assert.is((await poll(brand, cid)).status, 200);
 });
 
 test('results: 204 until run, then 200; another account\'s or an unknown _cid is 404; a partner polls its partner command', async () => {

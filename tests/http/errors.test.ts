@@ -78,7 +78,7 @@ test('known path, wrong method → 405 METHOD_NOT_SUPPORTED with Allow', async (
   assertProblem(res, 405, 'METHOD_NOT_SUPPORTED');
   assert.is(res.headers.allow, 'POST');
   assert.is(res.body.requestId, res.headers['x-request-id']);
-  assert.is((await http.delete('/v3/poll/job/*/some-order')).headers.allow, 'GET, HEAD');
+  assert.is((await http.delete('/v3/poll/job/*/some-order')).headers.allow, 'GET');
 });
 
 test('malformed JSON → 400 PARSE_ERROR', async () => {
@@ -91,9 +91,28 @@ test('a body over 1 MiB → 413 PAYLOAD_TOO_LARGE', async () => {
   assertProblem(res, 413, 'PAYLOAD_TOO_LARGE');
 });
 
-test('a body that is not JSON → 415 UNSUPPORTED_MEDIA_TYPE', async () => {
-  assertProblem(await http.post('/v3/probe/echo').set('content-type', 'text/plain').send('hello'), 415, 'UNSUPPORTED_MEDIA_TYPE');
-  assertProblem(await http.post('/v3/probe/echo').set('content-type', 'application/x-www-form-urlencoded').send('a=1'), 415, 'UNSUPPORTED_MEDIA_TYPE');
+test('a body that is not JSON → 415 UNSUPPORTED_MEDIA_TYPE, with the request id', async () => {
+  for (const res of [
+    await http.post('/v3/probe/echo').set('content-type', 'text/plain').send('hello'),
+    await http.post('/v3/probe/echo').set('content-type', 'application/x-www-form-urlencoded').send('a=1'),
+  ]) {
+    assertProblem(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    assert.is(res.body.requestId, res.headers['x-request-id']);
+    assert.match(res.body.detail, /^The body must be JSON, sent with content-type: application\/json; this one is /);
+  }
+});
+
+test('HEAD is not an operation: 405 for a documented path, 404 elsewhere, and nothing runs', async () => {
+  const head = await http.head('/v3/poll/job/*/x');
+  assert.equal([head.status, head.headers.allow], [405, 'GET']);
+  assert.is((await http.head('/v3/nothing-here')).status, 404);
+  const options = await http.options('/v3/poll/job/*/x');
+  assertProblem(options, 405, 'METHOD_NOT_SUPPORTED');
+});
+
+test('a body sent with a GET is not read: it cannot fail the request', async () => {
+  const res = await http.get('/v3/probe/boom').set('content-type', 'application/json').send('{"broken": ');
+  assertProblem(res, 500, 'INTERNAL_SERVER_ERROR');
 });
 
 test('JSON with a charset parameter is accepted', async () => {

@@ -41,9 +41,12 @@ test('every request body has an example the procedure accepts, every answer with
         const openapi = (p._def.meta as Meta | undefined)?.openapi;
         return openapi?.path === path && openapi.method.toLowerCase() === method;
       })!;
+      const bodyPointer = ['paths', path, method, 'requestBody', 'content', 'application/json', 'schema'].map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+      const documentedBody = ajv.getSchema(`openapi#/${bodyPointer}`)!;
       for (const example of examples) {
         const parsed = (procedure._def.inputs[0] as unknown as { safeParse(v: unknown): { success: boolean; error?: unknown } }).safeParse(example);
         assert.ok(parsed.success, `${where}: the request example is refused: ${JSON.stringify(parsed.error)}`);
+        assert.ok(documentedBody(example), `${where}: the request example does not match the documented body: ${JSON.stringify(documentedBody.errors)}`);
       }
     }
     for (const [status, response] of Object.entries(operation.responses as Json)) {
@@ -55,6 +58,21 @@ test('every request body has an example the procedure accepts, every answer with
       assert.ok(validate(example), `${where} ${status}: ${JSON.stringify(validate.errors)}`);
     }
   }
+});
+
+test('the documented bodies refuse what the service refuses: other members, two identifiers, an unknown command', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema(document(), 'openapi');
+  const body = (path: string) => ajv.getSchema(`openapi#/paths/${path.replace(/\//g, '~1')}/post/requestBody/content/application~1json/schema`)!;
+  const appointment = { _v: '1.0.0', _cid: 'c', _type: 'SetJobAppointment', jobApiId: 'j', appointmentStart: '2026-12-01T09:00:00Z' };
+  assert.ok(body('/v3/commands/partner/appointment')(appointment));
+  assert.not.ok(body('/v3/commands/partner/appointment')({ ...appointment, extra: 1 }));
+  assert.not.ok(body('/v3/commands/partner/appointment')({ ...appointment, gidOrderNumber: 'O-1' }));
+  assert.not.ok(body('/v3/commands/partner/appointment')({ ...appointment, jobApiId: undefined }));
+  assert.ok(body('/v3/commands')({ _v: '1.0.0', _cid: 'c', _type: 'RefreshOrder', orderId: 'o' }));
+  assert.not.ok(body('/v3/commands')({ _v: '1.0.0', _cid: 'c', _type: 'Nope', orderId: 'o' }));
+  assert.not.ok(body('/v3/commands')({ _v: '1.0.0', _cid: 'c', _type: 'RefreshOrder', orderId: 'o', extra: 1 }));
 });
 
 test('every problem is documented as application/problem+json with the one Problem schema; security is per operation', () => {

@@ -194,6 +194,8 @@ test('poll one order: brand its own, partner its scope, 404 otherwise; version *
   const partnerView = await get(childA, `/v3/poll/job/1.0.0/${jobs.o1}`);
   assert.equal([partnerView.status, partnerView.body.jobApiId, partnerView.body._v], [200, jobs.o1, '1.0.0']);
   assert.is((await get(ownChild, `/v3/poll/job/*/${jobs.o1}`)).body._v, '1.1.0');
+  const encoded = await get(ownChild, `/v3/poll/job/%2A/${encodeURIComponent(jobs.o1!)}`);
+  assert.equal([encoded.status, encoded.body._v], [200, '1.1.0'], 'path parameters are decoded, as Swagger UI sends them');
   assert.is((await get(ownChild, `/v3/poll/job/*/${jobs.m1}`)).status, 404, 'outside its own scope');
   assert.is((await get(unrelated, `/v3/poll/job/*/${jobs.m1}`)).status, 404);
   assert.is((await get(master, `/v3/poll/job/*/${jobs.none}`)).status, 404, 'unassigned');

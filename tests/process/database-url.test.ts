@@ -18,6 +18,21 @@ test('no server at the address: one line naming DATABASE_URL, exit code 1', asyn
   assertOneClearLine(service.output(), /no PostgreSQL server answers at 127\.0\.0\.1:1/);
 });
 
+test('something that is not PostgreSQL at the address: one line naming DATABASE_URL, exit code 1', async () => {
+  const { createServer } = await import('node:http');
+  const notPostgres = createServer((_req, res) => res.end('hello'));
+  await new Promise<void>((resolve) => notPostgres.listen(0, '127.0.0.1', resolve));
+  const port = (notPostgres.address() as { port: number }).port;
+  try {
+    const service = startService({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/partner_api` });
+    assert.is(await service.exited, 1);
+    assertOneClearLine(service.output(), /could not connect to PostgreSQL at 127\.0\.0\.1:\d+/);
+  } finally {
+    notPostgres.closeAllConnections();
+    notPostgres.close();
+  }
+});
+
 if (server) {
   const withPath = (database: string, user?: string) => {
     const url = new URL(server);

@@ -6,7 +6,7 @@ import { documentedOperations } from '../../server/rest-routes.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options'] as const;
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
 /**
@@ -39,6 +39,15 @@ export function answerChecker(document: OpenAPIObject) {
     const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim();
     const operation = operations.find((op) => op.method === method && op.matches.test(path));
     const where = `${method.toUpperCase()} ${path} → ${status}`;
+    if (method === 'head') {
+      if (!['404', '405'].includes(status)) throw new Error(`${where}: HEAD is not an operation of this API`);
+      return;
+    }
+    const isProblem = type === 'application/problem+json';
+    if (isProblem) {
+      if (res.body?.status !== res.status) throw new Error(`${where}: the problem says status ${res.body?.status}`);
+      if (res.body?.requestId !== res.headers['x-request-id']) throw new Error(`${where}: the problem's requestId is not the x-request-id header`);
+    }
     if (!operation) {
       if (!['404', '405'].includes(status)) throw new Error(`${where}: no documented operation answers this`);
       check(schemaAt('components/schemas/Problem'), res.body, where);

@@ -19,6 +19,8 @@ alter table commands
   add column result json,
   add column finished_at timestamptz;
 create index commands_accepted_idx on commands (seq) where status = 'accepted';
+-- Commands answered before results were kept: finished when last updated, so that the 24 h purge frees their _cid.
+update commands set finished_at = updated_at where status in ('succeeded', 'failed') and finished_at is null;
 create index commands_finished_idx on commands (finished_at) where finished_at is not null;
 
 -- Payloads and answers are kept as the text they were rendered to (json, not jsonb), so that what is delivered and
