@@ -102,7 +102,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     commandResultPurge(services),
     deliveryPump(services, signal, {
       maxInFlight: config.webhookMaxInFlight, scheduleMs: config.webhookRetryScheduleMs,
-      leaseMs: config.webhookTimeoutMs * 4 + 30_000, // longer than an attempt with its quick retries can take
+      leaseMs: config.webhookTimeoutMs * 4 + 2000, // longer than an attempt with its quick retries can take
     }),
     eventRetentionPurge(services, config.eventRetentionDays),
   ];

@@ -46,7 +46,10 @@ export async function startReceiver(respond: (request: { payload: Record<string,
     async until(check: (received: Received[]) => boolean, timeoutMs = 10_000, what = 'the expected deliveries') {
       const deadline = Date.now() + timeoutMs;
       while (!check(received)) {
-        if (Date.now() > deadline) throw new Error(`${what} did not arrive within ${timeoutMs} ms; received ${received.length}: ${received.map((r) => `${r.payload._type}/${r.answered}`).join(', ')}`);
+        if (Date.now() > deadline) {
+          const last = received.slice(-10).map((r) => `${r.payload._type}/${r.answered}`).join(', ');
+          throw new Error(`${what} did not arrive within ${timeoutMs} ms; received ${received.length}, the last: ${last}`);
+        }
         await new Promise<void>((resolve) => { waiters.push(resolve); setTimeout(resolve, 50); });
       }
       return received;

@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { OutboxEvent } from '../../domain/event.ts';
+import { eventFor, receiverOf } from '../../domain/receivers.ts';
+import { testApp } from '../support/app.ts';
+import { startService, type ServiceProcess } from '../support/process.ts';
+import { startReceiver } from '../support/receiver.ts';
+
+// Delivery workers in processes of their own, sharing the PostgreSQL server of the suite (CI's second pass).
+const test = suite('delivery workers in separate processes');
+const server = process.env.DATABASE_URL;
+type App = Awaited<ReturnType<typeof testApp>>;
+let app: App;
+const workers: ServiceProcess[] = [];
+const worker = () => {
+  const started = startService({ DATABASE_URL: server!, SERVICE_ROLE: 'worker', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_TIMEOUT_MS: '500', LOG_LEVEL: 'info' });
+  workers.push(started);
+  return started;
+};
+test.after(async () => { for (const w of workers) await w.stop('SIGKILL'); });
+const errorsOf = (w: ServiceProcess) => w.output().split('\n').filter((l) => /"level":(50|60)/.test(l)).slice(0, 3).join('\n');
+
+/** `orders` orders of a brand whose endpoint is the receiver, `perOrder` events each, written in batches: their ids in order. */
+async function writeEvents(receiverUrl: string, orders: number, perOrder: number) {
+  const brandId = (await app.admin.call<{ id: string }>('accounts.create', { name: 'Bulk brand', role: 'brand' })).id;
+  await app.admin.call('webhookConfigs.upsert', { accountId: brandId, scope: 'brand', url: receiverUrl, transformer: 'default', version: '1.3.0' });
+  const ids: { id: string; orderId: string }[] = [];
+  for (let n = 0; n < perOrder; n++) {
+    await app.services.transact(async (deps) => {
+      const brand = await receiverOf(deps, brandId, 'brand');
+      const events: OutboxEvent[] = [];
+      for (let o = 0; o < orders; o++) {
+        const orderId = `bulk-${brandId.slice(0, 8)}-${o}`;
+        events.push(eventFor(deps, brand, 'OrderStatusEvent', orderId, (eid, format) => ({ _eid: eid, _type: 'OrderStatusEvent', _v: format.version, orderId, n })));
+      }
+      await deps.events.add(events);
+      ids.push(...events.map((e) => ({ id: e.id, orderId: e.orderId! })));
+    });
+  }
+  return ids;
+}
+
+if (server) {
+  test.before(async () => { app = await testApp(); });
+
+  test('two workers and 2,000 events: every webhook-id received once, the events of each order in order', async () => {
+    const receiver = await startReceiver();
+    const [a, b] = [worker(), worker()];
+    await Promise.all([a.listening, b.listening]);
+    const events = await writeEvents(receiver.url(), 200, 10);
+    await receiver.until((r) => new Set(r.map((x) => x.headers['webhook-id'])).size >= 2000, 60_000, '2,000 deliveries')
+      .catch((error: Error) => { throw new Error(`${error.message}\n${errorsOf(a)}\n${errorsOf(b)}`); });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const counts = new Map<string, number>();
+    for (const r of receiver.received) counts.set(String(r.headers['webhook-id']), (counts.get(String(r.headers['webhook-id'])) ?? 0) + 1);
+    assert.ok(events.every((e) => counts.get(e.id) === 1), `sent twice or never: ${events.filter((e) => counts.get(e.id) !== 1).length}`);
+    const received = receiver.received.map((r) => r.payload);
+    for (const orderId of new Set(events.map((e) => e.orderId))) {
+      assert.equal(received.filter((p) => p.orderId === orderId).map((p) => p.n), [...Array(10).keys()], `order ${orderId}`);
+    }
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  test('a worker killed with SIGKILL during a burst of 1,000: after a restart every event arrives at least once', async () => {
+    const receiver = await startReceiver();
+    const doomed = worker();
+    await doomed.listening;
+    const events = await writeEvents(receiver.url(), 1000, 1);
+    await receiver.until((r) => r.length >= 50, 30_000, 'the first deliveries');
+    doomed.child.kill('SIGKILL');
+    await doomed.exited;
+    const before = new Set(receiver.received.map((r) => String(r.headers['webhook-id']))).size;
+    assert.ok(before < 1000, 'killed during the burst');
+    const successor = worker();
+    await successor.listening;
+    await receiver.until((r) => { const got = new Set(r.map((x) => String(x.headers['webhook-id']))); return events.every((e) => got.has(e.id)); }, 60_000, 'every event');
+    await successor.stop();
+  });
+}
+
+test.run();
