@@ -1,0 +1,28 @@
+// The local receiver of bench/delivery: answers 200 at once and remembers when each webhook-id arrived.
+// GET /count answers { count, distinct }; GET /stats also the arrivals ({ [webhook-id]: epoch ms }) and forgets them all.
+import { createServer } from 'node:http';
+
+let arrivals = new Map<string, number>();
+let count = 0;
+const server = createServer((req, res) => {
+  if (req.method === 'GET' && req.url === '/count') {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ count, distinct: arrivals.size }));
+    return;
+  }
+  if (req.method === 'GET' && req.url === '/stats') {
+    const body = JSON.stringify({ count, distinct: arrivals.size, arrivals: Object.fromEntries(arrivals) });
+    arrivals = new Map();
+    count = 0;
+    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    return;
+  }
+  req.resume();
+  req.on('end', () => {
+    count++;
+    const id = req.headers['webhook-id'];
+    if (typeof id === 'string' && !arrivals.has(id)) arrivals.set(id, Date.now());
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' }).end('ok');
+  });
+});
+server.keepAliveTimeout = 65_000;
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => console.log(`{"port":${(server.address() as { port: number }).port},"role":"receiver"}`));
