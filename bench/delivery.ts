@@ -22,8 +22,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 try { execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }); } catch { /* unpinned */ }
 
 const started: ServiceProcess[] = [];
+// BENCH_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to see where the worker spends its time.
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const launch = (script: string, env: Record<string, string>, cpu: number) => {
-  const proc = startScript(script, env, { cpu });
+  const proc = startScript(script, env, { cpu, nodeArgs: script === 'server/main.ts' ? nodeArgs : [] });
   started.push(proc);
   return proc;
 };

@@ -47,7 +47,8 @@ const handlers: { [T in BrandCommandType]: Handler<Extract<BrandCommand, { _type
 
   async RefreshInvoice(deps, brandId, command) {
     const invoice = await deps.invoices.get(command.invoiceId);
-    const job = invoice && (await deps.jobs.get(invoice.orderId));
+    // Under the order's row lock, like every change: its event is then stored in the order's commit order.
+    const job = invoice && (await deps.jobs.getForChange(invoice.orderId));
     if (!invoice || job?.brandAccountId !== brandId) throw new CommandError('INVOICE_NOT_FOUND', `There is no invoice ${command.invoiceId} of yours.`);
     const brand = await receiverOf(deps, brandId, 'brand');
     await deps.events.add([eventFor(deps, brand, 'InvoiceEvent', invoice.orderId, (eid, format) => renderInvoice(invoice, format.version, eid))]);

@@ -20,6 +20,10 @@ export interface ClaimedDelivery {
   eventId: string;
   /** Durable attempts made before this one. */
   attempts: number;
+  /** The end of this claim's lease: after it, another sender may claim the delivery over. */
+  leaseUntil: Date;
+  /** Identifies this claim: only its holder may record an outcome or release it. */
+  claimToken: string;
   /** The payload exactly as stored: the bytes sent and signed. */
   body: string;
   /** The endpoint's current URL, key and state (a changed URL or key applies from the next attempt on). */
@@ -31,6 +35,8 @@ export type DeliveryState = { status: 'delivered' } | { status: 'pending'; nextA
 /** The result of one durable attempt: its HTTP tries, and the state it leaves the delivery in. */
 export interface DeliveryResult {
   deliveryId: string;
+  /** The claim under which it was sent: an outcome counts only while this claim is still the delivery's current one. */
+  claimToken: string;
   tries: DeliveryAttempt[];
   state: DeliveryState;
 }

@@ -156,14 +156,25 @@ export interface DeliveryQueue {
    * first. For one endpoint and one order, a delivery is not due while an earlier one is still pending (being sent,
    * or waiting for its retry): deliveries of one order go out in order, other orders are not held up.
    */
-  claimDue(limit: number, now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]>;
-  /** Records attempts and the states they leave (a delivery finished by someone else meanwhile keeps its state). */
+  claimDue(limit: number, now: Date, leaseUntil: Date, claimToken: string): Promise<ClaimedDelivery[]>;
+  /** Gives claims back unsent (a sender stopping), so that they are due at once instead of after their lease. */
+  release(claims: readonly Pick<ClaimedDelivery, 'id' | 'claimToken'>[]): Promise<void>;
+  /**
+   * Logs the tries, and gives each delivery the state its attempt leaves, unless its claim is no longer the current
+   * one (its lease ran out and another sender claimed it): then only the tries are logged.
+   */
   record(results: readonly DeliveryResult[], at: Date): Promise<void>;
-  /** Makes a delivery pending and due at `now` again; its attempts continue. False when there is no such delivery. */
+  /**
+   * Makes a delivery pending and due at `now` again, its attempts continuing, unless it is being sent right now (then
+   * it is left to its sender). False when there is no such delivery.
+   */
   redeliver(deliveryId: string, now: Date): Promise<boolean>;
   /** Deliveries newest first, with their attempts. */
   list(filter: DeliveryFilter): Promise<DeliveryView[]>;
-  /** Deletes up to `limit` events older than `before` with their deliveries (none still pending); answers how many. */
+  /**
+   * Deletes up to `limit` finished deliveries of events older than `before`, and up to `limit` such events left without
+   * any delivery; answers the larger count (a full batch means more may be waiting). Pending deliveries are kept.
+   */
   purgeBefore(before: Date, limit: number): Promise<number>;
 }
 

@@ -102,7 +102,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     commandResultPurge(services),
     deliveryPump(services, signal, {
       maxInFlight: config.webhookMaxInFlight, scheduleMs: config.webhookRetryScheduleMs,
-      leaseMs: config.webhookTimeoutMs * 4 + 2000, // longer than an attempt with its quick retries can take
+      attemptMs: attemptMs(config), leaseMs: 2 * attemptMs(config),
+      sending: { webhookSender, clock },
     }),
     eventRetentionPurge(services, config.eventRetentionDays),
   ];
@@ -111,6 +112,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     ? () => listenForWork(database.url, (kind) => signal.wake([kind]), (err) => log.warn({ err }, 'work listener: connection lost; reconnecting'))
     : undefined;
   const worker = createWorker(tasks, log, signal, wakeSource);
+  let workerStopped: Promise<void> | undefined;
 
   return {
     app,
@@ -119,13 +121,17 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     database,
     /** Waits for work deferred past its answer (mails); tests use it to observe that work. */
     drainDeferred: () => deferrer.drain(),
-    /** Readiness turns 503 so that balancers stop sending; requests under way still finish. */
+    /**
+     * Readiness turns 503 so that balancers stop sending; requests under way still finish. The worker stops taking
+     * work at once and finishes (or gives back) what it holds, while the requests drain.
+     */
     beginShutdown() {
       shuttingDown = true;
+      workerStopped ??= worker.stop();
     },
     async close() {
       shuttingDown = true;
-      await worker.stop();
+      await (workerStopped ??= worker.stop());
       await deferrer.drain();
       await (webhookSender as Partial<UndiciWebhookSender>).close?.();
       if (!overrides.database) await database.close();
@@ -134,6 +140,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
 }
 
 export type BuiltApp = Awaited<ReturnType<typeof buildApp>>;
+
+/** One attempt: up to three HTTP tries (the quick retries), each within WEBHOOK_TIMEOUT_MS, and the short waits between. */
+const attemptMs = (config: Config) => 3 * config.webhookTimeoutMs + 1000;
 
 const limits = (config: Config) => ({ perEmail: config.loginLimitPerEmail, perAddress: config.loginLimitPerAddress });
 

@@ -2,8 +2,9 @@ import type { BackgroundWork } from '../domain/ports.ts';
 
 /**
  * Wakes the worker's loops in this process when work of their kind was committed (here, or by another process,
- * relayed by a listener). A wake-up that comes while a loop is busy is kept, so that it is not lost between the
- * loop finding nothing and going to sleep.
+ * relayed by a listener). Every wake-up is also kept until the next wait of its kind, even when it woke a waiter: a
+ * loop that was woken while it was already looking (its query may have started before the commit) looks once more
+ * before it sleeps, instead of missing the work until its idle poll.
  */
 export class WorkSignal {
   private readonly waiting = new Map<BackgroundWork, Set<() => void>>();
@@ -11,9 +12,8 @@ export class WorkSignal {
 
   wake(kinds: Iterable<BackgroundWork>): void {
     for (const kind of kinds) {
-      const waiters = this.waiting.get(kind);
-      if (waiters?.size) for (const resolve of [...waiters]) resolve();
-      else this.pending.add(kind);
+      this.pending.add(kind);
+      for (const resolve of [...(this.waiting.get(kind) ?? [])]) resolve();
     }
   }
 

@@ -218,7 +218,7 @@ export class InMemoryEventOutbox implements EventOutbox {
 }
 
 interface DeliveryRow {
-  id: string; seq: number; event: OutboxEvent; status: DeliveryStatus; attempts: number; nextAttemptAt: Date; leaseUntil: Date | null;
+  id: string; seq: number; event: OutboxEvent; status: DeliveryStatus; attempts: number; nextAttemptAt: Date; leaseUntil: Date | null; claimToken: string | null;
   tries: DeliveryAttempt[]; createdAt: Date;
 }
 
@@ -228,35 +228,44 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
   private seq = 0;
   constructor(private readonly configs: InMemoryWebhookConfigRepository) {}
   create(event: OutboxEvent) {
-    this.rows.push({ id: `delivery-${++this.seq}`, seq: this.seq, event: copy(event), status: 'pending', attempts: 0, nextAttemptAt: event.createdAt, leaseUntil: null, tries: [], createdAt: event.createdAt });
+    this.rows.push({ id: `delivery-${++this.seq}`, seq: this.seq, event: copy(event), status: 'pending', attempts: 0, nextAttemptAt: event.createdAt, leaseUntil: null, claimToken: null, tries: [], createdAt: event.createdAt });
   }
-  async claimDue(limit: number, now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]> {
+  async claimDue(limit: number, now: Date, leaseUntil: Date, claimToken: string): Promise<ClaimedDelivery[]> {
     const held = (d: DeliveryRow) => this.rows.some((e) => e.status === 'pending' && e.seq < d.seq && e.event.endpointId === d.event.endpointId && d.event.orderId !== null && e.event.orderId === d.event.orderId);
     const due = this.rows
       .filter((d) => d.status === 'pending' && d.nextAttemptAt <= now && (!d.leaseUntil || d.leaseUntil <= now) && !held(d))
       .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.seq - b.seq).slice(0, limit);
     return due.map((d) => {
       d.leaseUntil = leaseUntil;
+      d.claimToken = claimToken;
       const config = this.configs.byId(d.event.endpointId!);
-      return { id: d.id, eventId: d.event.id, attempts: d.attempts, body: JSON.stringify(d.event.payload),
+      return { id: d.id, eventId: d.event.id, attempts: d.attempts, body: JSON.stringify(d.event.payload), leaseUntil, claimToken,
         endpoint: config && { url: config.url, signatureKey: config.signatureKey, enabled: config.enabled } };
     });
+  }
+  async release(claims: readonly Pick<ClaimedDelivery, 'id' | 'claimToken'>[]) {
+    for (const c of claims) {
+      const d = this.rows.find((x) => x.id === c.id);
+      if (d && d.claimToken === c.claimToken) Object.assign(d, { leaseUntil: null, claimToken: null });
+    }
   }
   async record(results: readonly DeliveryResult[]) {
     for (const r of results) {
       const d = this.rows.find((x) => x.id === r.deliveryId)!;
       d.tries.push(...r.tries.map((t) => ({ ...t })));
-      if (d.status !== 'pending') continue;
+      if (d.claimToken !== r.claimToken) continue;
       d.status = r.state.status;
       d.attempts += 1;
       d.leaseUntil = null;
+      d.claimToken = null;
       if (r.state.status === 'pending') d.nextAttemptAt = r.state.nextAttemptAt;
     }
   }
   async redeliver(deliveryId: string, now: Date) {
     const d = this.rows.find((x) => x.id === deliveryId);
     if (!d) return false;
-    Object.assign(d, { status: 'pending', nextAttemptAt: now, leaseUntil: null });
+    if (d.status === 'pending' && d.leaseUntil && d.leaseUntil > now) return true;
+    Object.assign(d, { status: 'pending', nextAttemptAt: now, leaseUntil: null, claimToken: null });
     return true;
   }
   async list(filter: DeliveryFilter): Promise<DeliveryView[]> {

@@ -2,38 +2,37 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ClaimedDelivery, DeliveryFilter, DeliveryResult, DeliveryView } from '../../domain/delivery.ts';
 import type { DeliveryQueue } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
+import type { WorkNotices } from './work-notices.ts';
 
 // One statement each, prepared, on the unit of work's connection (or, outside one, a pooled connection for just that
 // statement): the sender never holds a connection while it sends.
 
-const CLAIM = `
-  with due as (
-    select d.id from deliveries d
-    where d.status = 'pending' and d.next_attempt_at <= $1 and (d.lease_until is null or d.lease_until <= $1)
-      and not exists (
-        select 1 from deliveries e
-        where e.endpoint_id = d.endpoint_id and e.order_id = d.order_id and e.status = 'pending' and e.seq < d.seq)
-    order by d.next_attempt_at, d.seq
-    limit $3
-    for update skip locked),
-  claimed as (
-    update deliveries d set lease_until = $2 from due where d.id = due.id
-    returning d.id, d.event_id, d.endpoint_id, d.attempts, d.seq)
-  select c.id, c.event_id, c.attempts, e.payload::text as body, w.id is not null as has_endpoint, w.url, w.signature_key, w.enabled
-  from claimed c join events e on e.id = c.event_id left join webhook_configs w on w.id = c.endpoint_id
-  order by c.seq`;
+// The claim itself is the function claim_due_deliveries (migration 20261123010000): per-order order, SKIP LOCKED, a
+// lease and a token, planned so that a backlog does not make it slower.
+const CLAIM = `select * from claim_due_deliveries($1, $2, $3, $4)`;
 
-// A delivery finished meanwhile by someone else (a lease that ran out) keeps its state; the tries are logged anyway.
+// Only the holder of the current claim changes the delivery (the token is cleared by every outcome and release);
+// a sender whose lease ran out and was claimed over has its tries logged, and nothing else.
 const RECORD = `
   with results as (
-    select * from unnest($1::uuid[], $2::text[], $3::timestamptz[]) as r(id, status, next_attempt_at)),
+    select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[]) as r(id, token, status, next_attempt_at)),
   updated as (
     update deliveries d set status = r.status, attempts = d.attempts + 1,
-      next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at), lease_until = null, updated_at = $4
-    from results r where d.id = r.id and d.status = 'pending'
+      next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at), lease_until = null, claim_token = null, updated_at = $5
+    from results r where d.id = r.id and d.claim_token = r.token
     returning d.id)
   insert into delivery_attempts (delivery_id, at, status_code, duration_ms, error)
-  select * from unnest($5::uuid[], $6::timestamptz[], $7::int[], $8::int[], $9::text[])`;
+  select * from unnest($6::uuid[], $7::timestamptz[], $8::int[], $9::int[], $10::text[])`;
+
+// A delivery being sent right now (pending under a live lease) is left to its sender: sending it twice at once
+// would only race two outcomes.
+const REDELIVER = `
+  with target as (select id, status = 'pending' and lease_until > $2 as busy from deliveries where id = $1 for update),
+  again as (
+    update deliveries d set status = 'pending', next_attempt_at = $2, lease_until = null, claim_token = null, updated_at = $2
+    from target where d.id = target.id and not target.busy
+    returning d.id)
+  select (select count(*) from target) as found, (select count(*) from again) as pending_again`;
 
 const LIST = `
   select d.id, d.event_id, e.type as event_type, d.account_id, e.scope, w.url, d.status, d.created_at,
@@ -53,16 +52,26 @@ interface ListRow {
 }
 
 export class SqlDeliveryQueue implements DeliveryQueue {
-  constructor(private readonly em: EntityManager) {}
+  constructor(private readonly em: EntityManager, private readonly notices: WorkNotices) {}
 
-  claimDue(limit: number, now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]> {
+  claimDue(limit: number, now: Date, leaseUntil: Date, claimToken: string): Promise<ClaimedDelivery[]> {
     return withDriverConnection(this.em, async (client) => {
-      const { rows } = await client.query<ClaimRow>({ name: 'deliveries-claim', text: CLAIM, values: [now, leaseUntil, limit] });
+      const { rows } = await client.query<ClaimRow>({ name: 'deliveries-claim', text: CLAIM, values: [now, leaseUntil, limit, claimToken] });
       return rows.map((r) => ({
-        id: r.id, eventId: r.event_id, attempts: r.attempts, body: r.body,
+        id: r.id, eventId: r.event_id, attempts: r.attempts, body: r.body, leaseUntil, claimToken,
         endpoint: r.has_endpoint ? { url: r.url, signatureKey: r.signature_key, enabled: r.enabled! } : null,
       }));
     });
+  }
+
+  async release(claims: readonly Pick<ClaimedDelivery, 'id' | 'claimToken'>[]): Promise<void> {
+    if (claims.length === 0) return;
+    await withDriverConnection(this.em, (client) => client.query({
+      name: 'deliveries-release',
+      text: `update deliveries d set lease_until = null, claim_token = null from unnest($1::uuid[], $2::uuid[]) as c(id, token)
+             where d.id = c.id and d.claim_token = c.token`,
+      values: [claims.map((c) => c.id), claims.map((c) => c.claimToken)],
+    }));
   }
 
   async record(results: readonly DeliveryResult[], at: Date): Promise<void> {
@@ -71,7 +80,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
     await withDriverConnection(this.em, (client) => client.query({
       name: 'deliveries-record', text: RECORD,
       values: [
-        results.map((r) => r.deliveryId), results.map((r) => r.state.status),
+        results.map((r) => r.deliveryId), results.map((r) => r.claimToken), results.map((r) => r.state.status),
         results.map((r) => (r.state.status === 'pending' ? r.state.nextAttemptAt : null)), at,
         tries.map((t) => t.id), tries.map((t) => t.at), tries.map((t) => t.statusCode), tries.map((t) => Math.round(t.durationMs)),
         tries.map((t) => t.error),
@@ -79,12 +88,11 @@ export class SqlDeliveryQueue implements DeliveryQueue {
     }));
   }
 
-  redeliver(deliveryId: string, now: Date): Promise<boolean> {
-    return withDriverConnection(this.em, async (client) => (await client.query({
-      name: 'deliveries-redeliver',
-      text: `update deliveries set status = 'pending', next_attempt_at = $2, lease_until = null, updated_at = $2 where id = $1 returning id`,
-      values: [deliveryId, now],
-    })).rows.length > 0);
+  async redeliver(deliveryId: string, now: Date): Promise<boolean> {
+    const { rows: [row] } = await withDriverConnection(this.em, (client) =>
+      client.query<{ found: string; pending_again: string }>({ name: 'deliveries-redeliver', text: REDELIVER, values: [deliveryId, now] }));
+    if (Number(row!.pending_again) > 0) await this.notices.created('deliveries');
+    return Number(row!.found) > 0;
   }
 
   list(filter: DeliveryFilter): Promise<DeliveryView[]> {
@@ -101,14 +109,28 @@ export class SqlDeliveryQueue implements DeliveryQueue {
     });
   }
 
+  /**
+   * Finished deliveries first, each under a row lock (a redelivery committing meanwhile makes its delivery pending,
+   * and the lock's re-check then keeps it), then the old events left without any delivery.
+   */
   purgeBefore(before: Date, limit: number): Promise<number> {
-    return withDriverConnection(this.em, async (client) => (await client.query({
-      name: 'events-purge',
-      text: `delete from events where id in (
-        select e.id from events e where e.created_at < $1
-          and not exists (select 1 from deliveries d where d.event_id = e.id and d.status = 'pending')
-        order by e.created_at limit $2)`,
-      values: [before, limit],
-    })).rowCount ?? 0);
+    return withDriverConnection(this.em, async (client) => {
+      const deliveries = await client.query({
+        name: 'deliveries-purge',
+        text: `delete from deliveries where id in (
+          select d.id from deliveries d join events e on e.id = d.event_id
+          where e.created_at < $1 and d.status <> 'pending'
+          order by e.created_at limit $2 for update of d skip locked)`,
+        values: [before, limit],
+      });
+      const events = await client.query({
+        name: 'events-purge',
+        text: `delete from events where id in (
+          select e.id from events e where e.created_at < $1 and not exists (select 1 from deliveries d where d.event_id = e.id)
+          order by e.created_at limit $2)`,
+        values: [before, limit],
+      });
+      return Math.max(deliveries.rowCount ?? 0, events.rowCount ?? 0);
+    });
   }
 }

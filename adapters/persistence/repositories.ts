@@ -34,5 +34,5 @@ const repositoriesOn = (em: EntityManager, notices: WorkNotices, events: SqlEven
   events,
   commands: new MikroOrmCommandLog(em, notices),
   commandQueue: new MikroOrmCommandQueue(em),
-  deliveries: new SqlDeliveryQueue(em),
+  deliveries: new SqlDeliveryQueue(em, notices),
 });

@@ -2,9 +2,9 @@ import { isSuccess, stateAfter, type ClaimedDelivery, type DeliveryResult } from
 import type { Deps } from '../ports.ts';
 
 /** The sender's next batch: due deliveries nobody holds, each claimed for `leaseMs` from now. */
-export function claimDueDeliveries(deps: Pick<Deps, 'deliveries' | 'clock'>, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+export function claimDueDeliveries(deps: Pick<Deps, 'deliveries' | 'clock' | 'ids'>, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
   const now = deps.clock.now();
-  return deps.deliveries.claimDue(limit, now, new Date(now.getTime() + leaseMs));
+  return deps.deliveries.claimDue(limit, now, new Date(now.getTime() + leaseMs), deps.ids.newId());
 }
 
 /**
@@ -16,11 +16,16 @@ export async function attemptDelivery(deps: Pick<Deps, 'webhookSender' | 'clock'
   const { endpoint } = claimed;
   if (!endpoint?.url || !endpoint.enabled) {
     const error = endpoint ? (endpoint.enabled ? 'the endpoint has no URL' : 'the endpoint is disabled') : 'the endpoint no longer exists';
-    return { deliveryId: claimed.id, tries: [{ at: deps.clock.now(), statusCode: null, durationMs: 0, error }], state: { status: 'failed' } };
+    return { deliveryId: claimed.id, claimToken: claimed.claimToken, tries: [{ at: deps.clock.now(), statusCode: null, durationMs: 0, error }], state: { status: 'failed' } };
   }
   const tries = await deps.webhookSender.send({ url: endpoint.url, eventId: claimed.eventId, body: claimed.body, signatureKey: endpoint.signatureKey });
   const succeeded = isSuccess(tries.at(-1)?.statusCode ?? null);
-  return { deliveryId: claimed.id, tries, state: stateAfter(claimed.attempts + 1, succeeded, scheduleMs, deps.clock.now()) };
+  return { deliveryId: claimed.id, claimToken: claimed.claimToken, tries, state: stateAfter(claimed.attempts + 1, succeeded, scheduleMs, deps.clock.now()) };
+}
+
+/** Gives back claimed deliveries that will not be sent by this sender after all. */
+export function releaseDeliveries(deps: Pick<Deps, 'deliveries'>, claims: readonly ClaimedDelivery[]): Promise<void> {
+  return deps.deliveries.release(claims);
 }
 
 /** Stores what the attempts found, in one unit of work. */

@@ -19,8 +19,8 @@ export interface ExecutorOptions extends ExecutionPolicy {
  * busy while others wait on it, and a claim holds only what one lane will run next.
  */
 export function commandExecutor(services: Services, options: ExecutorOptions): WorkerTask {
-  const lane = async () => {
-    for (;;) {
+  const lane = async (stopping: () => boolean) => {
+    while (!stopping()) {
       const claimed = await services.autocommit((deps) => claimDueCommands(deps, options.batch, options.leaseMs));
       if (claimed.length === 0) return;
       for (const command of claimed) {
@@ -36,8 +36,8 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
     name: 'command executor',
     wakeOn: 'commands',
     idleDelayMs: 1000,
-    async runOnce() {
-      await Promise.all(Array.from({ length: options.concurrency }, lane));
+    async runOnce({ stopping }) {
+      await Promise.all(Array.from({ length: options.concurrency }, () => lane(stopping)));
       return false;
     },
   };

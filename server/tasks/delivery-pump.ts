@@ -1,5 +1,6 @@
-import type { DeliveryResult } from '../../domain/delivery.ts';
-import { attemptDelivery, claimDueDeliveries, recordDeliveries } from '../../domain/use-cases/deliver-events.ts';
+import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
+import type { Deps } from '../../domain/ports.ts';
+import { attemptDelivery, claimDueDeliveries, recordDeliveries, releaseDeliveries } from '../../domain/use-cases/deliver-events.ts';
 import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-events.ts';
 import type { Services } from '../services.ts';
 import type { WorkSignal } from '../work-signal.ts';
@@ -8,59 +9,117 @@ import type { WorkerTask } from '../worker.ts';
 export interface PumpOptions {
   /** WEBHOOK_MAX_IN_FLIGHT: deliveries being sent at once by this process. */
   maxInFlight: number;
-  /** How long a claim holds: longer than any attempt can take; a dead sender's deliveries are sent again after it. */
+  /** The longest one attempt can take, its quick retries included. */
+  attemptMs: number;
+  /**
+   * How long a claim holds: a dead sender's deliveries are sent again after it. Longer than an attempt, so that a
+   * claim waiting in the buffer still has an attempt's time left when its turn comes (else it is given back).
+   */
   leaseMs: number;
   /** WEBHOOK_RETRY_SCHEDULE: the delays between durable attempts. */
   scheduleMs: readonly number[];
+  /** What a send needs: the sender and the clock, and no database. */
+  sending: Pick<Deps, 'webhookSender' | 'clock'>;
 }
 
 /** How often the pump looks for more while sends are under way (a wake-up comes sooner). */
 const REFILL_MS = 50;
+/** How long the pump waits before using the database again after it failed. */
+const DATABASE_BACKOFF_MS = 1000;
 
 /**
- * Sends due deliveries, keeping up to `maxInFlight` under way: claims (one short statement), sends outside any
- * transaction (the embedded database has one connection, never held across a send), and records the attempts of
- * whatever finished in one statement, over and over until nothing is due and nothing is under way.
+ * Sends due deliveries, keeping up to `maxInFlight` under way, until nothing is due and nothing is under way.
+ * Sends run outside any transaction (the embedded database has one connection, never held across a send). The
+ * database sees two kinds of short statements, each at most one at a time: a claim that tops up a buffer of claimed
+ * deliveries to twice `maxInFlight` once it has fallen to one `maxInFlight`, so that a finished send is followed by the
+ * next at once instead of by a claim's round trip; and one record of every attempt that finished while the previous
+ * record ran, so that sending never waits for bookkeeping either.
  */
 export function deliveryPump(services: Services, signal: WorkSignal, options: PumpOptions): WorkerTask {
+  const holdAtMost = 2 * options.maxInFlight;
   return {
     name: 'webhook delivery',
     wakeOn: 'deliveries',
     idleDelayMs: 1000,
     async runOnce({ stopping }) {
-      const inFlight = new Set<Promise<void>>();
+      let inFlight = 0;
+      const claimedNotSent: ClaimedDelivery[] = [];
       const finished: DeliveryResult[] = [];
+      let recording: Promise<void> | null = null;
       let drained = false;
+      let watching = false;
       // The soonest retry this round scheduled (ms after its try): waited for here when it comes before the idle poll.
       let soonestRetry = Infinity;
-      for (;;) {
-        if (finished.length > 0) {
-          const results = finished.splice(0);
-          await services.autocommit((deps) => recordDeliveries(deps, results));
+      let nudge = () => {};
+      const changed = () => nudge();
+
+      const record = (results: DeliveryResult[]) => services.autocommit((deps) => recordDeliveries(deps, results))
+        .then(() => {
           for (const { state, tries } of results) {
             if (state.status === 'pending') soonestRetry = Math.min(soonestRetry, state.nextAttemptAt.getTime() - tries.at(-1)!.at.getTime());
           }
+        }, async (err: unknown) => {
+          // Unrecorded deliveries are sent again after their lease: at least once, even when the database stays away.
+          services.log.error({ err, deliveries: results.length }, 'recording delivery attempts failed; trying again');
+          if (!stopping()) finished.unshift(...results);
+          await signal.wait(undefined, DATABASE_BACKOFF_MS);
+        })
+        .finally(() => { recording = null; changed(); });
+      // New work is announced by a wake-up; due retries and expired leases are found by looking again now and then.
+      const watchForWork = () => {
+        if (watching) return;
+        watching = true;
+        void signal.wait('deliveries', REFILL_MS).then(() => { watching = false; drained = false; changed(); });
+      };
+      const send = (delivery: ClaimedDelivery) => {
+        inFlight++;
+        attemptDelivery(options.sending, delivery, options.scheduleMs)
+          .then((result) => { finished.push(result); })
+          .catch((err: unknown) => services.log.error({ err, delivery: delivery.id }, 'delivery attempt failed; it is sent again after its lease'))
+          .finally(() => { inFlight--; changed(); });
+      };
+
+      for (;;) {
+        if (stopping() && claimedNotSent.length > 0) {
+          const unsent = claimedNotSent.splice(0);
+          await services.autocommit((deps) => releaseDeliveries(deps, unsent))
+            .catch((err: unknown) => services.log.warn({ err, deliveries: unsent.length }, 'releasing unsent deliveries failed; they are sent after their lease'));
+          continue;
         }
-        const room = options.maxInFlight - inFlight.size;
-        if (room > 0 && !drained && !stopping()) {
-          const claimed = await services.autocommit((deps) => claimDueDeliveries(deps, room, options.leaseMs));
-          drained = claimed.length < room;
-          for (const delivery of claimed) {
-            const sending: Promise<void> = services.read((deps) => attemptDelivery(deps, delivery, options.scheduleMs))
-              .then((result) => { finished.push(result); })
-              .catch((err: unknown) => services.log.error({ err, delivery: delivery.id }, 'delivery attempt failed; it is sent again after its lease'))
-              .finally(() => inFlight.delete(sending));
-            inFlight.add(sending);
+        const expiring: ClaimedDelivery[] = [];
+        while (inFlight < options.maxInFlight && claimedNotSent.length > 0) {
+          const next = claimedNotSent.shift()!;
+          if (options.sending.clock.now().getTime() + options.attemptMs <= next.leaseUntil.getTime()) send(next);
+          else expiring.push(next);
+        }
+        if (expiring.length > 0) {
+          // Sent now, it could still be under way when another sender claims it over: given back instead.
+          await services.autocommit((deps) => releaseDeliveries(deps, expiring))
+            .catch((err: unknown) => services.log.warn({ err, deliveries: expiring.length }, 'releasing deliveries failed; they are sent after their lease'));
+          continue;
+        }
+        if (!recording && finished.length > 0) recording = record(finished.splice(0));
+        const held = inFlight + claimedNotSent.length;
+        if (!drained && !stopping() && held <= options.maxInFlight) {
+          try {
+            const claimed = await services.autocommit((deps) => claimDueDeliveries(deps, holdAtMost - held, options.leaseMs));
+            drained = claimed.length < holdAtMost - held;
+            claimedNotSent.push(...claimed);
+          } catch (err) {
+            services.log.error({ err }, 'claiming deliveries failed; trying again shortly');
+            await signal.wait(undefined, DATABASE_BACKOFF_MS);
           }
+          continue;
         }
-        if (inFlight.size === 0 && finished.length === 0 && (drained || stopping())) {
+        if (inFlight === 0 && claimedNotSent.length === 0 && finished.length === 0 && !recording && (drained || stopping())) {
           if (stopping() || soonestRetry >= this.idleDelayMs) return false;
           await signal.wait('deliveries', soonestRetry);
           soonestRetry = Infinity;
           drained = false;
           continue;
         }
-        await Promise.race([...inFlight, signal.wait('deliveries', REFILL_MS).then(() => { drained = false; })]);
+        if (drained) watchForWork();
+        await new Promise<void>((resolve) => { nudge = resolve; });
       }
     },
   };

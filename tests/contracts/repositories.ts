@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { Account } from '../../domain/account.ts';
 import { CancellationReason } from '../../domain/cancellation.ts';
 import { Contact } from '../../domain/contact.ts';
+import type { DeliveryResult } from '../../domain/delivery.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { OutboxEvent } from '../../domain/event.ts';
 import { Invoice } from '../../domain/invoice.ts';
@@ -267,35 +268,64 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     await run((r) => r.events.add([x3!]));
     const mine = <T extends { eventId: string }>(list: T[]) => list.filter((d) => [x1, x2, y1, none, x3].some((e) => e!.id === d.eventId));
 
-    const first = mine(await run((r) => r.deliveries.claimDue(1000, now, later(60_000))));
+    const claim = (at: Date, until: Date, token = randomUUID()) => run((r) => r.deliveries.claimDue(1000, at, until, token)).then(mine);
+    const outcome = (d: { id: string; claimToken: string }, at: Date, statusCode: number | null, state: DeliveryResult['state']): DeliveryResult =>
+      ({ deliveryId: d.id, claimToken: d.claimToken, tries: [{ at, statusCode, durationMs: 3, error: statusCode === 200 ? null : 'failed' }], state });
+
+    let first = await claim(now, later(60_000));
     assert.equal(first.map((d) => d.eventId), [x1!.id, y1!.id], 'one per order, in order; none for an event not to be delivered');
     assert.equal(first[0]!.endpoint, { url: 'https://hooks.example.com/b', signatureKey: 'k-0123456789abcdef', enabled: true });
+    assert.equal([first[0]!.leaseUntil, typeof first[0]!.claimToken], [later(60_000), 'string']);
     assert.equal(JSON.parse(first[0]!.body), x1!.payload);
-    assert.equal(mine(await run((r) => r.deliveries.claimDue(1000, now, later(60_000)))), [], 'claimed ones are held');
+    assert.equal(await claim(now, later(60_000)), [], 'claimed ones are held');
+    await run((r) => r.deliveries.release([{ id: first[1]!.id, claimToken: randomUUID() }]));
+    assert.equal(await claim(now, later(60_000)), [], 'a release with another claim\'s token changes nothing');
+    await run((r) => r.deliveries.release([first[1]!]));
+    const reclaimed = await claim(now, later(60_000));
+    assert.equal(reclaimed.map((d) => d.eventId), [y1!.id], 'a released claim is due again at once');
+    first = [first[0]!, reclaimed[0]!];
 
-    const failedAt = later(10);
+    // X1's lease runs out mid-send and another sender claims it over: the first sender's outcome is only logged.
+    const over = await claim(later(60_001), later(120_000));
+    assert.equal(over.map((d) => d.eventId), [x1!.id, y1!.id], 'expired leases are claimed over');
+    await run((r) => r.deliveries.record([outcome(first[0]!, later(60_002), 200, { status: 'delivered' })], later(60_002)));
+    assert.equal(await claim(later(60_003), later(120_000)), [], 'a stale claim\'s success does not release X2');
+    assert.is(await run((r) => r.deliveries.redeliver(over[0]!.id, later(60_004))), true);
+    assert.equal(await claim(later(60_005), later(120_000)), [], 'a delivery being sent is not redelivered under its sender');
+
+    const failedAt = later(60_010);
     await run((r) => r.deliveries.record([
-      { deliveryId: first[0]!.id, tries: [{ at: failedAt, statusCode: 500, durationMs: 12, error: 'HTTP 500' }], state: { status: 'pending', nextAttemptAt: later(5000) } },
-      { deliveryId: first[1]!.id, tries: [{ at: failedAt, statusCode: 200, durationMs: 3, error: null }], state: { status: 'delivered' } },
+      outcome(over[0]!, failedAt, 500, { status: 'pending', nextAttemptAt: later(65_000) }),
+      outcome(over[1]!, failedAt, 200, { status: 'delivered' }),
     ], failedAt));
-    assert.equal(mine(await run((r) => r.deliveries.claimDue(1000, later(100), later(60_000)))), [], 'X2 waits while X1 waits for its retry');
-    const retried = mine(await run((r) => r.deliveries.claimDue(1000, later(5000), later(65_000))));
-    assert.equal(retried.map((d) => [d.eventId, d.attempts]), [[x1!.id, 1]]);
-    await run((r) => r.deliveries.record([{ deliveryId: retried[0]!.id, tries: [{ at: later(5001), statusCode: null, durationMs: 0, error: 'gone' }], state: { status: 'failed' } }], later(5001)));
-    const released = mine(await run((r) => r.deliveries.claimDue(1000, later(5002), later(65_000))));
+    assert.equal(await claim(later(60_100), later(120_000)), [], 'X2 waits while X1 waits for its retry');
+    const retried = await claim(later(65_000), later(125_000));
+    assert.equal(retried.map((d) => [d.eventId, d.attempts]), [[x1!.id, 1]], 'the stale outcome did not count as an attempt');
+    await run((r) => r.deliveries.record([outcome(retried[0]!, later(65_001), null, { status: 'failed' })], later(65_001)));
+    const released = await claim(later(65_002), later(125_000));
     assert.equal(released.map((d) => d.eventId), [x2!.id], 'a failed delivery releases the next of its order');
+    await run((r) => r.deliveries.record([outcome(released[0]!, later(65_003), 200, { status: 'delivered' })], later(65_003)));
 
     const log = await run((r) => r.deliveries.list({ accountId: brand.id, limit: 10 }));
     const x1Log = log.find((d) => d.eventId === x1!.id)!;
-    assert.equal([x1Log.status, x1Log.attempts.map((a) => a.statusCode), x1Log.nextAttemptAt, x1Log.url], ['failed', [500, null], null, 'https://hooks.example.com/b']);
-    assert.equal((await run((r) => r.deliveries.list({ accountId: brand.id, status: 'delivered', limit: 10 }))).map((d) => d.eventId), [y1!.id]);
-    assert.is(await run((r) => r.deliveries.redeliver(x1Log.id, later(6000))), true);
-    assert.is(await run((r) => r.deliveries.redeliver(randomUUID(), later(6000))), false);
+    assert.equal([x1Log.status, x1Log.attempts.map((a) => a.statusCode), x1Log.nextAttemptAt, x1Log.url], ['failed', [200, 500, null], null, 'https://hooks.example.com/b']);
+    assert.equal((await run((r) => r.deliveries.list({ accountId: brand.id, status: 'delivered', limit: 10 }))).map((d) => d.eventId), [y1!.id, x2!.id]);
+    assert.is(await run((r) => r.deliveries.redeliver(x1Log.id, later(66_000))), true);
+    assert.is(await run((r) => r.deliveries.redeliver(randomUUID(), later(66_000))), false);
     const again = (await run((r) => r.deliveries.list({ accountId: brand.id, limit: 10 }))).find((d) => d.id === x1Log.id)!;
-    assert.equal([again.status, again.attempts.length, again.nextAttemptAt], ['pending', 2, later(6000)]);
+    assert.equal([again.status, again.attempts.length, again.nextAttemptAt], ['pending', 3, later(66_000)]);
+
+    // Retention: finished deliveries of old events go with their events; a pending one and its event stay.
+    const purged = await run((r) => r.deliveries.purgeBefore(later(1), 1000));
+    assert.ok(purged >= 2, 'the finished ones are purged');
+    const left = mine(await run((r) => r.deliveries.list({ accountId: brand.id, limit: 10 })));
+    assert.equal(left.map((d) => [d.eventId, d.status]), [[x3!.id, 'pending'], [x1!.id, 'pending']], 'pending deliveries are kept');
     // Leave nothing pending for the workers of later suites on a shared database.
-    const pending = (await run((r) => r.deliveries.list({ accountId: brand.id, status: 'pending', limit: 10 })));
-    await run((r) => r.deliveries.record(pending.map((d) => ({ deliveryId: d.id, tries: [], state: { status: 'failed' as const } })), later(7000)));
+    for (const step of [1, 2]) {
+      const pending = await claim(later(66_000 + step), later(126_000));
+      await run((r) => r.deliveries.record(pending.map((d) => outcome(d, later(66_000 + step), null, { status: 'failed' })), later(66_000 + step)));
+    }
+    assert.equal(mine(await run((r) => r.deliveries.list({ accountId: brand.id, status: 'pending', limit: 10 }))), []);
   });
 
   test.run();

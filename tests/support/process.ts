@@ -19,8 +19,8 @@ export const startService = (env: Record<string, string>) => startScript('server
  * Starts a TypeScript entry point that logs `{"port":N,"role":…}` once it listens; optionally pinned to one
  * CPU (benchmarks). Only the last 256 KiB of its output are kept.
  */
-export function startScript(script: string, env: Record<string, string>, options: { cpu?: number } = {}): ServiceProcess {
-  const args = ['--import', 'tsx', script];
+export function startScript(script: string, env: Record<string, string>, options: { cpu?: number; nodeArgs?: string[] } = {}): ServiceProcess {
+  const args = [...(options.nodeArgs ?? []), '--import', 'tsx', script];
   const [command, argv] = options.cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', String(options.cpu), process.execPath, ...args]];
   const child = spawn(command, argv, {
     cwd: root,

@@ -4,6 +4,7 @@ import { Migration20261122020000_active_count_index } from './Migration202611220
 import { Migration20261122030000_api_id_byte_order } from './Migration20261122030000_api_id_byte_order.ts';
 import { Migration20261122040000_commands } from './Migration20261122040000_commands.ts';
 import { Migration20261123000000_execution_and_delivery } from './Migration20261123000000_execution_and_delivery.ts';
+import { Migration20261123010000_delivery_hot_updates } from './Migration20261123010000_delivery_hot_updates.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -13,4 +14,5 @@ export const migrationsList = [
   { name: 'Migration20261122030000_api_id_byte_order', class: Migration20261122030000_api_id_byte_order },
   { name: 'Migration20261122040000_commands', class: Migration20261122040000_commands },
   { name: 'Migration20261123000000_execution_and_delivery', class: Migration20261123000000_execution_and_delivery },
+  { name: 'Migration20261123010000_delivery_hot_updates', class: Migration20261123010000_delivery_hot_updates },
 ];
