@@ -70,13 +70,18 @@ export class UndiciWebhookSender implements WebhookSender {
   }
 
   async send(webhook: WebhookRequest): Promise<DeliveryAttempt[]> {
-    const tries: (DeliveryAttempt & { transient: boolean })[] = [];
-    await pRetry(async () => {
-      const attempt = await this.tryOnce(webhook);
-      tries.push(attempt);
-      if (!isSuccess(attempt.statusCode) && attempt.transient) throw new Error('transient');
-      if (!isSuccess(attempt.statusCode)) throw new AbortError('not transient');
-    }, { retries: this.options.quickRetries ?? 2, minTimeout: 20, maxTimeout: 200, factor: 3 }).catch(() => {});
+    const first = await this.tryOnce(webhook);
+    const tries = [first];
+    // The usual case ends here; p-retry (and its cost) only after a passing failure.
+    const quickRetries = this.options.quickRetries ?? 2;
+    if (quickRetries > 0 && !isSuccess(first.statusCode) && first.transient) {
+      await pRetry(async () => {
+        const attempt = await this.tryOnce(webhook);
+        tries.push(attempt);
+        if (!isSuccess(attempt.statusCode) && attempt.transient) throw new Error('transient');
+        if (!isSuccess(attempt.statusCode)) throw new AbortError('not transient');
+      }, { retries: quickRetries - 1, minTimeout: 20, maxTimeout: 200, factor: 3 }).catch(() => {});
+    }
     return tries.map(({ transient: _, ...attempt }) => attempt);
   }
 
