@@ -147,7 +147,7 @@ each in a fresh process; PostgreSQL 15 with default settings).
 
 Accepting: autocannon, ${CONNECTIONS} connections, each request a RefreshOrder with a new \`_cid\` (over 200 orders); server pinned to CPU 0, client to
 CPU 1, PostgreSQL free. Service: the real \`server/main.ts\` with \`SERVICE_ROLE=api\` (token check with the contact lookup, zod
-input, \`_cid\` claim with INSERT … ON CONFLICT and NOTIFY in one transaction, 202). Peer: \`bench/bare-commands.ts\`, node:http +
+input, \`_cid\` claim with INSERT … ON CONFLICT with its NOTIFY in one autocommit statement, 202). Peer: \`bench/bare-commands.ts\`, node:http +
 pg, no auth or validation, the same row written by BEGIN; INSERT … ON CONFLICT; COMMIT.
 
 | target | accepted/s | p50 / p99 ms | non-2xx | errors |
