@@ -27,7 +27,7 @@ const RECORD = `
 // A delivery being sent right now (pending under a live lease) is left to its sender: sending it twice at once
 // would only race two outcomes.
 const REDELIVER = `
-  with target as (select id, status = 'pending' and lease_until > $2 as busy from deliveries where id = $1 for update),
+  with target as (select id, status = 'pending' and coalesce(lease_until > $2, false) as busy from deliveries where id = $1 for update),
   again as (
     update deliveries d set status = 'pending', next_attempt_at = $2, lease_until = null, claim_token = null, updated_at = $2
     from target where d.id = target.id and not target.busy

@@ -299,6 +299,10 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
       outcome(over[1]!, failedAt, 200, { status: 'delivered' }),
     ], failedAt));
     assert.equal(await claim(later(60_100), later(120_000)), [], 'X2 waits while X1 waits for its retry');
+    assert.is(await run((r) => r.deliveries.redeliver(over[0]!.id, later(60_200))), true);
+    const early = await claim(later(60_200), later(120_000));
+    assert.equal(early.map((d) => [d.eventId, d.attempts]), [[x1!.id, 1]], 'redelivering one that waits for its retry sends it now');
+    await run((r) => r.deliveries.release(early));
     const retried = await claim(later(65_000), later(125_000));
     assert.equal(retried.map((d) => [d.eventId, d.attempts]), [[x1!.id, 1]], 'the stale outcome did not count as an attempt');
     await run((r) => r.deliveries.record([outcome(retried[0]!, later(65_001), null, { status: 'failed' })], later(65_001)));
