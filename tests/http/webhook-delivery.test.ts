@@ -26,6 +26,14 @@ const createJob = async (brandId: string, partnerId?: string) =>
 const setStatus = (apiId: string, status: string) => app.admin.call('jobs.setStatus', { apiId, status });
 const ofOrder = (received: Received[], orderId: string) => received.filter((r) => r.payload.orderId === orderId || r.payload.jobApiId === orderId);
 const deliveriesOf = async (accountId: string) => (await app.admin.query<{ items: Record<string, any>[] }>('deliveries.list', { accountId })).items; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** The delivery log once `done` holds: an attempt is recorded just after the receiver has answered it. */
+async function logOnce(accountId: string, done: (items: Awaited<ReturnType<typeof deliveriesOf>>) => boolean) {
+  for (let i = 0; ; i++) {
+    const items = await deliveriesOf(accountId);
+    if (done(items) || i === 100) return items;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 test('both signatures verify with the receivers\' usual code; without a key there are none', async () => {
   const receiver = await startReceiver();
@@ -117,7 +125,7 @@ test('a receiver failing twice gets the event on the third attempt; one that alw
   const flaky = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand, status: 'open' });
   await receiver.until((r) => r.some((x) => x.answered === 200 && x.payload.orderId === flaky.apiId));
   assert.equal(ofOrder(receiver.received, flaky.apiId).map((r) => r.answered), [500, 500, 200]);
-  const [delivered] = await deliveriesOf(brand);
+  const [delivered] = await logOnce(brand, ([d]) => d?.status === 'delivered');
   assert.equal([delivered!.status, delivered!.attempts.map((a: { statusCode: number }) => a.statusCode)], ['delivered', [500, 500, 200]]);
   assert.match(delivered!.attempts[0].error, /^HTTP 500: failure 500/);
   assert.ok(delivered!.attempts[0].error.length < 220, 'only an excerpt of the answer');
@@ -135,11 +143,7 @@ test('a receiver failing twice gets the event on the third attempt; one that alw
   healthy = true;
   assert.equal(await app.admin.call('deliveries.redeliver', { deliveryId: failed.id }), { ok: true });
   await receiver.until((r) => r.some((x) => x.answered === 200 && x.payload.orderId === doomed.apiId));
-  let healed = (await deliveriesOf(brand)).find((d) => d.id === failed!.id)!;
-  for (let i = 0; i < 50 && healed.status === 'pending'; i++) { // the attempt is recorded just after the receiver answered
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    healed = (await deliveriesOf(brand)).find((d) => d.id === failed!.id)!;
-  }
+  const healed = (await logOnce(brand, (items) => items.find((d) => d.id === failed!.id)?.status !== 'pending')).find((d) => d.id === failed!.id)!;
   assert.equal([healed.status, healed.attempts.length], ['delivered', 5], 'the same delivery, its attempts continued');
   assert.is((await app.admin.mutate('deliveries.redeliver', { deliveryId: randomUUID() })).status, 404);
 });
@@ -189,8 +193,7 @@ test('the delivery log over admin RPC: newest first, every attempt, filters', as
   const first = await createJob(brand);
   const second = await createJob(brand);
   await receiver.until((r) => ofOrder(r, first).length + ofOrder(r, second).length === 2);
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  const items = await deliveriesOf(brand);
+  const items = await logOnce(brand, (list) => list.length === 2 && list.every((d) => d.status === 'delivered'));
   assert.equal(items.map((d) => d.status), ['delivered', 'delivered']);
   const [newest] = items;
   assert.equal(Object.keys(newest!).sort(), ['accountId', 'attempts', 'createdAt', 'eventId', 'eventType', 'id', 'nextAttemptAt', 'scope', 'status', 'url'].sort());
