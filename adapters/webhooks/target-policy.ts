@@ -4,9 +4,15 @@ import type { WebhookTargetPolicy } from '../../domain/ports.ts';
 
 // Only globally routable unicast addresses may receive webhooks; everything ipaddr.js classifies
 // otherwise (loopback, private, link-local, CGNAT, multicast, unspecified, reserved, …) is refused.
+// IPv4-compatible IPv6 addresses (::/96, deprecated) are classified unicast by ipaddr.js but embed an IPv4 address
+// (::7f00:1 is 127.0.0.1): refused outright, as nothing public lives there.
 export const isPublicAddress = (address: string) => {
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
+    else if (v6.parts.slice(0, 6).every((part) => part === 0)) return false;
+  }
   return parsed.range() === 'unicast';
 };
 

@@ -24,7 +24,7 @@ test('the Standard Webhooks known-answer vector is reproduced; the hex signature
 
 test('a host name that resolves to loopback, and a loopback address, are refused at delivery time unless private targets are allowed', async () => {
   const receiver = await startReceiver();
-  for (const url of [`http://localhost:${receiver.port}/x`, `http://127.0.0.1:${receiver.port}/x`, `http://[::ffff:127.0.0.1]:${receiver.port}/x`]) {
+  for (const url of [`http://localhost:${receiver.port}/x`, `http://127.0.0.1:${receiver.port}/x`, `http://[::ffff:127.0.0.1]:${receiver.port}/x`, `http://[::7f00:1]:${receiver.port}/x`]) {
     const [refused, ...more] = await sender(false).send(webhook(url));
     assert.equal([refused!.statusCode, more.length], [null, 0], url);
     assert.match(refused!.error ?? '', /^refused target: .*not a public address/, url);

@@ -147,7 +147,7 @@ test('without ADMIN_TOKEN every admin procedure is 401', async () => {
 
 test('a refused webhook URL is 400 for admins too', async () => {
   const strict = await testApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: '0' });
-  for (const url of ['http://127.0.0.1/hook', 'http://[::ffff:10.0.0.1]/', 'http://169.254.169.254/latest', 'ftp://example.com/', 'http://100.64.0.1/']) {
+  for (const url of ['http://127.0.0.1/hook', 'http://[::ffff:10.0.0.1]/', 'http://169.254.169.254/latest', 'http://[::7f00:1]/', 'ftp://example.com/', 'http://100.64.0.1/']) {
     const res = await strict.admin.mutate('webhookConfigs.upsert', { accountId: ids.brand, scope: 'brand', url, transformer: 'default', version: '1.3.0' });
     assert.is(res.status, 400, url);
     assert.is(res.body.error.data.issues[0].path, 'url');
