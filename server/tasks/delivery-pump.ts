@@ -55,6 +55,7 @@ export function deliveryPump(services: Services, signal: WorkSignal, options: Pu
 
       const record = (results: DeliveryResult[]) => services.autocommit((deps) => recordDeliveries(deps, results))
         .then(() => {
+          drained = false; // an outcome releases the next delivery of its order: look again at once, not at the next poll
           for (const { state, tries } of results) {
             if (state.status === 'pending') soonestRetry = Math.min(soonestRetry, state.nextAttemptAt.getTime() - tries.at(-1)!.at.getTime());
           }
