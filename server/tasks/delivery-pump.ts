@@ -80,23 +80,20 @@ export function deliveryPump(services: Services, signal: WorkSignal, options: Pu
           .finally(() => { inFlight--; changed(); });
       };
 
+      const giveBack = (claims: ClaimedDelivery[]) => services.autocommit((deps) => releaseDeliveries(deps, claims))
+        .catch((err: unknown) => services.log.warn({ err, deliveries: claims.length }, 'giving back claimed deliveries failed; they are sent after their lease'));
+
       for (;;) {
-        if (stopping() && claimedNotSent.length > 0) {
-          const unsent = claimedNotSent.splice(0);
-          await services.autocommit((deps) => releaseDeliveries(deps, unsent))
-            .catch((err: unknown) => services.log.warn({ err, deliveries: unsent.length }, 'releasing unsent deliveries failed; they are sent after their lease'));
-          continue;
-        }
-        const expiring: ClaimedDelivery[] = [];
+        // Given back unsent: all of them when stopping; and a claim without an attempt's time left on its lease, which,
+        // sent now, could still be under way when another sender claims it over.
+        const unsent = stopping() ? claimedNotSent.splice(0) : [];
         while (inFlight < options.maxInFlight && claimedNotSent.length > 0) {
           const next = claimedNotSent.shift()!;
           if (options.sending.clock.now().getTime() + options.attemptMs <= next.leaseUntil.getTime()) send(next);
-          else expiring.push(next);
+          else unsent.push(next);
         }
-        if (expiring.length > 0) {
-          // Sent now, it could still be under way when another sender claims it over: given back instead.
-          await services.autocommit((deps) => releaseDeliveries(deps, expiring))
-            .catch((err: unknown) => services.log.warn({ err, deliveries: expiring.length }, 'releasing deliveries failed; they are sent after their lease'));
+        if (unsent.length > 0) {
+          await giveBack(unsent);
           continue;
         }
         if (!recording && finished.length > 0) recording = record(finished.splice(0));
