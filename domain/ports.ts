@@ -112,10 +112,11 @@ export interface CommandQueue {
    */
   claimDue(limit: number, now: Date, leaseUntil: Date): Promise<ClaimedCommand[]>;
   /**
-   * Locks the claimed command for the current unit of work when the claim is still this one's; false when the claim
-   * is lost (its lease ran out and another executor took the command over, or finished it).
+   * Records how a claimed command ended (as `CommandLog.finish`), when the claim is still this one's; false, with
+   * nothing changed, when the claim is lost (its lease ran out and another executor took the command over, or
+   * finished it). The row stays locked until the unit of work ends.
    */
-  lockClaimed(command: ClaimedCommand): Promise<boolean>;
+  finishClaimed(command: ClaimedCommand, outcome: FinishedCommand, at: Date): Promise<boolean>;
   /** Gives a claimed command back after an unexpected failure, to be claimed again no earlier than `notBefore`. */
   release(command: ClaimedCommand, notBefore: Date): Promise<void>;
   /** Deletes up to `limit` commands that finished at or before `before`; answers how many. */

@@ -73,7 +73,11 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   const withDeps = (run: <T>(work: (r: Repositories) => Promise<T>) => Promise<T>) =>
     <T>(work: (d: Deps) => Promise<T>) => run((repositories) => work({ ...repositories, ...deps, deferrer }));
   const signal = new WorkSignal();
-  const announce = { notifyServer: database.kind === 'postgresql', committed: (kinds: ReadonlySet<BackgroundWork>) => signal.wake(kinds) };
+  // On a server, this process's own NOTIFYs come back through its listener: waking here as well would run every
+  // round twice (the second finding nothing). The embedded database has no listener; commits wake the signal here.
+  const announce = database.kind === 'postgresql'
+    ? { notifyServer: true }
+    : { notifyServer: false, committed: (kinds: ReadonlySet<BackgroundWork>) => signal.wake(kinds) };
   const transact = withDeps(mikroOrmTransact(database.orm, announce));
   const autocommit = withDeps(mikroOrmAutocommit(database.orm, announce));
 

@@ -190,9 +190,11 @@ export class InMemoryCommandQueue implements CommandQueue {
       return { accountId: c.accountId, cid: c.cid, body: c.body, attempts: claimed.attempts, claimToken: claimed.claimToken };
     });
   }
-  async lockClaimed(command: ClaimedCommand) {
+  async finishClaimed(command: ClaimedCommand, outcome: FinishedCommand, at: Date) {
     const held = this.log.table.get(`${command.accountId}/${command.cid}`);
-    return held?.status === 'accepted' && held.claimToken === command.claimToken;
+    if (held?.status !== 'accepted' || held.claimToken !== command.claimToken) return false;
+    await this.log.finish(command.accountId, command.cid, outcome, at);
+    return true;
   }
   async release(command: ClaimedCommand, notBefore: Date) {
     const held = this.log.table.get(`${command.accountId}/${command.cid}`)!;

@@ -18,24 +18,27 @@ export type Execution =
   | { outcome: 'succeeded' | 'failed' | 'lost' }
   | { outcome: 'retry' | 'gave up'; error: unknown };
 
+/** The claim was taken over (its lease ran out) or the command finished elsewhere: what this unit of work did is undone. */
+class ClaimLost extends Error {}
+
 /**
- * The executor's story for one claimed command. In one unit of work: lock the command (if the claim is still ours),
- * run it, store its CommandResultEvent and mark it succeeded, so that its effects, its result and its events commit
- * together. A failure the sender can act on (CommandError) rolls that back and is stored, in a unit of work of its
- * own, as a CommandErrorEvent. An unexpected failure gives the command back to be tried again later, until the
- * last attempt, after which it ends as INTERNAL_ERROR, without the failure's text.
+ * The executor's story for one claimed command. In one unit of work: run it, store its CommandResultEvent and mark
+ * it succeeded if the claim is still ours, so that its effects, its result and its events commit together (a lost
+ * claim rolls all of it back: the fence is the last statement, which saves a round trip on every command). A failure
+ * the sender can act on (CommandError) rolls that back and is stored, in a unit of work of its own, as a
+ * CommandErrorEvent. An unexpected failure gives the command back to be tried again later, until the last attempt,
+ * after which it ends as INTERNAL_ERROR, without the failure's text.
  */
 export async function executeCommand(transact: UnitOfWork, claimed: ClaimedCommand, policy: ExecutionPolicy): Promise<Execution> {
   const command = claimed.body as BrandCommand;
   try {
-    const ran = await transact(async (deps) => {
-      if (!(await deps.commandQueue.lockClaimed(claimed))) return false;
+    await transact(async (deps) => {
       const result = await runBrandCommand(deps, claimed.accountId, command);
       await finish(deps, claimed, command, { status: 'succeeded', result });
-      return true;
     });
-    return { outcome: ran ? 'succeeded' : 'lost' };
+    return { outcome: 'succeeded' };
   } catch (error) {
+    if (error instanceof ClaimLost) return { outcome: 'lost' };
     if (error instanceof CommandError) return record(transact, claimed, command, error);
     if (claimed.attempts < policy.maxAttempts) {
       await transact(async (deps) => deps.commandQueue.release(claimed, new Date(deps.clock.now().getTime() + policy.retryDelayMs)));
@@ -47,16 +50,17 @@ export async function executeCommand(transact: UnitOfWork, claimed: ClaimedComma
 }
 
 async function record(transact: UnitOfWork, claimed: ClaimedCommand, command: BrandCommand, error: CommandError): Promise<Execution> {
-  const recorded = await transact(async (deps) => {
-    if (!(await deps.commandQueue.lockClaimed(claimed))) return false;
-    await finish(deps, claimed, command, { status: 'failed', error });
-    return true;
-  });
-  return { outcome: recorded ? 'failed' : 'lost' };
+  try {
+    await transact((deps) => finish(deps, claimed, command, { status: 'failed', error }));
+    return { outcome: 'failed' };
+  } catch (failure) {
+    if (failure instanceof ClaimLost) return { outcome: 'lost' };
+    throw failure;
+  }
 }
 
-async function finish(deps: BrandCommandDeps & Pick<Deps, 'commands'>, claimed: ClaimedCommand, command: BrandCommand, outcome: CommandOutcome) {
+async function finish(deps: BrandCommandDeps & Pick<Deps, 'commandQueue'>, claimed: ClaimedCommand, command: BrandCommand, outcome: CommandOutcome) {
   const sender = await receiverOf(deps, claimed.accountId, 'brand');
   const result = await emitCommandOutcome(deps, sender, command, outcome);
-  await deps.commands.finish(claimed.accountId, claimed.cid, { status: outcome.status, result }, deps.clock.now());
+  if (!(await deps.commandQueue.finishClaimed(claimed, { status: outcome.status, result }, deps.clock.now()))) throw new ClaimLost();
 }

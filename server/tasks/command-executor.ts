@@ -1,4 +1,5 @@
 import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
+import type { ClaimedCommand } from '../../domain/command.ts';
 import { executeCommand, type ExecutionPolicy } from '../../domain/use-cases/execute-command.ts';
 import { purgeCommandResults } from '../../domain/use-cases/purge-command-results.ts';
 import type { Services } from '../services.ts';
@@ -14,22 +15,18 @@ export interface ExecutorOptions extends ExecutionPolicy {
 }
 
 /**
- * Runs accepted brand commands in lanes: each lane claims a few (one statement), executes them one by one, and
- * claims again until nothing is left; a round ends when every lane found the queue empty. Lanes keep the database
- * busy while others wait on it, and a claim holds only what one lane will run next.
+ * Runs accepted brand commands in lanes: a lane claims a few (one statement), executes them one by one in units of
+ * work of their own, and claims again while it finds a full batch. A full batch means a backlog, and starts another
+ * lane (up to `concurrency`), so that lanes keep the database busy while others wait on it. A short batch means the
+ * queue was empty when it was claimed: the lane ends, and whatever commits later wakes the executor again. A trickle
+ * of commands so costs one claim each, not one per lane.
  */
 export function commandExecutor(services: Services, options: ExecutorOptions): WorkerTask {
-  const lane = async (stopping: () => boolean) => {
-    while (!stopping()) {
-      const claimed = await services.autocommit((deps) => claimDueCommands(deps, options.batch, options.leaseMs));
-      if (claimed.length === 0) return;
-      for (const command of claimed) {
-        const execution = await executeCommand(services.transact, command, options);
-        if (execution.outcome === 'retry' || execution.outcome === 'gave up') {
-          services.log.error({ err: execution.error, cid: command.cid, account: command.accountId, attempt: command.attempts },
-            execution.outcome === 'retry' ? 'command failed unexpectedly; it will be tried again' : 'command failed unexpectedly on its last attempt: INTERNAL_ERROR');
-        }
-      }
+  const execute = async (command: ClaimedCommand) => {
+    const execution = await executeCommand(services.transact, command, options);
+    if (execution.outcome === 'retry' || execution.outcome === 'gave up') {
+      services.log.error({ err: execution.error, cid: command.cid, account: command.accountId, attempt: command.attempts },
+        execution.outcome === 'retry' ? 'command failed unexpectedly; it will be tried again' : 'command failed unexpectedly on its last attempt: INTERNAL_ERROR');
     }
   };
   return {
@@ -37,7 +34,19 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
     wakeOn: 'commands',
     idleDelayMs: 1000,
     async runOnce({ stopping }) {
-      await Promise.all(Array.from({ length: options.concurrency }, () => lane(stopping)));
+      const lanes: Promise<void>[] = [];
+      const lane = async () => {
+        while (!stopping()) {
+          const claimed = await services.autocommit((deps) => claimDueCommands(deps, options.batch, options.leaseMs));
+          const backlog = claimed.length === options.batch;
+          if (backlog && lanes.length < options.concurrency) lanes.push(lane());
+          for (const command of claimed) await execute(command);
+          if (!backlog) return;
+        }
+      };
+      lanes.push(lane());
+      // Lanes start lanes while they run: wait for every one, including those started meanwhile.
+      for (let i = 0; i < lanes.length; i++) await lanes[i];
       return false;
     },
   };
