@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { LoginRateLimiter } from '../domain/ports.ts';
+import type { LoginRateLimiter, RateLimiter } from '../domain/ports.ts';
 
 export interface LoginLimits {
   perEmail: number;
@@ -43,5 +43,33 @@ export class FlexibleLoginRateLimiter implements LoginRateLimiter {
       new RateLimiterPostgres({ ...options, keyPrefix: 'login-email', points: limits.perEmail }),
       new RateLimiterPostgres({ ...options, keyPrefix: 'login-addr', points: limits.perAddress }),
     );
+  }
+}
+
+/**
+ * Requests per key within a fixed window (rate-limiter-flexible): in this process for the embedded database, in
+ * PostgreSQL otherwise. The counters share the login limiter's table, under their own key prefix.
+ */
+export class FlexibleRateLimiter implements RateLimiter {
+  constructor(private readonly limiter: RateLimiterAbstract) {}
+
+  async consume(key: string): Promise<number | null> {
+    try {
+      await this.limiter.consume(key);
+      return null;
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+    }
+  }
+
+  static inMemory(keyPrefix: string, points: number, durationSeconds: number) {
+    return new FlexibleRateLimiter(new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds }));
+  }
+
+  static inPostgres(keyPrefix: string, points: number, durationSeconds: number, knex: unknown) {
+    return new FlexibleRateLimiter(new RateLimiterPostgres({
+      storeClient: knex, storeType: 'knex', tableName: 'login_rate_limits', tableCreated: true, keyPrefix, points, duration: durationSeconds,
+    }));
   }
 }

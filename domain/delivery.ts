@@ -56,6 +56,8 @@ export function stateAfter(attempt: number, succeeded: boolean, scheduleMs: read
 /** A delivery as operators and integrators see it in the delivery log (CONTRACT §9, §10). */
 export interface DeliveryView {
   id: string;
+  /** Creation order: with `createdAt`, where a page of the log continues. */
+  seq: number;
   eventId: string;
   eventType: EventType;
   accountId: string;
@@ -71,5 +73,13 @@ export interface DeliveryFilter {
   accountId?: string;
   endpointId?: string;
   status?: DeliveryStatus;
+  /** Only deliveries older than this one (the last of the page before). */
+  before?: DeliveryPosition;
   limit: number;
+}
+
+/** Where a delivery stands in the log, newest first. */
+export interface DeliveryPosition {
+  createdAt: Date;
+  seq: number;
 }

@@ -9,6 +9,8 @@ export type DomainErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'RATE_LIMITED'
+  /** Asked for something older than the retention window (an event feed cursor). */
+  | 'GONE'
   | 'FEATURE_DISABLED';
 
 export interface Issue {

@@ -169,14 +169,38 @@ export interface DeliveryQueue {
    * Makes a delivery pending and due at `now` again, its attempts continuing, unless it is being sent right now (then
    * it is left to its sender). False when there is no such delivery.
    */
-  redeliver(deliveryId: string, now: Date): Promise<boolean>;
-  /** Deliveries newest first, with their attempts. */
+  redeliver(deliveryId: string, now: Date, endpointId?: string): Promise<boolean>;
+  /**
+   * Makes every failed delivery of the endpoint created at or after `since` pending and due at `now` again; answers
+   * how many. Deliveries of one order still go out in their order (see `claimDue`).
+   */
+  redeliverFailed(endpointId: string, since: Date, now: Date): Promise<number>;
+  /** Deliveries newest first, with their attempts; `before` continues after a delivery of an earlier page. */
   list(filter: DeliveryFilter): Promise<DeliveryView[]>;
   /**
    * Deletes up to `limit` finished deliveries of events older than `before`, and up to `limit` such events left without
    * any delivery; answers the larger count (a full batch means more may be waiting). Pending deliveries are kept.
    */
   purgeBefore(before: Date, limit: number): Promise<number>;
+}
+
+/** The event feed (CONTRACT §10): every event of an endpoint, in the order the events became visible. */
+export interface EventFeed {
+  /**
+   * Gives up to `limit` committed events without a position their positions, in one round, unless another round is
+   * under way (then nothing, 0): positions grow in the order events commit, and every round commits its positions at
+   * once, so that a reader never passes a position that is filled in later. Answers how many got one.
+   */
+  sequence(limit: number): Promise<number>;
+  /** The endpoint's positioned events after `afterPosition` (0: from the oldest), oldest first. */
+  page(endpointId: string, afterPosition: number, limit: number): Promise<FeedEntry[]>;
+}
+
+export interface FeedEntry {
+  position: number;
+  createdAt: Date;
+  /** The payload exactly as delivered. */
+  payload: Record<string, unknown>;
 }
 
 export interface Repositories {
@@ -189,6 +213,7 @@ export interface Repositories {
   cancellationReasons: CancellationReasonRepository;
   orderMappings: OrderMappingRepository;
   events: EventOutbox;
+  eventFeed: EventFeed;
   commands: CommandLog;
   commandQueue: CommandQueue;
   deliveries: DeliveryQueue;
@@ -240,6 +265,12 @@ export interface Mailer {
   send(message: MailMessage): Promise<void>;
 }
 
+/** A count of requests per key within a window, shared by every process where the database is a server. */
+export interface RateLimiter {
+  /** Counts one request; answers the seconds to wait when the limit is exceeded, else null. */
+  consume(key: string): Promise<number | null>;
+}
+
 export interface LoginRateLimiter {
   /** Counts one login attempt; answers the seconds to wait when a limit is exceeded, else null. */
   consume(email: string, clientAddress: string): Promise<number | null>;
@@ -265,6 +296,8 @@ export interface Deps extends Repositories {
   tokens: TokenService;
   mailer: Mailer;
   loginLimiter: LoginRateLimiter;
+  /** Endpoint tests per account (CONTRACT §10: 10 a minute). */
+  endpointTestLimiter: RateLimiter;
   deferrer: Deferrer;
   signatures: RequestSignatures;
   webhookSender: WebhookSender;

@@ -41,6 +41,7 @@ const restResponseMeta = (router: OpenApiRouter) => {
 function problemMeta(error: TRPCError) {
   const retryAfter = retryAfterOf(error);
   return {
+    ...((error.code as string) === 'GONE' && { status: 410 }),
     headers: {
       'content-type': 'application/problem+json',
       ...(retryAfter !== undefined && { 'retry-after': String(Math.max(1, Math.ceil(retryAfter))) }),

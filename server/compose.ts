@@ -6,7 +6,7 @@ import { SmtpMailer } from '../adapters/mail/smtp-mailer.ts';
 import { openDatabase, type Database } from '../adapters/persistence/open-database.ts';
 import { mikroOrmAutocommit, mikroOrmTransact } from '../adapters/persistence/unit-of-work.ts';
 import { listenForWork } from '../adapters/persistence/work-listener.ts';
-import { FlexibleLoginRateLimiter } from '../adapters/rate-limit.ts';
+import { FlexibleLoginRateLimiter, FlexibleRateLimiter } from '../adapters/rate-limit.ts';
 import { loadJwtKey } from '../adapters/secret.ts';
 import { hmacSignatures } from '../adapters/signatures.ts';
 import { AdjustableClock, randomIds, systemClock } from '../adapters/system.ts';
@@ -24,6 +24,7 @@ import { seedDemo } from './seed-demo.ts';
 import type { Services } from './services.ts';
 import { commandExecutor, commandResultPurge } from './tasks/command-executor.ts';
 import { deliveryPump, eventRetentionPurge } from './tasks/delivery-pump.ts';
+import { eventSequencer } from './tasks/event-sequencer.ts';
 import { WorkSignal } from './work-signal.ts';
 import { createWorker } from './worker.ts';
 
@@ -69,6 +70,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     loginLimiter: overrides.loginLimiter ?? (database.kind === 'postgresql'
       ? FlexibleLoginRateLimiter.inPostgres(limits(config), database.orm.em.getKnex())
       : FlexibleLoginRateLimiter.inMemory(limits(config))),
+    endpointTestLimiter: database.kind === 'postgresql'
+      ? FlexibleRateLimiter.inPostgres('endpoint-test', ENDPOINT_TESTS_PER_MINUTE, 60, database.orm.em.getKnex())
+      : FlexibleRateLimiter.inMemory('endpoint-test', ENDPOINT_TESTS_PER_MINUTE, 60),
   };
   const withDeps = (run: <T>(work: (r: Repositories) => Promise<T>) => Promise<T>) =>
     <T>(work: (d: Deps) => Promise<T>) => run((repositories) => work({ ...repositories, ...deps, deferrer }));
@@ -110,6 +114,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
       sending: { webhookSender, clock },
     }),
     eventRetentionPurge(services, config.eventRetentionDays),
+    eventSequencer(services),
   ];
   // On a server, work committed by other processes arrives as notifications; here, commits wake the signal directly.
   const wakeSource = database.kind === 'postgresql'
@@ -148,6 +153,8 @@ export type BuiltApp = Awaited<ReturnType<typeof buildApp>>;
 /** One attempt: up to three HTTP tries (the quick retries), each within WEBHOOK_TIMEOUT_MS, and the short waits between. */
 const attemptMs = (config: Config) => 3 * config.webhookTimeoutMs + 1000;
 
+/** CONTRACT §10: at most 10 endpoint tests a minute per account. */
+const ENDPOINT_TESTS_PER_MINUTE = 10;
 const limits = (config: Config) => ({ perEmail: config.loginLimitPerEmail, perAddress: config.loginLimitPerAddress });
 
 function chooseMailer(config: Config, log: Logger): Mailer {

@@ -12,7 +12,22 @@ const TRPC_CODE: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
   CONFLICT: 'CONFLICT',
   RATE_LIMITED: 'TOO_MANY_REQUESTS',
   FEATURE_DISABLED: 'NOT_FOUND',
+  // tRPC has no 410: typed clients get NOT_FOUND; the REST face answers 410 GONE (isGone, below).
+  GONE: 'NOT_FOUND',
 };
+
+/** A failure that the REST face answers 410 `GONE` (CONTRACT §3), a status tRPC's codes do not have. */
+export const isGone = (error: TRPCError) => error.cause instanceof DomainError && error.cause.code === 'GONE';
+
+/**
+ * The REST face's form of a GONE failure. trpc-to-openapi writes the error's own `code` into the body, and tRPC knows
+ * no GONE: the error carries it in place of NOT_FOUND, and the REST face's response meta gives it its 410.
+ */
+export function restGone(error: TRPCError): TRPCError {
+  const gone = new TRPCError({ code: 'NOT_FOUND', message: error.message, cause: error.cause });
+  (gone as unknown as { code: ProblemCode }).code = 'GONE';
+  return gone;
+}
 
 /**
  * Carries `{ path, message }` issues to the answer. trpc-to-openapi copies `cause.issues` into the body
@@ -71,14 +86,15 @@ const TITLES: Partial<Record<TRPC_ERROR_CODE_KEY, string>> = {
 export const GENERIC_INTERNAL_DETAIL = 'An unexpected error occurred. It has been logged; quote the request id when reporting it.';
 
 /** Every `code` a REST problem can carry (CONTRACT §3). */
-export const problemCodes = Object.keys(TITLES) as TRPC_ERROR_CODE_KEY[];
+export type ProblemCode = TRPC_ERROR_CODE_KEY | 'GONE';
+export const problemCodes: ProblemCode[] = [...Object.keys(TITLES) as TRPC_ERROR_CODE_KEY[], 'GONE'];
 
 export interface Problem {
   type: string;
   title: string;
   status: number;
   detail: string;
-  code: TRPC_ERROR_CODE_KEY;
+  code: ProblemCode;
   /** A short summary: trpc-to-openapi sets it on the answers of procedures, so every problem has it. */
   message: string;
   issues?: Issue[];
@@ -86,11 +102,11 @@ export interface Problem {
 }
 
 /** RFC 9457 problem details, the one shape of every REST failure; `code` is the stable machine-readable member (CONTRACT §3). */
-export function problem(code: TRPC_ERROR_CODE_KEY, status: number, detail: string, extra: { issues?: Issue[]; requestId?: string } = {}): Problem {
+export function problem(code: ProblemCode, status: number, detail: string, extra: { issues?: Issue[]; requestId?: string } = {}): Problem {
   const text = code === 'INTERNAL_SERVER_ERROR' ? GENERIC_INTERNAL_DETAIL : detail;
   return {
     type: 'about:blank',
-    title: TITLES[code] ?? code,
+    title: code === 'GONE' ? 'Gone' : TITLES[code] ?? code,
     status,
     detail: text,
     code,

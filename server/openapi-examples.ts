@@ -70,6 +70,31 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; requests?: 
     request: yourOrderId,
     response: { _cid: yourOrderId._cid, _type: yourOrderId._type, status: 'succeeded', order: partnerOrder('0b6f7e52-8c3d-4f21-a9e4-5d7c1b2a3e90') },
   },
+  'events-feed': {
+    response: {
+      items: [partnerOrder('5b2e8f1a-9c4d-4e7b-8a16-3f0d2c9e7b41'), {
+        _eid: '2f1d3c4b-5a69-4788-9a0b-1c2d3e4f5a6b', _type: 'CommandResultEvent', _v: '1.3.0', _cid: appointment._cid,
+        commandType: 'SetJobAppointment', _metadata: { 'ext-ticket': 'T-1042' }, result: { orderId: 'demo-job-04' },
+      }],
+      next: 'WzQyLDE3OTU0MzAwMDAwMDBd',
+    },
+  },
+  'webhookDeliveries-list': {
+    response: {
+      items: [{
+        id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', eventId: '5b2e8f1a-9c4d-4e7b-8a16-3f0d2c9e7b41', eventType: 'OrderStatusEvent',
+        url: config.url, status: 'failed', createdAt: '2026-11-23T09:30:00.000Z', nextAttemptAt: null,
+        attempts: [
+          { at: '2026-11-23T09:30:00.012Z', statusCode: 503, durationMs: 41, error: 'HTTP 503: Service Unavailable' },
+          { at: '2026-11-23T09:31:00.015Z', statusCode: null, durationMs: 10000, error: 'timeout after 10000 ms' },
+        ],
+      }],
+      next: null,
+    },
+  },
+  'webhookDeliveries-redeliver': { response: { id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', status: 'pending' } },
+  'webhookDeliveries-redeliverFailed': { request: { since: '2026-11-23T00:00:00Z' }, response: { count: 12 } },
+  'webhookConfig-test': { request: {}, response: { delivered: true, statusCode: 200, durationMs: 87, error: null } },
   'webhookConfig-get': { response: config },
   'webhookConfig-put': {
     request: { url: config.url, transformer: config.transformer, version: config.version, enabled: true, signatureKey: 'a-long-random-signing-key' },

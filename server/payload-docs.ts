@@ -89,3 +89,20 @@ export const commandOutcomeEvent = z.custom<Record<string, unknown>>(() => true)
     oneOf: [commandResult, commandError],
   },
 });
+
+const invoiceEvent = closed({
+  _eid: { type: 'string' }, _type: { const: 'InvoiceEvent' }, _v: { enum: [...PAYLOAD_VERSIONS] },
+  invoiceId: { type: 'string' }, orderId: { type: 'string' }, number: { type: 'string' }, type: { type: 'string' }, status: { type: 'string' },
+  cancellationStatus: str,
+  items: { type: 'array', items: closed({ description: { type: 'string' }, quantity: { type: 'number' }, unitPrice: { type: 'number' }, total: { type: 'number' } },
+    ['description', 'quantity', 'unitPrice', 'total']) },
+}, ['_eid', '_type', '_v', 'invoiceId', 'orderId', 'number', 'type', 'status', 'cancellationStatus', 'items'], { title: 'InvoiceEvent' });
+
+/** Any event an endpoint receives, exactly as delivered (the event feed's items). */
+export const deliveredEvent = z.custom<Record<string, unknown>>(() => true).meta({
+  id: 'DeliveredEvent',
+  override: <Schema>{
+    description: 'An event exactly as it was (or would have been) delivered to your endpoint, in its configuration\'s shape and version.',
+    oneOf: [partnerFormat, defaultFormat, invoiceEvent, commandResult, commandError],
+  },
+});

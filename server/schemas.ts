@@ -11,7 +11,10 @@ import type { AcceptedAnswer } from '../domain/use-cases/accept-command.ts';
 import type { SetJobAppointmentCommand } from '../domain/use-cases/set-job-appointment.ts';
 import type { SetJobYourOrderIdCommand } from '../domain/use-cases/set-job-your-order-id.ts';
 import { PAYLOAD_VERSIONS, SCOPES, TRANSFORMERS } from '../domain/webhook-config.ts';
-import { commandOutcomeEvent, orderStatusEvent } from './payload-docs.ts';
+import { deliveryCursor, feedCursor } from './cursors.ts';
+import { commandOutcomeEvent, deliveredEvent, orderStatusEvent } from './payload-docs.ts';
+import { FEED_LIMIT } from '../domain/use-cases/read-event-feed.ts';
+import { OWN_DELIVERY_LIMIT } from '../domain/use-cases/own-deliveries.ts';
 
 // The wire contract, defined once. Everything is checked here; the domain receives plain values.
 
@@ -147,6 +150,58 @@ const orderFilters = {
   updatedSince: z.iso.datetime({ offset: true }).transform((v) => new Date(v))
     .meta({ description: 'Only orders with updatedAt >= updatedSince; ISO 8601 with an offset.', examples: ['2026-11-01T00:00:00Z'] }).optional(),
   active: queryBool.meta({ description: 'true or 1 leaves out orders that need no partner action (new, cancelled, closed, completed, invoice sent).' }).optional(),
+};
+
+/** A whole number in a query string within bounds: beyond them is a 400 that names them. */
+const boundedQueryInt = (min: number, max: number, description: string) =>
+  z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max))
+    .meta({ description, override: { type: 'integer', minimum: min, maximum: max, pattern: undefined } });
+
+const attempt = z.object({
+  at: z.string().describe('When the try was made (ISO 8601, UTC).'),
+  statusCode: z.number().int().nullable().describe('Null when no answer came (refused target, connection error, timeout).'),
+  durationMs: z.number().int(),
+  error: z.string().nullable().describe('The error, or the start of a non-2xx answer.'),
+});
+
+export const selfService = {
+  feed: z.object({
+    after: feedCursor.optional(),
+    limit: boundedQueryInt(1, FEED_LIMIT.max, `1…${FEED_LIMIT.max}, default ${FEED_LIMIT.default}.`).optional(),
+  }),
+  feedAnswer: z.object({
+    items: z.array(deliveredEvent),
+    next: z.string().nullable().describe('Pass as `after` to go on (also when `items` is empty: new events come after it); null only when the feed is empty and no `after` was given.'),
+  }),
+  deliveries: z.object({
+    status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries in this state.'),
+    limit: boundedQueryInt(1, OWN_DELIVERY_LIMIT.max, `1…${OWN_DELIVERY_LIMIT.max}, default ${OWN_DELIVERY_LIMIT.default}.`).optional(),
+    before: deliveryCursor.optional(),
+  }),
+  deliveriesAnswer: z.object({
+    items: z.array(z.object({
+      id: z.string(),
+      eventId: z.string().describe('The event\'s `_eid`, also the `webhook-id` header.'),
+      eventType: z.string(),
+      url: z.string().nullable().describe('Your endpoint\'s URL as configured now.'),
+      status: z.enum(DELIVERY_STATUSES),
+      attempts: z.array(attempt).describe('Every try, oldest first.'),
+      createdAt: z.string(),
+      nextAttemptAt: z.string().nullable().describe('When a pending delivery is tried next; null otherwise.'),
+    })),
+    next: z.string().nullable().describe('Pass as `before` for older deliveries; null on the last page.'),
+  }),
+  redeliver: z.object({ id: z.string().uuid().meta({ description: 'The delivery\'s id, from GET /v3/webhook-deliveries.', examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'] }) }),
+  redeliverAnswer: z.object({ id: z.string(), status: z.literal('pending') }),
+  redeliverFailed: z.object({ since: dateTime.describe('ISO 8601 with an offset: failed deliveries created at or after it are sent again.') }),
+  redeliverFailedAnswer: z.object({ count: z.number().int().describe('How many failed deliveries are pending again.') }),
+  endpointTest: z.object({}),
+  endpointTestAnswer: z.object({
+    delivered: z.boolean().describe('Whether your endpoint answered 2xx.'),
+    statusCode: z.number().int().nullable().describe('Its status; null when no answer came.'),
+    durationMs: z.number().int(),
+    error: z.string().nullable().describe('Why it was not delivered: the error, a refused target, or the start of a non-2xx answer.'),
+  }),
 };
 
 export const partnerOrders = {

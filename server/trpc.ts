@@ -6,7 +6,7 @@ import type { Role } from '../domain/account.ts';
 import { authenticate } from '../domain/use-cases/authenticate.ts';
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
-import { GENERIC_INTERNAL_DETAIL, issuesOf, problem, translateError } from './errors.ts';
+import { GENERIC_INTERNAL_DETAIL, isGone, issuesOf, problem, restGone, translateError, type ProblemCode } from './errors.ts';
 
 export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 | 500;
 
@@ -44,7 +44,8 @@ const t = initTRPC
         // Typed clients parse tRPC's own shape: keep it, minus any exception text.
         return { ...shape, message, data: { ...shape.data, stack: undefined, issues } };
       }
-      return problem(error.code, shape.data.httpStatus, message, { issues, requestId: ctx?.requestId });
+      const code = error.code as ProblemCode;
+      return problem(code, code === 'GONE' ? 410 : shape.data.httpStatus, message, { issues, requestId: ctx?.requestId });
     },
   });
 
@@ -75,7 +76,10 @@ export const publicProcedure = t.procedure.use(async ({ ctx, meta, getRawInput, 
   const result = ctx.transport === 'rest' && meta?.openapi?.path.includes('{')
     ? await next({ getRawInput: decodedPathParameters(meta.openapi.path, getRawInput) })
     : await next();
-  if (!result.ok) throw translateError(result.error);
+  if (!result.ok) {
+    const error = translateError(result.error);
+    throw ctx.transport === 'rest' && isGone(error) ? restGone(error) : error;
+  }
   return result;
 });
 

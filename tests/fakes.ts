@@ -8,8 +8,8 @@ import { INACTIVE_STATUSES, type Job } from '../domain/job.ts';
 import type { OrderFilter } from '../domain/orders.ts';
 import type { OrderMapping } from '../domain/order-mapping.ts';
 import type {
-  AccountRepository, CancellationReasonRepository, Clock, CommandLog, CommandQueue, CommandState, ContactRepository, DeliveryQueue, FinishedCommand, WebhookRequest, WebhookSender, Deferrer, Deps, EventOutbox, IdGenerator,
-  InvoiceRepository, JobRepository, LoginRateLimiter, Mailer, OrderMappingRepository, PartnerFamily, PartnerOrderQueries, Repositories, TokenService,
+  AccountRepository, CancellationReasonRepository, Clock, CommandLog, CommandQueue, CommandState, ContactRepository, DeliveryQueue, FinishedCommand, WebhookRequest, WebhookSender, Deferrer, Deps, EventFeed, EventOutbox, FeedEntry, IdGenerator,
+  InvoiceRepository, JobRepository, LoginRateLimiter, RateLimiter, Mailer, OrderMappingRepository, PartnerFamily, PartnerOrderQueries, Repositories, TokenService,
   WebhookConfigRepository, WebhookTargetPolicy,
 } from '../domain/ports.ts';
 import type { MailMessage, TokenClaims, TokenKind } from '../domain/auth.ts';
@@ -224,6 +224,23 @@ interface DeliveryRow {
   tries: DeliveryAttempt[]; createdAt: Date;
 }
 
+/** The feed as the SQL one keeps it: positions given to stored events in the order they were stored. */
+export class InMemoryEventFeed implements EventFeed {
+  private readonly positions = new Map<string, number>();
+  constructor(private readonly outbox: InMemoryEventOutbox) {}
+  async sequence(limit: number) {
+    const pending = this.outbox.stored.filter((e) => e.endpointId && !this.positions.has(e.id)).slice(0, limit);
+    for (const e of pending) this.positions.set(e.id, this.positions.size + 1);
+    return pending.length;
+  }
+  async page(endpointId: string, afterPosition: number, limit: number): Promise<FeedEntry[]> {
+    return this.outbox.stored
+      .filter((e) => e.endpointId === endpointId && (this.positions.get(e.id) ?? 0) > afterPosition)
+      .map((e) => ({ position: this.positions.get(e.id)!, createdAt: e.createdAt, payload: copy(e.payload) }))
+      .sort((a, b) => a.position - b.position).slice(0, limit);
+  }
+}
+
 /** Deliveries as the SQL queue keeps them: per-order order, leases, a log of tries. */
 export class InMemoryDeliveryQueue implements DeliveryQueue {
   readonly rows: DeliveryRow[] = [];
@@ -263,19 +280,26 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
       if (r.state.status === 'pending') d.nextAttemptAt = r.state.nextAttemptAt;
     }
   }
-  async redeliver(deliveryId: string, now: Date) {
-    const d = this.rows.find((x) => x.id === deliveryId);
+  async redeliver(deliveryId: string, now: Date, endpointId?: string) {
+    const d = this.rows.find((x) => x.id === deliveryId && (!endpointId || x.event.endpointId === endpointId));
     if (!d) return false;
     if (d.status === 'pending' && d.leaseUntil && d.leaseUntil > now) return true;
     Object.assign(d, { status: 'pending', nextAttemptAt: now, leaseUntil: null, claimToken: null });
     return true;
   }
+  async redeliverFailed(endpointId: string, since: Date, now: Date) {
+    const failed = this.rows.filter((d) => d.event.endpointId === endpointId && d.status === 'failed' && d.createdAt >= since);
+    for (const d of failed) Object.assign(d, { status: 'pending', nextAttemptAt: now, leaseUntil: null, claimToken: null });
+    return failed.length;
+  }
   async list(filter: DeliveryFilter): Promise<DeliveryView[]> {
+    const { before } = filter;
     return this.rows
       .filter((d) => (!filter.accountId || d.event.accountId === filter.accountId) && (!filter.endpointId || d.event.endpointId === filter.endpointId) && (!filter.status || d.status === filter.status))
+      .filter((d) => !before || d.createdAt < before.createdAt || (d.createdAt.getTime() === before.createdAt.getTime() && d.seq < before.seq))
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.seq - a.seq).slice(0, filter.limit)
       .map((d) => ({
-        id: d.id, eventId: d.event.id, eventType: d.event.type, accountId: d.event.accountId, scope: d.event.scope,
+        id: d.id, seq: d.seq, eventId: d.event.id, eventType: d.event.type, accountId: d.event.accountId, scope: d.event.scope,
         url: this.configs.byId(d.event.endpointId!)?.url ?? null, status: d.status, attempts: d.tries.map((t) => ({ ...t })),
         createdAt: d.createdAt, nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt : null,
       }));
@@ -303,6 +327,7 @@ export const inMemoryRepositories = () => {
   const webhookConfigs = new InMemoryWebhookConfigRepository();
   const commands = new InMemoryCommandLog();
   const deliveries = new InMemoryDeliveryQueue(webhookConfigs);
+  const events = new InMemoryEventOutbox(deliveries);
   return {
   accounts: new InMemoryAccountRepository(webhookConfigs),
   contacts: new InMemoryContactRepository(),
@@ -312,7 +337,8 @@ export const inMemoryRepositories = () => {
   invoices: new InMemoryInvoiceRepository(),
   cancellationReasons: new InMemoryCancellationReasonRepository(),
   orderMappings: new InMemoryOrderMappingRepository(),
-  events: new InMemoryEventOutbox(deliveries),
+  events,
+  eventFeed: new InMemoryEventFeed(events),
   commands,
   commandQueue: new InMemoryCommandQueue(commands),
   deliveries,
@@ -363,6 +389,16 @@ export class CountingLoginLimiter implements LoginRateLimiter {
   }
 }
 
+export class CountingRateLimiter implements RateLimiter {
+  private readonly counts = new Map<string, number>();
+  constructor(private readonly points = 10) {}
+  async consume(key: string) {
+    const n = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, n);
+    return n > this.points ? 60 : null;
+  }
+}
+
 /** Holds deferred work until `runAll`, so tests can tell what happens before and after the answer. */
 export class QueuedDeferrer implements Deferrer {
   readonly queued: { name: string; work: (deps: Deps) => Promise<void> }[] = [];
@@ -377,7 +413,7 @@ export function fakeDeps() {
   const clock = new FixedClock();
   return {
     ...repositories, clock, ids: new SequentialIds(), webhookSender: new ScriptedWebhookSender(clock), webhookTargets: allowAllTargets, tokens: new InMemoryTokenService(),
-    mailer: new RecordingMailer(), loginLimiter: new CountingLoginLimiter(), deferrer: new QueuedDeferrer(),
+    mailer: new RecordingMailer(), loginLimiter: new CountingLoginLimiter(), endpointTestLimiter: new CountingRateLimiter(), deferrer: new QueuedDeferrer(),
     signatures: { matches: (key: string, body: Uint8Array, signature: string) => signature.toLowerCase() === `sig(${key}:${Buffer.from(body).toString()})` },
   } satisfies Deps;
 }

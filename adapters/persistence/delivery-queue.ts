@@ -27,26 +27,38 @@ const RECORD = `
 // A delivery being sent right now (pending under a live lease) is left to its sender: sending it twice at once
 // would only race two outcomes.
 const REDELIVER = `
-  with target as (select id, status = 'pending' and coalesce(lease_until > $2, false) as busy from deliveries where id = $1 for update),
+  with target as (
+    select id, status = 'pending' and coalesce(lease_until > $2, false) as busy from deliveries
+    where id = $1 and ($3::uuid is null or endpoint_id = $3) for update),
   again as (
     update deliveries d set status = 'pending', next_attempt_at = $2, lease_until = null, claim_token = null, updated_at = $2
     from target where d.id = target.id and not target.busy
     returning d.id)
   select (select count(*) from target) as found, (select count(*) from again) as pending_again`;
 
+// Every failed delivery of the endpoint since a time, pending again and due now; the claim keeps each order's deliveries
+// in their order, these among them.
+const REDELIVER_FAILED = `
+  with again as (
+    update deliveries set status = 'pending', next_attempt_at = $3, lease_until = null, claim_token = null, updated_at = $3
+    where endpoint_id = $1 and status = 'failed' and created_at >= $2
+    returning 1)
+  select count(*) as count from again`;
+
 const LIST = `
-  select d.id, d.event_id, e.type as event_type, d.account_id, e.scope, w.url, d.status, d.created_at,
+  select d.id, d.seq, d.event_id, e.type as event_type, d.account_id, e.scope, w.url, d.status, d.created_at,
     case when d.status = 'pending' then d.next_attempt_at end as next_attempt_at,
     coalesce((select json_agg(json_build_object('at', a.at, 'statusCode', a.status_code, 'durationMs', a.duration_ms, 'error', a.error) order by a.id)
               from delivery_attempts a where a.delivery_id = d.id), '[]') as attempts
   from deliveries d join events e on e.id = d.event_id left join webhook_configs w on w.id = d.endpoint_id
   where ($1::uuid is null or d.account_id = $1) and ($2::uuid is null or d.endpoint_id = $2) and ($3::text is null or d.status = $3)
+    and ($5::timestamptz is null or (d.created_at, d.seq) < ($5, $6::bigint))
   order by d.created_at desc, d.seq desc
   limit $4`;
 
 interface ClaimRow { id: string; event_id: string; attempts: number; body: string; has_endpoint: boolean; url: string | null; signature_key: string | null; enabled: boolean | null }
 interface ListRow {
-  id: string; event_id: string; event_type: DeliveryView['eventType']; account_id: string; scope: DeliveryView['scope']; url: string | null;
+  id: string; seq: string; event_id: string; event_type: DeliveryView['eventType']; account_id: string; scope: DeliveryView['scope']; url: string | null;
   status: DeliveryView['status']; created_at: string; next_attempt_at: string | null;
   attempts: { at: string; statusCode: number | null; durationMs: number; error: string | null }[];
 }
@@ -88,21 +100,30 @@ export class SqlDeliveryQueue implements DeliveryQueue {
     }));
   }
 
-  async redeliver(deliveryId: string, now: Date): Promise<boolean> {
+  async redeliver(deliveryId: string, now: Date, endpointId?: string): Promise<boolean> {
     const { rows: [row] } = await withDriverConnection(this.em, (client) =>
-      client.query<{ found: string; pending_again: string }>({ name: 'deliveries-redeliver', text: REDELIVER, values: [deliveryId, now] }));
+      client.query<{ found: string; pending_again: string }>({ name: 'deliveries-redeliver', text: REDELIVER, values: [deliveryId, now, endpointId ?? null] }));
     if (Number(row!.pending_again) > 0) await this.notices.created('deliveries');
     return Number(row!.found) > 0;
+  }
+
+  async redeliverFailed(endpointId: string, since: Date, now: Date): Promise<number> {
+    const { rows: [row] } = await withDriverConnection(this.em, (client) =>
+      client.query<{ count: string }>({ name: 'deliveries-redeliver-failed', text: REDELIVER_FAILED, values: [endpointId, since, now] }));
+    const count = Number(row!.count);
+    if (count > 0) await this.notices.created('deliveries');
+    return count;
   }
 
   list(filter: DeliveryFilter): Promise<DeliveryView[]> {
     return withDriverConnection(this.em, async (client) => {
       const { rows } = await client.query<ListRow>({
         name: 'deliveries-list', text: LIST,
-        values: [filter.accountId ?? null, filter.endpointId ?? null, filter.status ?? null, filter.limit],
+        values: [filter.accountId ?? null, filter.endpointId ?? null, filter.status ?? null, filter.limit,
+          filter.before?.createdAt ?? null, filter.before?.seq ?? null],
       });
       return rows.map((r) => ({
-        id: r.id, eventId: r.event_id, eventType: r.event_type, accountId: r.account_id, scope: r.scope, url: r.url, status: r.status,
+        id: r.id, seq: Number(r.seq), eventId: r.event_id, eventType: r.event_type, accountId: r.account_id, scope: r.scope, url: r.url, status: r.status,
         attempts: r.attempts.map((a) => ({ at: new Date(a.at), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error })),
         createdAt: new Date(r.created_at), nextAttemptAt: r.next_attempt_at ? new Date(r.next_attempt_at) : null,
       }));

@@ -6,6 +6,7 @@ import { MikroOrmCommandLog } from './command-log.ts';
 import { MikroOrmCommandQueue } from './command-queue.ts';
 import { MikroOrmContactRepository } from './contact-repository.ts';
 import { SqlDeliveryQueue } from './delivery-queue.ts';
+import { SqlEventFeed } from './event-feed.ts';
 import { SqlEventOutbox } from './event-outbox.ts';
 import { MikroOrmInvoiceRepository } from './invoice-repository.ts';
 import { SqlJobRepository } from './job-repository.ts';
@@ -32,6 +33,7 @@ const repositoriesOn = (em: EntityManager, notices: WorkNotices, events: SqlEven
   cancellationReasons: new MikroOrmCancellationReasonRepository(em),
   orderMappings: new MikroOrmOrderMappingRepository(em),
   events,
+  eventFeed: new SqlEventFeed(em),
   commands: new MikroOrmCommandLog(em, notices),
   commandQueue: new MikroOrmCommandQueue(em),
   deliveries: new SqlDeliveryQueue(em, notices),

@@ -1,6 +1,7 @@
 import { getWebhookConfig } from '../../domain/use-cases/get-webhook-config.ts';
+import { testWebhookEndpoint } from '../../domain/use-cases/test-webhook-endpoint.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import { webhookConfig } from '../schemas.ts';
+import { selfService, webhookConfig } from '../schemas.ts';
 import { integratorProcedure, router, type Meta, type ProblemStatus } from '../trpc.ts';
 
 const meta = (method: 'GET' | 'PUT', summary: string, problems: readonly ProblemStatus[]): Meta =>
@@ -27,4 +28,16 @@ export const webhookConfigRouter = router({
       const { accountId: _, ...view } = config.view();
       return view;
     }),
+  test: integratorProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/v3/webhook-config/test', tags: ['webhooks'], summary: 'Send a test event to your endpoint now',
+        description: 'One signed WebhookTestEvent `{ _eid, _type: "WebhookTestEvent", _v, sentAt }`, sent at once with the headers, '
+          + 'signatures, target rules and timeout of real deliveries (a disabled endpoint is tested too); nothing is stored. '
+          + 'At most 10 a minute per account.',
+        successDescription: 'What your endpoint did.' },
+      rest: { problems: [403, 404, 429] },
+    })
+    .input(selfService.endpointTest)
+    .output(selfService.endpointTestAnswer)
+    .mutation(({ ctx }) => ctx.services.read((deps) => testWebhookEndpoint(ctx.services.read, deps, ctx.principal))),
 });

@@ -1,0 +1,60 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EventFeed, FeedEntry } from '../../domain/ports.ts';
+import { json } from './command-log.ts';
+import { withDriverConnection } from './driver.ts';
+
+/*
+ * Why the feed does not page by `events.seq`: an identity value is taken when a row is inserted, not when its
+ * transaction commits. A writer that inserts seq 10 and commits late lets a reader see 11 first; a reader that
+ * remembers "after 11" never sees 10. So events get a second number, their feed position, once they have committed:
+ *
+ * - One sequencer at a time (a transaction-scoped advisory lock; a round that finds it taken does nothing) gives the
+ *   committed events that have none their positions from a sequence, in `seq` order, and commits them all at once.
+ * - A round sees only events committed before its statement began; an event committing later gets its position in a
+ *   later round, and every later round draws larger numbers (it starts after the previous round committed). So
+ *   positions grow in the order events became visible, and a reader that has seen position p has seen every position
+ *   below p that will ever exist: nothing is filled in behind it.
+ * - Within a round, `seq` order is commit order wherever order matters: changes to one order hold the job's row lock
+ *   and write their events last, so a later change of that order inserts (and commits) after the earlier committed.
+ *
+ * Readers page by (endpoint, position) on an index, and only ever see committed positions. Nothing here depends on
+ * the server: the embedded database runs the same statements.
+ */
+const SEQUENCER_LOCK = 0x7062_6931; // 'pbi1': the feed sequencer's advisory lock key.
+
+const SEQUENCE = `
+  with batch as (
+    select id from events where position is null and endpoint_id is not null order by seq limit $1),
+  numbered as (
+    select id, nextval('events_position_seq') as position from batch)
+  update events e set position = n.position from numbered n where e.id = n.id`;
+
+const PAGE = `
+  select position, created_at, payload::text as payload from events
+  where endpoint_id = $1 and position > $2 and position is not null
+  order by position limit $3`;
+
+export class SqlEventFeed implements EventFeed {
+  constructor(private readonly em: EntityManager) {}
+
+  /** Runs in a unit of work: the advisory lock is held, and the positions committed, by its transaction. */
+  sequence(limit: number): Promise<number> {
+    return withDriverConnection(this.em, async (client) => {
+      const { rows: [lock] } = await client.query<{ taken: boolean }>({
+        name: 'feed-sequencer-lock', text: 'select pg_try_advisory_xact_lock($1) as taken', values: [SEQUENCER_LOCK],
+      });
+      if (!lock!.taken) return 0;
+      const { rowCount } = await client.query({ name: 'feed-sequence', text: SEQUENCE, values: [limit] });
+      return rowCount ?? 0;
+    });
+  }
+
+  page(endpointId: string, afterPosition: number, limit: number): Promise<FeedEntry[]> {
+    return withDriverConnection(this.em, async (client) => {
+      const { rows } = await client.query<{ position: string; created_at: Date; payload: string }>({
+        name: 'feed-page', text: PAGE, values: [endpointId, afterPosition, limit],
+      });
+      return rows.map((r) => ({ position: Number(r.position), createdAt: new Date(r.created_at), payload: json(r.payload) }));
+    });
+  }
+}

@@ -1,0 +1,35 @@
+import type { Principal } from '../auth.ts';
+import { isSuccess } from '../delivery.ts';
+import { DomainError } from '../errors.ts';
+import { integratorEndpoint } from '../integrator-endpoint.ts';
+import type { Deps } from '../ports.ts';
+import type { UnitOfWork } from './execute-command.ts';
+
+export interface EndpointTestOutcome {
+  delivered: boolean;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+/**
+ * POST /v3/webhook-config/test: one signed WebhookTestEvent, sent at once through the webhook sender (its headers,
+ * signatures, target rules and timeout), nothing stored. The configuration is read in a unit of work that ends before
+ * anything is sent: no connection is held while the endpoint answers. A disabled endpoint is tested too: that is how
+ * one is tried before it goes live.
+ */
+export async function testWebhookEndpoint(
+  read: UnitOfWork,
+  deps: Pick<Deps, 'webhookSender' | 'endpointTestLimiter' | 'ids' | 'clock'>,
+  principal: Principal,
+): Promise<EndpointTestOutcome> {
+  const endpoint = await read((d) => integratorEndpoint(d, principal));
+  if (!endpoint.url) throw new DomainError('NOT_FOUND', 'Your webhook configuration has no URL to test: set one with PUT /v3/webhook-config.');
+  const retryAfter = await deps.endpointTestLimiter.consume(principal.accountId);
+  if (retryAfter !== null) throw new DomainError('RATE_LIMITED', 'At most 10 endpoint tests a minute per account.', [], retryAfter);
+  const eventId = deps.ids.newId();
+  const body = JSON.stringify({ _eid: eventId, _type: 'WebhookTestEvent', _v: endpoint.version, sentAt: deps.clock.now().toISOString() });
+  const tries = await deps.webhookSender.send({ url: endpoint.url, eventId, body, signatureKey: endpoint.signatureKey });
+  const last = tries.at(-1)!;
+  return { delivered: isSuccess(last.statusCode), statusCode: last.statusCode, durationMs: Math.round(last.durationMs), error: last.error };
+}

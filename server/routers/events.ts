@@ -1,0 +1,26 @@
+import { readEventFeed } from '../../domain/use-cases/read-event-feed.ts';
+import { encodeFeedCursor } from '../cursors.ts';
+import { selfService } from '../schemas.ts';
+import { integratorProcedure, router } from '../trpc.ts';
+
+/** The event feed of the caller's endpoint (CONTRACT §10). */
+export const eventsRouter = router({
+  feed: integratorProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/v3/events', tags: ['events'], summary: 'Your events, oldest first, without gaps',
+        description: 'Every event your endpoint receives (or would receive, had it a URL and were it enabled), each exactly as '
+          + 'delivered, in the order the events committed. Follow `next` (as `after`) to catch up after an outage: a reader that '
+          + 'follows it from the start sees every retained event exactly once, however many writers commit at once. A child '
+          + 'partner without its own configuration reads its master\'s feed. A cursor older than the retention window '
+          + '(EVENT_RETENTION_DAYS, default 30) is 410.',
+        successDescription: 'A page of events and the cursor to go on from.' },
+      rest: { problems: [400, 403, 404, 410] },
+    })
+    .input(selfService.feed)
+    .output(selfService.feedAnswer)
+    .query(async ({ ctx, input }) => {
+      const { services } = ctx;
+      const page = await readEventFeed(services, ctx.principal, { after: input.after ?? null, limit: input.limit, retentionDays: services.config.eventRetentionDays });
+      return { items: page.items, next: page.next && encodeFeedCursor(page.next) };
+    }),
+});

@@ -1,0 +1,50 @@
+import { listOwnDeliveries, redeliverOwn, redeliverOwnFailed } from '../../domain/use-cases/own-deliveries.ts';
+import { encodeDeliveryCursor } from '../cursors.ts';
+import { selfService } from '../schemas.ts';
+import { integratorProcedure, router } from '../trpc.ts';
+import { deliveryView } from '../views.ts';
+
+/** The caller's own delivery log, and replay (CONTRACT §10). Other endpoints' deliveries do not exist for it. */
+export const webhookDeliveriesRouter = router({
+  list: integratorProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/v3/webhook-deliveries', tags: ['webhooks'], summary: 'Your delivery log, newest first',
+        description: 'Every delivery to your endpoint with every try: when, what your endpoint answered, how long it took.',
+        successDescription: 'A page of deliveries.' },
+      rest: { problems: [400, 403, 404] },
+    })
+    .input(selfService.deliveries)
+    .output(selfService.deliveriesAnswer)
+    .query(async ({ ctx, input }) => {
+      const page = await ctx.services.read((deps) => listOwnDeliveries(deps, ctx.principal, input));
+      return {
+        items: page.items.map((d) => {
+          const { accountId: _a, scope: _s, ...view } = deliveryView(d);
+          return view;
+        }),
+        next: page.next && encodeDeliveryCursor(page.next),
+      };
+    }),
+  redeliver: integratorProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/v3/webhook-deliveries/{id}/redeliver', tags: ['webhooks'], summary: 'Send one delivery again',
+        description: 'The same event (same `webhook-id`) is sent again at once; its tries continue in the log. A delivery being '
+          + 'sent right now is left to finish. Deliveries of one order still go out in their order.',
+        successDescription: 'Pending again.' },
+      rest: { status: 202, problems: [403, 404] },
+    })
+    .input(selfService.redeliver)
+    .output(selfService.redeliverAnswer)
+    .mutation(({ ctx, input }) => ctx.services.transact((deps) => redeliverOwn(deps, ctx.principal, input.id))),
+  redeliverFailed: integratorProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/v3/webhook-deliveries/redeliver-failed', tags: ['webhooks'], summary: 'Send every failed delivery since a time again',
+        description: 'After an outage of your endpoint: every delivery that failed (its retries used up) and was created at or '
+          + 'after `since` is sent again, each order\'s in their order.',
+        successDescription: 'How many are pending again.' },
+      rest: { status: 202, problems: [403, 404] },
+    })
+    .input(selfService.redeliverFailed)
+    .output(selfService.redeliverFailedAnswer)
+    .mutation(({ ctx, input }) => ctx.services.transact((deps) => redeliverOwnFailed(deps, ctx.principal, input.since))),
+});
