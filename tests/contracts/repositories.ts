@@ -254,6 +254,71 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     assert.equal({ ...recent[0] }, { ...events[2] });
   });
 
+  test('event feed: committed events of an endpoint get positions in the order stored; pages after a position; endpoints apart', async () => {
+    const brand = account();
+    const now = at('2026-05-01T00:00:00.000Z');
+    const endpoint = randomUUID();
+    const other = randomUUID();
+    const event = (n: number, endpointId: string | null) => new OutboxEvent({
+      id: randomUUID(), accountId: brand.id, scope: 'brand', type: 'OrderStatusEvent', orderId: `job-${n}`, payload: { _eid: `e${n}`, n },
+      endpointId, deliver: false, createdAt: new Date(now.getTime() + n),
+    });
+    const events = [event(1, endpoint), event(2, other), event(3, null), event(4, endpoint), event(5, endpoint)];
+    await run(async (r) => { await r.accounts.save(brand); await r.events.add(events.slice(0, 3)); });
+    await run((r) => r.events.add(events.slice(3)));
+    assert.equal(await run((r) => r.eventFeed.page(endpoint, 0, 10)), [], 'nothing before the sequencer has run');
+    while ((await run((r) => r.eventFeed.sequence(2))) > 0);
+    const page = await run((r) => r.eventFeed.page(endpoint, 0, 10));
+    assert.equal(page.map((e) => e.payload), [{ _eid: 'e1', n: 1 }, { _eid: 'e4', n: 4 }, { _eid: 'e5', n: 5 }]);
+    assert.ok(page[0]!.position < page[1]!.position && page[1]!.position < page[2]!.position);
+    assert.equal(page.map((e) => e.createdAt), [events[0]!.createdAt, events[3]!.createdAt, events[4]!.createdAt]);
+    assert.equal((await run((r) => r.eventFeed.page(endpoint, page[0]!.position, 1))).map((e) => e.payload.n), [4]);
+    assert.equal((await run((r) => r.eventFeed.page(other, 0, 10))).map((e) => e.payload.n), [2]);
+    const late = event(6, endpoint);
+    await run((r) => r.events.add([late]));
+    while ((await run((r) => r.eventFeed.sequence(100))) > 0);
+    assert.equal((await run((r) => r.eventFeed.page(endpoint, page[2]!.position, 10))).map((e) => e.payload.n), [6], 'a later event comes after');
+  });
+
+  test('deliveries: an endpoint\'s own, paged with before; redelivered one (only by its endpoint) or all failed since a time', async () => {
+    const brand = account();
+    const now = at('2026-06-01T00:00:00.000Z');
+    const config = new WebhookConfig({
+      id: randomUUID(), accountId: brand.id, scope: 'brand', url: 'https://hooks.example.com/c', transformer: 'default', version: '1.3.0',
+      signatureKey: null, enabled: true, createdAt: now, updatedAt: now,
+    });
+    const event = (n: number) => new OutboxEvent({
+      id: randomUUID(), accountId: brand.id, scope: 'brand', type: 'OrderStatusEvent', orderId: 'P', payload: { _eid: `p${n}` },
+      endpointId: config.id, deliver: true, createdAt: new Date(now.getTime() + n * 1000),
+    });
+    const events = [event(1), event(2), event(3)];
+    await run(async (r) => { await r.accounts.save(brand); await r.webhookConfigs.save(config); await r.events.add(events); });
+    const mine = <T extends { eventId: string }>(list: T[]) => list.filter((d) => events.some((e) => e.id === d.eventId));
+    const first = mine(await run((r) => r.deliveries.list({ endpointId: config.id, limit: 2 })));
+    assert.equal(first.map((d) => d.eventId), [events[2]!.id, events[1]!.id], 'newest first');
+    const rest = await run((r) => r.deliveries.list({ endpointId: config.id, limit: 10, before: { createdAt: first[1]!.createdAt, seq: first[1]!.seq } }));
+    assert.equal(rest.map((d) => d.eventId), [events[0]!.id]);
+
+    // All three fail, one after the other (one order: one at a time).
+    for (let i = 0; i < 3; i++) {
+      const [claimed] = mine(await run((r) => r.deliveries.claimDue(1000, new Date(now.getTime() + 10_000), new Date(now.getTime() + 70_000), randomUUID())));
+      await run((r) => r.deliveries.record([{ deliveryId: claimed!.id, claimToken: claimed!.claimToken, tries: [{ at: now, statusCode: 500, durationMs: 1, error: 'HTTP 500' }], state: { status: 'failed' } }], now));
+    }
+    assert.is(await run((r) => r.deliveries.redeliver(first[0]!.id, now, randomUUID())), false, 'not by another endpoint');
+    const since = events[1]!.createdAt;
+    assert.is(await run((r) => r.deliveries.redeliverFailed(config.id, since, new Date(now.getTime() + 20_000))), 2);
+    assert.is(await run((r) => r.deliveries.redeliverFailed(randomUUID(), since, now)), 0);
+    const log = mine(await run((r) => r.deliveries.list({ endpointId: config.id, limit: 10 })));
+    assert.equal(log.map((d) => d.status), ['pending', 'pending', 'failed']);
+    const claimAt = new Date(now.getTime() + 20_000);
+    const again = mine(await run((r) => r.deliveries.claimDue(1000, claimAt, new Date(claimAt.getTime() + 60_000), randomUUID())));
+    assert.equal(again.map((d) => [d.eventId, d.attempts]), [[events[1]!.id, 1]], 'the earlier of the order first, its attempts continuing');
+    await run((r) => r.deliveries.record([{ deliveryId: again[0]!.id, claimToken: again[0]!.claimToken, tries: [], state: { status: 'delivered' } }], claimAt));
+    const next = mine(await run((r) => r.deliveries.claimDue(1000, claimAt, new Date(claimAt.getTime() + 60_000), randomUUID())));
+    assert.equal(next.map((d) => d.eventId), [events[2]!.id]);
+    await run((r) => r.deliveries.record([{ deliveryId: next[0]!.id, claimToken: next[0]!.claimToken, tries: [], state: { status: 'delivered' } }], claimAt));
+  });
+
   test('deliveries: made for events to be delivered; claimed due, oldest first, one order at a time per endpoint', async () => {
     const brand = account();
     const now = at('2026-04-01T00:00:00.000Z');
