@@ -12,7 +12,9 @@ const KINDS: Record<TokenKind, { typ: string; audience: string }> = {
 const VERIFIED_CACHE_SIZE = 10_000;
 
 /**
- * HS256 JWTs with jose; the algorithm is pinned, never taken from the token. Tokens that verified once are
+ * HS256 JWTs with jose; the algorithm is pinned, never taken from the token. Tokens are signed with the current key
+ * and verified with it or, during a rotation, with the previous ones (JWT_SECRET_PREVIOUS), so that tokens issued before
+ * the rotation keep working until they expire or the setting is removed. Tokens that verified once are
  * remembered (bounded, oldest dropped first) so that a client's every call does not pay for the signature
  * again; their expiry is still checked against the given time on every call.
  */
@@ -22,6 +24,7 @@ export class JoseTokenService implements TokenService {
   constructor(
     private readonly key: Uint8Array,
     private readonly ids: IdGenerator,
+    private readonly previousKeys: readonly Uint8Array[] = [],
   ) {}
 
   async issue(kind: TokenKind, claims: TokenClaims, issuedAt: Date, lifetimeSeconds: number): Promise<string> {
@@ -40,8 +43,16 @@ export class JoseTokenService implements TokenService {
   async verify(kind: TokenKind, token: string, now: Date): Promise<TokenClaims | null> {
     const known = this.verified.get(token);
     if (known) return known.kind === kind && now.getTime() / 1000 < known.exp ? { ...known.claims } : null;
+    for (const key of [this.key, ...this.previousKeys]) {
+      const claims = await this.verifyWith(key, kind, token, now);
+      if (claims) return claims;
+    }
+    return null;
+  }
+
+  private async verifyWith(key: Uint8Array, kind: TokenKind, token: string, now: Date): Promise<TokenClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, this.key, {
+      const { payload } = await jwtVerify(token, key, {
         algorithms: ['HS256'],
         issuer: ISSUER,
         audience: KINDS[kind].audience,

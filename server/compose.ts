@@ -64,7 +64,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     ids,
     webhookSender,
     webhookTargets: overrides.webhookTargets ?? new DnsWebhookTargetPolicy(config.webhookAllowPrivateTargets),
-    tokens: new JoseTokenService(jwtKey.key, ids),
+    tokens: new JoseTokenService(jwtKey.key, ids, config.jwtSecretPrevious ? [new TextEncoder().encode(config.jwtSecretPrevious)] : []),
     signatures: hmacSignatures,
     mailer: overrides.mailer ?? chooseMailer(config, log),
     loginLimiter: overrides.loginLimiter ?? (database.kind === 'postgresql'

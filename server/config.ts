@@ -30,6 +30,7 @@ const envSchema = z.object({
   PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
   DATA_DIR: z.string().min(1).default('./.data'),
   JWT_SECRET: z.string().refine((v) => Buffer.byteLength(v) >= 32, 'must be at least 32 bytes').optional(),
+  JWT_SECRET_PREVIOUS: z.string().refine((v) => Buffer.byteLength(v) >= 32, 'must be at least 32 bytes').optional(),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
@@ -55,6 +56,8 @@ export interface Config {
   pgliteDir: string;
   dataDir: string;
   jwtSecret: string | undefined;
+  /** The key before the last rotation: still accepted when verifying tokens, never used to sign. */
+  jwtSecretPrevious: string | undefined;
   adminToken: string | undefined;
   smtpUrl: string | undefined;
   mailFrom: string;
@@ -99,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pgliteDir: e.PGLITE_DIR === 'memory://' ? e.PGLITE_DIR : resolve(e.PGLITE_DIR),
     dataDir: resolve(e.DATA_DIR),
     jwtSecret: e.JWT_SECRET,
+    jwtSecretPrevious: e.JWT_SECRET_PREVIOUS,
     adminToken: e.ADMIN_TOKEN,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
