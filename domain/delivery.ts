@@ -26,6 +26,8 @@ export interface ClaimedDelivery {
   claimToken: string;
   /** The payload exactly as stored: the bytes sent and signed. */
   body: string;
+  /** When the delivery was made, with the change that caused its event. */
+  createdAt: Date;
   /** The endpoint's current URL, key and state (a changed URL or key applies from the next attempt on). */
   endpoint: { url: string | null; signatureKey: string | null; enabled: boolean } | null;
 }

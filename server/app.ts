@@ -12,7 +12,8 @@ import type { Logger } from './logger.ts';
 import { legacyOrdersRoute } from './routes/legacy-orders.ts';
 import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
 import type { Services } from './services.ts';
-import type { Meta } from './trpc.ts';
+import { httpMetrics } from './metrics.ts';
+import { secretEquals, type Meta } from './trpc.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -62,6 +63,22 @@ const bodyErrors: ErrorRequestHandler = (err, req, res, _next) => {
   if (status === 500) req.log.error({ err }, 'request failed before reaching a procedure');
   res.status(status).type('application/problem+json').json(problem(code, status, detail, { requestId: String(req.id) }));
 };
+
+/** This process's metrics in Prometheus' text format, behind the admin token; served by every role. */
+export function metricsRoute(services: Services) {
+  const routes = express.Router();
+  routes.get('/metrics', async (req, res) => {
+    const expected = services.config.adminToken;
+    const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (!expected || !given || !secretEquals(given, expected)) {
+      res.status(401).type('application/problem+json')
+        .send(JSON.stringify(problem('UNAUTHORIZED', 401, 'A valid admin token is required.', { requestId: String(req.id ?? res.getHeader('x-request-id') ?? '') })));
+      return;
+    }
+    res.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics());
+  });
+  return routes;
+}
 
 /** Liveness and readiness, served by every role. */
 export function healthRoutes(services: Services) {
@@ -114,6 +131,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   app.set('trust proxy', services.config.trustProxy);
   app.set('etag', false);
 
+  app.use(httpMetrics(services.metrics, new Set(Object.keys(router._def.procedures))));
   app.use(pinoHttp({
     logger: services.log,
     genReqId: (req: IncomingMessage, res: ServerResponse) => {
@@ -132,6 +150,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   }));
 
   app.use(healthRoutes(services));
+  app.use(metricsRoute(services));
 
   // tRPC reads its own body, so its parse errors keep tRPC's shape for typed clients.
   app.use('/trpc', createExpressMiddleware({

@@ -14,7 +14,7 @@ import { JoseTokenService } from '../adapters/tokens.ts';
 import { UndiciWebhookSender } from '../adapters/webhooks/sender.ts';
 import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
 import type { BackgroundWork, Clock, Deps, IdGenerator, LoginRateLimiter, Mailer, Repositories, WebhookSender, WebhookTargetPolicy } from '../domain/ports.ts';
-import { createHttpApp, healthRoutes } from './app.ts';
+import { createHttpApp, healthRoutes, metricsRoute } from './app.ts';
 import { createDeferrer } from './background.ts';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -25,6 +25,8 @@ import type { Services } from './services.ts';
 import { commandExecutor, commandResultPurge } from './tasks/command-executor.ts';
 import { deliveryPump, eventRetentionPurge } from './tasks/delivery-pump.ts';
 import { eventSequencer } from './tasks/event-sequencer.ts';
+import { createMetrics } from './metrics.ts';
+import { operationalStats } from '../adapters/persistence/operational-stats.ts';
 import { WorkSignal } from './work-signal.ts';
 import { createWorker } from './worker.ts';
 
@@ -91,6 +93,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   const services: Services = {
     config,
     log,
+    metrics: createMetrics(operationalStats(database.orm)),
     transact,
     read: autocommit,
     autocommit,
@@ -101,7 +104,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   if (config.seedDemo && (await seedDemo(services))) log.info('demo data loaded');
 
   const app = config.role === 'worker'
-    ? express().use(healthRoutes(services))
+    ? express().use(healthRoutes(services)).use(metricsRoute(services))
     : createHttpApp({ router: appRouter, services, openApiDocument: buildOpenApiDocument(appRouter) });
   const tasks = config.role === 'api' ? [] : [
     commandExecutor(services, {

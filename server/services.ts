@@ -1,6 +1,7 @@
 import type { Deps } from '../domain/ports.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
+import type { Metrics } from './metrics.ts';
 
 export interface TestClockControl {
   advance(seconds: number): Date;
@@ -10,6 +11,8 @@ export interface TestClockControl {
 export interface Services {
   config: Config;
   log: Logger;
+  /** This process's metrics (GET /metrics). */
+  metrics: Metrics;
   /** Runs work in one unit of work: its changes and their events commit together or not at all. */
   transact<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
   /** Runs read-only work without a transaction (one round trip per query, nothing written). */

@@ -258,7 +258,7 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
       d.leaseUntil = leaseUntil;
       d.claimToken = claimToken;
       const config = this.configs.byId(d.event.endpointId!);
-      return { id: d.id, eventId: d.event.id, attempts: d.attempts, body: JSON.stringify(d.event.payload), leaseUntil, claimToken,
+      return { id: d.id, eventId: d.event.id, attempts: d.attempts, body: JSON.stringify(d.event.payload), leaseUntil, claimToken, createdAt: d.createdAt,
         endpoint: config && { url: config.url, signatureKey: config.signatureKey, enabled: config.enabled } };
     });
   }

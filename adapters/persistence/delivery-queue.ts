@@ -56,7 +56,7 @@ const LIST = `
   order by d.created_at desc, d.seq desc
   limit $4`;
 
-interface ClaimRow { id: string; event_id: string; attempts: number; body: string; has_endpoint: boolean; url: string | null; signature_key: string | null; enabled: boolean | null }
+interface ClaimRow { id: string; event_id: string; attempts: number; body: string; has_endpoint: boolean; url: string | null; signature_key: string | null; enabled: boolean | null; created_at: Date }
 interface ListRow {
   id: string; seq: string; event_id: string; event_type: DeliveryView['eventType']; account_id: string; scope: DeliveryView['scope']; url: string | null;
   status: DeliveryView['status']; created_at: string; next_attempt_at: string | null;
@@ -70,7 +70,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
     return withDriverConnection(this.em, async (client) => {
       const { rows } = await client.query<ClaimRow>({ name: 'deliveries-claim', text: CLAIM, values: [now, leaseUntil, limit, claimToken] });
       return rows.map((r) => ({
-        id: r.id, eventId: r.event_id, attempts: r.attempts, body: r.body, leaseUntil, claimToken,
+        id: r.id, eventId: r.event_id, attempts: r.attempts, body: r.body, leaseUntil, claimToken, createdAt: new Date(r.created_at),
         endpoint: r.has_endpoint ? { url: r.url, signatureKey: r.signature_key, enabled: r.enabled! } : null,
       }));
     });

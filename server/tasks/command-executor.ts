@@ -24,6 +24,7 @@ export interface ExecutorOptions extends ExecutionPolicy {
 export function commandExecutor(services: Services, options: ExecutorOptions): WorkerTask {
   const execute = async (command: ClaimedCommand) => {
     const execution = await executeCommand(services.transact, command, options);
+    services.metrics.commandsExecuted.inc({ outcome: execution.outcome.replace(' ', '_') });
     if (execution.outcome === 'retry' || execution.outcome === 'gave up') {
       services.log.error({ err: execution.error, cid: command.cid, account: command.accountId, attempt: command.attempts },
         execution.outcome === 'retry' ? 'command failed unexpectedly; it will be tried again' : 'command failed unexpectedly on its last attempt: INTERNAL_ERROR');

@@ -75,7 +75,12 @@ export function deliveryPump(services: Services, signal: WorkSignal, options: Pu
       const send = (delivery: ClaimedDelivery) => {
         inFlight++;
         attemptDelivery(options.sending, delivery, options.scheduleMs)
-          .then((result) => { finished.push(result); })
+          .then((result) => {
+            finished.push(result);
+            const { state, tries } = result;
+            services.metrics.deliveries.inc({ outcome: state.status === 'pending' ? 'retry_scheduled' : state.status });
+            if (state.status === 'delivered') services.metrics.deliveryLag.observe((tries.at(-1)!.at.getTime() - delivery.createdAt.getTime()) / 1000);
+          })
           .catch((err: unknown) => services.log.error({ err, delivery: delivery.id }, 'delivery attempt failed; it is sent again after its lease'))
           .finally(() => { inFlight--; changed(); });
       };

@@ -1,0 +1,101 @@
+import type { RequestHandler } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { OperationalStats, QueueStats } from '../adapters/persistence/operational-stats.ts';
+
+const STATS_FRESH_MS = 1000;
+
+/**
+ * This process's metrics in Prometheus' text format (prom-client), one registry per process: every `api` and `worker`
+ * process reports its own counters; the queue gauges read the shared database and are the same everywhere.
+ */
+export function createMetrics(stats: OperationalStats) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 }); // event-loop lag, heap, GC, CPU
+  const registers = [registry];
+
+  // Several gauges read one statement's answer: read it once per scrape.
+  let cached: { at: number; value: Promise<QueueStats> } | null = null;
+  const queues = () => {
+    if (!cached || Date.now() - cached.at > STATS_FRESH_MS) cached = { at: Date.now(), value: stats.queues() };
+    return cached.value;
+  };
+
+  const metrics = {
+    registry,
+    httpRequests: new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route and status.', labelNames: ['method', 'route', 'status'], registers }),
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds', help: 'Time to answer HTTP requests, by route and status.', labelNames: ['method', 'route', 'status'],
+      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers,
+    }),
+    commandsExecuted: new Counter({
+      name: 'commands_executed_total', help: 'Brand command executions by this process, by outcome (succeeded, failed, lost, retry, gave_up).',
+      labelNames: ['outcome'], registers,
+    }),
+    deliveries: new Counter({
+      name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by this process, by outcome (delivered, retry_scheduled, failed).',
+      labelNames: ['outcome'], registers,
+    }),
+    deliveryLag: new Histogram({
+      name: 'webhook_delivery_lag_seconds', help: 'From the change that made an event to its endpoint\'s 2xx.',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21_600], registers,
+    }),
+  };
+  new Gauge({
+    name: 'commands', help: 'Commands by state: accepted (waiting), running (partner commands under way), finished (results kept 24 h).',
+    labelNames: ['state'], registers,
+    async collect() {
+      const { commands } = await queues();
+      for (const state of ['accepted', 'running', 'finished'] as const) this.set({ state }, commands[state]);
+    },
+  });
+  new Gauge({
+    name: 'commands_oldest_accepted_age_seconds', help: 'Age of the oldest command waiting for the executor (0: none).', registers,
+    async collect() { this.set((await queues()).commands.oldestAcceptedAgeSeconds); },
+  });
+  new Gauge({
+    name: 'webhook_deliveries_pending', help: 'Deliveries waiting to be sent or retried.', registers,
+    async collect() { this.set((await queues()).deliveries.pending); },
+  });
+  new Gauge({
+    name: 'webhook_deliveries_oldest_pending_age_seconds', help: 'How long the most overdue pending delivery has been due (0: none).', registers,
+    async collect() { this.set((await queues()).deliveries.oldestPendingAgeSeconds); },
+  });
+  new Gauge({
+    name: 'db_pool_connections', help: 'This process\'s database connections: used, free, waited for (pending), and the maximum.', labelNames: ['state'], registers,
+    collect() {
+      const pool = stats.pool();
+      for (const state of ['used', 'free', 'pending', 'max'] as const) this.set({ state }, pool[state]);
+    },
+  });
+  return metrics;
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/**
+ * Counts every answer by method, route and status. The route is the operation's pattern (`/v3/webhook-deliveries/:id/redeliver`),
+ * a known tRPC procedure (`/trpc/admin.jobs.create`), or `unmatched`: never the raw path, which would let callers
+ * create a series per URL.
+ */
+export function httpMetrics(metrics: Metrics, procedures: ReadonlySet<string>): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const route = routeOf(req.route?.path, req.originalUrl, procedures);
+      const labels = { method: req.method, route, status: String(res.statusCode) };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
+  };
+}
+
+function routeOf(pattern: unknown, url: string, procedures: ReadonlySet<string>): string {
+  if (typeof pattern === 'string') return pattern;
+  const path = url.split('?')[0] ?? '';
+  if (path.startsWith('/trpc/')) {
+    const names = path.slice('/trpc/'.length).split(',');
+    return names.every((name) => procedures.has(name)) ? (names.length === 1 ? `/trpc/${names[0]}` : '/trpc/(batch)') : 'unmatched';
+  }
+  return 'unmatched';
+}
