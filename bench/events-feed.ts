@@ -1,0 +1,315 @@
+// npm run bench:events-feed — events per second one reader drains from the event feed (GET /v3/events, limit 500)
+// out of a backlog of 100,000 events of its endpoint while 200 events/s are written meanwhile, against a bare pg
+// reader paging the same rows by position; and how long the service's background sequencer takes to give the backlog
+// its feed positions. Needs DATABASE_URL (any database: the service migrates it and makes its own brand). Writes its
+// section of docs/BENCHMARKS.md.
+//
+// The service (and the bare reader) run pinned to CPU 0; the reader and writers (this process) to CPU 1; PostgreSQL
+// is left free.
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { mailedToken, processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
+import { median, percentile, writeSection } from './report.ts';
+
+const DATABASE_URL = process.env.DATABASE_URL;
+if (!DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL database');
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const BACKLOG = Number(process.env.BENCH_EVENTS ?? 100_000);
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const LIMIT = 500;
+const WARM_UP_SECONDS = 3;
+const TARGET = 10_000;
+// BENCH_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to see where the service spends its time.
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+try { execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }); } catch { /* unpinned */ }
+
+const ADMIN = 'bench-admin-token-0123456789';
+const dataDir = mkdtempSync(join(tmpdir(), 'pbi-bench-events-feed-'));
+const env = {
+  DATABASE_URL, DATA_DIR: dataDir, NODE_ENV: 'production', JWT_SECRET: 'bench-secret-0123456789-0123456789-0123', ADMIN_TOKEN: ADMIN,
+  SERVICE_ROLE: 'all', LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000', LOG_LEVEL: 'info',
+};
+const started: ServiceProcess[] = [];
+const launch = (script: string, extra: Record<string, string> = {}) => {
+  const proc = script === 'server/main.ts'
+    ? startScript(script, { ...env, ...extra }, { cpu: 0, nodeArgs })
+    : startScript(script, { DATABASE_URL, ...extra }, { cpu: 0 });
+  started.push(proc);
+  return proc;
+};
+// A failed run must not leave a service behind to skew the next one.
+process.on('exit', () => { for (const proc of started) proc.child.kill('SIGKILL'); });
+
+// A brand logged in through the mail like an integrator, with a configuration without a URL: its events are kept for
+// the feed, and nothing is delivered.
+const setup = launch('server/main.ts');
+const client = processClient(await setup.listening, ADMIN);
+const email = `bench-brand-${randomUUID().slice(0, 8)}@example.com`;
+const { id: brandId } = await client.admin<{ id: string }>('accounts.create', { name: 'Bench brand', role: 'brand' });
+await client.admin('contacts.create', { accountId: brandId, email });
+await client.admin('webhookConfigs.upsert', { accountId: brandId, scope: 'brand', url: null, transformer: 'default', version: '1.3.0' });
+await client.rest('/v3/auth/login', { method: 'POST', body: JSON.stringify({ email }) });
+const refresh = await mailedToken(dataDir, email);
+const token = ((await (await client.rest('/v3/auth/access-token', { method: 'POST', body: '{"expires_after":86400}', token: refresh })).json()) as { access_token: string }).access_token;
+await setup.stop();
+
+const db = new pg.Pool({ connectionString: DATABASE_URL, max: 8 });
+const { rows: [config] } = await db.query<{ id: string }>(`select id from webhook_configs where account_id = $1 and scope = 'brand'`, [brandId]);
+const endpointId = config!.id;
+const { rows: [server] } = await db.query<{ version: string; autovacuum: string }>(
+  `select current_setting('server_version') as version, current_setting('autovacuum') as autovacuum`);
+
+/**
+ * An OrderStatusEvent of the `default` transformer, version 1.3.0, with every field renderOrderStatus writes, in its
+ * order, for order `n`; `_eid` is the event's id. Stored as the service's outbox stores payloads: JSON.stringify'd.
+ */
+const STATUSES = ['accepted', 'appointment_confirmed', 'started', 'finished', 'completed'];
+const payload = (id: string, n: number, orderId: string, at: Date) => JSON.stringify({
+  _eid: id, _type: 'OrderStatusEvent', _v: '1.3.0', orderId, orderNumber: `GID-${String(n).padStart(10, '0')}`,
+  status: STATUSES[n % STATUSES.length], externalId: `EXT-${n}`, invoicingExternalId: `INV-${n % 997}`, orderType: 'installation',
+  customer: { email: `customer${n}@example.com`, externalId: `C-${n}`, firstName: 'Alexandra', lastName: 'Sample', mobilePhone: '+49 170 1234567', phone: null, salutation: 'Frau' },
+  customerBilling: null,
+  shippingAddress: { street: 'Hauptstraße', houseNumber: '12a', postalCode: '10115', city: 'Berlin', countryCode: 'DE' },
+  products: [{ sku: 'WB-11KW', name: 'Wallbox 11 kW', quantity: 1 }],
+  documents: [],
+  appointmentStart: '2026-12-01T08:00:00.000Z', appointmentEnd: '2026-12-01T12:00:00.000Z', startTimestamp: null, finishTimestamp: null,
+  projectId: `P-2026-${n % 50}`, projectName: 'Wallbox rollout 2026', updatedAt: at.toISOString(),
+});
+// As the service's outbox writes events: one statement for any number, from arrays.
+const INSERT = `
+  insert into events (id, account_id, scope, type, order_id, payload, endpoint_id, created_at)
+  select id, $1, 'brand', 'OrderStatusEvent', order_id, payload, $2, created_at
+  from unnest($3::uuid[], $4::text[], $5::json[], $6::timestamptz[]) as t(id, order_id, payload, created_at)`;
+const insertEvents = (events: { id: string; orderId: string; payload: string; at: Date }[]) => db.query(INSERT, [brandId, endpointId,
+  events.map((e) => e.id), events.map((e) => e.orderId), events.map((e) => e.payload), events.map((e) => e.at)]);
+const event = (n: number, prefix: string) => {
+  const id = randomUUID();
+  const orderId = `${prefix}-${n}`;
+  const at = new Date();
+  return { id, orderId, payload: payload(id, n, orderId, at), at };
+};
+
+// The backlog: BACKLOG events of the endpoint, written with the service stopped, 10,000 a statement.
+const backlogStart = performance.now();
+for (let from = 1; from <= BACKLOG; from += 10_000) {
+  const batch = [];
+  for (let n = from; n <= Math.min(BACKLOG, from + 9_999); n++) batch.push(event(n, 'bench'));
+  await insertEvents(batch);
+}
+await db.query('vacuum analyze events');
+const { rows: [size] } = await db.query<{ avg: string }>(`select avg(length(payload::text))::int as avg from events where endpoint_id = $1`, [endpointId]);
+const payloadBytes = Number(size!.avg);
+console.log(`backlog: ${BACKLOG} events of ~${payloadBytes} B written in ${((performance.now() - backlogStart) / 1000).toFixed(1)} s`);
+const backlogIds = new Set((await db.query<{ id: string }>(`select id::text as id from events where endpoint_id = $1`, [endpointId])).rows.map((r) => r.id));
+
+const unpositioned = async () => Number((await db.query<{ n: string }>(
+  'select count(*) as n from events where position is null and endpoint_id = $1', [endpointId])).rows[0]!.n);
+
+// The service's background sequencer positions the backlog (rounds of 1,000 while they fill); the drain starts once
+// it is done, so that it measures reading. The count is taken every 250 ms.
+const sequencer = launch('server/main.ts');
+await sequencer.listening;
+const seqStart = performance.now();
+const seqSamples: { s: number; left: number }[] = [];
+for (;;) {
+  const left = await unpositioned();
+  seqSamples.push({ s: (performance.now() - seqStart) / 1000, left });
+  if (left === 0) break;
+  if (performance.now() - seqStart > 600_000) throw new Error(`${left} events still unpositioned after 600 s`);
+  await new Promise((resolve) => setTimeout(resolve, 250));
+}
+const firstMoved = seqSamples.find((x) => x.left < BACKLOG)?.s ?? 0;
+const seqSeconds = seqSamples.at(-1)!.s;
+const seqRate = BACKLOG / Math.max(0.001, seqSeconds - firstMoved);
+console.log(`sequencing: ${BACKLOG} positioned ${seqSeconds.toFixed(2)} s after the service listened (first after ${firstMoved.toFixed(2)} s): ${seqRate.toFixed(0)}/s`);
+await sequencer.stop();
+// What autovacuum does on a default server (this one may have it off): the sequencer's updates left a dead version of
+// every backlog row.
+await db.query('vacuum analyze events');
+
+/** RATE events/s for the endpoint, each its own autocommit insert, in an open loop, until stopped. */
+function writer(round: number) {
+  const written = new Set<string>();
+  const pending: Promise<void>[] = [];
+  let failures = 0;
+  let stopped = false;
+  const loop = (async () => {
+    const begun = performance.now();
+    for (let i = 0; !stopped; i++) {
+      const wait = begun + (i * 1000) / RATE - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const e = event(1_000_000 * (round + 1) + i, 'steady');
+      pending.push(insertEvents([e]).then(() => { written.add(e.id); }, () => { failures++; }));
+    }
+  })();
+  return {
+    written,
+    async stop() {
+      stopped = true;
+      await loop;
+      await Promise.all(pending);
+      return { written, failures };
+    },
+  };
+}
+
+/** The steady writes of a round are taken away after it: every round drains the same backlog. */
+async function dropSteady() {
+  await db.query(`delete from events where endpoint_id = $1 and order_id like 'steady-%'`, [endpointId]);
+  await db.query('vacuum analyze events');
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+type FeedAnswer = { items: { _eid: string }[]; next: string | null };
+const getPage = (port: number, after: string | null) => new Promise<{ page: FeedAnswer; ms: number; bytes: number }>((resolve, reject) => {
+  const begun = performance.now();
+  const path = `/v3/events?limit=${LIMIT}${after ? `&after=${encodeURIComponent(after)}` : ''}`;
+  const req = http.request({ host: '127.0.0.1', port, path, agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (d: Buffer) => chunks.push(d));
+    res.on('end', () => {
+      const ms = performance.now() - begun;
+      const body = Buffer.concat(chunks);
+      if (res.statusCode !== 200) { reject(new Error(`GET ${path} answered ${res.statusCode}: ${body.toString().slice(0, 500)}`)); return; }
+      resolve({ page: JSON.parse(body.toString('utf8')) as FeedAnswer, ms, bytes: body.length });
+    });
+    res.on('error', reject);
+  });
+  req.on('error', reject);
+  req.end();
+});
+
+type Drain = { items: number; pages: number; seconds: number; p50: number; p99: number; kb: number; backlogOnce: number; duplicates: number;
+  steadyWritten: number; steadyInDrain: number; steadyAtEnd: number; writeFailures: number };
+async function drainService(port: number, round: number): Promise<Drain> {
+  // Warm-up in the measured process, reading the feed as the drain will: what is timed next runs compiled code.
+  let after: string | null = null;
+  for (const until = performance.now() + WARM_UP_SECONDS * 1000; performance.now() < until;) {
+    const { page } = await getPage(port, after);
+    after = page.items.length < LIMIT ? null : page.next;
+  }
+
+  const steady = writer(round);
+  await new Promise((resolve) => setTimeout(resolve, 1000)); // the writes are under way before the reader starts
+  const seen = new Map<string, number>();
+  const take = (page: FeedAnswer) => { for (const item of page.items) seen.set(item._eid, (seen.get(item._eid) ?? 0) + 1); };
+  const pageMs: number[] = [];
+  let items = 0;
+  let bytes = 0;
+  after = null;
+  const begun = performance.now();
+  for (;;) {
+    const { page, ms, bytes: b } = await getPage(port, after);
+    pageMs.push(ms);
+    bytes += b;
+    items += page.items.length;
+    take(page);
+    after = page.next;
+    if (page.items.length < LIMIT) break;
+  }
+  const seconds = (performance.now() - begun) / 1000;
+  const steadyInDrain = [...steady.written].filter((id) => seen.has(id)).length;
+  // Then the writes stop, and the reader reads on to the end (not timed): every write must arrive, once.
+  const { written, failures } = await steady.stop();
+  for (;;) {
+    const { page } = await getPage(port, after);
+    take(page);
+    after = page.next;
+    if (page.items.length === 0) break;
+  }
+  return {
+    items, pages: pageMs.length, seconds, p50: percentile(pageMs, 0.5), p99: percentile(pageMs, 0.99), kb: bytes / pageMs.length / 1024,
+    backlogOnce: [...backlogIds].filter((id) => seen.get(id) === 1).length,
+    duplicates: [...seen.values()].filter((n) => n > 1).length,
+    steadyWritten: written.size, steadyInDrain, steadyAtEnd: [...written].filter((id) => seen.get(id) === 1).length, writeFailures: failures,
+  };
+}
+
+type Bare = { read: number; pages: number; seconds: number; p50: number; p99: number };
+async function drainBare(round: number): Promise<Bare> {
+  const steady = writer(round);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const bare = launch('bench/bare-feed.ts', { ENDPOINT_ID: endpointId, LIMIT: String(LIMIT) });
+  const code = await bare.exited;
+  await steady.stop();
+  const line = /\{"read".*\}/.exec(bare.output());
+  if (code !== 0 || !line) throw new Error(`bare reader exited with ${code}:\n${bare.output()}`);
+  return JSON.parse(line[0]) as Bare;
+}
+
+const drains: Drain[] = [];
+const bares: Bare[] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  for (const kind of round % 2 === 0 ? ['service', 'bare'] as const : ['bare', 'service'] as const) {
+    if (kind === 'service') {
+      const service = launch('server/main.ts');
+      const d = await drainService(await service.listening, round);
+      await service.stop();
+      drains.push(d);
+      console.log(`service: ${(d.items / d.seconds).toFixed(0)} events/s (${d.items} in ${d.seconds.toFixed(2)} s, ${d.pages} pages, `
+        + `p50 ${d.p50.toFixed(1)} ms p99 ${d.p99.toFixed(1)} ms); backlog once ${d.backlogOnce}/${BACKLOG}, duplicates ${d.duplicates}, `
+        + `writes ${d.steadyAtEnd}/${d.steadyWritten} received (${d.steadyInDrain} within the drain), write failures ${d.writeFailures}`);
+    } else {
+      const b = await drainBare(round);
+      bares.push(b);
+      console.log(`bare: ${(b.read / b.seconds).toFixed(0)} events/s (${b.read} in ${b.seconds.toFixed(2)} s, ${b.pages} pages, p50 ${b.p50.toFixed(1)} ms p99 ${b.p99.toFixed(1)} ms)`);
+    }
+    await dropSteady();
+  }
+}
+agent.destroy();
+await db.end();
+
+const rate = median(drains.map((d) => d.items / d.seconds));
+const bareRate = median(bares.map((b) => b.read / b.seconds));
+const ratio = median(drains.map((d, i) => (d.items / d.seconds) / (bares[i]!.read / bares[i]!.seconds)));
+const allOnce = drains.every((d) => d.backlogOnce === BACKLOG && d.duplicates === 0 && d.steadyAtEnd === d.steadyWritten);
+const met = rate >= TARGET;
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const curve = [0.25, 0.5, 0.75].map((f) => seqSamples.find((x) => x.left <= BACKLOG * (1 - f))).filter(Boolean)
+  .map((x) => `${fmt(BACKLOG - x!.left)} after ${x!.s.toFixed(1)} s`).join(', ');
+
+await writeSection('Event feed: draining a backlog', `
+Command: \`DATABASE_URL=… npm run bench:events-feed\` (${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds, interleaved, the service in a
+fresh process each round; PostgreSQL ${server!.version.split(' ')[0]}, autovacuum ${server!.autovacuum}: the bench vacuums where autovacuum would).
+
+Backlog: ${fmt(BACKLOG)} OrderStatusEvents (\`default\` transformer, 1.3.0, every field of renderOrderStatus, one product, no billing
+address or documents; ${payloadBytes} B of JSON each on average) of one brand's endpoint (its \`brand\` configuration, without a URL:
+nothing is delivered), inserted with SQL as the service's outbox writes them (unnest of arrays, 10,000 a statement) while the
+service was stopped, then \`vacuum analyze\`. They had no feed positions: the service (\`server/main.ts\`, \`SERVICE_ROLE=all\`, pinned to CPU 0) was
+started and its background sequencer (rounds of 1,000, back to back while they fill) positioned all ${fmt(BACKLOG)} in
+**${seqSeconds.toFixed(1)} s** after it listened (the first after ${firstMoved.toFixed(1)} s; ${curve}; unpositioned count taken every
+250 ms): **${fmt(seqRate)} events/s**. That process was then stopped; the drains began only after that and another \`vacuum analyze\`
+(the sequencer's updates leave a dead version of every row): they measure reading.
+
+Drain: one reader (this process, pinned to CPU 1; node:http, one kept-alive connection, the brand's access token) follows
+\`GET /v3/events?limit=${LIMIT}\` from the start, passing \`next\` as \`after\` and parsing every page, until a page has fewer than
+${LIMIT} items; after ${WARM_UP_SECONDS} s of untimed warm-up reads in the same process. Meanwhile ${RATE} events/s of the endpoint are inserted
+(open loop, one autocommit INSERT each, from a pool in this process), from 1 s before the drain; each GET first runs a
+sequencing round itself, so they appear in the feed as they commit. The writes then stop and the reader reads on to an
+empty page, untimed. Peer: \`bench/bare-feed.ts\`, one pg client pinned to CPU 0, no HTTP, auth or sequencing: \`select
+position, payload::text from events where endpoint_id = $1 and position > $2 order by position limit ${LIMIT}\` and JSON.parse of
+every payload, from the start to the end, with the same ${RATE} events/s being written (unpositioned: no sequencer runs then).
+
+Page latency is from the request to the last byte of the answer (the reader's own parse of the page comes after it).
+
+| round | reader | events | seconds | events/s | pages | page p50 / p99 ms |
+|---:|---|---:|---:|---:|---:|---:|
+${drains.map((d, i) => `| ${i + 1} | service | ${d.items} | ${d.seconds.toFixed(2)} | ${fmt(d.items / d.seconds)} | ${d.pages} | ${d.p50.toFixed(1)} / ${d.p99.toFixed(1)} |
+| ${i + 1} | bare pg | ${bares[i]!.read} | ${bares[i]!.seconds.toFixed(2)} | ${fmt(bares[i]!.read / bares[i]!.seconds)} | ${bares[i]!.pages} | ${bares[i]!.p50.toFixed(1)} / ${bares[i]!.p99.toFixed(1)} |`).join('\n')}
+
+Service / bare: **${ratio.toFixed(2)}×** (median of the rounds); a service page is ${drains[0]!.kb.toFixed(0)} KB.
+
+Completeness, each round: ${drains.map((d, i) => `round ${i + 1}: every backlog event received exactly once ${d.backlogOnce === BACKLOG ? 'yes' : `no (${d.backlogOnce} of ${BACKLOG})`}, `
+  + `duplicates ${d.duplicates}, concurrent writes received ${d.steadyAtEnd} of ${d.steadyWritten} (${d.steadyInDrain} already within the timed drain), write failures ${d.writeFailures}`).join('; ')}.
+
+Target: ≥ ${fmt(TARGET)} events/s drained by one reader: **${fmt(rate)} events/s**, ${met ? 'met' : 'not met'}.
+`);
+console.log(`events-feed: service ${fmt(rate)} events/s (target ≥ ${fmt(TARGET)}: ${met ? 'met' : 'not met'}), bare ${fmt(bareRate)} events/s, `
+  + `ratio ${ratio.toFixed(2)}×, sequencing ${fmt(BACKLOG)} in ${seqSeconds.toFixed(1)} s, every event once: ${allOnce ? 'yes' : 'NO'}`);
+console.log('written to docs/BENCHMARKS.md');
