@@ -192,6 +192,8 @@ export interface EventFeed {
    * once, so that a reader never passes a position that is filled in later. Answers how many got one.
    */
   sequence(limit: number): Promise<number>;
+  /** The highest position of the endpoint's events that the retention purge has deleted (0: none). */
+  purgedThrough(endpointId: string): Promise<number>;
   /** The endpoint's positioned events after `afterPosition` (0: from the oldest), oldest first. */
   page(endpointId: string, afterPosition: number, limit: number): Promise<FeedEntry[]>;
 }
@@ -250,6 +252,8 @@ export interface WebhookRequest {
   /** The exact bytes to send and sign. */
   body: string;
   signatureKey: string | null;
+  /** One try only, without the quick retries of a passing failure (an endpoint test reports exactly what happened). */
+  once?: boolean;
 }
 
 export interface WebhookSender {

@@ -9,7 +9,8 @@ export interface FeedPage {
  * Reads every event after `cursor` (null: from the oldest retained one), hands each to `handle` in order, and answers
  * the cursor to keep for next time. Store the cursor only after the events before it are handled: the feed serves each
  * event once per cursor, and a crash between handling and storing repeats a page, never skips one (deduplicate on `_eid`,
- * as for deliveries). A 410 means the cursor is older than the retention window: start again without one.
+ * as for deliveries). A 410 means events after the cursor have been purged (it is older than the retention window): this
+ * starts again from the oldest retained event, and what was handled before comes again (deduplicated on `_eid`).
  */
 export async function catchUp(
   baseUrl: string,
@@ -22,6 +23,10 @@ export async function catchUp(
     url.searchParams.set('limit', '500');
     if (cursor) url.searchParams.set('after', cursor);
     const res = await fetch(url, { headers: { authorization: `Bearer ${accessToken}` } });
+    if (res.status === 410 && cursor) {
+      cursor = null;
+      continue;
+    }
     if (!res.ok) throw new Error(`GET /v3/events answered ${res.status}: ${await res.text()}`);
     const page = (await res.json()) as FeedPage;
     for (const event of page.items) await handle(event);

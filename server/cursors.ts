@@ -4,12 +4,14 @@ import type { FeedCursor } from '../domain/use-cases/read-event-feed.ts';
 
 // Opaque cursors: two numbers in base64url JSON. Opaque to integrators (the document says: pass `next` back as it is),
 // readable to us: a cursor that does not decode is a 400, never a 500.
+const MAX_DATE_MS = 8.64e15;
 const encode = (pair: readonly [number, number]) => Buffer.from(JSON.stringify(pair)).toString('base64url');
 
 function decode(value: string): [number, number] | null {
   try {
     const pair: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-    return Array.isArray(pair) && pair.length === 2 && pair.every((n) => Number.isSafeInteger(n) && n >= 0) ? [pair[0], pair[1]] : null;
+    // Both members stay within what a Date can hold (8.64e15 ms), so that neither can become an Invalid Date.
+    return Array.isArray(pair) && pair.length === 2 && pair.every((n) => Number.isSafeInteger(n) && n >= 0 && n <= MAX_DATE_MS) ? [pair[0], pair[1]] : null;
   } catch {
     return null;
   }

@@ -3,6 +3,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ZodType } from 'zod';
 import type { Role } from '../domain/account.ts';
+import { DomainError } from '../domain/errors.ts';
 import { authenticate } from '../domain/use-cases/authenticate.ts';
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
@@ -42,7 +43,9 @@ const t = initTRPC
       const issues = issuesOf(error);
       if (ctx?.transport === 'trpc') {
         // Typed clients parse tRPC's own shape: keep it, minus any exception text.
-        return { ...shape, message, data: { ...shape.data, stack: undefined, issues } };
+        // `reason`: the domain's own code, where tRPC's is coarser (GONE travels as NOT_FOUND).
+        const reason = error.cause instanceof DomainError ? error.cause.code : undefined;
+        return { ...shape, message, data: { ...shape.data, stack: undefined, issues, reason } };
       }
       const code = error.code as ProblemCode;
       return problem(code, code === 'GONE' ? 410 : shape.data.httpStatus, message, { issues, requestId: ctx?.requestId });

@@ -233,9 +233,13 @@ export class InMemoryEventFeed implements EventFeed {
     for (const e of pending) this.positions.set(e.id, this.positions.size + 1);
     return pending.length;
   }
+  private readonly purged = new Map<string, number>();
+  /** What the retention purge does to the feed: the endpoint's events through `position` are gone. */
+  forget(endpointId: string, position: number) { this.purged.set(endpointId, Math.max(this.purged.get(endpointId) ?? 0, position)); }
+  async purgedThrough(endpointId: string) { return this.purged.get(endpointId) ?? 0; }
   async page(endpointId: string, afterPosition: number, limit: number): Promise<FeedEntry[]> {
     return this.outbox.stored
-      .filter((e) => e.endpointId === endpointId && (this.positions.get(e.id) ?? 0) > afterPosition)
+      .filter((e) => e.endpointId === endpointId && (this.positions.get(e.id) ?? 0) > Math.max(afterPosition, this.purged.get(endpointId) ?? 0))
       .map((e) => ({ position: this.positions.get(e.id)!, createdAt: e.createdAt, payload: copy(e.payload) }))
       .sort((a, b) => a.position - b.position).slice(0, limit);
   }

@@ -144,14 +144,23 @@ export class SqlDeliveryQueue implements DeliveryQueue {
           order by e.created_at limit $2 for update of d skip locked)`,
         values: [before, limit],
       });
+      // Each endpoint's purge horizon moves with what is deleted, in the same statement: the feed answers 410 for a
+      // cursor that an event after it was purged from (event-feed.ts).
       const events = await client.query({
         name: 'events-purge',
-        text: `delete from events where id in (
-          select e.id from events e where e.created_at < $1 and not exists (select 1 from deliveries d where d.event_id = e.id)
-          order by e.created_at limit $2)`,
+        text: `with purged as (
+            delete from events where id in (
+              select e.id from events e where e.created_at < $1 and not exists (select 1 from deliveries d where d.event_id = e.id)
+              order by e.created_at limit $2)
+            returning endpoint_id, position),
+          horizon as (
+            insert into event_feed_purged (endpoint_id, position)
+            select endpoint_id, max(position) from purged where endpoint_id is not null and position is not null group by endpoint_id
+            on conflict (endpoint_id) do update set position = greatest(event_feed_purged.position, excluded.position))
+          select count(*)::int as n from purged`,
         values: [before, limit],
       });
-      return Math.max(deliveries.rowCount ?? 0, events.rowCount ?? 0);
+      return Math.max(deliveries.rowCount ?? 0, (events.rows[0] as { n: number }).n);
     });
   }
 }

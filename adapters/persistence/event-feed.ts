@@ -19,6 +19,10 @@ import { withDriverConnection } from './driver.ts';
  *
  * Readers page by (endpoint, position) on an index, and only ever see committed positions. Nothing here depends on
  * the server: the embedded database runs the same statements.
+ *
+ * The lock and the numbering must stay two statements of one transaction: the numbering's snapshot has to be taken
+ * after the lock is held (after the previous round committed). In one statement, or outside a transaction, a round
+ * could work from a snapshot older than the last round's commit and number an event twice.
  */
 const SEQUENCER_LOCK = 0x7062_6931; // 'pbi1': the feed sequencer's advisory lock key.
 
@@ -27,7 +31,7 @@ const SEQUENCE = `
     select id from events where position is null and endpoint_id is not null order by seq limit $1),
   numbered as (
     select id, nextval('events_position_seq') as position from batch)
-  update events e set position = n.position from numbered n where e.id = n.id`;
+  update events e set position = n.position from numbered n where e.id = n.id and e.position is null`;
 
 const PAGE = `
   select position, created_at, payload::text as payload from events
@@ -47,6 +51,13 @@ export class SqlEventFeed implements EventFeed {
       const { rowCount } = await client.query({ name: 'feed-sequence', text: SEQUENCE, values: [limit] });
       return rowCount ?? 0;
     });
+  }
+
+  async purgedThrough(endpointId: string): Promise<number> {
+    const { rows: [row] } = await withDriverConnection(this.em, (client) => client.query<{ position: string }>({
+      name: 'feed-purged-through', text: 'select position from event_feed_purged where endpoint_id = $1', values: [endpointId],
+    }));
+    return row ? Number(row.position) : 0;
   }
 
   page(endpointId: string, afterPosition: number, limit: number): Promise<FeedEntry[]> {

@@ -73,7 +73,7 @@ export class UndiciWebhookSender implements WebhookSender {
     const first = await this.tryOnce(webhook);
     const tries = [first];
     // The usual case ends here; p-retry (and its cost) only after a passing failure.
-    const quickRetries = this.options.quickRetries ?? 2;
+    const quickRetries = webhook.once ? 0 : this.options.quickRetries ?? 2;
     if (quickRetries > 0 && !isSuccess(first.statusCode) && first.transient) {
       await pRetry(async () => {
         const attempt = await this.tryOnce(webhook);

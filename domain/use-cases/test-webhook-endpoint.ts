@@ -25,11 +25,14 @@ export async function testWebhookEndpoint(
 ): Promise<EndpointTestOutcome> {
   const endpoint = await read((d) => integratorEndpoint(d, principal));
   if (!endpoint.url) throw new DomainError('NOT_FOUND', 'Your webhook configuration has no URL to test: set one with PUT /v3/webhook-config.');
-  const retryAfter = await deps.endpointTestLimiter.consume(principal.accountId);
-  if (retryAfter !== null) throw new DomainError('RATE_LIMITED', 'At most 10 endpoint tests a minute per account.', [], retryAfter);
+  // Per account (CONTRACT §10), and per endpoint too: the children that share their master's endpoint cannot multiply
+  // the requests it gets.
+  const waits = [await deps.endpointTestLimiter.consume(`account:${principal.accountId}`), await deps.endpointTestLimiter.consume(`endpoint:${endpoint.id}`)];
+  const retryAfter = Math.max(...waits.map((w) => w ?? 0));
+  if (retryAfter > 0) throw new DomainError('RATE_LIMITED', 'At most 10 endpoint tests a minute per account and per endpoint.', [], retryAfter);
   const eventId = deps.ids.newId();
   const body = JSON.stringify({ _eid: eventId, _type: 'WebhookTestEvent', _v: endpoint.version, sentAt: deps.clock.now().toISOString() });
-  const tries = await deps.webhookSender.send({ url: endpoint.url, eventId, body, signatureKey: endpoint.signatureKey });
-  const last = tries.at(-1)!;
+  const [tried] = await deps.webhookSender.send({ url: endpoint.url, eventId, body, signatureKey: endpoint.signatureKey, once: true });
+  const last = tried!;
   return { delivered: isSuccess(last.statusCode), statusCode: last.statusCode, durationMs: Math.round(last.durationMs), error: last.error };
 }

@@ -11,8 +11,8 @@ export const eventsRouter = router({
         description: 'Every event your endpoint receives (or would receive, had it a URL and were it enabled), each exactly as '
           + 'delivered, in the order the events committed. Follow `next` (as `after`) to catch up after an outage: a reader that '
           + 'follows it from the start sees every retained event exactly once, however many writers commit at once. A child '
-          + 'partner without its own configuration reads its master\'s feed. A cursor older than the retention window '
-          + '(EVENT_RETENTION_DAYS, default 30) is 410.',
+          + 'partner without its own configuration reads its master\'s feed. Events are kept EVENT_RETENTION_DAYS (default 30); '
+          + 'a cursor that events after it were purged from is 410.',
         successDescription: 'A page of events and the cursor to go on from.' },
       rest: { problems: [400, 403, 404, 410] },
     })

@@ -33,7 +33,7 @@ export const webhookConfigRouter = router({
       openapi: { method: 'POST', path: '/v3/webhook-config/test', tags: ['webhooks'], summary: 'Send a test event to your endpoint now',
         description: 'One signed WebhookTestEvent `{ _eid, _type: "WebhookTestEvent", _v, sentAt }`, sent at once with the headers, '
           + 'signatures, target rules and timeout of real deliveries (a disabled endpoint is tested too); nothing is stored. '
-          + 'At most 10 a minute per account.',
+          + 'At most 10 a minute per account and per endpoint.',
         successDescription: 'What your endpoint did.' },
       rest: { problems: [403, 404, 429] },
     })

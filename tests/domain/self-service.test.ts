@@ -17,7 +17,7 @@ const units = (deps: FakeDeps) => ({ transact: <T>(work: (d: Deps) => Promise<T>
 const brandConfig = (accountId: string, url?: string) =>
   ({ accountId, scope: 'brand' as const, transformer: 'default' as const, version: '1.1.0' as const, ...(url && { url, signatureKey: 'key-0123456789abcdef' }) });
 
-test('the feed: the endpoint\'s events in order, limit capped at 500, a cursor past retention GONE', async () => {
+test('the feed: the endpoint\'s events in order, limit capped at 500, GONE once an event after the cursor was purged', async () => {
   const deps = fakeDeps();
   const brand = await createAccount(deps, { name: 'B', role: 'brand' });
   await rejectsWith(readEventFeed(units(deps), principal(brand.id, 'brand'), { after: null, retentionDays: 30 }), 'NOT_FOUND');
@@ -31,8 +31,12 @@ test('the feed: the endpoint\'s events in order, limit capped at 500, a cursor p
   assert.equal(rest.items.map((e) => e._eid), [deps.events.stored[1]!.id]);
   const empty = await readEventFeed(units(deps), principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 });
   assert.equal(empty, { items: [], next: rest.next }, 'an empty page keeps the cursor');
-  deps.clock.advance(30 * 86_400 + 1);
-  await rejectsWith(readEventFeed(units(deps), principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }), 'GONE');
+  deps.clock.advance(365 * 86_400);
+  assert.equal((await readEventFeed(units(deps), principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 })).items, [], 'an old cursor of a quiet feed is not gone');
+  const endpointId = deps.events.stored[0]!.endpointId!;
+  deps.eventFeed.forget(endpointId, rest.next!.position);
+  assert.equal((await readEventFeed(units(deps), principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 })).items, [], 'nothing after it was purged');
+  await rejectsWith(readEventFeed(units(deps), principal(brand.id, 'brand'), { after: page.next, retentionDays: 30 }), 'GONE');
 });
 
 test('a child partner uses its master\'s endpoint; a partner with none is FORBIDDEN', async () => {

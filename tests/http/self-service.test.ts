@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { appWithMailbox, integrator, refreshTokenFor } from '../support/integrators.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { closeAtEnd } from '../support/shared.ts';
+import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-events.ts';
 
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -219,23 +220,32 @@ test('endpoint test: what the endpoint did, signed like a delivery, nothing stor
   assert.ok(Number(limited.headers['retry-after']) >= 1);
 });
 
-test('a cursor older than the retention window is 410 GONE', async () => {
+test('410 GONE once the retention purge has deleted an event after the cursor; an old cursor of a quiet feed is not gone', async () => {
   const brand = await integrator(app, 'brand');
   await configure(brand.accountId, 'brand', null);
   await createJob(brand.accountId);
-  const { next } = await drain(brand.accessToken);
-  assert.is((await get(`/v3/events?after=${encodeURIComponent(next!)}`, brand.accessToken)).status, 200);
+  await createJob(brand.accountId);
+  const first = await get('/v3/events?limit=1', brand.accessToken);
+  const afterFirst = first.body.next as string;
+  const { next: afterAll } = await drain(brand.accessToken);
   await app.admin.call('testClock.advance', { seconds: 31 * 86_400 });
   // The tokens expired too: a contact logs in again.
   await app.admin.call('contacts.create', { accountId: brand.accountId, email: `again-${brand.email}` });
   const refresh = await refreshTokenFor(app, `again-${brand.email}`);
   const access = (await app.http.post('/v3/auth/access-token').set('authorization', `Bearer ${refresh}`).send({})).body.access_token as string;
-  const gone = await get(`/v3/events?after=${encodeURIComponent(next!)}`, access);
+  assert.is((await get(`/v3/events?after=${encodeURIComponent(afterFirst)}`, access)).status, 200, 'old, but nothing after it was purged yet');
+
+  while ((await app.services.transact((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
+  const gone = await get(`/v3/events?after=${encodeURIComponent(afterFirst)}`, access);
   assert.is(gone.status, 410);
   assert.is(gone.body.code, 'GONE');
   assert.is(gone.body.title, 'Gone');
   assert.is(gone.body.status, 410);
-  assert.match(gone.body.detail, /retention/);
+  assert.match(gone.body.detail, /purged/);
+  const caughtUp = await get(`/v3/events?after=${encodeURIComponent(afterAll!)}`, access);
+  assert.equal([caughtUp.status, caughtUp.body.items], [200, []], 'a reader that had seen everything purged goes on');
+  const typed = await app.http.get(`/trpc/events.feed?input=${encodeURIComponent(JSON.stringify({ after: afterFirst }))}`).set('authorization', `Bearer ${access}`);
+  assert.equal([typed.status, typed.body.error.data.code, typed.body.error.data.reason], [404, 'NOT_FOUND', 'GONE'], 'typed clients can tell it apart');
 });
 
 test.run();

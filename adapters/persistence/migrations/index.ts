@@ -8,6 +8,7 @@ import { Migration20261123010000_delivery_hot_updates } from './Migration2026112
 import { Migration20261123020000_command_hot_claims } from './Migration20261123020000_command_hot_claims.ts';
 import { Migration20261123030000_event_feed } from './Migration20261123030000_event_feed.ts';
 import { Migration20261123040000_claim_with_created_at } from './Migration20261123040000_claim_with_created_at.ts';
+import { Migration20261123050000_feed_purge_horizon } from './Migration20261123050000_feed_purge_horizon.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -21,4 +22,5 @@ export const migrationsList = [
   { name: 'Migration20261123020000_command_hot_claims', class: Migration20261123020000_command_hot_claims },
   { name: 'Migration20261123030000_event_feed', class: Migration20261123030000_event_feed },
   { name: 'Migration20261123040000_claim_with_created_at', class: Migration20261123040000_claim_with_created_at },
+  { name: 'Migration20261123050000_feed_purge_horizon', class: Migration20261123050000_feed_purge_horizon },
 ];
