@@ -1,6 +1,16 @@
 import type { RequestHandler } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { OperationalStats, QueueStats } from '../adapters/persistence/operational-stats.ts';
+
+/** What the queue and pool gauges read (the persistence adapter's operational stats). */
+export interface StatsSource {
+  queues(): Promise<QueueStats>;
+  pool(): { used: number; free: number; pending: number; max: number };
+}
+
+export interface QueueStats {
+  commands: { accepted: number; running: number; finished: number; oldestAcceptedAgeSeconds: number };
+  deliveries: { pending: number; oldestPendingAgeSeconds: number };
+}
 
 const STATS_FRESH_MS = 1000;
 
@@ -8,7 +18,7 @@ const STATS_FRESH_MS = 1000;
  * This process's metrics in Prometheus' text format (prom-client), one registry per process: every `api` and `worker`
  * process reports its own counters; the queue gauges read the shared database and are the same everywhere.
  */
-export function createMetrics(stats: OperationalStats) {
+export function createMetrics(stats: StatsSource) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 }); // event-loop lag, heap, GC, CPU
   const registers = [registry];
