@@ -171,10 +171,10 @@ export interface DeliveryQueue {
    */
   redeliver(deliveryId: string, now: Date, endpointId?: string): Promise<boolean>;
   /**
-   * Makes every failed delivery of the endpoint created at or after `since` pending and due at `now` again; answers
-   * how many. Deliveries of one order still go out in their order (see `claimDue`).
+   * Makes every failed delivery of the endpoint (or of the account, every endpoint) created at or after `since` pending
+   * and due at `now` again; answers how many. Deliveries of one order still go out in their order (see `claimDue`).
    */
-  redeliverFailed(endpointId: string, since: Date, now: Date): Promise<number>;
+  redeliverFailed(of: { endpointId: string } | { accountId: string }, since: Date, now: Date): Promise<number>;
   /** Deliveries newest first, with their attempts; `before` continues after a delivery of an earlier page. */
   list(filter: DeliveryFilter): Promise<DeliveryView[]>;
   /**

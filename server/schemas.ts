@@ -100,6 +100,8 @@ export const admin = {
     limit: z.number().int().min(1).max(DELIVERY_LIST_LIMIT.max).optional(),
   }).optional(),
   redeliver: z.strictObject({ deliveryId: id }),
+  redeliverFailed: z.strictObject({ accountId: id, since: dateTime }),
+  getCommand: z.strictObject({ accountId: id, cid: z.string().min(1).max(255) }),
 };
 
 /**

@@ -291,8 +291,9 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
     Object.assign(d, { status: 'pending', nextAttemptAt: now, leaseUntil: null, claimToken: null });
     return true;
   }
-  async redeliverFailed(endpointId: string, since: Date, now: Date) {
-    const failed = this.rows.filter((d) => d.event.endpointId === endpointId && d.status === 'failed' && d.createdAt >= since);
+  async redeliverFailed(of: { endpointId: string } | { accountId: string }, since: Date, now: Date) {
+    const mine = (d: DeliveryRow) => ('endpointId' in of ? d.event.endpointId === of.endpointId : d.event.accountId === of.accountId);
+    const failed = this.rows.filter((d) => mine(d) && d.status === 'failed' && d.createdAt >= since);
     for (const d of failed) Object.assign(d, { status: 'pending', nextAttemptAt: now, leaseUntil: null, claimToken: null });
     return failed.length;
   }

@@ -41,7 +41,7 @@ const REDELIVER = `
 const REDELIVER_FAILED = `
   with again as (
     update deliveries set status = 'pending', next_attempt_at = $3, lease_until = null, claim_token = null, updated_at = $3
-    where endpoint_id = $1 and status = 'failed' and created_at >= $2
+    where ($1::uuid is null or endpoint_id = $1) and ($4::uuid is null or account_id = $4) and status = 'failed' and created_at >= $2
     returning 1)
   select count(*) as count from again`;
 
@@ -107,9 +107,11 @@ export class SqlDeliveryQueue implements DeliveryQueue {
     return Number(row!.found) > 0;
   }
 
-  async redeliverFailed(endpointId: string, since: Date, now: Date): Promise<number> {
+  async redeliverFailed(of: { endpointId: string } | { accountId: string }, since: Date, now: Date): Promise<number> {
+    const endpointId = 'endpointId' in of ? of.endpointId : null;
+    const accountId = 'accountId' in of ? of.accountId : null;
     const { rows: [row] } = await withDriverConnection(this.em, (client) =>
-      client.query<{ count: string }>({ name: 'deliveries-redeliver-failed', text: REDELIVER_FAILED, values: [endpointId, since, now] }));
+      client.query<{ count: string }>({ name: 'deliveries-redeliver-failed', text: REDELIVER_FAILED, values: [endpointId, since, now, accountId] }));
     const count = Number(row!.count);
     if (count > 0) await this.notices.created('deliveries');
     return count;

@@ -30,5 +30,5 @@ export async function redeliverOwn(deps: Pick<Deps, 'accounts' | 'webhookConfigs
 /** POST /v3/webhook-deliveries/redeliver-failed: every failed delivery of the caller's endpoint since `since`, again. */
 export async function redeliverOwnFailed(deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'deliveries' | 'clock'>, principal: Principal, since: Date) {
   const endpoint = await integratorEndpoint(deps, principal);
-  return { count: await deps.deliveries.redeliverFailed(endpoint.id, since, deps.clock.now()) };
+  return { count: await deps.deliveries.redeliverFailed({ endpointId: endpoint.id }, since, deps.clock.now()) };
 }

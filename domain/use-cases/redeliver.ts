@@ -5,3 +5,8 @@ import type { Deps } from '../ports.ts';
 export async function redeliver(deps: Pick<Deps, 'deliveries' | 'clock'>, deliveryId: string): Promise<void> {
   if (!(await deps.deliveries.redeliver(deliveryId, deps.clock.now()))) throw notFound('The delivery');
 }
+
+/** admin.deliveries.redeliverFailed: every failed delivery of an account created since a time is pending again. */
+export async function redeliverFailedOf(deps: Pick<Deps, 'deliveries' | 'clock'>, accountId: string, since: Date): Promise<{ count: number }> {
+  return { count: await deps.deliveries.redeliverFailed({ accountId }, since, deps.clock.now()) };
+}

@@ -5,7 +5,8 @@ import { createContact } from '../../domain/use-cases/create-contact.ts';
 import { createInvoice } from '../../domain/use-cases/create-invoice.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
 import { listDeliveries } from '../../domain/use-cases/list-deliveries.ts';
-import { redeliver } from '../../domain/use-cases/redeliver.ts';
+import { redeliver, redeliverFailedOf } from '../../domain/use-cases/redeliver.ts';
+import { lookUpCommand } from '../../domain/use-cases/look-up-command.ts';
 import { setContactApiAccess } from '../../domain/use-cases/set-contact-api-access.ts';
 import { setJobStatus } from '../../domain/use-cases/set-job-status.ts';
 import { upsertCancellationReason } from '../../domain/use-cases/upsert-cancellation-reason.ts';
@@ -73,6 +74,16 @@ export const adminRouter = router({
     redeliver: adminProcedure.input(admin.redeliver).mutation(async ({ ctx, input }) => {
       await ctx.services.transact((deps) => redeliver(deps, input.deliveryId));
       return ok;
+    }),
+    redeliverFailed: adminProcedure.input(admin.redeliverFailed).mutation(({ ctx, input }) =>
+      ctx.services.transact((deps) => redeliverFailedOf(deps, input.accountId, input.since))),
+  }),
+  commands: router({
+    get: adminProcedure.input(admin.getCommand).query(async ({ ctx, input }) => {
+      const state = await ctx.services.read((deps) => lookUpCommand(deps, input.accountId, input.cid));
+      return state.status === 'accepted'
+        ? { status: state.status, result: null, finishedAt: null }
+        : { status: state.status, result: state.result, finishedAt: state.finishedAt.toISOString() };
     }),
   }),
   testClock: router({

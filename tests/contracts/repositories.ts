@@ -306,8 +306,9 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     }
     assert.is(await run((r) => r.deliveries.redeliver(first[0]!.id, now, randomUUID())), false, 'not by another endpoint');
     const since = events[1]!.createdAt;
-    assert.is(await run((r) => r.deliveries.redeliverFailed(config.id, since, new Date(now.getTime() + 20_000))), 2);
-    assert.is(await run((r) => r.deliveries.redeliverFailed(randomUUID(), since, now)), 0);
+    assert.is(await run((r) => r.deliveries.redeliverFailed({ endpointId: config.id }, since, new Date(now.getTime() + 20_000))), 2);
+    assert.is(await run((r) => r.deliveries.redeliverFailed({ endpointId: randomUUID() }, since, now)), 0);
+    assert.is(await run((r) => r.deliveries.redeliverFailed({ accountId: randomUUID() }, since, now)), 0);
     const log = mine(await run((r) => r.deliveries.list({ endpointId: config.id, limit: 10 })));
     assert.equal(log.map((d) => d.status), ['pending', 'pending', 'failed']);
     const claimAt = new Date(now.getTime() + 20_000);

@@ -1,0 +1,181 @@
+// The operators' command line over the typed admin client: `npm run admin -- <command>`. commander parses, cli-table3
+// draws; this file only maps commands to procedures and answers to output.
+import { readFile } from 'node:fs/promises';
+import Table from 'cli-table3';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { createAdminClient, outcome, type AdminClient, type Outcome } from './admin-client.ts';
+
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+type Row = Record<string, unknown>;
+
+/** A refusal of the service: its message goes to stderr, exit code 1. */
+class Refused extends Error {}
+
+const cell = (value: unknown) => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+
+/** One object as a two-column table; a list of objects as a table with a column per member. */
+function render(value: unknown): string {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '(none)';
+    const columns = [...new Set(value.flatMap((row: Row) => Object.keys(row)))];
+    const table = new Table({ head: columns, style: { head: [], border: [] } });
+    for (const row of value as Row[]) table.push(columns.map((c) => cell(row[c])));
+    return table.toString();
+  }
+  const table = new Table({ style: { head: [], border: [] } });
+  for (const [key, item] of Object.entries(value as Row)) table.push({ [key]: cell(item) });
+  return table.toString();
+}
+
+const positiveInt = (value: string) => {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
+  return Number(value);
+};
+const onOff = (value: string) => {
+  if (value !== 'on' && value !== 'off') throw new InvalidArgumentError('must be on or off');
+  return value === 'on';
+};
+
+/** Runs one command line; answers the exit code: 0 done, 1 refused by the service, 2 a usage error. */
+export async function runCli(argv: readonly string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
+  let client: AdminClient | null = null;
+  const admin = () => {
+    if (!env.ADMIN_TOKEN) throw new CommanderError(2, 'admin.token', 'ADMIN_TOKEN must be set (and ADMIN_URL, default http://localhost:3000).');
+    return (client ??= createAdminClient(env.ADMIN_URL ?? 'http://localhost:3000', env.ADMIN_TOKEN));
+  };
+  const program = new Command('admin')
+    .description('Operate the Partner and Brand Integration API (ADMIN_URL, ADMIN_TOKEN from the environment).')
+    .option('--json', 'print the answer as JSON, for scripts')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError();
+
+  /** Prints the answer, or raises the refusal. */
+  const show = async (call: Promise<Outcome<unknown>>, pick: (value: unknown) => unknown = (v) => v) => {
+    const answer = await call;
+    if (!answer.ok) {
+      const issues = answer.error.issues.map((i) => `\n  ${i.path || '(input)'}: ${i.message}`).join('');
+      throw new Refused(`refused (${answer.error.code}${answer.error.httpStatus ? ` ${answer.error.httpStatus}` : ''}): ${answer.error.message}${issues}`);
+    }
+    const value = pick(answer.value);
+    io.stdout(`${program.opts().json ? JSON.stringify(value, null, 2) : render(value)}\n`);
+  };
+  const command = (parent: Command, name: string, description: string) =>
+    parent.command(name).description(description).exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showHelpAfterError();
+
+  const accounts = command(program, 'accounts', 'brand and partner accounts');
+  command(accounts, 'create', 'create an account')
+    .requiredOption('--name <name>', 'its name')
+    .addOption(new Option('--role <role>', 'brand or partner').choices(['brand', 'partner']).makeOptionMandatory())
+    .option('--parent <accountId>', 'the master account of a child partner')
+    .action((o: { name: string; role: 'brand' | 'partner'; parent?: string }) =>
+      show(outcome(admin().admin.accounts.create.mutate({ name: o.name, role: o.role, ...(o.parent && { parentId: o.parent }) }))));
+
+  const contacts = command(program, 'contacts', 'the people of an account who may use the API');
+  command(contacts, 'create', 'create a contact (with API access unless --no-api-access)')
+    .requiredOption('--account <accountId>', 'its account')
+    .requiredOption('--email <email>', 'its e-mail address, where refresh tokens are sent')
+    .option('--no-api-access', 'create it without API access')
+    .action((o: { account: string; email: string; apiAccess: boolean }) =>
+      show(outcome(admin().admin.contacts.create.mutate({ accountId: o.account, email: o.email, apiAccess: o.apiAccess }))));
+  command(contacts, 'access', 'turn a contact\'s API access on or off (off refuses its tokens at once)')
+    .argument('<contactId>').argument('<on|off>', 'on or off', onOff)
+    .action((contactId: string, on: boolean) => show(outcome(admin().admin.contacts.setApiAccess.mutate({ contactId, apiAccess: on }))));
+
+  const webhooks = command(program, 'webhooks', 'webhook configurations');
+  command(webhooks, 'set', 'create or replace an account\'s configuration of a scope')
+    .requiredOption('--account <accountId>', 'its account')
+    .addOption(new Option('--scope <scope>', 'brand or partner').choices(['brand', 'partner']).makeOptionMandatory())
+    .option('--url <url>', 'where events are sent (none: events are kept for the feed only)')
+    .addOption(new Option('--transformer <transformer>', 'payload shape').choices(['default', 'partner-format']).makeOptionMandatory())
+    .addOption(new Option('--version <version>', 'payload version').choices(['1.0.0', '1.1.0', '1.3.0']).default('1.3.0'))
+    .option('--key <signatureKey>', 'signature key (absent: kept as it is)')
+    .option('--disabled', 'store it disabled')
+    .action((o: { account: string; scope: 'brand' | 'partner'; url?: string; transformer: 'default' | 'partner-format'; version: '1.0.0' | '1.1.0' | '1.3.0'; key?: string; disabled?: boolean }) =>
+      show(outcome(admin().admin.webhookConfigs.upsert.mutate({
+        accountId: o.account, scope: o.scope, url: o.url ?? null, transformer: o.transformer, version: o.version,
+        ...(o.key && { signatureKey: o.key }), enabled: !o.disabled,
+      }))));
+
+  const jobs = command(program, 'jobs', 'jobs (orders)');
+  command(jobs, 'create', 'create a job for a brand')
+    .requiredOption('--brand <accountId>', 'the brand it belongs to')
+    .option('--partner <accountId>', 'the partner it is assigned to')
+    .option('--status <status>', 'its status (default new)')
+    .option('--api-id <apiId>', 'its apiId (default: generated)')
+    .action((o: { brand: string; partner?: string; status?: string; apiId?: string }) =>
+      show(outcome(admin().admin.jobs.create.mutate({
+        brandAccountId: o.brand, ...(o.partner && { partnerId: o.partner }), ...(o.apiId && { apiId: o.apiId }),
+        ...(o.status && { status: o.status as never }),
+      })), (job) => pickJob(job as Row)));
+  command(jobs, 'assign', 'assign a job to a partner').argument('<apiId>').argument('<partnerId>')
+    .action((apiId: string, partnerId: string) => show(outcome(admin().admin.jobs.assign.mutate({ apiId, partnerId })), (job) => pickJob(job as Row)));
+  command(jobs, 'status', 'set a job\'s status').argument('<apiId>').argument('<status>')
+    .action((apiId: string, status: string) => show(outcome(admin().admin.jobs.setStatus.mutate({ apiId, status: status as never })), (job) => pickJob(job as Row)));
+
+  const reasons = command(program, 'reasons', 'the cancellation reason catalogue');
+  command(reasons, 'set', 'create or replace a cancellation reason').argument('<name>')
+    .addArgument(new Argument('<outcome>', 'cancelled or pending').choices(['cancelled', 'pending']))
+    .action((name: string, outcome_: 'cancelled' | 'pending') => show(outcome(admin().admin.cancellationReasons.upsert.mutate({ name, outcome: outcome_ }))));
+
+  const mappings = command(program, 'mappings', 'order mappings of CreateOrderFromMapping');
+  command(mappings, 'set', 'replace a brand\'s order mapping with the fields of a JSON file ([{ key, target, required }])')
+    .requiredOption('--brand <accountId>', 'the brand')
+    .requiredOption('--file <path>', 'a JSON file: the list of fields, or { "fields": [...] }')
+    .action(async (o: { brand: string; file: string }) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await readFile(o.file, 'utf8'));
+      } catch (error) {
+        throw new CommanderError(2, 'admin.file', `--file: ${(error as Error).message}`);
+      }
+      const fields = Array.isArray(parsed) ? parsed : (parsed as { fields?: unknown }).fields;
+      await show(outcome(admin().admin.orderMappings.upsert.mutate({ brandAccountId: o.brand, fields: fields as never })));
+    });
+
+  const deliveries = command(program, 'deliveries', 'the webhook delivery log and replay');
+  command(deliveries, 'list', 'deliveries, newest first, with their tries')
+    .option('--account <accountId>', 'only this account\'s')
+    .addOption(new Option('--status <status>', 'only in this state').choices(['pending', 'delivered', 'failed']))
+    .option('--limit <n>', 'at most this many (default 100, at most 500)', positiveInt)
+    .action((o: { account?: string; status?: 'pending' | 'delivered' | 'failed'; limit?: number }) =>
+      show(outcome(admin().admin.deliveries.list.query({ ...(o.account && { accountId: o.account }), ...(o.status && { status: o.status }), ...(o.limit && { limit: o.limit }) })),
+        (answer) => (answer as { items: Row[] }).items.map((d) => ({
+          id: d.id, event: d.eventType, account: d.accountId, status: d.status, tries: (d.attempts as unknown[]).length,
+          last: cell((d.attempts as Row[]).at(-1)?.statusCode ?? (d.attempts as Row[]).at(-1)?.error), createdAt: d.createdAt, nextAttemptAt: d.nextAttemptAt,
+        }))));
+  command(deliveries, 'redeliver', 'send one delivery again now').argument('<deliveryId>')
+    .action((deliveryId: string) => show(outcome(admin().admin.deliveries.redeliver.mutate({ deliveryId }))));
+  command(deliveries, 'redeliver-failed', 'send every failed delivery of an account since a time again')
+    .requiredOption('--account <accountId>', 'the account')
+    .requiredOption('--since <time>', 'ISO 8601 with an offset, e.g. 2026-11-23T00:00:00Z')
+    .action((o: { account: string; since: string }) => show(outcome(admin().admin.deliveries.redeliverFailed.mutate({ accountId: o.account, since: o.since }))));
+
+  const commands = command(program, 'commands', 'commands sent by brands and partners');
+  command(commands, 'get', 'a command\'s state and result by account and _cid')
+    .requiredOption('--account <accountId>', 'the account that sent it')
+    .requiredOption('--cid <cid>', 'its _cid')
+    .action((o: { account: string; cid: string }) => show(outcome(admin().admin.commands.get.query({ accountId: o.account, cid: o.cid }))));
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof Refused) {
+      io.stderr(`${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      if (error.code.startsWith('admin.')) io.stderr(`${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+const pickJob = (job: Row) => ({ apiId: job.apiId, name: job.name, status: job.status, brandAccountId: job.brandAccountId, partnerId: job.partnerId, updatedAt: job.updatedAt });
