@@ -12,6 +12,8 @@ export interface AdminError {
   message: string;
   /** On BAD_REQUEST: every problem found in the input. */
   issues: { path: string; message: string }[];
+  /** The service's own reason where tRPC's code is coarser (GONE travels as NOT_FOUND). */
+  reason: string | null;
 }
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: AdminError };
@@ -23,7 +25,8 @@ export type Outcome<T> = { ok: true; value: T } | { ok: false; error: AdminError
  */
 export function createAdminClient(url: string, token: string) {
   return createTRPCClient<AppRouter>({
-    links: [httpLink({ url: new URL('/trpc', url).toString(), headers: { authorization: `Bearer ${token}` } })],
+    // Relative to the URL given, so that a service behind a path prefix (https://host/api/) is reached at /api/trpc.
+    links: [httpLink({ url: new URL('trpc', url.endsWith('/') ? url : `${url}/`).toString(), headers: { authorization: `Bearer ${token}` } })],
   });
 }
 
@@ -35,10 +38,11 @@ export async function outcome<T>(call: Promise<T>): Promise<Outcome<T>> {
     return { ok: true, value: await call };
   } catch (error) {
     if (!(error instanceof TRPCClientError)) throw error;
-    const data = (error.data ?? null) as { code?: TRPC_ERROR_CODE_KEY; httpStatus?: number; issues?: AdminError['issues'] } | null;
+    const data = (error.data ?? null) as { code?: TRPC_ERROR_CODE_KEY; httpStatus?: number; issues?: AdminError['issues']; reason?: string } | null;
+    const cause = data ? '' : ` (${(error.cause as Error | undefined)?.message ?? 'no answer'})`;
     return {
       ok: false,
-      error: { code: data?.code ?? 'NETWORK', httpStatus: data?.httpStatus ?? null, message: error.message, issues: data?.issues ?? [] },
+      error: { code: data?.code ?? 'NETWORK', httpStatus: data?.httpStatus ?? null, message: `${error.message}${cause}`, issues: data?.issues ?? [], reason: data?.reason ?? null },
     };
   }
 }

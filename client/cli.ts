@@ -1,6 +1,7 @@
 // The operators' command line over the typed admin client: `npm run admin -- <command>`. commander parses, cli-table3
 // draws; this file only maps commands to procedures and answers to output.
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import Table from 'cli-table3';
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createAdminClient, outcome, type AdminClient, type Outcome } from './admin-client.ts';
@@ -45,11 +46,14 @@ export async function runCli(argv: readonly string[], env: Record<string, string
   let client: AdminClient | null = null;
   const admin = () => {
     if (!env.ADMIN_TOKEN) throw new CommanderError(2, 'admin.token', 'ADMIN_TOKEN must be set (and ADMIN_URL, default http://localhost:3000).');
-    return (client ??= createAdminClient(env.ADMIN_URL ?? 'http://localhost:3000', env.ADMIN_TOKEN));
+    const url = env.ADMIN_URL ?? 'http://localhost:3000';
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new CommanderError(2, 'admin.url', `ADMIN_URL must be an http(s) URL such as http://localhost:3000; it is "${url}".`);
+    return (client ??= createAdminClient(url, env.ADMIN_TOKEN));
   };
   const program = new Command('admin')
     .description('Operate the Partner and Brand Integration API (ADMIN_URL, ADMIN_TOKEN from the environment).')
     .option('--json', 'print the answer as JSON, for scripts')
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError();
@@ -129,11 +133,13 @@ export async function runCli(argv: readonly string[], env: Record<string, string
     .action(async (o: { brand: string; file: string }) => {
       let parsed: unknown;
       try {
-        parsed = JSON.parse(await readFile(o.file, 'utf8'));
+        // Relative to where `npm run` was typed, not to the package.
+        parsed = JSON.parse(await readFile(resolve(env.INIT_CWD ?? '.', o.file), 'utf8'));
       } catch (error) {
         throw new CommanderError(2, 'admin.file', `--file: ${(error as Error).message}`);
       }
-      const fields = Array.isArray(parsed) ? parsed : (parsed as { fields?: unknown }).fields;
+      const fields = Array.isArray(parsed) ? parsed : typeof parsed === 'object' && parsed !== null ? (parsed as { fields?: unknown }).fields : undefined;
+      if (!Array.isArray(fields)) throw new CommanderError(2, 'admin.file', '--file: the file must hold a list of fields, or { "fields": [...] }.');
       await show(outcome(admin().admin.orderMappings.upsert.mutate({ brandAccountId: o.brand, fields: fields as never })));
     });
 
@@ -144,10 +150,11 @@ export async function runCli(argv: readonly string[], env: Record<string, string
     .option('--limit <n>', 'at most this many (default 100, at most 500)', positiveInt)
     .action((o: { account?: string; status?: 'pending' | 'delivered' | 'failed'; limit?: number }) =>
       show(outcome(admin().admin.deliveries.list.query({ ...(o.account && { accountId: o.account }), ...(o.status && { status: o.status }), ...(o.limit && { limit: o.limit }) })),
-        (answer) => (answer as { items: Row[] }).items.map((d) => ({
+        // --json: every delivery whole, its tries included; the table: a line each.
+        (answer) => (program.opts().json ? (answer as { items: Row[] }).items : (answer as { items: Row[] }).items.map((d) => ({
           id: d.id, event: d.eventType, account: d.accountId, status: d.status, tries: (d.attempts as unknown[]).length,
           last: cell((d.attempts as Row[]).at(-1)?.statusCode ?? (d.attempts as Row[]).at(-1)?.error), createdAt: d.createdAt, nextAttemptAt: d.nextAttemptAt,
-        }))));
+        })))));
   command(deliveries, 'redeliver', 'send one delivery again now').argument('<deliveryId>')
     .action((deliveryId: string) => show(outcome(admin().admin.deliveries.redeliver.mutate({ deliveryId }))));
   command(deliveries, 'redeliver-failed', 'send every failed delivery of an account since a time again')
@@ -170,7 +177,7 @@ export async function runCli(argv: readonly string[], env: Record<string, string
       return 1;
     }
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      if (error.exitCode === 0) return 0; // --help, help <command>
       if (error.code.startsWith('admin.')) io.stderr(`${error.message}\n`);
       return 2;
     }

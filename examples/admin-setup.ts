@@ -1,5 +1,6 @@
 // An internal tool on the typed client: a brand, a partner with a contact and a webhook configuration, and a job.
 // Run it against a service: ADMIN_URL=http://localhost:3000 ADMIN_TOKEN=… npx tsx examples/admin-setup.ts
+import { pathToFileURL } from 'node:url';
 import { createAdminClient, outcome, type AdminClient } from '../client/admin-client.ts';
 
 export async function setUp(client: AdminClient, suffix: string) {
@@ -17,7 +18,7 @@ export async function setUp(client: AdminClient, suffix: string) {
   return { brand, partner, contact, config, job: { apiId: job.apiId, name: job.name, status: job.status, partnerId: job.partnerId }, refused };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { ADMIN_URL = 'http://localhost:3000', ADMIN_TOKEN } = process.env;
   if (!ADMIN_TOKEN) throw new Error('ADMIN_TOKEN must be set');
   console.log(JSON.stringify(await setUp(createAdminClient(ADMIN_URL, ADMIN_TOKEN), Date.now().toString(36)), null, 2));

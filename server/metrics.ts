@@ -8,11 +8,13 @@ export interface StatsSource {
 }
 
 export interface QueueStats {
-  commands: { accepted: number; running: number; finished: number; oldestAcceptedAgeSeconds: number };
+  commands: { accepted: number; running: number; oldestAcceptedAgeSeconds: number };
   deliveries: { pending: number; oldestPendingAgeSeconds: number };
 }
 
-const STATS_FRESH_MS = 1000;
+const STATS_FRESH_MS = 2000;
+/** A scrape never waits longer than this for the queue statistics (the embedded database has one connection). */
+const STATS_TIMEOUT_MS = 2000;
 
 /**
  * This process's metrics in Prometheus' text format (prom-client), one registry per process: every `api` and `worker`
@@ -23,10 +25,19 @@ export function createMetrics(stats: StatsSource) {
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 }); // event-loop lag, heap, GC, CPU
   const registers = [registry];
 
-  // Several gauges read one statement's answer: read it once per scrape.
-  let cached: { at: number; value: Promise<QueueStats> } | null = null;
+  // Several gauges read one statement's answer: read it once per scrape. A failed or slow read never fails the scrape
+  // (the process's own metrics matter most when the database is away): the gauges keep their last values and
+  // `queue_stats_up` says 0.
+  let cached: { at: number; value: Promise<QueueStats | null> } | null = null;
+  const statsUp = new Gauge({ name: 'queue_stats_up', help: 'Whether the last read of the queue statistics succeeded within 2 s.', registers: [registry] });
   const queues = () => {
-    if (!cached || Date.now() - cached.at > STATS_FRESH_MS) cached = { at: Date.now(), value: stats.queues() };
+    if (!cached || Date.now() - cached.at > STATS_FRESH_MS) {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), STATS_TIMEOUT_MS); });
+      const read = stats.queues().catch(() => null);
+      const value = Promise.race([read, timeout]).then((answer) => { clearTimeout(timer); statsUp.set(answer ? 1 : 0); return answer; });
+      cached = { at: Date.now(), value };
+    }
     return cached.value;
   };
 
@@ -51,24 +62,24 @@ export function createMetrics(stats: StatsSource) {
     }),
   };
   new Gauge({
-    name: 'commands', help: 'Commands by state: accepted (waiting), running (partner commands under way), finished (results kept 24 h).',
+    name: 'commands', help: 'Commands by state: accepted (waiting for the executor), running (partner commands under way); finished ones are commands_executed_total.',
     labelNames: ['state'], registers,
     async collect() {
-      const { commands } = await queues();
-      for (const state of ['accepted', 'running', 'finished'] as const) this.set({ state }, commands[state]);
+      const read = await queues();
+      if (read) for (const state of ['accepted', 'running'] as const) this.set({ state }, read.commands[state]);
     },
   });
   new Gauge({
     name: 'commands_oldest_accepted_age_seconds', help: 'Age of the oldest command waiting for the executor (0: none).', registers,
-    async collect() { this.set((await queues()).commands.oldestAcceptedAgeSeconds); },
+    async collect() { const read = await queues(); if (read) this.set(read.commands.oldestAcceptedAgeSeconds); },
   });
   new Gauge({
     name: 'webhook_deliveries_pending', help: 'Deliveries waiting to be sent or retried.', registers,
-    async collect() { this.set((await queues()).deliveries.pending); },
+    async collect() { const read = await queues(); if (read) this.set(read.deliveries.pending); },
   });
   new Gauge({
-    name: 'webhook_deliveries_oldest_pending_age_seconds', help: 'How long the most overdue pending delivery has been due (0: none).', registers,
-    async collect() { this.set((await queues()).deliveries.oldestPendingAgeSeconds); },
+    name: 'webhook_deliveries_oldest_pending_age_seconds', help: 'How long the most overdue sendable delivery has been due (0: none).', registers,
+    async collect() { const read = await queues(); if (read) this.set(read.deliveries.oldestPendingAgeSeconds); },
   });
   new Gauge({
     name: 'db_pool_connections', help: 'This process\'s database connections: used, free, waited for (pending), and the maximum.', labelNames: ['state'], registers,

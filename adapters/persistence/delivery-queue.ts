@@ -7,9 +7,9 @@ import type { WorkNotices } from './work-notices.ts';
 // One statement each, prepared, on the unit of work's connection (or, outside one, a pooled connection for just that
 // statement): the sender never holds a connection while it sends.
 
-// The claim itself is the function claim_due_deliveries (migration 20261123010000): per-order order, SKIP LOCKED, a
+// The claim itself is the function claim_due_deliveries_v2 (migrations 20261123010000 and 20261123040000): per-order order, SKIP LOCKED, a
 // lease and a token, planned so that a backlog does not make it slower.
-const CLAIM = `select * from claim_due_deliveries($1, $2, $3, $4)`;
+const CLAIM = `select * from claim_due_deliveries_v2($1, $2, $3, $4)`;
 
 // Only the holder of the current claim changes the delivery (the token is cleared by every outcome and release);
 // a sender whose lease ran out and was claimed over has its tries logged, and nothing else.
@@ -68,7 +68,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
 
   claimDue(limit: number, now: Date, leaseUntil: Date, claimToken: string): Promise<ClaimedDelivery[]> {
     return withDriverConnection(this.em, async (client) => {
-      const { rows } = await client.query<ClaimRow>({ name: 'deliveries-claim', text: CLAIM, values: [now, leaseUntil, limit, claimToken] });
+      const { rows } = await client.query<ClaimRow>({ name: 'deliveries-claim-v2', text: CLAIM, values: [now, leaseUntil, limit, claimToken] });
       return rows.map((r) => ({
         id: r.id, eventId: r.event_id, attempts: r.attempts, body: r.body, leaseUntil, claimToken, createdAt: new Date(r.created_at),
         endpoint: r.has_endpoint ? { url: r.url, signatureKey: r.signature_key, enabled: r.enabled! } : null,

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 
 export interface QueueStats {
-  commands: { accepted: number; running: number; finished: number; oldestAcceptedAgeSeconds: number };
+  commands: { accepted: number; running: number; oldestAcceptedAgeSeconds: number };
   deliveries: { pending: number; oldestPendingAgeSeconds: number };
 }
 
@@ -12,27 +12,29 @@ export interface PoolStats {
   max: number;
 }
 
-// One statement, each count on a partial index; ages on the database's clock. The same for every process: the queues
-// are shared.
+// One statement, each part on a partial index (migration 20261123060000); ages on the database's clock, never below 0.
+// The same for every process: the queues are shared. Overdue counts only a delivery that could be sent: the first
+// pending one of its order (the later ones wait for it, as the claim makes them).
 const QUEUES = `
   select
     (select count(*) from commands where status = 'accepted')::int as accepted,
     (select count(*) from commands where status = 'running')::int as running,
-    (select count(*) from commands where finished_at is not null)::int as finished,
-    coalesce((select extract(epoch from now() - min(created_at)) from commands where status = 'accepted'), 0)::float8 as oldest_accepted,
+    greatest(coalesce((select extract(epoch from now() - min(created_at)) from commands where status = 'accepted'), 0), 0)::float8 as oldest_accepted,
     (select count(*) from deliveries where status = 'pending')::int as pending,
-    coalesce((select extract(epoch from now() - min(next_attempt_at)) from deliveries where status = 'pending' and next_attempt_at <= now()), 0)::float8 as oldest_pending`;
+    greatest(coalesce((select extract(epoch from now() - min(d.next_attempt_at)) from deliveries d
+      where d.status = 'pending' and d.next_attempt_at <= now()
+        and not exists (select 1 from deliveries e where e.endpoint_id = d.endpoint_id and e.order_id = d.order_id and e.status = 'pending' and e.seq < d.seq)), 0), 0)::float8 as oldest_pending`;
 
 /** What an operator watches of the queues and of this process's connection pool (`GET /metrics`). */
 export function operationalStats(orm: MikroORM) {
   return {
     async queues(): Promise<QueueStats> {
       const [row] = await orm.em.fork().getConnection().execute<{
-        accepted: number; running: number; finished: number; oldest_accepted: number; pending: number; oldest_pending: number;
+        accepted: number; running: number; oldest_accepted: number; pending: number; oldest_pending: number;
       }[]>(QUEUES);
       return {
-        commands: { accepted: row!.accepted, running: row!.running, finished: row!.finished, oldestAcceptedAgeSeconds: row!.oldest_accepted },
-        deliveries: { pending: row!.pending, oldestPendingAgeSeconds: Math.max(0, row!.oldest_pending) },
+        commands: { accepted: row!.accepted, running: row!.running, oldestAcceptedAgeSeconds: row!.oldest_accepted },
+        deliveries: { pending: row!.pending, oldestPendingAgeSeconds: row!.oldest_pending },
       };
     },
     pool(): PoolStats {

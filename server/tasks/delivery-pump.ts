@@ -79,7 +79,10 @@ export function deliveryPump(services: Services, signal: WorkSignal, options: Pu
             finished.push(result);
             const { state, tries } = result;
             services.metrics.deliveries.inc({ outcome: state.status === 'pending' ? 'retry_scheduled' : state.status });
-            if (state.status === 'delivered') services.metrics.deliveryLag.observe((tries.at(-1)!.at.getTime() - delivery.createdAt.getTime()) / 1000);
+            if (state.status === 'delivered') {
+              const answered = tries.at(-1)!;
+              services.metrics.deliveryLag.observe((answered.at.getTime() + answered.durationMs - delivery.createdAt.getTime()) / 1000);
+            }
           })
           .catch((err: unknown) => services.log.error({ err, delivery: delivery.id }, 'delivery attempt failed; it is sent again after its lease'))
           .finally(() => { inFlight--; changed(); });

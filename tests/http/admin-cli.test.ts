@@ -166,7 +166,13 @@ test('help, the environment, a wrong token; and the npm script itself', async ()
   const help = await cli('--help');
   assert.is(help.code, 0);
   for (const name of ['accounts', 'contacts', 'webhooks', 'jobs', 'reasons', 'mappings', 'deliveries', 'commands']) assert.match(help.out, new RegExp(`\\b${name}\\b`));
-  assert.is((await cli('deliveries redeliver-failed --help')).code, 0);
+  const sub = await cli('deliveries redeliver-failed --help');
+  assert.equal([sub.code, /--since/.test(sub.out), /--json/.test(sub.out)], [0, true, true], 'a command\'s help shows its options and --json');
+  assert.is((await cli('help jobs')).code, 0);
+  const badUrl = await cli('accounts create --name X --role brand', { ...env, ADMIN_URL: 'localhost:3000' });
+  assert.equal([badUrl.code, /ADMIN_URL/.test(badUrl.err)], [2, true]);
+  const down = await cli('accounts create --name X --role brand', { ...env, ADMIN_URL: 'http://127.0.0.1:1' });
+  assert.equal([down.code, /NETWORK/.test(down.err)], [1, true]);
   await usage('no-such-command');
   const untokened = await cli('accounts create --name X --role brand', { ADMIN_URL: env.ADMIN_URL! });
   assert.equal([untokened.code, /ADMIN_TOKEN/.test(untokened.err)], [2, true]);
@@ -178,6 +184,8 @@ test('help, the environment, a wrong token; and the npm script itself', async ()
   assert.is(JSON.parse(stdout).id.length, 36);
   const failing = await run('npm', ['run', '-s', 'admin', '--', 'jobs', 'status', 'no-such-job', 'open'], { cwd: root, env: { ...process.env, ...env } }).then(() => 0, (e: { code: number }) => e.code);
   assert.is(failing, 1, 'the exit code reaches the shell');
+  const full = JSON.parse((await cli('--json deliveries list --limit 1')).out) as Json[];
+  assert.ok(full.length === 0 || Array.isArray(full[0]!.attempts), '--json gives every delivery whole');
 });
 
 test.run();

@@ -59,6 +59,9 @@ test('the counters move after a command and a delivery; the gauges are there', a
   moved('commands_executed_total{outcome="succeeded"}');
   moved('webhook_deliveries_total{outcome="delivered"}', 2);
   moved('webhook_delivery_lag_seconds_count', 2);
+  const lagSum = value(after, 'webhook_delivery_lag_seconds_sum') - value(before, 'webhook_delivery_lag_seconds_sum');
+  assert.ok(lagSum > 0 && lagSum < 30, `the lags are seconds from the change to the 2xx (${lagSum})`);
+  assert.is(value(after, 'queue_stats_up'), 1);
   assert.ok(value(after, 'http_requests_total{method="POST",route="/trpc/admin.jobs.create",status="200"}') >= 1, 'a procedure is its own route');
   for (const series of ['commands{state="accepted"}', 'webhook_deliveries_pending', 'webhook_deliveries_oldest_pending_age_seconds',
     'commands_oldest_accepted_age_seconds', 'db_pool_connections{state="max"}', 'nodejs_eventloop_lag_seconds']) {

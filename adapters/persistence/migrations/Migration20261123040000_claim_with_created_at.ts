@@ -3,13 +3,14 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * The delivery claim also answers when the delivery was made (its event's commit, give or take the transaction), so
  * that the sender can measure the delivery lag from the change to the receiver's 2xx (`webhook_delivery_lag_seconds`).
- * Otherwise the function is the one of migration 20261123010000, which explains it.
+ * Otherwise the function is the one of migration 20261123010000, which explains it. It has a name of its own: processes
+ * still running the previous release keep their prepared claim of `claim_due_deliveries`, which a changed result type
+ * would break ("cached plan must not change result type"); the old function goes in a later release.
  */
 export class Migration20261123040000_claim_with_created_at extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
-drop function claim_due_deliveries(timestamptz, timestamptz, integer, uuid);
-create function claim_due_deliveries(p_now timestamptz, p_lease_until timestamptz, p_limit integer, p_token uuid)
+create function claim_due_deliveries_v2(p_now timestamptz, p_lease_until timestamptz, p_limit integer, p_token uuid)
 returns table (id uuid, event_id uuid, attempts integer, body text, has_endpoint boolean, url text, signature_key text, enabled boolean, created_at timestamptz)
 language sql rows 64 set enable_bitmapscan = off as $$
   with due as (
