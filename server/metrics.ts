@@ -29,13 +29,16 @@ export function createMetrics(stats: StatsSource) {
   // (the process's own metrics matter most when the database is away): the gauges keep their last values and
   // `queue_stats_up` says 0.
   let cached: { at: number; value: Promise<QueueStats | null> } | null = null;
-  const statsUp = new Gauge({ name: 'queue_stats_up', help: 'Whether the last read of the queue statistics succeeded within 2 s.', registers: [registry] });
+  const statsUp = new Gauge({
+    name: 'queue_stats_up', help: 'Whether the last read of the queue statistics succeeded within 2 s.', registers: [registry],
+    async collect() { this.set((await queues()) ? 1 : 0); },
+  });
   const queues = () => {
     if (!cached || Date.now() - cached.at > STATS_FRESH_MS) {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), STATS_TIMEOUT_MS); });
       const read = stats.queues().catch(() => null);
-      const value = Promise.race([read, timeout]).then((answer) => { clearTimeout(timer); statsUp.set(answer ? 1 : 0); return answer; });
+      const value = Promise.race([read, timeout]).then((answer) => { clearTimeout(timer); return answer; });
       cached = { at: Date.now(), value };
     }
     return cached.value;
