@@ -1,17 +1,15 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli } from '../../client/cli.ts';
-import { ADMIN_TOKEN } from '../support/app.ts';
+import { ADMIN_TOKEN, listening } from '../support/app.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { startReceiver } from '../support/receiver.ts';
-import { closeAtEnd } from '../support/shared.ts';
 
 // Every command of `npm run admin`: a success in both output modes, a refusal (exit 1) and a usage error (exit 2).
 const test = suite('the admin CLI');
@@ -24,10 +22,7 @@ let env: Record<string, string>;
 test.before(async () => {
   app = await appWithMailbox({ WEBHOOK_RETRY_SCHEDULE: '50ms' });
   app.worker.start();
-  const server = app.app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  closeAtEnd(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
-  env = { ADMIN_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, ADMIN_TOKEN };
+  env = { ADMIN_URL: await listening(app), ADMIN_TOKEN };
 });
 test.after(() => app.worker.stop());
 

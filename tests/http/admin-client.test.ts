@@ -1,12 +1,10 @@
 import { execFile } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAdminClient, outcome } from '../../client/admin-client.ts';
-import { ADMIN_TOKEN, testApp } from '../support/app.ts';
-import { closeAtEnd } from '../support/shared.ts';
+import { ADMIN_TOKEN, testApp, listening } from '../support/app.ts';
 
 const test = suite('the typed admin client and its example');
 const root = join(import.meta.dirname, '..', '..');
@@ -14,10 +12,7 @@ let url: string;
 
 test.before(async () => {
   const app = await testApp();
-  const server = app.app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  closeAtEnd(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = await listening(app);
 });
 
 test('examples/admin-setup.ts runs as a script and prints what it made', async () => {

@@ -1,14 +1,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { catchUp } from '../../examples/catch-up.ts';
 import { verifyWebhook } from '../../examples/verify-webhook.ts';
+import { listening } from '../support/app.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { startReceiver } from '../support/receiver.ts';
-import { closeAtEnd } from '../support/shared.ts';
 
 // docs/integrators.md shows the files of examples/; this suite runs them against the real service.
 const test = suite('the integrator guide\'s code runs as shown');
@@ -20,10 +19,7 @@ let baseUrl: string;
 test.before(async () => {
   app = await appWithMailbox({ WEBHOOK_RETRY_SCHEDULE: '100ms' });
   app.worker.start();
-  const server = app.app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  closeAtEnd(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = await listening(app);
 });
 test.after(() => app.worker.stop());
 
