@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,34 @@ for (const [env, setting] of [
     assert.match(service.output(), setting);
   });
 }
+
+test('SIGTERM to `npm start` itself (as a process manager sends it) stops the service gracefully, and nothing is left running', async () => {
+  const child = spawn('npm', ['start'], {
+    cwd: join(import.meta.dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', PGLITE_DIR: 'memory://', DATA_DIR: tempDir() },
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => { out += d; });
+  child.stderr.on('data', (d: Buffer) => { out += d; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // Whatever happens, nothing of this test outlives it (its own process group).
+  try {
+    let port = 0;
+    for (let waited = 0; !port; waited += 100) {
+      assert.ok(waited < 60_000 && child.exitCode === null, `npm start did not listen:\n${out}`);
+      port = Number(/"port":(\d+),"role"/.exec(out)?.[1] ?? 0);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.is((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+    child.kill('SIGTERM'); // npm's own pid only, not its process group
+    assert.is(await exited, 0, out.slice(-2000));
+    assert.match(out, '"msg":"stopped"');
+    const refused = await fetch(`http://127.0.0.1:${port}/readyz`).then(() => false, () => true);
+    assert.ok(refused, 'the service still listens after npm start ended');
+  } finally {
+    try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* all ended */ }
+  }
+});
 
 test('a second process on the same PGLITE_DIR refuses to start; the first keeps its data', async () => {
   const dir = join(tempDir(), 'pglite');
