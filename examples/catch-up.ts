@@ -19,7 +19,7 @@ export async function catchUp(
   handle: (event: Record<string, unknown>) => Promise<void>,
 ): Promise<string | null> {
   for (;;) {
-    const url = new URL('/v3/events', baseUrl);
+    const url = new URL('v3/events', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`); // keeps a path the base URL has
     url.searchParams.set('limit', '500');
     if (cursor) url.searchParams.set('after', cursor);
     const res = await fetch(url, { headers: { authorization: `Bearer ${accessToken}` } });

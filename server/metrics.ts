@@ -60,12 +60,12 @@ export function createMetrics(stats: StatsSource) {
       labelNames: ['outcome'], registers,
     }),
     deliveryLag: new Histogram({
-      name: 'webhook_delivery_lag_seconds', help: 'From the change that made an event to its endpoint\'s 2xx.',
+      name: 'webhook_delivery_lag_seconds', help: 'From the change that made an event to its endpoint\'s 2xx (a redelivery counts from the same change).',
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21_600], registers,
     }),
   };
   new Gauge({
-    name: 'commands', help: 'Commands by state: accepted (waiting for the executor), running (partner commands under way); finished ones are commands_executed_total.',
+    name: 'commands', help: 'Brand commands by state: accepted (waiting for an executor), running (held by an executor now); finished ones are commands_executed_total.',
     labelNames: ['state'], registers,
     async collect() {
       const read = await queues();

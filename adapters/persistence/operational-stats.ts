@@ -13,12 +13,13 @@ export interface PoolStats {
 }
 
 // One statement, each part on a partial index (migration 20261123060000); ages on the database's clock, never below 0.
-// The same for every process: the queues are shared. Overdue counts only a delivery that could be sent: the first
+// The same for every process: the queues are shared. A running command is an accepted one an executor holds now (a
+// partner command runs inside its request's transaction, which nobody else sees). Overdue counts only a delivery that could be sent: the first
 // pending one of its order (the later ones wait for it, as the claim makes them).
 const QUEUES = `
   select
-    (select count(*) from commands where status = 'accepted')::int as accepted,
-    (select count(*) from commands where status = 'running')::int as running,
+    (select count(*) from commands where status = 'accepted' and (claim_token is null or lease_until <= now()))::int as accepted,
+    (select count(*) from commands where status = 'accepted' and claim_token is not null and lease_until > now())::int as running,
     greatest(coalesce((select extract(epoch from now() - min(created_at)) from commands where status = 'accepted'), 0), 0)::float8 as oldest_accepted,
     (select count(*) from deliveries where status = 'pending')::int as pending,
     greatest(coalesce((select extract(epoch from now() - min(d.next_attempt_at)) from deliveries d

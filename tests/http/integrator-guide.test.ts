@@ -38,7 +38,7 @@ test('docs/integrators.md shows the example files exactly as they are', () => {
 
 test('verifyWebhook accepts real deliveries under both kinds of key, and refuses a changed body, a wrong key or a missing header', async () => {
   const receiver = await startReceiver();
-  const keys = [`whsec_${Buffer.from(randomUUID()).toString('base64')}`, 'a-plain-signing-key-0123456789'];
+  const keys = [`whsec_${Buffer.from(randomUUID()).toString('base64')}`, 'a-plain-signing-key-0123456789', 'ein-schlüssel-mit-umlaut-0123456789'];
   for (const key of keys) {
     const brand = await integrator(app, 'brand');
     await configure(brand.accountId, receiver.url(`/${brand.accountId}`), key);
@@ -155,10 +155,10 @@ test('the client sends commands of both kinds and reads their outcomes; a used _
 
 /** A server answering each request with the next of `answers` (the last one again when they run out). */
 async function scripted(answers: { status: number; headers?: Record<string, string>; body?: string }[]) {
-  const seen: { method: string; at: number }[] = [];
+  const seen: { method: string; path: string; at: number }[] = [];
   const server = http.createServer((req, res) => {
     const answer = answers[Math.min(seen.length, answers.length - 1)]!;
-    seen.push({ method: req.method!, at: Date.now() });
+    seen.push({ method: req.method!, path: req.url!, at: Date.now() });
     req.resume().on('end', () => res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(answer.body ?? '{}'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -176,8 +176,9 @@ test('the client waits Retry-After after a 429, retries a safe request after a 5
 
   const failing = await scripted([{ status: 502 }, { status: 500 }, { status: 200, body: '[]' }]);
   try {
-    assert.equal(await legacyOrders({ baseUrl: failing.url, accessToken: 't' }), []);
+    assert.equal(await legacyOrders({ baseUrl: `${failing.url}/behind/a/gateway`, accessToken: 't' }, { limit: 5, offset: undefined }), []);
     assert.is(failing.seen.length, 3, 'a GET is tried again after 5xx');
+    assert.equal(failing.seen.map((r) => r.path), Array(3).fill('/behind/a/gateway/v3/partner-orders?limit=5'), 'the base URL\'s path is kept; an undefined member is left out');
   } finally { await failing.close(); }
 
   const broken = await scripted([{ status: 500, body: '{"code":"INTERNAL_SERVER_ERROR","detail":"An unexpected error occurred.","requestId":"r-1"}' }]);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
 import { ADMIN_TOKEN } from '../support/app.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { startReceiver } from '../support/receiver.ts';
@@ -70,6 +71,26 @@ test('the counters move after a command and a delivery; the gauges are there', a
   assert.ok(value(after, 'db_pool_connections{state="max"}') >= 1);
   await app.http.get(`/no/such/${randomUUID()}`);
   assert.not.match(await scrape(), /no\/such/, 'unknown paths are not series of their own');
+});
+
+// Last: it stops this suite's worker, so that the command waits, and then holds it as an executor would.
+test('commands{state}: accepted while a command waits for an executor, running while one holds it', async () => {
+  await app.worker.stop();
+  const brand = await integrator(app, 'brand');
+  const { apiId } = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
+  const cid = randomUUID();
+  const sent = await app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`).send({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: apiId });
+  assert.is(sent.status, 202);
+  // The queue gauges are read at most every 2 s, whatever the scrape rate.
+  const fresh = async () => { await new Promise((resolve) => setTimeout(resolve, 2100)); return scrape(); };
+  const waiting = await fresh();
+  assert.ok(value(waiting, 'commands{state="accepted"}') >= 1, 'the command waits');
+  // Held for 10 s only: an executor of another suite on the same database runs it afterwards.
+  const claimed = await app.services.autocommit((deps) => claimDueCommands(deps, 1000, 10_000));
+  assert.ok(claimed.some((c) => c.cid === cid));
+  const held = await fresh();
+  assert.ok(value(held, 'commands{state="running"}') >= 1, `running: ${value(held, 'commands{state="running"}')}`);
+  assert.ok(value(held, 'commands{state="accepted"}') < value(waiting, 'commands{state="accepted"}'), 'a held command no longer counts as waiting');
 });
 
 test.run();
