@@ -20,6 +20,8 @@ if (!DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL database
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
+// BENCH_STEADY_ONLY=1: only the POST-to-result part, printed and not written (to try a change of the executor).
+const STEADY_ONLY = process.env.BENCH_STEADY_ONLY === '1';
 const CONNECTIONS = 32;
 // BENCH_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to see where the service spends its time.
 const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
@@ -69,7 +71,7 @@ const load = (port: number, path: string, seconds: number, auth: boolean) => new
 
 type Sample = { rps: number; p50: number; p99: number; non2xx: number; errors: number };
 const accepted: { service: Sample[]; bare: Sample[] } = { service: [], bare: [] };
-for (let round = 0; round < ROUNDS; round++) {
+for (let round = 0; round < (STEADY_ONLY ? 0 : ROUNDS); round++) {
   for (const kind of round % 2 === 0 ? ['bare', 'service'] as const : ['service', 'bare'] as const) {
     // The API role alone: accepting is measured without the executor competing for the same core.
     const proc = kind === 'service' ? start('api') : startScript('bench/bare-commands.ts', { DATABASE_URL, BRAND_ID: brandId }, { cpu: 0 });
@@ -169,6 +171,7 @@ for (const topology of ['api + worker', 'one process'] as const) {
   console.log(`steady ${RATE}/s, ${topology}: p50 ${percentile(flow.latencies, 0.5).toFixed(1)} ms p99 ${percentile(flow.latencies, 0.99).toFixed(1)} ms `
     + `(POST p50 ${flow.post.p50.toFixed(1)} p99 ${flow.post.p99.toFixed(1)}) failures ${flow.failures}`);
 }
+if (STEADY_ONLY) process.exit(0);
 const flow = flows['api + worker'];
 const single = flows['one process'];
 

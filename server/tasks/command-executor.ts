@@ -1,6 +1,6 @@
 import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
 import type { ClaimedCommand } from '../../domain/command.ts';
-import { executeCommand, type ExecutionPolicy } from '../../domain/use-cases/execute-command.ts';
+import { executeCommands, type Execution, type ExecutionPolicy } from '../../domain/use-cases/execute-command.ts';
 import { purgeCommandResults } from '../../domain/use-cases/purge-command-results.ts';
 import type { Services } from '../services.ts';
 import type { WorkerTask } from '../worker.ts';
@@ -15,15 +15,14 @@ export interface ExecutorOptions extends ExecutionPolicy {
 }
 
 /**
- * Runs accepted brand commands in lanes: a lane claims a few (one statement), executes them one by one in units of
- * work of their own, and claims again while it finds a full batch. A full batch means a backlog, and starts another
+ * Runs accepted brand commands in lanes: a lane claims a few (one statement), executes them in one unit of work (each
+ * in one of its own if any fails), and claims again while it finds a full batch. A full batch means a backlog, and starts another
  * lane (up to `concurrency`), so that lanes keep the database busy while others wait on it. A short batch means the
  * queue was empty when it was claimed: the lane ends, and whatever commits later wakes the executor again. A trickle
  * of commands so costs one claim each, not one per lane.
  */
 export function commandExecutor(services: Services, options: ExecutorOptions): WorkerTask {
-  const execute = async (command: ClaimedCommand) => {
-    const execution = await executeCommand(services.transact, command, options);
+  const report = (command: ClaimedCommand, execution: Execution) => {
     services.metrics.commandsExecuted.inc({ outcome: execution.outcome.replace(' ', '_') });
     if (execution.outcome === 'retry' || execution.outcome === 'gave up') {
       services.log.error({ err: execution.error, cid: command.cid, account: command.accountId, attempt: command.attempts },
@@ -41,7 +40,8 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
           const claimed = await services.autocommit((deps) => claimDueCommands(deps, options.batch, options.leaseMs));
           const backlog = claimed.length === options.batch;
           if (backlog && lanes.length < options.concurrency) lanes.push(lane());
-          for (const command of claimed) await execute(command);
+          const executions = await executeCommands(services.transact, claimed, options);
+          claimed.forEach((command, i) => report(command, executions[i]!));
           if (!backlog) return;
         }
       };

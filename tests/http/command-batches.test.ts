@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
+import { executeCommands } from '../../domain/use-cases/execute-command.ts';
+import { appWithMailbox, integrator } from '../support/integrators.ts';
+
+// The executor runs a claimed batch in one unit of work when all of it succeeds, and each command on its own when
+// any fails. Here batches are claimed and run by hand (this suite starts no worker), on the real database.
+const test = suite('brand command batches');
+type App = Awaited<ReturnType<typeof appWithMailbox>>;
+let app: App;
+let brand: Awaited<ReturnType<typeof integrator>>;
+const policy = { maxAttempts: 3, retryDelayMs: 1000 };
+
+test.before(async () => {
+  app = await appWithMailbox();
+  brand = await integrator(app, 'brand');
+  await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', transformer: 'default', version: '1.3.0' });
+});
+
+const job = async () => (await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId })).apiId;
+async function accept(fields: Record<string, unknown>) {
+  const cid = randomUUID();
+  const res = await app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`).send({ _v: '1.0.0', _cid: cid, ...fields });
+  assert.is(res.status, 202);
+  return cid;
+}
+async function claimAll(cids: string[]) {
+  const claimed = await app.services.autocommit((deps) => claimDueCommands(deps, 100, 60_000));
+  assert.equal(claimed.map((c) => c.cid).sort(), [...cids].sort(), 'the batch is the commands of this test');
+  return cids.map((cid) => claimed.find((c) => c.cid === cid)!);
+}
+const sql = <T>(text: string, values: unknown[]) => app.database.orm.em.fork().getConnection().execute<T[]>(text, values);
+const result = async (cid: string) => (await app.http.get(`/v3/commands/${cid}`).set('authorization', `Bearer ${brand.accessToken}`)).body;
+const orderEvents = (apiId: string) => sql<{ n: number }>(`select count(*)::int as n from events where type = 'OrderStatusEvent' and order_id = ?`, [apiId]);
+
+test('a batch that succeeds whole commits in one transaction, with every result and event', async () => {
+  const [a, b] = [await job(), await job()];
+  const cids = [
+    await accept({ _type: 'UpdateOrderExternalId', orderId: a, externalId: 'batch-a' }),
+    await accept({ _type: 'RefreshOrder', orderId: b }),
+    await accept({ _type: 'UpdateOrderExternalId', orderId: a, externalId: 'batch-a-again' }),
+  ];
+  const eventsBefore = [(await orderEvents(a))[0]!.n, (await orderEvents(b))[0]!.n];
+  const executions = await executeCommands(app.services.transact, await claimAll(cids), policy);
+  assert.equal(executions.map((e) => e.outcome), ['succeeded', 'succeeded', 'succeeded']);
+  const transactions = await sql<{ xmin: string }>('select distinct xmin::text as xmin from commands where account_id = ? and cid in (?, ?, ?)', [brand.accountId, ...cids]);
+  assert.is(transactions.length, 1, 'one transaction finished the three');
+  assert.equal([(await orderEvents(a))[0]!.n - eventsBefore[0]!, (await orderEvents(b))[0]!.n - eventsBefore[1]!], [2, 1]);
+  const last = await app.http.get(`/v3/poll/job/*/${a}`).set('authorization', `Bearer ${brand.accessToken}`);
+  assert.is(last.body.externalId, 'batch-a-again', 'the second change saw the first');
+  for (const cid of cids) assert.is((await result(cid))._type, 'CommandResultEvent');
+});
+
+test('a batch with a failing command: nothing of the batch commits twice, the failure is recorded, the others succeed', async () => {
+  const [a, b] = [await job(), await job()];
+  const cids = [
+    await accept({ _type: 'UpdateOrderExternalId', orderId: a, externalId: 'kept' }),
+    await accept({ _type: 'ApplyCancellation', orderId: b, cancellationReason: 'NO_SUCH_REASON' }),
+    await accept({ _type: 'RefreshOrder', orderId: 'no-such-order' }),
+    await accept({ _type: 'RefreshOrder', orderId: b }),
+  ];
+  const eventsBefore = [(await orderEvents(a))[0]!.n, (await orderEvents(b))[0]!.n];
+  const executions = await executeCommands(app.services.transact, await claimAll(cids), policy);
+  assert.equal(executions.map((e) => e.outcome), ['succeeded', 'failed', 'failed', 'succeeded']);
+  assert.equal([(await result(cids[1]!)).code, (await result(cids[2]!)).code], ['UNKNOWN_CANCELLATION_REASON', 'ORDER_NOT_FOUND']);
+  assert.equal([(await result(cids[0]!))._type, (await result(cids[3]!))._type], ['CommandResultEvent', 'CommandResultEvent']);
+  // The batch's first try was undone whole: each order has exactly the events of one run of its commands.
+  assert.equal([(await orderEvents(a))[0]!.n - eventsBefore[0]!, (await orderEvents(b))[0]!.n - eventsBefore[1]!], [1, 1]);
+  const outcomes = await sql<{ n: number }>(`select count(*)::int as n from events where type in ('CommandResultEvent', 'CommandErrorEvent') and payload->>'_cid' in (?, ?, ?, ?)`, cids);
+  assert.is(outcomes[0]!.n, 4, 'one outcome event per command');
+});
+
+test.run();
