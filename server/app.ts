@@ -115,6 +115,17 @@ const jsonBodiesOnly: express.RequestHandler = (req, res, next) => {
     `The body must be JSON, sent with content-type: application/json${given ? `; this one is ${given.split(';')[0]}` : ''}.`, { requestId: String(req.id) })));
 };
 
+/**
+ * A path segment that is `.` or `..` (also percent-encoded): trpc-to-openapi parses the URL again, which resolves such
+ * segments, so the request would reach another operation or none, and its 404 would lack the request id. Answered
+ * here instead: no identifier of this API can be `.` or `..` in a path.
+ */
+const dotSegments: express.RequestHandler = (req, res, next) => {
+  if (!/(?:^|\/)(?:\.|%2e){1,2}(?=\/|$)/i.test(req.path)) return next();
+  res.status(404).type('application/problem+json').send(JSON.stringify(problem('NOT_FOUND', 404,
+    'A path segment cannot be "." or "..".', { requestId: String(req.id) })));
+};
+
 /** A POST or PUT without any body is the same as `{}` (CONTRACT §4): give it the JSON type it lacks. */
 const bodilessIsEmptyJson: express.RequestHandler = (req, _res, next) => {
   const length = req.headers['content-length'];
@@ -189,7 +200,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
       logFailure(ctx?.log ?? services.log, error, path),
   });
   // Mounted as routes, not with app.use, so that express leaves the path whole for the middleware.
-  for (const { method, route } of operations) app[method](route, jsonBodiesOnly, rest);
+  for (const { method, route } of operations) app[method](route, dotSegments, jsonBodiesOnly, rest);
   app.use(undocumented);
   app.use(bodyErrors);
   return app;
