@@ -33,10 +33,20 @@ process.stdout.write = write;
 await closeShared();
 
 const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
-const total = Number(/Total:\s+(\d+)/.exec(plain)?.[1] ?? 0);
-const passed = Number(/Passed:\s+(\d+)/.exec(plain)?.[1] ?? 0);
-const failed = total - passed;
-if (files.length === 0 || total === 0) process.exitCode = 1;
+/** A number of uvu's closing summary (its last occurrence: a test's own output cannot stand in for it). */
+const count = (label: string) => {
+  const match = [...plain.matchAll(new RegExp(`^\\s*${label}:\\s+(\\d+)$`, 'gm'))].at(-1);
+  return match ? Number(match[1]) : null;
+};
+const total = count('Total') ?? 0;
+const passed = count('Passed') ?? 0;
+// A skipped test (test.skip, or the others of a suite with test.only) never ran: it must not pass silently, so it
+// counts as failed. An unreadable summary counts as a failure too.
+const skipped = count('Skipped');
+if (skipped === null) console.log('The summary of the run could not be read (no "Skipped:" line): the run fails.');
+else if (skipped > 0) console.log(`${skipped} test(s) skipped (test.skip or test.only): counted as failed.`);
+const failed = total - passed + (skipped ?? 0);
+if (files.length === 0 || total === 0 || skipped === null) process.exitCode = 1;
 if (failed > 0) process.exitCode = 1;
 console.log(`${passed} passed, ${failed} failed`);
 // Leftover handles (pools, timers) must not keep a finished run alive.

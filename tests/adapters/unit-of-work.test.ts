@@ -16,11 +16,13 @@ test('a change and its events commit together, or neither does', async () => {
   const transact = mikroOrmTransact((await sharedDatabase()).orm);
   const account = brand();
   const event = new OutboxEvent({ id: randomUUID(), accountId: account.id, scope: 'brand', type: 'OrderStatusEvent', orderId: null, payload: {}, endpointId: null, deliver: false, createdAt: now });
-  await transact(async (r) => {
+  const failure = new Error('the use case failed half-way');
+  const error = await transact(async (r) => {
     await r.accounts.save(account);
     await r.events.add([event]);
-    throw new Error('the use case failed half-way');
-  }).catch(() => {});
+    throw failure;
+  }).then(() => assert.unreachable('the unit of work swallowed its work\'s error'), (e: unknown) => e);
+  assert.is(error, failure, 'the work\'s own error reaches the caller, neither wrapped nor translated');
   assert.is(await transact((r) => r.accounts.get(account.id)), null);
   assert.equal(await transact((r) => r.events.recentFor(account.id, 10)), []);
 });

@@ -57,18 +57,58 @@ for (const [key, expected] of Object.entries(golden)) {
   });
 }
 
-test('absent values are null and absent lists [], never missing', () => {
+// CONTRACT §6, written out here on its own: every key each transformer and version must carry, whatever the job holds.
+const CONTRACT_KEYS: Record<'default' | 'partner-format', Record<'1.0.0' | '1.1.0' | '1.3.0', string[]>> = (() => {
+  const envelope = ['_eid', '_type', '_v'];
+  const defaults = ['orderId', 'orderNumber', 'status', 'externalId', 'invoicingExternalId', 'orderType', 'customer', 'customerBilling',
+    'shippingAddress', 'products', 'documents', 'appointmentStart', 'appointmentEnd', 'startTimestamp', 'finishTimestamp'];
+  const partner = ['jobApiId', 'gidOrderNumber', 'invoicingEid', 'yourOrderID', 'status', 'customer', 'shippingAddress', 'products',
+    'appointmentStart', 'appointmentEnd'];
+  const project = ['projectId', 'projectName'];
+  return {
+    default: { '1.0.0': [...envelope, ...defaults], '1.1.0': [...envelope, ...defaults, ...project], '1.3.0': [...envelope, ...defaults, ...project, 'updatedAt'] },
+    'partner-format': {
+      '1.0.0': [...envelope, ...partner], '1.1.0': [...envelope, ...partner, ...project],
+      '1.3.0': [...envelope, ...partner, ...project, 'partnerId', 'updatedAt'],
+    },
+  };
+})();
+const NESTED_KEYS = {
+  customer: ['email', 'externalId', 'firstName', 'lastName', 'mobilePhone', 'phone', 'salutation'],
+  shippingAddress: ['street', 'houseNumber', 'postalCode', 'city', 'countryCode'],
+  customerBilling: ['firstName', 'lastName', 'company', 'street', 'houseNumber', 'postalCode', 'city', 'countryCode'],
+} as const;
+const LISTS = ['products', 'documents'];
+const sorted = (keys: readonly string[]) => [...keys].sort();
+
+test('absent values are null and absent lists [], never missing: every key of CONTRACT §6, for each transformer and version', () => {
   const bare = new Job({
     ...full, partnerId: null, invoicingEid: null, eid: null, extPartnerId: null, customer: null, customerBilling: null,
     shippingAddress: null, products: [], documents: [], orderType: null, projectId: null, projectName: null,
     appointmentStart: null, appointmentEnd: null, startTimestamp: null,
   });
-  for (const transformer of ['default', 'partner-format'] as const) {
-    const payload = renderOrderStatus(bare, { transformer, version: '1.3.0' }, POLLED_EID);
-    assert.is(payload._eid, 'polled');
-    for (const [k, v] of Object.entries(payload)) assert.ok(v !== undefined, `${transformer}.${k} is undefined`);
-    assert.is(payload.customer, null);
-    assert.equal(payload.products, []);
+  // Nested objects present but empty: each of their keys must be there too, as null.
+  const hollow = new Job({ ...bare, customer: {} as never, customerBilling: {} as never, shippingAddress: {} as never });
+  for (const [transformer, versions] of Object.entries(CONTRACT_KEYS) as [keyof typeof CONTRACT_KEYS, Record<string, string[]>][]) {
+    for (const [version, keys] of Object.entries(versions) as ['1.0.0' | '1.1.0' | '1.3.0', string[]][]) {
+      const label = `${transformer} ${version}`;
+      const payload = renderOrderStatus(bare, { transformer, version }, POLLED_EID);
+      assert.equal(sorted(Object.keys(payload)), sorted(keys), `${label}: the keys`);
+      for (const key of keys) {
+        assert.ok(Object.hasOwn(payload, key) && payload[key] !== undefined, `${label}: ${key} is missing`);
+        if (LISTS.includes(key)) assert.equal(payload[key], [], `${label}: ${key} is []`);
+      }
+      assert.equal([payload._eid, payload._type, payload._v], ['polled', 'OrderStatusEvent', version], label);
+      for (const key of ['customer', 'shippingAddress', 'customerBilling', 'invoicingEid', 'yourOrderID', 'externalId', 'invoicingExternalId',
+        'orderType', 'appointmentStart', 'appointmentEnd', 'startTimestamp', 'projectId', 'projectName', 'partnerId']) {
+        if (keys.includes(key)) assert.is(payload[key], null, `${label}: ${key} is null`);
+      }
+      const nested = renderOrderStatus(hollow, { transformer, version }, POLLED_EID);
+      for (const [key, members] of Object.entries(NESTED_KEYS)) {
+        if (!keys.includes(key)) continue;
+        assert.equal(nested[key], Object.fromEntries(members.map((m) => [m, null])), `${label}: ${key} with every member, as null`);
+      }
+    }
   }
 });
 

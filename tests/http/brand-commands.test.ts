@@ -2,6 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
+import type { Principal } from '../../domain/auth.ts';
+import type { BrandCommand } from '../../domain/command.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { acceptCommand } from '../../domain/use-cases/accept-command.ts';
 import { snapshot } from '../support/snapshot.ts';
 
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
@@ -21,7 +25,7 @@ test.before(async () => {
   partner = await integrator(app, 'partner');
   await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', transformer: 'default', version: '1.1.0' });
   await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
-  for (const name of ['refresh', 'customer', 'ids', 'cancel', 'pending', 'closed', 'race', 'replay', 'rpc']) {
+  for (const name of ['refresh', 'customer', 'ids', 'cancel', 'pending', 'closed', 'race', 'replay', 'rpc', 'duel']) {
     await app.admin.call('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId, apiId: order(name), status: 'accepted' });
   }
   await app.admin.call('jobs.setStatus', { apiId: order('closed'), status: 'closed' });
@@ -222,6 +226,59 @@ test('20 concurrent posts with one _cid and one body: one execution, twenty equa
   const failed = command('RefreshOrder', { orderId: 'missing' });
   assert.is((await run(brand, failed)).code, 'ORDER_NOT_FOUND');
   assert.equal((await send(brand, failed)).body, { _cid: failed._cid, _type: 'RefreshOrder', status: 'accepted' }, 'a failed command keeps its _cid');
+});
+
+test('the _cid race on either database: accepts of one _cid started together interleave, and the later finds the earlier\'s row', async () => {
+  // Over HTTP the 20 posts above race only as the server lets them. Here the use case runs on the real command log,
+  // several accepts started in one tick: each statement commits alone, so even the embedded database's single
+  // connection interleaves them (the first one's insert, then the second one's), and a server runs them at once.
+  const principal = { accountId: brand.accountId, role: 'brand' } as Principal;
+  const accept = (body: Record<string, unknown>) => app.services.autocommit((d) => acceptCommand(d, principal, body as unknown as BrandCommand));
+  const rows = async (cid: string) => (await app.database.orm.em.getConnection().execute<{ n: number }[]>(
+    'select count(*)::int as n from commands where account_id = ? and cid = ?', [brand.accountId, cid]))[0]!.n;
+  for (let round = 0; round < 5; round++) {
+    const body = command('RefreshOrder', { orderId: order('duel') });
+    const answers = await Promise.all(Array.from({ length: 4 }, () => accept(body)));
+    assert.equal(answers, Array(4).fill({ _cid: body._cid, _type: 'RefreshOrder', status: 'accepted' }), `round ${round}: one answer for all`);
+    assert.is(await rows(body._cid), 1, `round ${round}: one row`);
+  }
+  for (let round = 0; round < 5; round++) {
+    const cid = randomUUID();
+    const bodies = [command('RefreshOrder', { orderId: order('duel') }, cid), command('UpdateOrderExternalId', { orderId: order('duel'), externalId: `D-${round}` }, cid)];
+    const settled = await Promise.allSettled(bodies.map(accept));
+    const won = settled.findIndex((s) => s.status === 'fulfilled');
+    assert.ok(won >= 0, `round ${round}: one of them is accepted: ${JSON.stringify(settled.map((s) => s.status === 'rejected' ? String(s.reason) : s.value))}`);
+    const lost = settled[1 - won]!;
+    assert.is(lost.status, 'rejected', `round ${round}: the other is refused`);
+    const reason = (lost as PromiseRejectedResult).reason;
+    assert.ok(reason instanceof DomainError && reason.code === 'CONFLICT', `round ${round}: refused as a conflict, not ${String(reason)}`);
+    assert.is(await rows(cid), 1);
+    const again = await send(brand, bodies[won]!);
+    assert.equal([again.status, again.body._type], [202, bodies[won]!._type], `round ${round}: the winner holds the _cid`);
+  }
+});
+
+test('a _cid resent with a body that differs only inside a nested member is 409; the nested key order does not matter', async () => {
+  const cases: [string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>][] = [
+    ['a nested customer field',
+      command('UpdateCustomer', { orderId: order('customer'), customer: { firstName: 'Ada', lastName: 'Lovelace' } }),
+      { customer: { firstName: 'Ada', lastName: 'Byron' } }, { customer: { lastName: 'Lovelace', firstName: 'Ada' } }],
+    ['a _metadata value',
+      { ...command('RefreshOrder', { orderId: order('customer') }), _metadata: { 'ext-a': '1', 'ext-b': '2' } },
+      { _metadata: { 'ext-a': '1', 'ext-b': '3' } }, { _metadata: { 'ext-b': '2', 'ext-a': '1' } }],
+    ['a mapping value two levels down',
+      command('CreateOrderFromMapping', { orders: [{ mapping: [{ key: 'first_name', value: 'Ada' }, { key: 'city', value: 'Berlin' }] }] }),
+      { orders: [{ mapping: [{ key: 'first_name', value: 'Ada' }, { key: 'city', value: 'Bonn' }] }] },
+      { orders: [{ mapping: [{ value: 'Ada', key: 'first_name' }, { value: 'Berlin', key: 'city' }] }] }],
+  ];
+  for (const [label, body, change, reordered] of cases) {
+    const first = await send(brand, body);
+    assert.is(first.status, 202, `${label}: ${JSON.stringify(first.body)}`);
+    const other = await send(brand, { ...body, ...change });
+    assert.equal([other.status, other.body.code], [409, 'CONFLICT'], label);
+    const replay = await send(brand, { ...body, ...reordered });
+    assert.equal([replay.status, replay.body], [202, first.body], `${label}: the same body, keys reordered, replays`);
+  }
 });
 
 test('one command whatever the transport: sent over REST and replayed over /trpc, and the other way', async () => {

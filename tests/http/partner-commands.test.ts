@@ -11,7 +11,7 @@ const KEY = 'master-signing-key-0123456789';
 const APPOINTMENT = '/v3/commands/partner/appointment';
 const YOUR_ORDER_ID = '/v3/commands/partner/your-order-id';
 let app: App;
-let brand: Who, master: Who, child: Who, loner: Who, stranger: Who;
+let brand: Who, master: Who, child: Who, sibling: Who, loner: Who, stranger: Who;
 const job: Record<string, { apiId: string; name: string }> = {};
 const tag = randomUUID().slice(0, 8);
 
@@ -20,6 +20,7 @@ test.before(async () => {
   brand = await integrator(app, 'brand');
   master = await integrator(app, 'partner');
   child = await integrator(app, 'partner', master.accountId);
+  sibling = await integrator(app, 'partner', master.accountId);
   loner = await integrator(app, 'partner');
   stranger = await integrator(app, 'partner');
   await app.admin.call('webhookConfigs.upsert', { accountId: master.accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0', signatureKey: KEY });
@@ -36,6 +37,8 @@ test.before(async () => {
   await make('child2', child, { name: `O-SHARED-${tag}` });
   await make('loner2', loner, { invoicingEid: `INV-TWICE-${tag}` });
   await make('loner3', loner, { invoicingEid: `INV-TWICE-${tag}` });
+  await make('sibling1', sibling, { name: `O-SIB-${tag}` });
+  await make('master1', master, { name: `O-MASTER-${tag}` });
 });
 
 const sign = (raw: string, key = KEY) => createHmac('sha256', key).update(raw).digest('hex');
@@ -139,6 +142,26 @@ test('ownership: the master acts on its child\'s job; an unrelated partner is 40
   assert.is((await post(child, APPOINTMENT, appointment({ jobApiId: job.loner1!.apiId }))).status, 403, 'a sibling\'s job from another family');
 });
 
+test('ownership: a child may not command its sibling\'s job nor its master\'s own job (403, nothing changes), on both endpoints', async () => {
+  const yourOrderId = (identifier: Record<string, string>) => ({ _v: '1.0.0', _cid: randomUUID(), _type: 'SetJobYourOrderId', ...identifier, yourOrderID: `X-${randomUUID().slice(0, 8)}` });
+  const targets = [['sibling', job.sibling1!], ['master', job.master1!]] as const;
+  for (const [whose, target] of targets) {
+    const before = (await eventsFor(brand.accountId, target.apiId)).length;
+    for (const identifier of [{ jobApiId: target.apiId }, { gidOrderNumber: target.name }] as Record<string, string>[]) {
+      for (const [path, body] of [[APPOINTMENT, appointment(identifier)], [YOUR_ORDER_ID, yourOrderId(identifier)]] as const) {
+        const res = await post(child, path, body);
+        assert.is(res.status, 403, `child on its ${whose}'s job via ${path} ${JSON.stringify(identifier)}: ${JSON.stringify(res.body)}`);
+        assert.is(res.body.code, 'FORBIDDEN');
+      }
+    }
+    assert.is((await eventsFor(brand.accountId, target.apiId)).length, before, `the ${whose}'s job did not change`);
+  }
+  // The sibling is refused the child's job likewise, and the master may still command its children's jobs and its own.
+  assert.is((await post(sibling, YOUR_ORDER_ID, yourOrderId({ jobApiId: job.child1!.apiId }))).status, 403);
+  assert.is((await post(master, APPOINTMENT, appointment({ jobApiId: job.sibling1!.apiId }))).status, 200);
+  assert.is((await post(master, YOUR_ORDER_ID, yourOrderId({ jobApiId: job.master1!.apiId }))).status, 200);
+});
+
 test('several matches: the caller\'s own is taken; several of the caller\'s → 409', async () => {
   const shared = await post(loner, APPOINTMENT, appointment({ gidOrderNumber: `O-SHARED-${tag}` }), null);
   assert.is(shared.status, 200);
@@ -184,6 +207,23 @@ test('one command whatever the transport: sent over REST, replayed over /trpc (o
   assert.equal(viaRest.body, viaRpc.body.result.data);
   const nested = await post(loner, APPOINTMENT, { ...first, _metadata: { 'ext-ref': 'other' } }, null);
   assert.is(nested.status, 409, 'another _metadata is another command');
+});
+
+test('a _cid replayed with a body that differs only inside a nested member is 409, and the first answer stands', async () => {
+  const body = appointment({ jobApiId: job.loner1!.apiId }, { _metadata: { 'ext-ref': 'a', 'ext-trace': 't-1' } });
+  const first = await post(loner, APPOINTMENT, body, null);
+  assert.is(first.status, 200, JSON.stringify(first.body));
+  for (const metadata of [{ 'ext-ref': 'b', 'ext-trace': 't-1' }, { 'ext-ref': 'a', 'ext-trace': 't-2' }, { 'ext-trace': 't-1', 'ext-ref': 'A' }]) {
+    const other = await post(loner, APPOINTMENT, { ...body, _metadata: metadata }, null);
+    assert.equal([other.status, other.body.code], [409, 'CONFLICT'], JSON.stringify(metadata));
+  }
+  const same = await post(loner, APPOINTMENT, { ...body, _metadata: { 'ext-trace': 't-1', 'ext-ref': 'a' } }, null);
+  assert.equal([same.status, same.body], [200, first.body], 'nested key order aside, the same body replays');
+  const cid = randomUUID();
+  const setId = (metadata: Record<string, string>) => ({ _v: '1.0.0', _cid: cid, _type: 'SetJobYourOrderId', jobApiId: job.loner1!.apiId, yourOrderID: `Y-${tag}`, _metadata: metadata });
+  assert.is((await post(loner, YOUR_ORDER_ID, setId({ 'ext-ref': '1' }), null)).status, 200);
+  const nested = await post(loner, YOUR_ORDER_ID, setId({ 'ext-ref': '2' }), null);
+  assert.equal([nested.status, nested.body.code], [409, 'CONFLICT'], 'SetJobYourOrderId likewise');
 });
 
 test('20 concurrent requests with one _cid and one body: one change, one set of events, 20 equal answers', async () => {

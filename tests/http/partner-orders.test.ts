@@ -187,6 +187,35 @@ test('legacy: a bare array in the same order; limit and offset; limit=0 is []', 
   assert.equal((await get(master, '/v3/partner-orders?offset=100')).body, []);
 });
 
+test('updatedAt keeps its milliseconds: both listings, the single poll, the order and updatedSince', async () => {
+  const partner = await integrator(app, 'partner');
+  await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
+  const times = { early: '2026-01-01T00:00:00.123Z', late: '2026-01-01T00:00:00.987Z', next: '2026-01-01T00:00:01.001Z' };
+  const apiIds: Record<string, string> = {};
+  for (const [key, updatedAt] of Object.entries(times)) {
+    const created = await app.admin.call<{ apiId: string; updatedAt: string }>('jobs.create', {
+      brandAccountId: brand.accountId, partnerId: partner.accountId, status: 'open', updatedAt, apiId: `ms-${key}-${partner.accountId.slice(0, 8)}`,
+    });
+    assert.is(created.updatedAt, updatedAt, 'jobs.create answers the exact instant');
+    apiIds[key] = created.apiId;
+  }
+  const expected = [[apiIds.next, times.next], [apiIds.late, times.late], [apiIds.early, times.early]];
+  const rows = (items: { jobApiId: string; updatedAt: string }[]) => items.map((i) => [i.jobApiId, i.updatedAt]);
+  const paged = await get(partner, '/v3/partner-orders/paginated');
+  assert.equal(rows(paged.body.items), expected, 'paginated: exact milliseconds, ordered by them');
+  const legacy = await get(partner, '/v3/partner-orders');
+  assert.equal(rows(legacy.body), expected, 'legacy: exact milliseconds, ordered by them');
+  for (const [key, updatedAt] of Object.entries(times)) {
+    const polled = await get(partner, `/v3/poll/job/*/${apiIds[key]}`);
+    assert.equal([polled.status, polled.body.updatedAt], [200, updatedAt], `poll ${key}`);
+  }
+  const since = encodeURIComponent('2026-01-01T00:00:00.500Z');
+  assert.equal(rows((await get(partner, `/v3/partner-orders/paginated?updatedSince=${since}`)).body.items), expected.slice(0, 2));
+  assert.equal(rows((await get(partner, `/v3/partner-orders?updatedSince=${since}`)).body), expected.slice(0, 2));
+  const exact = encodeURIComponent(times.late);
+  assert.equal(rows((await get(partner, `/v3/partner-orders/paginated?updatedSince=${exact}`)).body.items), expected.slice(0, 2), 'inclusive to the millisecond');
+});
+
 test('poll one order: brand its own, partner its scope, 404 otherwise; version * or explicit', async () => {
   const brandView = await get(brand, `/v3/poll/job/*/${jobs.none}`);
   assert.is(brandView.status, 200);
