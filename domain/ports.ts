@@ -302,6 +302,8 @@ export interface Deps extends Repositories {
   loginLimiter: LoginRateLimiter;
   /** Endpoint tests per account (CONTRACT §10: 10 a minute). */
   endpointTestLimiter: RateLimiter;
+  /** Authenticated requests per account and second (CONTRACT §1, `API_RATE_LIMIT_PER_ACCOUNT`). */
+  requestLimiter: RateLimiter;
   deferrer: Deferrer;
   signatures: RequestSignatures;
   webhookSender: WebhookSender;

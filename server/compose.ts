@@ -75,6 +75,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     endpointTestLimiter: database.kind === 'postgresql'
       ? FlexibleRateLimiter.inPostgres('endpoint-test', ENDPOINT_TESTS_PER_MINUTE, 60, database.orm.em.getKnex())
       : FlexibleRateLimiter.inMemory('endpoint-test', ENDPOINT_TESTS_PER_MINUTE, 60),
+    requestLimiter: database.kind === 'postgresql'
+      ? FlexibleRateLimiter.inPostgres('account-requests', config.apiRateLimitPerAccount, 1, database.orm.em.getKnex())
+      : FlexibleRateLimiter.inMemory('account-requests', config.apiRateLimitPerAccount, 1),
   };
   const withDeps = (run: <T>(work: (r: Repositories) => Promise<T>) => Promise<T>) =>
     <T>(work: (d: Deps) => Promise<T>) => run((repositories) => work({ ...repositories, ...deps, deferrer }));

@@ -42,6 +42,7 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag,
   LOGIN_LIMIT_PER_EMAIL: int(1, 100_000, 5),
   LOGIN_LIMIT_PER_ADDRESS: int(1, 100_000, 30),
+  API_RATE_LIMIT_PER_ACCOUNT: int(1, 1_000_000, 50),
   TEST_CLOCK: flag,
   TEST_EMBEDDED_DROP_IDLE_MS: int(0, 86_400_000, 0),
   SEED_DEMO: flag,
@@ -72,6 +73,8 @@ export interface Config {
   webhookAllowPrivateTargets: boolean;
   loginLimitPerEmail: number;
   loginLimitPerAddress: number;
+  /** Authenticated requests a second per account (CONTRACT §1). */
+  apiRateLimitPerAccount: number;
   testClock: boolean;
   /** Test-only: the embedded database drops connections idle this long (0: never), to exercise reconnection. */
   testEmbeddedDropIdleMs: number;
@@ -114,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     loginLimitPerEmail: e.LOGIN_LIMIT_PER_EMAIL,
     loginLimitPerAddress: e.LOGIN_LIMIT_PER_ADDRESS,
+    apiRateLimitPerAccount: e.API_RATE_LIMIT_PER_ACCOUNT,
     testClock: e.TEST_CLOCK,
     testEmbeddedDropIdleMs: e.TEST_EMBEDDED_DROP_IDLE_MS,
     seedDemo: e.SEED_DEMO,

@@ -4,6 +4,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ZodType } from 'zod';
 import type { Role } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
+import { admitRequest } from '../domain/use-cases/admit-request.ts';
 import { authenticate } from '../domain/use-cases/authenticate.ts';
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
@@ -115,6 +116,7 @@ const bodyReadable = middleware(({ ctx, next }) => {
 const authenticated = (roles: readonly Role[]) =>
   publicProcedure.meta({ roles }).use(async ({ ctx, next }) => {
     const principal = await ctx.services.read((deps) => authenticate(deps, { accessToken: bearer(ctx.authorization), roles }));
+    await ctx.services.read((deps) => admitRequest(deps, principal));
     return next({ ctx: { principal } });
   });
 

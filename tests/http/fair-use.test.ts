@@ -1,0 +1,66 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { appWithMailbox, integrator } from '../support/integrators.ts';
+
+// API_RATE_LIMIT_PER_ACCOUNT (CONTRACT §1): authenticated requests a second per account; beyond, 429 with Retry-After,
+// for that account alone. On PostgreSQL two app instances (two processes' worth) share the counters.
+const test = suite('fair use: requests per account and second');
+type App = Awaited<ReturnType<typeof appWithMailbox>>;
+let app: App;
+let twin: App;
+let partner: Awaited<ReturnType<typeof integrator>>;
+let brand: Awaited<ReturnType<typeof integrator>>;
+const LIMIT = 5;
+
+test.before(async () => {
+  app = await appWithMailbox({ API_RATE_LIMIT_PER_ACCOUNT: String(LIMIT) });
+  twin = await appWithMailbox({ API_RATE_LIMIT_PER_ACCOUNT: String(LIMIT) });
+  partner = await integrator(app, 'partner');
+  brand = await integrator(app, 'brand');
+  await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0' });
+});
+
+const listing = (on: App, token: string) => on.http.get('/v3/partner-orders/paginated').set('authorization', `Bearer ${token}`);
+const waitForNextWindow = () => new Promise((resolve) => setTimeout(resolve, 1100));
+
+test('beyond the limit within a second: 429 problem with Retry-After; the next second serves again', async () => {
+  await waitForNextWindow();
+  const answers = await Promise.all(Array.from({ length: LIMIT + 3 }, () => listing(app, partner.accessToken)));
+  const statuses = answers.map((r) => r.status).sort();
+  assert.equal(statuses, [...Array(LIMIT).fill(200), ...Array(3).fill(429)]);
+  const refused = answers.find((r) => r.status === 429)!;
+  assert.is(refused.body.code, 'TOO_MANY_REQUESTS');
+  assert.ok(Number(refused.headers['retry-after']) >= 1, `Retry-After: ${refused.headers['retry-after']}`);
+  // The legacy listing streams through its own route, and is counted and refused alike.
+  const legacy = await app.http.get('/v3/partner-orders').set('authorization', `Bearer ${partner.accessToken}`);
+  assert.equal([legacy.status, legacy.body.code], [429, 'TOO_MANY_REQUESTS']);
+  assert.ok(Number(legacy.headers['retry-after']) >= 1);
+  await waitForNextWindow();
+  assert.is((await listing(app, partner.accessToken)).status, 200);
+});
+
+test('one account over its limit leaves another account served', async () => {
+  await waitForNextWindow();
+  await Promise.all(Array.from({ length: LIMIT + 2 }, () => listing(app, partner.accessToken)));
+  assert.is((await listing(app, partner.accessToken)).status, 429);
+  const other = await app.http.get('/v3/events').set('authorization', `Bearer ${brand.accessToken}`);
+  assert.is(other.status, 404, 'the brand is served (it has no configuration: 404, not 429)');
+});
+
+test('a refused token is not counted: bad tokens cannot use up an account\'s share', async () => {
+  await waitForNextWindow();
+  for (let i = 0; i < LIMIT * 2; i++) assert.is((await listing(app, 'not-a-token')).status, 401);
+  assert.is((await listing(app, partner.accessToken)).status, 200);
+});
+
+test('the counters are shared by every process on one PostgreSQL server', async () => {
+  if (!process.env.DATABASE_URL) return; // the embedded database serves one process, whose counters are its own
+  await waitForNextWindow();
+  const statuses = (await Promise.all([
+    ...Array.from({ length: 3 }, () => listing(app, partner.accessToken)),
+    ...Array.from({ length: 3 }, () => listing(twin, partner.accessToken)),
+  ])).map((r) => r.status).sort();
+  assert.equal(statuses, [...Array(LIMIT).fill(200), 429]);
+});
+
+test.run();
