@@ -275,6 +275,17 @@ export interface RateLimiter {
   consume(key: string): Promise<number | null>;
 }
 
+/** A stream of one account under way; released when it ends, whichever way. */
+export interface StreamSlot {
+  release(): Promise<void>;
+}
+
+/** Streams at once per account (CONTRACT §1: at most 2 legacy listings). */
+export interface StreamSlots {
+  /** A slot for one more stream of the account, or null when all are taken. */
+  take(accountId: string): Promise<StreamSlot | null>;
+}
+
 export interface LoginRateLimiter {
   /** Counts one login attempt; answers the seconds to wait when a limit is exceeded, else null. */
   consume(email: string, clientAddress: string): Promise<number | null>;
@@ -304,6 +315,7 @@ export interface Deps extends Repositories {
   endpointTestLimiter: RateLimiter;
   /** Authenticated requests per account and second (CONTRACT §1, `API_RATE_LIMIT_PER_ACCOUNT`). */
   requestLimiter: RateLimiter;
+  streamSlots: StreamSlots;
   deferrer: Deferrer;
   signatures: RequestSignatures;
   webhookSender: WebhookSender;

@@ -7,6 +7,7 @@ import { openDatabase, type Database } from '../adapters/persistence/open-databa
 import { mikroOrmAutocommit, mikroOrmTransact } from '../adapters/persistence/unit-of-work.ts';
 import { listenForWork } from '../adapters/persistence/work-listener.ts';
 import { FlexibleLoginRateLimiter, FlexibleRateLimiter } from '../adapters/rate-limit.ts';
+import { InMemoryStreamSlots, PostgresStreamSlots } from '../adapters/stream-slots.ts';
 import { loadJwtKey } from '../adapters/secret.ts';
 import { hmacSignatures } from '../adapters/signatures.ts';
 import { AdjustableClock, randomIds, systemClock } from '../adapters/system.ts';
@@ -78,6 +79,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     requestLimiter: database.kind === 'postgresql'
       ? FlexibleRateLimiter.inPostgres('account-requests', config.apiRateLimitPerAccount, 1, database.orm.em.getKnex())
       : FlexibleRateLimiter.inMemory('account-requests', config.apiRateLimitPerAccount, 1),
+    streamSlots: database.kind === 'postgresql' ? new PostgresStreamSlots(database.orm, STREAMS_PER_ACCOUNT) : new InMemoryStreamSlots(STREAMS_PER_ACCOUNT),
   };
   const withDeps = (run: <T>(work: (r: Repositories) => Promise<T>) => Promise<T>) =>
     <T>(work: (d: Deps) => Promise<T>) => run((repositories) => work({ ...repositories, ...deps, deferrer }));
@@ -161,6 +163,8 @@ const attemptMs = (config: Config) => 3 * config.webhookTimeoutMs + 1000;
 
 /** CONTRACT §10: at most 10 endpoint tests a minute per account. */
 const ENDPOINT_TESTS_PER_MINUTE = 10;
+/** Legacy listings streaming at once per account (CONTRACT §1). */
+const STREAMS_PER_ACCOUNT = 2;
 const limits = (config: Config) => ({ perEmail: config.loginLimitPerEmail, perAddress: config.loginLimitPerAddress });
 
 function chooseMailer(config: Config, log: Logger): Mailer {

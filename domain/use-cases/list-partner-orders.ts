@@ -40,12 +40,20 @@ export interface LegacyQuery extends OrderFilter {
  * consumes them, so that memory stays flat however many orders there are. Scope errors surface before the
  * first batch, while an answer can still carry them.
  */
-export async function streamPartnerOrders(deps: ListingDeps, principal: Principal, query: LegacyQuery) {
+export async function streamPartnerOrders(deps: ListingDeps & Pick<Deps, 'streamSlots'>, principal: Principal, query: LegacyQuery) {
   const { config, partnerIds } = await resolvePollingScope(deps, principal);
   const format = config.payloadFormat();
   const filter = { updatedSince: query.updatedSince, active: query.active };
   const batches = query.limit === 0 ? [] : deps.partnerOrders.stream(partnerIds, filter, query.offset, query.limit);
+  // Fair use: a listing of a whole scope is long; an account gets a few at once, not the server's every connection.
+  // The slot is released when the answer has been read to its end, or abandoned.
+  const slot = await deps.streamSlots.take(principal.accountId);
+  if (!slot) throw new DomainError('RATE_LIMITED', 'Too many listings of this account are streaming at once: wait for one to end.', [], 1);
   return (async function* () {
-    for await (const jobs of batches) yield jobs.map((job) => renderOrderStatus(job, format, POLLED_EID));
+    try {
+      for await (const jobs of batches) yield jobs.map((job) => renderOrderStatus(job, format, POLLED_EID));
+    } finally {
+      await slot.release();
+    }
   })();
 }

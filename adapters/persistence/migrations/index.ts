@@ -9,6 +9,7 @@ import { Migration20261123020000_command_hot_claims } from './Migration202611230
 import { Migration20261123030000_event_feed } from './Migration20261123030000_event_feed.ts';
 import { Migration20261123040000_claim_with_created_at } from './Migration20261123040000_claim_with_created_at.ts';
 import { Migration20261123050000_feed_purge_horizon } from './Migration20261123050000_feed_purge_horizon.ts';
+import { Migration20261123070000_stream_slots } from './Migration20261123070000_stream_slots.ts';
 import { Migration20261123060000_running_commands_idx } from './Migration20261123060000_running_commands_idx.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
@@ -25,4 +26,5 @@ export const migrationsList = [
   { name: 'Migration20261123040000_claim_with_created_at', class: Migration20261123040000_claim_with_created_at },
   { name: 'Migration20261123050000_feed_purge_horizon', class: Migration20261123050000_feed_purge_horizon },
   { name: 'Migration20261123060000_running_commands_idx', class: Migration20261123060000_running_commands_idx },
+  { name: 'Migration20261123070000_stream_slots', class: Migration20261123070000_stream_slots },
 ];
