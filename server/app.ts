@@ -116,14 +116,14 @@ const jsonBodiesOnly: express.RequestHandler = (req, res, next) => {
 };
 
 /**
- * A path segment that is `.` or `..` (also percent-encoded): trpc-to-openapi parses the URL again, which resolves such
- * segments, so the request would reach another operation or none, and its 404 would lack the request id. Answered
- * here instead: no identifier of this API can be `.` or `..` in a path.
+ * trpc-to-openapi parses the URL again with the WHATWG parser, which resolves `.` and `..` segments (also
+ * percent-encoded) and reads `\` as `/`: such a path would reach another operation than the one express matched, or
+ * none, with a 404 lacking the request id. A path the parser would read otherwise is answered 404 here instead.
  */
-const dotSegments: express.RequestHandler = (req, res, next) => {
-  if (!/(?:^|\/)(?:\.|%2e){1,2}(?=\/|$)/i.test(req.path)) return next();
+const unambiguousPath: express.RequestHandler = (req, res, next) => {
+  if (new URL(req.path, 'http://localhost').pathname === req.path) return next();
   res.status(404).type('application/problem+json').send(JSON.stringify(problem('NOT_FOUND', 404,
-    'A path segment cannot be "." or "..".', { requestId: String(req.id) })));
+    'A path segment cannot be "." or "..", and a path cannot hold "\\".', { requestId: String(req.id) })));
 };
 
 /** A POST or PUT without any body is the same as `{}` (CONTRACT §4): give it the JSON type it lacks. */
@@ -167,6 +167,11 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   app.use('/trpc', createExpressMiddleware({
     router,
     createContext: contextFactory(services, 'trpc'),
+    // A 429 says when to come back on this face too (CONTRACT §1); the seconds are also in the error's data.
+    responseMeta: ({ errors }) => {
+      const wait = errors.map(retryAfterOf).find((seconds) => seconds !== undefined);
+      return wait === undefined ? {} : { headers: { 'retry-after': String(Math.max(1, Math.ceil(wait))) } };
+    },
     maxBodySize: MAX_BODY_BYTES,
     onError: ({ error, ctx, path }) => logFailure(ctx?.log ?? services.log, error, path),
   }));
@@ -200,7 +205,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
       logFailure(ctx?.log ?? services.log, error, path),
   });
   // Mounted as routes, not with app.use, so that express leaves the path whole for the middleware.
-  for (const { method, route } of operations) app[method](route, dotSegments, jsonBodiesOnly, rest);
+  for (const { method, route } of operations) app[method](route, unambiguousPath, jsonBodiesOnly, rest);
   app.use(undocumented);
   app.use(bodyErrors);
   return app;

@@ -113,7 +113,7 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
     const generated = operation.responses['200'];
     const problems = new Set<ProblemStatus>([...(meta.rest?.problems ?? []), 500]);
     if (bearer) problems.add(401);
-    if (bearer === 'accessToken') problems.add(429);
+    if (bearer) problems.add(429);
     if (hasBody) for (const status of [400, 413, 415] as const) problems.add(status);
     const content = { ...generated.content['application/json'], ...(examples.response !== undefined && { example: examples.response }) };
     // A procedure that may answer null (204) has a nullable output schema; the 200 answer itself is never null.

@@ -8,7 +8,7 @@ import { admitRequest } from '../domain/use-cases/admit-request.ts';
 import { authenticate } from '../domain/use-cases/authenticate.ts';
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
-import { GENERIC_INTERNAL_DETAIL, isGone, issuesOf, problem, restGone, translateError, type ProblemCode } from './errors.ts';
+import { GENERIC_INTERNAL_DETAIL, isGone, issuesOf, problem, restGone, retryAfterOf, translateError, type ProblemCode } from './errors.ts';
 
 export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 | 500;
 
@@ -46,7 +46,7 @@ const t = initTRPC
         // Typed clients parse tRPC's own shape: keep it, minus any exception text.
         // `reason`: the domain's own code, where tRPC's is coarser (GONE travels as NOT_FOUND).
         const reason = error.cause instanceof DomainError ? error.cause.code : undefined;
-        return { ...shape, message, data: { ...shape.data, stack: undefined, issues, reason } };
+        return { ...shape, message, data: { ...shape.data, stack: undefined, issues, reason, retryAfter: retryAfterOf(error) } };
       }
       const code = error.code as ProblemCode;
       return problem(code, code === 'GONE' ? 410 : shape.data.httpStatus, message, { issues, requestId: ctx?.requestId });

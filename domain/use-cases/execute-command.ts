@@ -56,7 +56,14 @@ export async function executeCommand(transact: UnitOfWork, claimed: ClaimedComma
  * way, nothing of the batch is committed and each command runs on its own (`executeCommand`), so that a failure is
  * recorded, retried or fenced exactly as when it runs alone, and the others succeed as they would have.
  */
-export async function executeCommands(transact: UnitOfWork, batch: readonly ClaimedCommand[], policy: ExecutionPolicy): Promise<Execution[]> {
+export async function executeCommands(
+  transact: UnitOfWork,
+  batch: readonly ClaimedCommand[],
+  policy: ExecutionPolicy,
+  hooks: BatchHooks = {},
+): Promise<Execution[]> {
+  const executions: Execution[] = [];
+  const done = (claimed: ClaimedCommand, execution: Execution) => { executions.push(execution); hooks.executed?.(claimed, execution); };
   if (batch.length > 1) {
     try {
       await transact(async (deps) => {
@@ -65,14 +72,23 @@ export async function executeCommands(transact: UnitOfWork, batch: readonly Clai
           await finish(deps, claimed, command, { status: 'succeeded', result: await runBrandCommand(deps, claimed.accountId, command) });
         }
       });
-      return batch.map(() => ({ outcome: 'succeeded' }));
-    } catch {
-      // Undone whole; what failed fails again below, on its own, where it is handled.
+      for (const claimed of batch) done(claimed, { outcome: 'succeeded' });
+      return executions;
+    } catch (error) {
+      // Undone whole; what failed fails again below, on its own, where it is handled. Said, because an error the
+      // commands do not explain (a deadlock between two batches, a lost connection) is seen only here.
+      hooks.batchUndone?.(error);
     }
   }
-  const executions: Execution[] = [];
-  for (const claimed of batch) executions.push(await executeCommand(transact, claimed, policy));
+  for (const claimed of batch) done(claimed, await executeCommand(transact, claimed, policy));
   return executions;
+}
+
+export interface BatchHooks {
+  /** Each command's execution as soon as it is known (one that failed to be recorded throws, after the others). */
+  executed?(claimed: ClaimedCommand, execution: Execution): void;
+  /** The batch's unit of work was undone, by this error: its commands run one by one next. */
+  batchUndone?(error: unknown): void;
 }
 
 async function record(transact: UnitOfWork, claimed: ClaimedCommand, command: BrandCommand, error: CommandError): Promise<Execution> {

@@ -1,5 +1,5 @@
 import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
-import type { ClaimedCommand } from '../../domain/command.ts';
+import { CommandError, type ClaimedCommand } from '../../domain/command.ts';
 import { executeCommands, type Execution, type ExecutionPolicy } from '../../domain/use-cases/execute-command.ts';
 import { purgeCommandResults } from '../../domain/use-cases/purge-command-results.ts';
 import type { Services } from '../services.ts';
@@ -40,8 +40,13 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
           const claimed = await services.autocommit((deps) => claimDueCommands(deps, options.batch, options.leaseMs));
           const backlog = claimed.length === options.batch;
           if (backlog && lanes.length < options.concurrency) lanes.push(lane());
-          const executions = await executeCommands(services.transact, claimed, options);
-          claimed.forEach((command, i) => report(command, executions[i]!));
+          await executeCommands(services.transact, claimed, options, {
+            executed: report,
+            // A command's own failure (an unknown order, say) is expected and recorded below; anything else is worth a line.
+            batchUndone: (err) => {
+              if (!(err instanceof CommandError)) services.log.warn({ err, commands: claimed.length }, 'a batch of commands was undone; they run one by one');
+            },
+          });
           if (!backlog) return;
         }
       };

@@ -1,9 +1,10 @@
+import http from 'node:http';
 import fc from 'fast-check';
 import supertest from 'supertest';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appRouter } from '../../server/routers/index.ts';
-import { ADMIN_TOKEN, document } from '../support/app.ts';
+import { ADMIN_TOKEN, document, listening } from '../support/app.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { snapshot } from '../support/snapshot.ts';
 
@@ -91,11 +92,22 @@ const count = (key: string) => { if (process.env.FUZZ_STATS) stats.set(key, (sta
 test.after(() => { if (process.env.FUZZ_STATS) console.log([...stats].sort().map(([k, n]) => `${n}\t${k}`).join('\n')); });
 
 // Found by this fuzz: trpc-to-openapi resolved the dot segments again and answered a 404 without the request id.
-test('a path segment "." or ".." (also percent-encoded) is a 404 problem with the request id', async () => {
+test('a path segment "." or ".." (also percent-encoded), or a backslash, is a 404 problem with the request id', async () => {
   for (const path of ['/v3/commands/..', '/v3/commands/.', '/v3/commands/%2E%2e', `/v3/poll/job/*/..`, '/v3/webhook-deliveries/%2e/redeliver']) {
     const req = path.endsWith('redeliver') ? app.http.post(path).send({}) : app.http.get(path);
     const res = await req.set('authorization', `Bearer ${tokens.brand}`);
     assert.equal([res.status, res.body.code, res.body.requestId], [404, 'NOT_FOUND', res.headers['x-request-id']], path);
+  }
+  // A raw backslash, which the URL parser reads as "/" (supertest would encode it): sent over a socket as it is.
+  const { port } = new URL(await listening(app));
+  for (const path of ['/v3/commands/a\\..\\..\\partner-orders', '/v3/commands/a\\b']) {
+    const answer = await new Promise<{ status: number; body: Record<string, unknown>; id: unknown }>((resolve, reject) => {
+      http.request({ host: '127.0.0.1', port: Number(port), path, headers: { authorization: `Bearer ${tokens.partner}` } }, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => { body += d; }).on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(body), id: res.headers['x-request-id'] }));
+      }).on('error', reject).end();
+    });
+    assert.equal([answer.status, answer.body.code, answer.body.requestId], [404, 'NOT_FOUND', answer.id], path);
   }
 });
 
@@ -115,11 +127,13 @@ test('REST: no 5xx, answers as documented, a 4xx changes nothing', async () => {
       req = req.send(payload);
     }
     const before = lastSnapshot.value ?? await snapshot(app.database);
+    // A failed run leaves the state unknown: the next run (a shrink, say) takes a fresh snapshot.
+    lastSnapshot.value = undefined;
     const res = await req; // the checked agent throws when the answer is not what the document says
     count(`${r.op.method.toUpperCase()} ${r.op.path} ${res.status}`);
     assert.ok(res.status < 500, `${r.op.method.toUpperCase()} ${path}: ${res.status} ${res.text.slice(0, 300)}`);
     const after = await snapshot(app.database);
-    if (res.status >= 400 && res.status !== 429) assert.equal(Object.keys(after).filter((t) => after[t] !== before[t]), [], `${res.status} changed stored data`);
+    if (res.status >= 400) assert.equal(Object.keys(after).filter((t) => after[t] !== before[t]), [], `${res.status} changed stored data`);
     lastSnapshot.value = after;
   }), { numRuns: RUNS, ...replay });
 });
@@ -135,6 +149,7 @@ test('/trpc admin procedures: no 5xx, tRPC error shapes, a 4xx changes nothing',
     let req = procedure.type === 'query' ? raw.get(`${path}?input=${encodeURIComponent(JSON.stringify(value))}`) : raw.post(path).set('content-type', 'application/json').send(JSON.stringify(value));
     if (token) req = req.set('authorization', `Bearer ${token}`);
     const before = lastSnapshot.value ?? await snapshot(app.database);
+    lastSnapshot.value = undefined;
     const res = await req;
     count(`${procedure.name} ${res.status}`);
     assert.ok(res.status < 500, `${procedure.name}(${JSON.stringify(value).slice(0, 200)}): ${res.status} ${res.text.slice(0, 300)}`);

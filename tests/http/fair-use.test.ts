@@ -39,6 +39,19 @@ test('beyond the limit within a second: 429 problem with Retry-After; the next s
   assert.is((await listing(app, partner.accessToken)).status, 200);
 });
 
+test('the typed RPC face and the token endpoint count too, and say when to come back', async () => {
+  await waitForNextWindow();
+  const rpc = () => app.http.get(`/trpc/partnerOrders.paginated?input=${encodeURIComponent('{}')}`).set('authorization', `Bearer ${partner.accessToken}`);
+  const answers = await Promise.all(Array.from({ length: LIMIT + 1 }, rpc));
+  const refused = answers.find((r) => r.status === 429);
+  assert.ok(refused, `statuses: ${answers.map((r) => r.status).join(' ')}`);
+  assert.ok(Number(refused.headers['retry-after']) >= 1, 'Retry-After on /trpc');
+  assert.equal([refused.body.error.data.code, refused.body.error.data.reason], ['TOO_MANY_REQUESTS', 'RATE_LIMITED']);
+  assert.ok(refused.body.error.data.retryAfter >= 1);
+  const minted = await app.http.post('/v3/auth/access-token').set('authorization', `Bearer ${partner.refreshToken}`).send({});
+  assert.equal([minted.status, minted.body.code], [429, 'TOO_MANY_REQUESTS'], 'the token endpoint is an authenticated request of the account');
+});
+
 test('one account over its limit leaves another account served', async () => {
   await waitForNextWindow();
   await Promise.all(Array.from({ length: LIMIT + 2 }, () => listing(app, partner.accessToken)));

@@ -25,6 +25,8 @@ test.before(async () => {
   await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', url: null, transformer: 'default', version: '1.3.0' });
 });
 
+/** The `typ` the service expects of a token of this kind. */
+const typOf = (token: string) => (claimsOf(token).aud === 'urn:partner-brand-api:v3' ? 'at+jwt' : 'refresh+jwt');
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, string | number>;
 const now = async () => Math.floor(Date.now() / 1000);
 
@@ -39,7 +41,7 @@ async function forge(token: string, o: Forge = {}): Promise<string> {
   const c = claimsOf(token);
   const at = await now();
   const jwt = new SignJWT({ acc: c.acc, role: c.role, ...o.claims })
-    .setProtectedHeader({ alg: 'HS256', typ: c.aud === 'urn:partner-brand-api:v3' ? 'at+jwt' : 'refresh+jwt', ...o.header } as JWTHeaderParameters)
+    .setProtectedHeader({ alg: 'HS256', typ: typOf(token), ...o.header } as JWTHeaderParameters)
     .setIssuer(String(c.iss)).setAudience(String(c.aud)).setSubject(String(c.sub)).setJti(randomUUID())
     .setIssuedAt(o.iat ?? at - 10).setExpirationTime(o.exp ?? at + 600);
   if (o.nbf !== undefined) jwt.setNotBefore(o.nbf);
@@ -78,14 +80,20 @@ test('the forge itself makes tokens every path accepts (so that each refusal bel
 });
 
 test('alg none, and algorithms other than HS256 with the right secret', async () => {
+  // Each with the right typ and claims, so that only the algorithm is wrong.
+  const part = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
   await refused('alg none', async (token) => {
-    const c = claimsOf(token);
-    return new UnsecuredJWT({ acc: c.acc, role: c.role }).setIssuer(String(c.iss)).setAudience(String(c.aud)).setSubject(String(c.sub))
-      .setJti(randomUUID()).setIssuedAt(await now()).setExpirationTime((await now()) + 600).encode();
+    const [, payload] = (await forge(token)).split('.');
+    return `${part({ alg: 'none', typ: typOf(token) })}.${payload}.`;
   });
   await refused('alg none with the signature kept', async (token) => {
     const [, payload, signature] = (await forge(token)).split('.');
-    return `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url')}.${payload}.${signature}`;
+    return `${part({ alg: 'none', typ: typOf(token) })}.${payload}.${signature}`;
+  });
+  await refused('alg None (jose\'s unsecured JWT)', async (token) => {
+    const c = claimsOf(token);
+    return new UnsecuredJWT({ acc: c.acc, role: c.role }).setIssuer(String(c.iss)).setAudience(String(c.aud)).setSubject(String(c.sub))
+      .setJti(randomUUID()).setIssuedAt(await now()).setExpirationTime((await now()) + 600).encode();
   });
   for (const alg of ['HS384', 'HS512']) await refused(alg, (token) => forge(token, { header: { alg } }));
 });
@@ -93,11 +101,12 @@ test('alg none, and algorithms other than HS256 with the right secret', async ()
 test('HS/RS confusion: an RS256 token of another key, and HS256 keyed with a public key, are refused', async () => {
   const rsa = await importPKCS8(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 'RS256');
   await refused('RS256', (token) => forge(token, { header: { alg: 'RS256' }, key: rsa }));
+  // The classic confusion: a verifier that takes the algorithm from the token checks HS256 with its RSA public key as
+  // the secret. The service has no asymmetric key at all, so here this is one more wrong key; kept as the regression.
   await refused('HS256 keyed with a PEM public key', async (token) => {
     const c = claimsOf(token);
     const at = await now();
-    return hmacToken({ alg: 'HS256', typ: c.aud === 'urn:partner-brand-api:v3' ? 'at+jwt' : 'refresh+jwt' },
-      { ...c, jti: randomUUID(), iat: at, exp: at + 600 }, publicPem);
+    return hmacToken({ alg: 'HS256', typ: typOf(token) }, { ...c, jti: randomUUID(), iat: at, exp: at + 600 }, publicPem);
   });
 });
 
@@ -107,39 +116,47 @@ test('kid, jku, jwk and x5u headers do not choose the key: a token signed with t
   const jwk = await exportJWK(publicKey);
   await refused('kid', (token) => forge(token, { header: { kid: 'attacker' }, key: attacker }));
   await refused('kid path traversal', (token) => forge(token, { header: { kid: '../../../../dev/null' }, key: new Uint8Array(32) }));
-  await refused('jku', (token) => forge(token, { header: { alg: 'RS256', jku: 'https://attacker.example/jwks.json' }, key: rsa }));
-  await refused('embedded jwk', (token) => forge(token, { header: { alg: 'RS256', jwk }, key: rsa }));
-  await refused('x5u', (token) => forge(token, { header: { alg: 'RS256', x5u: 'https://attacker.example/cert.pem' }, key: rsa }));
+  // HS256 with the attacker's key, named by the header: the only thing wrong is the key the header asks for.
+  const attackerJwk = { kty: 'oct', k: Buffer.from(attacker).toString('base64url') };
+  await refused('jku', (token) => forge(token, { header: { jku: 'https://attacker.example/jwks.json' }, key: attacker }));
+  await refused('embedded jwk', (token) => forge(token, { header: { jwk: attackerJwk as never }, key: attacker }));
+  await refused('x5u', (token) => forge(token, { header: { x5u: 'https://attacker.example/cert.pem' }, key: attacker }));
+  await refused('embedded RSA jwk, RS256', (token) => forge(token, { header: { alg: 'RS256', jwk }, key: rsa }));
 });
 
 test('typ swapped, iss or aud wrong, expired, not yet valid, claims tampered', async () => {
-  await refused('typ swapped', (token) => forge(token, { header: { typ: claimsOf(token).aud === 'urn:partner-brand-api:v3' ? 'refresh+jwt' : 'at+jwt' } }));
+  await refused('typ swapped', (token) => forge(token, { header: { typ: typOf(token) === 'at+jwt' ? 'refresh+jwt' : 'at+jwt' } }));
   await refused('typ JWT', (token) => forge(token, { header: { typ: 'JWT' } }));
   await refused('iss', async (token) => {
     const c = claimsOf(token);
-    return new SignJWT({ acc: c.acc, role: c.role }).setProtectedHeader({ alg: 'HS256', typ: c.aud === 'urn:partner-brand-api:v3' ? 'at+jwt' : 'refresh+jwt' })
+    return new SignJWT({ acc: c.acc, role: c.role }).setProtectedHeader({ alg: 'HS256', typ: typOf(token) })
       .setIssuer('urn:evil').setAudience(String(c.aud)).setSubject(String(c.sub)).setJti(randomUUID()).setIssuedAt(await now()).setExpirationTime((await now()) + 600).sign(secret);
   });
   await refused('aud of the other kind', async (token) => {
     const c = claimsOf(token);
     const other = c.aud === 'urn:partner-brand-api:v3' ? 'urn:partner-brand-api:token-endpoint' : 'urn:partner-brand-api:v3';
-    return new SignJWT({ acc: c.acc, role: c.role }).setProtectedHeader({ alg: 'HS256', typ: c.aud === 'urn:partner-brand-api:v3' ? 'at+jwt' : 'refresh+jwt' })
+    return new SignJWT({ acc: c.acc, role: c.role }).setProtectedHeader({ alg: 'HS256', typ: typOf(token) })
       .setIssuer(String(c.iss)).setAudience(other).setSubject(String(c.sub)).setJti(randomUUID()).setIssuedAt(await now()).setExpirationTime((await now()) + 600).sign(secret);
   });
   await refused('expired', async (token) => forge(token, { exp: (await now()) - 1 }));
   await refused('not yet valid', async (token) => forge(token, { nbf: (await now()) + 300 }));
   await refused('role changed', (token) => forge(token, { claims: { role: 'admin' } }));
   await refused('account changed', (token) => forge(token, { claims: { acc: randomUUID() } }));
-  await refused('payload edited, signature kept', async (token) => {
+  // Only the signature can refuse these: the edit keeps every claim valid (a later expiry, another jti).
+  await refused('payload edited (later exp), signature kept', async (token) => {
     const [h, , s] = token.split('.');
-    return `${h}.${Buffer.from(JSON.stringify({ ...claimsOf(token), role: claimsOf(token).role === 'brand' ? 'partner' : 'brand' })).toString('base64url')}.${s}`;
+    return `${h}.${Buffer.from(JSON.stringify({ ...claimsOf(token), exp: Number(claimsOf(token).exp) + 3600 })).toString('base64url')}.${s}`;
+  });
+  await refused('payload edited (another jti), signature kept', async (token) => {
+    const [h, , s] = token.split('.');
+    return `${h}.${Buffer.from(JSON.stringify({ ...claimsOf(token), jti: randomUUID() })).toString('base64url')}.${s}`;
   });
 });
 
 test('a token of a contact that does not exist, or whose access was withdrawn, is refused', async () => {
   await refused('unknown contact', async (token) => {
     const c = claimsOf(token);
-    return new SignJWT({ acc: c.acc, role: c.role }).setProtectedHeader({ alg: 'HS256', typ: c.aud === 'urn:partner-brand-api:v3' ? 'at+jwt' : 'refresh+jwt' })
+    return new SignJWT({ acc: c.acc, role: c.role }).setProtectedHeader({ alg: 'HS256', typ: typOf(token) })
       .setIssuer(String(c.iss)).setAudience(String(c.aud)).setSubject(randomUUID()).setJti(randomUUID()).setIssuedAt(await now()).setExpirationTime((await now()) + 600).sign(secret);
   });
   await app.admin.call('contacts.setApiAccess', { contactId: partner.contactId, apiAccess: false });
