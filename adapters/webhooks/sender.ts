@@ -1,4 +1,5 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import pRetry, { AbortError } from 'p-retry';
@@ -18,7 +19,13 @@ export interface SenderOptions {
   /** Quick tries after a transient failure (a reset connection, 502, 503) within one attempt. */
   quickRetries?: number;
   clock: Clock;
+  /** How a host name is resolved when connecting (default: the system's resolver); tests give one of their own. */
+  resolveAll?: ResolveAll;
 }
+
+/** Every address of a host name, as a connection would use them. */
+export type ResolveAll = (hostname: string, family: number | undefined) => Promise<LookupAddress[]>;
+const systemResolveAll: ResolveAll = (hostname, family) => dnsLookup(hostname, { all: true, verbatim: true, ...(family ? { family } : {}) });
 
 const EXCERPT = 200;
 const TRANSIENT_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
@@ -33,16 +40,15 @@ class RefusedTarget extends Error {
  * made to a checked one. There is no second lookup between check and connect, so a DNS answer that changes in
  * between (rebinding) cannot reach loopback or the metadata address.
  */
-const checkedLookup = (allowPrivate: boolean): LookupFunction => (hostname, options, callback) => {
-  dnsLookup(hostname, { all: true, verbatim: true, family: options.family }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, '', 0);
+const checkedLookup = (allowPrivate: boolean, resolveAll: ResolveAll): LookupFunction => (hostname, options, callback) => {
+  resolveAll(hostname, options.family === 4 || options.family === 6 ? options.family : undefined).then((addresses) => {
     const refused = allowPrivate ? undefined : addresses.find((a) => !isPublicAddress(a.address));
     if (refused || addresses.length === 0) {
       return callback(new RefusedTarget(`refused target: ${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`), '', 0);
     }
     if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
     else callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
+  }, (error: NodeJS.ErrnoException) => callback(error, '', 0));
 };
 
 /** An address written into the URL needs no lookup, so it is checked here. */
@@ -65,7 +71,7 @@ export class UndiciWebhookSender implements WebhookSender {
     this.agent = new Agent({
       connections: options.connectionsPerOrigin,
       keepAliveTimeout: 30_000,
-      connect: { lookup: checkedLookup(options.allowPrivateTargets), timeout: options.timeoutMs },
+      connect: { lookup: checkedLookup(options.allowPrivateTargets, options.resolveAll ?? systemResolveAll), timeout: options.timeoutMs },
     });
   }
 

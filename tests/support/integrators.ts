@@ -1,13 +1,14 @@
 import * as assert from 'uvu/assert';
 import { RecordingMailer } from '../fakes.ts';
+import type { BuildOverrides } from '../../server/compose.ts';
 import { testApp, uniqueEmail } from './app.ts';
 
 type App = Awaited<ReturnType<typeof testApp>>;
 
 /** An app whose mails are kept in memory, so that tests can read the refresh tokens sent. */
-export async function appWithMailbox(env: Record<string, string> = {}) {
+export async function appWithMailbox(env: Record<string, string> = {}, overrides: Omit<BuildOverrides, 'mailer'> = {}) {
   const mailbox = new RecordingMailer();
-  const app = await testApp(env, { mailer: mailbox });
+  const app = await testApp(env, { ...overrides, mailer: mailbox });
   return { ...app, mailbox };
 }
 
