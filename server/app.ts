@@ -163,6 +163,12 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   app.use(healthRoutes(services));
   app.use(metricsRoute(services));
 
+  // Partner commands are signed over their exact bytes on this face too: keep them, and hand tRPC the text, which
+  // it parses itself (a string body is taken as it is), so that its parse errors keep tRPC's shape.
+  app.post(/^\/trpc\/partnerCommands\.\w+$/, express.text({
+    type: () => true, limit: MAX_BODY_BYTES,
+    verify: (req, _res, buf) => { (req as Request & { rawBody?: Buffer }).rawBody = buf; },
+  }));
   // tRPC reads its own body, so its parse errors keep tRPC's shape for typed clients.
   app.use('/trpc', createExpressMiddleware({
     router,

@@ -11,7 +11,7 @@ export interface Context {
   log: Logger;
   services: Services;
   authorization: string | undefined;
-  /** The exact request bytes, for signatures (REST only). */
+  /** The exact request bytes, for signatures (REST, and partner commands over /trpc). */
   rawBody: Buffer | undefined;
   /** The body was not well-formed JSON; raised once token and signature have been checked. */
   bodyUnreadable: boolean;

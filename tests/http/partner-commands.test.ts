@@ -180,6 +180,24 @@ test('other tenants\' jobs with the same identifier neither hide the caller\'s j
   assert.equal([res.status, res.body.order?.jobApiId], [200, mine.apiId]);
 });
 
+test('over /trpc, a partner command is signed like over REST: the exact bytes sent, a wrong or missing signature is 401', async () => {
+  const rpc = (raw: string, signature: string | null) => {
+    const req = app.http.post('/trpc/partnerCommands.setJobAppointment').set('authorization', `Bearer ${child.accessToken}`).set('content-type', 'application/json');
+    return (signature === null ? req : req.set('x-webhook-signature', signature)).send(raw);
+  };
+  const raw = `{ "_v": "1.0.0", "_cid": "${randomUUID()}", "_type": "SetJobAppointment", "jobApiId": "${job.child1!.apiId}",
+    "appointmentStart": "2026-12-01T09:00:00+01:00", "appointmentEnd": "2026-12-01T11:00:00+01:00" }`;
+  for (const [signature, label] of [[null, 'missing'], ['0'.repeat(64), 'wrong'], [sign(JSON.stringify(JSON.parse(raw))), 'over other bytes']] as const) {
+    const refused = await rpc(raw, signature);
+    assert.equal([refused.status, refused.body.error?.data?.code], [401, 'UNAUTHORIZED'], label);
+  }
+  const signed = await rpc(raw, sign(raw));
+  assert.is(signed.status, 200, JSON.stringify(signed.body));
+  assert.is(signed.body.result.data.status, 'succeeded');
+  const malformed = await rpc('{"_v": ', sign('{"_v": '));
+  assert.equal([malformed.status, malformed.body.error?.data?.code], [400, 'PARSE_ERROR'], 'a signed body that is not JSON keeps tRPC\'s error shape');
+});
+
 test('over /trpc too, the same _cid and input replay the first answer', async () => {
   const input = appointment({ jobApiId: job.loner1!.apiId });
   const call = () => app.http.post('/trpc/partnerCommands.setJobAppointment').set('authorization', `Bearer ${loner.accessToken}`).send(input);
