@@ -115,8 +115,11 @@ const bodyReadable = middleware(({ ctx, next }) => {
 // Token first, before any input is read: a bad token beats a bad body.
 const authenticated = (roles: readonly Role[]) =>
   publicProcedure.meta({ roles }).use(async ({ ctx, next }) => {
-    const principal = await ctx.services.read((deps) => authenticate(deps, { accessToken: bearer(ctx.authorization), roles }));
-    await ctx.services.read((deps) => admitRequest(deps, principal));
+    const principal = await ctx.services.read(async (deps) => {
+      const who = await authenticate(deps, { accessToken: bearer(ctx.authorization), roles });
+      await admitRequest(deps, who);
+      return who;
+    });
     return next({ ctx: { principal } });
   });
 
