@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { mailedToken, processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
+import { integratorLoggedIn, processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
 import { median, percentile, writeSection } from './report.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -45,15 +45,10 @@ process.on('exit', () => { for (const proc of started) proc.child.kill('SIGKILL'
 // A brand with one order, logged in through the mail like an integrator.
 const setup = start('all');
 const client = processClient(await setup.listening, ADMIN);
-const email = `bench-brand-${randomUUID().slice(0, 8)}@example.com`;
-const { id: brandId } = await client.admin<{ id: string }>('accounts.create', { name: 'Bench brand', role: 'brand' });
-await client.admin('contacts.create', { accountId: brandId, email });
+const { accountId: brandId, token } = await integratorLoggedIn(client, dataDir, 'brand', `bench-brand-${randomUUID().slice(0, 8)}@example.com`, 86_400);
 // Commands spread over many orders, as a brand's traffic is: changes to one order run one at a time (row lock).
 const orderIds: string[] = [];
 for (let i = 0; i < 200; i++) orderIds.push((await client.admin<{ apiId: string }>('jobs.create', { brandAccountId: brandId })).apiId);
-await client.rest('/v3/auth/login', { method: 'POST', body: JSON.stringify({ email }) });
-const refresh = await mailedToken(dataDir, email);
-const token = ((await (await client.rest('/v3/auth/access-token', { method: 'POST', body: '{"expires_after":86400}', token: refresh })).json()) as { access_token: string }).access_token;
 await setup.stop();
 
 let next = 0;

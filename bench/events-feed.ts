@@ -13,7 +13,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { mailedToken, processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
+import { integratorLoggedIn, processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
 import { median, percentile, writeSection } from './report.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -49,13 +49,8 @@ process.on('exit', () => { for (const proc of started) proc.child.kill('SIGKILL'
 // the feed, and nothing is delivered.
 const setup = launch('server/main.ts');
 const client = processClient(await setup.listening, ADMIN);
-const email = `bench-brand-${randomUUID().slice(0, 8)}@example.com`;
-const { id: brandId } = await client.admin<{ id: string }>('accounts.create', { name: 'Bench brand', role: 'brand' });
-await client.admin('contacts.create', { accountId: brandId, email });
+const { accountId: brandId, token } = await integratorLoggedIn(client, dataDir, 'brand', `bench-brand-${randomUUID().slice(0, 8)}@example.com`, 86_400);
 await client.admin('webhookConfigs.upsert', { accountId: brandId, scope: 'brand', url: null, transformer: 'default', version: '1.3.0' });
-await client.rest('/v3/auth/login', { method: 'POST', body: JSON.stringify({ email }) });
-const refresh = await mailedToken(dataDir, email);
-const token = ((await (await client.rest('/v3/auth/access-token', { method: 'POST', body: '{"expires_after":86400}', token: refresh })).json()) as { access_token: string }).access_token;
 await setup.stop();
 
 const db = new pg.Pool({ connectionString: DATABASE_URL, max: 8 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mailedToken, processClient, startService } from '../support/process.ts';
+import { integratorLoggedIn, processClient, startService } from '../support/process.ts';
 
 // SIGTERM while brand commands pour in, on the embedded database kept on disk: every request the service took is
 // answered (202, never a 5xx or a hang; a connection racing the close is refused or reset, unanswered), it exits 0, and after a restart on the same data every accepted
@@ -37,14 +37,9 @@ test('requests under way are answered, the process exits 0, and every accepted c
   const env = { PGLITE_DIR: join(dataDir, 'pglite'), DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, API_RATE_LIMIT_PER_ACCOUNT: '1000000', LOG_LEVEL: 'info' };
   const first = startService(env);
   const client = processClient(await first.listening, ADMIN);
-  const email = `shutdown-${randomUUID().slice(0, 8)}@example.com`;
-  const { id: brandId } = await client.admin<{ id: string }>('accounts.create', { name: 'Shutdown brand', role: 'brand' });
-  await client.admin('contacts.create', { accountId: brandId, email });
+  const { accountId: brandId, token } = await integratorLoggedIn(client, dataDir, 'brand', `shutdown-${randomUUID().slice(0, 8)}@example.com`);
   const orders: string[] = [];
   for (let i = 0; i < 10; i++) orders.push((await client.admin<{ apiId: string }>('jobs.create', { brandAccountId: brandId })).apiId);
-  await client.rest('/v3/auth/login', { method: 'POST', body: JSON.stringify({ email }) });
-  const refresh = await mailedToken(dataDir, email);
-  const token = ((await (await client.rest('/v3/auth/access-token', { method: 'POST', body: '{}', token: refresh })).json()) as { access_token: string }).access_token;
 
   const port = Number(new URL(client.base).port);
   const sent: Promise<Outcome>[] = [];

@@ -89,14 +89,21 @@ export async function mailedToken(dataDir: string, email: string, timeoutMs = 50
   }
 }
 
-/** A partner account with a partner-format configuration and a contact, logged in through the mail: its access token. */
-export async function partnerLoggedIn(client: ReturnType<typeof processClient>, dataDir: string, email: string): Promise<string> {
-  const { id: accountId } = await client.admin<{ id: string }>('accounts.create', { name: 'Process partner', role: 'partner' });
+/** An account with a contact, logged in through the mail like an integrator: the account's id and an access token. */
+export async function integratorLoggedIn(
+  client: ReturnType<typeof processClient>, dataDir: string, role: 'brand' | 'partner', email: string, expiresAfterSeconds = 3600,
+): Promise<{ accountId: string; token: string }> {
+  const { id: accountId } = await client.admin<{ id: string }>('accounts.create', { name: `Process ${role}`, role });
   await client.admin('contacts.create', { accountId, email });
-  await client.admin('webhookConfigs.upsert', { accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
   await client.rest('/v3/auth/login', { method: 'POST', body: JSON.stringify({ email }) });
   const refresh = await mailedToken(dataDir, email);
-  const res = await client.rest('/v3/auth/access-token', { method: 'POST', body: '{}', token: refresh });
-  const body = await res.json() as { access_token: string };
-  return body.access_token;
+  const res = await client.rest('/v3/auth/access-token', { method: 'POST', body: JSON.stringify({ expires_after: expiresAfterSeconds }), token: refresh });
+  return { accountId, token: ((await res.json()) as { access_token: string }).access_token };
+}
+
+/** A partner account with a partner-format configuration and a contact, logged in through the mail: its access token. */
+export async function partnerLoggedIn(client: ReturnType<typeof processClient>, dataDir: string, email: string): Promise<string> {
+  const { accountId, token } = await integratorLoggedIn(client, dataDir, 'partner', email);
+  await client.admin('webhookConfigs.upsert', { accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
+  return token;
 }
