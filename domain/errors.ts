@@ -11,7 +11,9 @@ export type DomainErrorCode =
   | 'RATE_LIMITED'
   /** Asked for something older than the retention window (an event feed cursor). */
   | 'GONE'
-  | 'FEATURE_DISABLED';
+  | 'FEATURE_DISABLED'
+  /** A store the core depends on cannot answer right now (the database is down or unreachable): try again later. */
+  | 'UNAVAILABLE';
 
 export interface Issue {
   /** Dotted path of the offending field, e.g. `customer.email`; empty for the whole input. */

@@ -48,6 +48,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   const log = overrides.logger ?? createLogger(config.logLevel);
   const database = overrides.database ?? (await openDatabase({
     url: config.databaseUrl, pgliteDir: config.pgliteDir, embeddedIdleTimeoutMs: config.testEmbeddedDropIdleMs,
+    poolSize: config.databasePoolSize, timeoutMs: config.databaseTimeoutMs,
     notice: (message) => log.warn(message),
   }));
   log.info({ database: database.kind }, 'database ready');

@@ -27,6 +27,8 @@ const envSchema = z.object({
   SERVICE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   PORT: int(0, 65535, 3000),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
+  DATABASE_POOL_SIZE: int(1, 1000, 20),
+  DATABASE_TIMEOUT_MS: int(100, 3_600_000, 10_000),
   PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
   DATA_DIR: z.string().min(1).default('./.data'),
   JWT_SECRET: z.string().refine((v) => Buffer.byteLength(v) >= 32, 'must be at least 32 bytes').optional(),
@@ -54,6 +56,13 @@ export interface Config {
   role: 'all' | 'api' | 'worker';
   port: number;
   databaseUrl: string | undefined;
+  /** Connections to the PostgreSQL server per process. */
+  databasePoolSize: number;
+  /**
+   * The longest a statement may run, a request may wait for a pooled connection, or an answer may take to arrive
+   * (a server that stopped answering): past it the request fails with 503 instead of hanging.
+   */
+  databaseTimeoutMs: number;
   pgliteDir: string;
   dataDir: string;
   jwtSecret: string | undefined;
@@ -102,6 +111,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     role: e.SERVICE_ROLE,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
     pgliteDir: e.PGLITE_DIR === 'memory://' ? e.PGLITE_DIR : resolve(e.PGLITE_DIR),
     dataDir: resolve(e.DATA_DIR),
     jwtSecret: e.JWT_SECRET,

@@ -14,6 +14,7 @@ const TRPC_CODE: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
   FEATURE_DISABLED: 'NOT_FOUND',
   // tRPC has no 410: typed clients get NOT_FOUND; the REST face answers 410 GONE (isGone, below).
   GONE: 'NOT_FOUND',
+  UNAVAILABLE: 'SERVICE_UNAVAILABLE',
 };
 
 /** A failure that the REST face answers 410 `GONE` (CONTRACT §3), a status tRPC's codes do not have. */
@@ -81,6 +82,7 @@ const TITLES: Partial<Record<TRPC_ERROR_CODE_KEY, string>> = {
   UNSUPPORTED_MEDIA_TYPE: 'Unsupported Media Type',
   TOO_MANY_REQUESTS: 'Too Many Requests',
   INTERNAL_SERVER_ERROR: 'Internal Server Error',
+  SERVICE_UNAVAILABLE: 'Service Unavailable',
 };
 
 export const GENERIC_INTERNAL_DETAIL = 'An unexpected error occurred. It has been logged; quote the request id when reporting it.';

@@ -18,6 +18,7 @@ const STATUS_TEXT: Record<ProblemStatus, string> = {
   415: 'The body is not JSON (`content-type: application/json`, UTF-8).',
   429: 'Too many requests; `Retry-After` says how many seconds to wait.',
   500: 'An unexpected error; the answer carries no detail of it, quote `requestId` when reporting it.',
+  503: 'The service cannot reach its database right now (`SERVICE_UNAVAILABLE`); send the same request again after `Retry-After` seconds (a command resent with its `_cid` never runs twice).',
 };
 
 const problemSchema = {
@@ -48,7 +49,7 @@ const problemSchema = {
 
 const problemResponse = (status: ProblemStatus) => ({
   description: STATUS_TEXT[status],
-  ...(status === 429 && { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } }),
+  ...((status === 429 || status === 503) && { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } }),
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
@@ -111,7 +112,7 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
 
     const success = meta.rest?.status ?? 200;
     const generated = operation.responses['200'];
-    const problems = new Set<ProblemStatus>([...(meta.rest?.problems ?? []), 500]);
+    const problems = new Set<ProblemStatus>([...(meta.rest?.problems ?? []), 500, 503]);
     if (bearer) problems.add(401);
     if (bearer) problems.add(429);
     if (hasBody) for (const status of [400, 413, 415] as const) problems.add(status);

@@ -10,7 +10,7 @@ import { checkCommandSignature } from '../domain/use-cases/check-command-signatu
 import type { Context } from './context.ts';
 import { GENERIC_INTERNAL_DETAIL, isGone, issuesOf, problem, restGone, retryAfterOf, translateError, type ProblemCode } from './errors.ts';
 
-export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 | 500;
+export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 | 500 | 503;
 
 /**
  * `roles` is set by the guarded base procedures below, so that tests and tools can see who may call what.

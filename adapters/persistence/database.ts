@@ -8,6 +8,11 @@ export interface DatabaseOptions {
   /** Connections per process on a server. */
   poolSize?: number;
   /**
+   * On a server: the longest a statement runs (statement_timeout), a connection takes to open or to come free in
+   * the pool, and an answer takes to arrive; none when absent (tools that load data in bulk).
+   */
+  timeoutMs?: number;
+  /**
    * Test-only: the embedded server closes connections idle this long (0: never), so that tests can show the
    * service reconnecting after a lost connection.
    */

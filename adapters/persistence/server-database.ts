@@ -3,7 +3,11 @@ import pg from 'pg';
 import { baseConfig } from '../../mikro-orm.config.ts';
 import { DatabaseSetupError, ping, type Database } from './database.ts';
 
-export async function openServer(url: string, poolSize: number, notice: (message: string) => void = () => {}): Promise<Database> {
+export async function openServer(
+  url: string,
+  { poolSize, timeoutMs }: { poolSize: number; timeoutMs?: number | undefined },
+  notice: (message: string) => void = () => {},
+): Promise<Database> {
   await ensureDatabase(url, notice);
   await migrateExclusively(url, async () => {
     const orm = await MikroORM.init({ ...baseConfig, clientUrl: url, pool: { min: 0, max: 1 } });
@@ -13,7 +17,7 @@ export async function openServer(url: string, poolSize: number, notice: (message
       await orm.close();
     }
   });
-  const orm = await MikroORM.init({ ...baseConfig, clientUrl: url, pool: { min: 0, max: poolSize } });
+  const orm = await MikroORM.init({ ...baseConfig, clientUrl: url, pool: { min: 0, max: poolSize }, driverOptions: bounded(timeoutMs) });
   // The command and delivery queues update every row they carry: without autovacuum their dead rows pile up until
   // every claim steps over them (claims ten to fifty times slower after a few thousand commands, in bench/commands).
   const [setting] = await orm.em.getConnection().execute<{ autovacuum: string }[]>('show autovacuum');
@@ -22,6 +26,20 @@ export async function openServer(url: string, poolSize: number, notice: (message
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * Nothing waits on the server without end: a slow statement is cancelled by the server (statement_timeout), and a
+ * server that stopped answering altogether (a host gone, a network dropping packets) is given up by the client a
+ * little later (query_timeout), as are a connection that does not open and a pool with no connection free. The
+ * failure is a 503 to the caller (unavailable.ts) and a retry for the workers.
+ */
+function bounded(timeoutMs: number | undefined) {
+  if (timeoutMs === undefined) return {};
+  return {
+    connection: { statement_timeout: timeoutMs, query_timeout: timeoutMs + 2000, connectionTimeoutMillis: Math.min(timeoutMs, 5000), keepAlive: true },
+    acquireConnectionTimeout: timeoutMs,
+  };
+}
 
 /**
  * Connects once before anything else, so that a wrong DATABASE_URL ends in one sentence that says what to change.
@@ -45,7 +63,8 @@ async function ensureDatabase(url: string, notice: (message: string) => void) {
     notice(`database "${name}" did not exist on ${target.host}: created it`);
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === '42P04') return; // another process created it meanwhile
+    // Another process created it meanwhile: 42P04, or 23505 when both inserted into pg_database at the same moment.
+    if (code === '42P04' || code === '23505') return;
     if (code === '42501' || code === '3D000') {
       throw new DatabaseSetupError(`DATABASE_URL names the database "${name}", which does not exist on ${target.host}, and this user may not create it: `
         + `create it (createdb ${name}) or name an existing database.`);

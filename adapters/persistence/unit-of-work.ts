@@ -2,6 +2,7 @@ import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/po
 import { DomainError } from '../../domain/errors.ts';
 import type { BackgroundWork, Repositories } from '../../domain/ports.ts';
 import { mikroOrmRepositories } from './repositories.ts';
+import { databaseUnavailable, isDatabaseUnavailable } from './unavailable.ts';
 import { WorkNotices } from './work-notices.ts';
 
 export type Transact = <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>;
@@ -34,9 +35,12 @@ export const mikroOrmTransact = (orm: MikroORM, options: UnitOfWorkOptions = {})
     if (error instanceof UniqueConstraintViolationException || (error as { code?: unknown }).code === '23505') {
       throw new DomainError('CONFLICT', 'The change conflicts with existing data.');
     }
-    throw error;
+    throw unavailableOr(error);
   }
 };
+
+/** A database that cannot answer is the caller's 503 (try again), not a fault of ours. */
+const unavailableOr = (error: unknown) => (isDatabaseUnavailable(error) ? databaseUnavailable() : error);
 
 /**
  * Work without a transaction, each statement committing on its own: reads, and writes of one atomic statement (a
@@ -46,8 +50,12 @@ export const mikroOrmAutocommit = (orm: MikroORM, options: UnitOfWorkOptions = {
   const em = orm.em.fork();
   const notices = new WorkNotices(em, options.notifyServer ?? false);
   const { repositories, workDone } = mikroOrmRepositories(em, notices);
-  const result = await work(repositories);
-  await workDone();
-  if (notices.kinds.size > 0) options.committed?.(notices.kinds);
-  return result;
+  try {
+    const result = await work(repositories);
+    await workDone();
+    if (notices.kinds.size > 0) options.committed?.(notices.kinds);
+    return result;
+  } catch (error) {
+    throw unavailableOr(error);
+  }
 };

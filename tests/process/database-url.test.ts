@@ -57,6 +57,25 @@ if (server) {
     }
   });
 
+  test('two processes starting at once on a database that does not exist yet: both start (one creates it)', async () => {
+    // CREATE DATABASE racing another fails with 42P04 or, when both insert into pg_database at once, 23505: either
+    // means that the other process made it. Three rounds: the race goes one way or the other.
+    for (let round = 0; round < 3; round++) {
+      const name = `pbi_race_${Date.now()}_${process.pid}_${round}`;
+      const both = [startService({ DATABASE_URL: withPath(name), SERVICE_ROLE: 'api' }), startService({ DATABASE_URL: withPath(name), SERVICE_ROLE: 'worker' })];
+      try {
+        const ports = await Promise.all(both.map((s) => s.listening.catch((error: Error) => error.message)));
+        for (const port of ports) assert.type(port, 'number', String(port).slice(0, 500));
+      } finally {
+        await Promise.all(both.map((s) => s.stop()));
+        const admin = new pg.Client({ connectionString: withPath('postgres') });
+        await admin.connect();
+        await admin.query(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      }
+    }
+  });
+
   test('a login the server refuses: one line naming DATABASE_URL, exit code 1', async () => {
     const service = startService({ DATABASE_URL: withPath('postgres', 'no_such_role_pbi') });
     assert.is(await service.exited, 1);
