@@ -39,6 +39,7 @@ const envSchema = z.object({
   WEBHOOK_RETRY_SCHEDULE: schedule,
   WEBHOOK_TIMEOUT_MS: int(1, 600_000, 10_000),
   COMMAND_LEASE_MS: int(100, 3_600_000, 60_000),
+  SHUTDOWN_DELAY_MS: int(0, 60_000, 0),
   WEBHOOK_MAX_IN_FLIGHT: int(1, 10_000, 64),
   EVENT_RETENTION_DAYS: int(1, 3650, 30),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag,
@@ -75,6 +76,11 @@ export interface Config {
   webhookTimeoutMs: number;
   /** How long an executor's claim on a command holds; a dead executor's commands run again after it. */
   commandLeaseMs: number;
+  /**
+   * On SIGTERM, how long the process goes on serving with /readyz at 503 before it closes its listener: the time a
+   * load balancer takes to notice and stop sending it requests.
+   */
+  shutdownDelayMs: number;
   /** Deliveries being sent at once by one process. */
   webhookMaxInFlight: number;
   /** How long events, deliveries and their attempts are kept. */
@@ -123,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     commandLeaseMs: e.COMMAND_LEASE_MS,
+    shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
     webhookMaxInFlight: e.WEBHOOK_MAX_IN_FLIGHT,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,

@@ -44,8 +44,12 @@ let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  log.info({ signal }, 'shutting down: no new connections, finishing requests under way');
+  log.info({ signal, delayMs: config.shutdownDelayMs }, config.shutdownDelayMs > 0
+    ? 'shutting down: not ready; serving for SHUTDOWN_DELAY_MS, then no new connections, finishing requests under way'
+    : 'shutting down: no new connections, finishing requests under way');
   built.beginShutdown();
+  // Readiness is 503 now; balancers that poll it stop sending within their interval. Until then, serve as before.
+  if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
   setTimeout(() => { log.error('requests did not finish within 15 s; exiting'); process.exit(1); }, 15_000).unref();
   await new Promise<void>((resolve) => {
     server.close(() => resolve());

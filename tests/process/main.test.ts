@@ -59,6 +59,21 @@ test('SIGTERM to `npm start` itself (as a process manager sends it) stops the se
   }
 });
 
+test('SHUTDOWN_DELAY_MS: after SIGTERM the process is not ready but serves for the delay, then stops cleanly', async () => {
+  const service = startService({ PGLITE_DIR: 'memory://', ADMIN_TOKEN: ADMIN, SHUTDOWN_DELAY_MS: '1500' });
+  const port = await service.listening;
+  assert.is((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+  const signalled = Date.now();
+  service.child.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  // A balancer polling readiness sees 503 and stops sending; what it still sends meanwhile is served.
+  assert.is((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 503);
+  assert.is((await adminCall(port, 'accounts.create', { name: 'during the delay', role: 'brand' })).status, 200);
+  assert.is(await service.exited, 0);
+  assert.ok(Date.now() - signalled >= 1500, `exited ${Date.now() - signalled} ms after the signal, before the delay ended`);
+  assert.match(service.output(), /"msg":"stopped"/);
+});
+
 test('a second process on the same PGLITE_DIR refuses to start; the first keeps its data', async () => {
   const dir = join(tempDir(), 'pglite');
   const env = { PGLITE_DIR: dir, ADMIN_TOKEN: ADMIN };
