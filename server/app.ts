@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { TRPCError } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import express, { type ErrorRequestHandler, type Request } from 'express';
 import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import { createOpenApiExpressMiddleware, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import { contextFactory, type Context } from './context.ts';
-import { problem, retryAfterOf } from './errors.ts';
+import { GENERIC_INTERNAL_DETAIL, problem, retryAfterOf } from './errors.ts';
 import type { Logger } from './logger.ts';
 import { legacyOrdersRoute } from './routes/legacy-orders.ts';
 import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
@@ -61,6 +62,12 @@ const bodyErrors: ErrorRequestHandler = (err, req, res, _next) => {
     : (err as { status?: number }).status === 400 ? [400, 'BAD_REQUEST', 'The body could not be read.'] as const
     : [500, 'INTERNAL_SERVER_ERROR', ''] as const;
   if (status === 500) req.log.error({ err }, 'request failed before reaching a procedure');
+  // A typed client reads tRPC's own error shape (the signed partner commands' bodies are read here on /trpc too).
+  if (req.path.startsWith('/trpc/')) {
+    const message = status === 500 ? GENERIC_INTERNAL_DETAIL : detail;
+    res.status(status).json({ error: { message, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: status, path: req.path.slice('/trpc/'.length) } } });
+    return;
+  }
   res.status(status).type('application/problem+json').json(problem(code, status, detail, { requestId: String(req.id) }));
 };
 

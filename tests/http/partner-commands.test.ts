@@ -196,6 +196,11 @@ test('over /trpc, a partner command is signed like over REST: the exact bytes se
   assert.is(signed.body.result.data.status, 'succeeded');
   const malformed = await rpc('{"_v": ', sign('{"_v": '));
   assert.equal([malformed.status, malformed.body.error?.data?.code], [400, 'PARSE_ERROR'], 'a signed body that is not JSON keeps tRPC\'s error shape');
+  const huge = `{"_v":"1.0.0","pad":"${'x'.repeat(1024 * 1024)}"}`;
+  const tooLarge = await rpc(huge, sign(huge));
+  assert.equal([tooLarge.status, tooLarge.body.error?.data?.code, tooLarge.body.error?.data?.path], [413, 'PAYLOAD_TOO_LARGE', 'partnerCommands.setJobAppointment'],
+    'a body over 1 MiB keeps tRPC\'s error shape too');
+  assert.match(tooLarge.headers['content-type'] ?? '', /^application\/json/);
 });
 
 test('over /trpc too, the same _cid and input replay the first answer', async () => {
