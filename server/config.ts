@@ -28,7 +28,7 @@ const envSchema = z.object({
   PORT: int(0, 65535, 3000),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
   DATABASE_POOL_SIZE: int(1, 1000, 20),
-  DATABASE_TIMEOUT_MS: int(100, 3_600_000, 10_000),
+  DATABASE_TIMEOUT_MS: int(0, 3_600_000, 10_000),
   PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
   DATA_DIR: z.string().min(1).default('./.data'),
   JWT_SECRET: z.string().refine((v) => Buffer.byteLength(v) >= 32, 'must be at least 32 bytes').optional(),

@@ -133,8 +133,12 @@ export class SqlPartnerOrderQueries implements PartnerOrderQueries {
     const knex = this.em.getKnex();
     const client = (await knex.client.acquireConnection()) as pg.PoolClient;
     try {
+      // statement_timeout bounds a statement, and a cursor is one statement for as long as the client reads: a
+      // listing may stream for minutes (no server-side cap), so its session has none while it streams.
+      await client.query('set statement_timeout = 0');
       yield* readInBatches(client, streamQuery(partnerIds, filter, offset, limit));
     } finally {
+      await client.query('reset statement_timeout').catch(() => {});
       // Also reached when the consumer stops early (client gone): the connection goes back to the pool.
       await knex.client.releaseConnection(client);
     }

@@ -28,15 +28,17 @@ export async function openServer(
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
- * Nothing waits on the server without end: a slow statement is cancelled by the server (statement_timeout), and a
- * server that stopped answering altogether (a host gone, a network dropping packets) is given up by the client a
- * little later (query_timeout), as are a connection that does not open and a pool with no connection free. The
- * failure is a 503 to the caller (unavailable.ts) and a retry for the workers.
+ * Nothing waits on the server without end: a slow statement is cancelled by the server (statement_timeout, which
+ * leaves the connection and its transaction in a state the rollback cleans up), and a connection that does not open
+ * or a pool with no connection free is given up. The failure is a 503 to the caller (unavailable.ts) and a retry for
+ * the workers. No client-side read timeout: pg leaves a timed-out query running on a connection it puts back in the
+ * pool, where the next borrower would inherit its transaction. 0 turns the bounds off (PgBouncer refuses
+ * statement_timeout as a startup parameter).
  */
 function bounded(timeoutMs: number | undefined) {
-  if (timeoutMs === undefined) return {};
+  if (!timeoutMs) return {};
   return {
-    connection: { statement_timeout: timeoutMs, query_timeout: timeoutMs + 2000, connectionTimeoutMillis: Math.min(timeoutMs, 5000), keepAlive: true },
+    connection: { statement_timeout: timeoutMs, connectionTimeoutMillis: Math.min(timeoutMs, 5000), keepAlive: true, keepAliveInitialDelayMillis: 10_000 },
     acquireConnectionTimeout: timeoutMs,
   };
 }

@@ -35,11 +35,15 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
     idleDelayMs: 1000,
     async runOnce({ stopping }) {
       const lanes: Promise<void>[] = [];
+      // Each lane's failure (a database gone) is caught as the lane starts, not when it is awaited: a rejection left
+      // unobserved meanwhile would end the process.
+      const failures: unknown[] = [];
+      const start = () => lanes.push(lane().catch((error: unknown) => { failures.push(error); }));
       const lane = async () => {
         while (!stopping()) {
           const claimed = await services.autocommit((deps) => claimDueCommands(deps, options.batch, options.leaseMs));
           const backlog = claimed.length === options.batch;
-          if (backlog && lanes.length < options.concurrency) lanes.push(lane());
+          if (backlog && lanes.length < options.concurrency) start();
           await executeCommands(services.transact, claimed, options, {
             executed: report,
             // A command's own failure (an unknown order, say) is expected and recorded below; anything else is worth a line.
@@ -50,9 +54,10 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
           if (!backlog) return;
         }
       };
-      lanes.push(lane());
+      start();
       // Lanes start lanes while they run: wait for every one, including those started meanwhile.
       for (let i = 0; i < lanes.length; i++) await lanes[i];
+      if (failures.length > 0) throw failures[0];
       return false;
     },
   };

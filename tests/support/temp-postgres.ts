@@ -26,12 +26,6 @@ export interface TempPostgres {
   start(): Promise<void>;
   /** `pg_ctl stop -m fast`: sessions are ended at once, the server checkpoints and exits. */
   stop(): Promise<void>;
-  /**
-   * SIGSTOP to the server and every process of it: it stops answering but keeps its connections open, as a host
-   * that hangs or a network that drops packets would. `thaw` sends SIGCONT to the same processes.
-   */
-  freeze(): Promise<void>;
-  thaw(): Promise<void>;
   /** Stops the server if it runs and removes its data folder; never fails. */
   destroy(): Promise<void>;
   /** The same, synchronously: for a process 'exit' handler, should a run end without its after hooks. */
@@ -68,23 +62,8 @@ export async function startTempPostgres(settings: Record<string, string> = {}): 
   }
   const options = [`-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1',
     ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].join(' ');
-  let frozen: number[] = [];
-  const serverPids = async () => {
-    const { readFile } = await import('node:fs/promises');
-    const postmaster = Number((await readFile(join(data, 'postmaster.pid'), 'utf8')).split('\n')[0]);
-    const { stdout } = await run('ps', ['-o', 'pid=', '--ppid', String(postmaster)]);
-    return [postmaster, ...stdout.split('\n').map((l) => Number(l.trim())).filter((pid) => pid > 0)];
-  };
   const server: TempPostgres = {
     port,
-    async freeze() {
-      frozen = await serverPids();
-      for (const pid of frozen) process.kill(pid, 'SIGSTOP');
-    },
-    async thaw() {
-      for (const pid of frozen) { try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ } }
-      frozen = [];
-    },
     url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
     async start() {
       await as('pg_ctl', ['-D', data, '-o', options, '-l', logFile, '-w', '-t', '30', 'start']);
@@ -93,13 +72,11 @@ export async function startTempPostgres(settings: Record<string, string> = {}): 
       await as('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '30', 'stop']);
     },
     async destroy() {
-      await server.thaw();
       // Also after a start that failed half-way (it may have left a server); stopping a stopped one just fails.
       await as('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']).catch(() => {});
       rmSync(dir, { recursive: true, force: true });
     },
     destroySync() {
-      for (const pid of frozen) { try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ } }
       try {
         execFileSync(...argvOf('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']), { stdio: 'ignore', timeout: 30_000 });
       } catch { /* not running */ }
