@@ -70,6 +70,9 @@ export class FlexibleRateLimiter implements RateLimiter {
   static inPostgres(keyPrefix: string, points: number, durationSeconds: number, knex: unknown) {
     return new FlexibleRateLimiter(new RateLimiterPostgres({
       storeClient: knex, storeType: 'knex', tableName: 'login_rate_limits', tableCreated: true, keyPrefix, points, duration: durationSeconds,
+      // A key refused once is refused from this process's memory until its window ends: a tenant hammering past its
+      // share costs no database round trip per request (rate-limiter-flexible's inMemoryBlockOnConsumed).
+      inMemoryBlockOnConsumed: points + 1,
     }));
   }
 }

@@ -4,7 +4,6 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ZodType } from 'zod';
 import type { Role } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
-import { admitRequest } from '../domain/use-cases/admit-request.ts';
 import { authenticate } from '../domain/use-cases/authenticate.ts';
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
@@ -117,7 +116,6 @@ const authenticated = (roles: readonly Role[]) =>
   publicProcedure.meta({ roles }).use(async ({ ctx, next }) => {
     const principal = await ctx.services.read(async (deps) => {
       const who = await authenticate(deps, { accessToken: bearer(ctx.authorization), roles });
-      await admitRequest(deps, who);
       return who;
     });
     return next({ ctx: { principal } });

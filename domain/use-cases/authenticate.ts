@@ -2,14 +2,17 @@ import type { Role } from '../account.ts';
 import type { Principal } from '../auth.ts';
 import { DomainError } from '../errors.ts';
 import type { Deps } from '../ports.ts';
+import { admitRequest } from './admit-request.ts';
 
 /**
  * Who calls: a valid access token of a contact that has API access now (one lookup by primary key, so a
  * withdrawal takes effect on the next call), with a role this endpoint serves. Every failure is a 401; a valid
- * token of the other role is told which role the endpoint needs (CONTRACT §4).
+ * token of the other role is told which role the endpoint needs (CONTRACT §4). The account's fair share is counted
+ * as soon as the token is known genuine and before the lookup, so that a tenant past its share costs no more than a
+ * signature check (the limiter blocks it in memory): one tenant hammering slows nobody else down.
  */
 export async function authenticate(
-  deps: Pick<Deps, 'contacts' | 'tokens' | 'clock'>,
+  deps: Pick<Deps, 'contacts' | 'tokens' | 'clock' | 'requestLimiter'>,
   input: { accessToken: string | null; roles: readonly Role[] },
 ): Promise<Principal> {
   const claims = input.accessToken ? await deps.tokens.verify('access', input.accessToken, deps.clock.now()) : null;
@@ -17,6 +20,7 @@ export async function authenticate(
   if (!input.roles.includes(claims.role)) {
     throw new DomainError('UNAUTHENTICATED', `This endpoint needs a ${input.roles.join(' or ')} access token; this one is a ${claims.role} token.`);
   }
+  await admitRequest(deps, claims);
   const contact = await deps.contacts.accessOf(claims.contactId);
   if (!contact?.apiAccess || contact.accountId !== claims.accountId) throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
   return claims;
