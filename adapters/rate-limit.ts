@@ -63,6 +63,13 @@ export class FlexibleRateLimiter implements RateLimiter {
     }
   }
 
+  refusing(key: string): number | null {
+    // Only the store limiters remember a refusal in memory; counting in this process's memory costs nothing anyway.
+    const limiter = this.limiter as RateLimiterAbstract & { getInMemoryBlockMsBeforeExpire?(rlKey: string): number; getKey(key: string): string };
+    const ms = limiter.getInMemoryBlockMsBeforeExpire?.(limiter.getKey(key)) ?? 0;
+    return ms > 0 ? Math.max(1, Math.ceil(ms / 1000)) : null;
+  }
+
   static inMemory(keyPrefix: string, points: number, durationSeconds: number) {
     return new FlexibleRateLimiter(new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds }));
   }

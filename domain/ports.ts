@@ -273,6 +273,11 @@ export interface Mailer {
 export interface RateLimiter {
   /** Counts one request; answers the seconds to wait when the limit is exceeded, else null. */
   consume(key: string): Promise<number | null>;
+  /**
+   * Without counting: the seconds to wait when the key is already known to be refused for the rest of its window
+   * (remembered in this process), else null. Cheap enough to ask before any lookup.
+   */
+  refusing(key: string): number | null;
 }
 
 /** A stream of one account under way; released when it ends, whichever way. */

@@ -403,6 +403,9 @@ export class CountingRateLimiter implements RateLimiter {
     this.counts.set(key, n);
     return n > this.points ? 60 : null;
   }
+  refusing(key: string) {
+    return (this.counts.get(key) ?? 0) > this.points ? 60 : null;
+  }
 }
 
 /** Holds deferred work until `runAll`, so tests can tell what happens before and after the answer. */

@@ -7,9 +7,10 @@ import { admitRequest } from './admit-request.ts';
 /**
  * Who calls: a valid access token of a contact that has API access now (one lookup by primary key, so a
  * withdrawal takes effect on the next call), with a role this endpoint serves. Every failure is a 401; a valid
- * token of the other role is told which role the endpoint needs (CONTRACT §4). The account's fair share is counted
- * as soon as the token is known genuine and before the lookup, so that a tenant past its share costs no more than a
- * signature check (the limiter blocks it in memory): one tenant hammering slows nobody else down.
+ * token of the other role is told which role the endpoint needs (CONTRACT §4). The account's fair share counts
+ * authenticated requests only (a withdrawn contact's token uses up nobody's share); an account already refused for
+ * the rest of its window is refused before the lookup, so that a tenant hammering past its share costs a signature
+ * check and no database round trip, and slows nobody else down.
  */
 export async function authenticate(
   deps: Pick<Deps, 'contacts' | 'tokens' | 'clock' | 'requestLimiter'>,
@@ -20,8 +21,11 @@ export async function authenticate(
   if (!input.roles.includes(claims.role)) {
     throw new DomainError('UNAUTHENTICATED', `This endpoint needs a ${input.roles.join(' or ')} access token; this one is a ${claims.role} token.`);
   }
-  await admitRequest(deps, claims);
+  // An account already past its share is refused before any lookup; only a caller that is who it claims counts.
+  const refused = deps.requestLimiter.refusing(claims.accountId);
+  if (refused !== null) throw new DomainError('RATE_LIMITED', 'Too many requests for this account: slow down.', [], refused);
   const contact = await deps.contacts.accessOf(claims.contactId);
   if (!contact?.apiAccess || contact.accountId !== claims.accountId) throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
+  await admitRequest(deps, claims);
   return claims;
 }

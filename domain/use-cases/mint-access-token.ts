@@ -14,9 +14,9 @@ export async function mintAccessToken(
   const now = deps.clock.now();
   const claims = input.refreshToken ? await deps.tokens.verify('refresh', input.refreshToken, now) : null;
   if (!claims) throw refused();
-  await admitRequest(deps, claims);
   const contact = await deps.contacts.get(claims.contactId);
   if (!contact?.apiAccess || contact.accountId !== claims.accountId) throw refused();
+  await admitRequest(deps, claims);
   if (!Number.isInteger(lifetime) || lifetime < ACCESS_TOKEN_LIFETIME.min || lifetime > ACCESS_TOKEN_LIFETIME.max) {
     throw invalid('expires_after', `expires_after must be a whole number of seconds from ${ACCESS_TOKEN_LIFETIME.min} to ${ACCESS_TOKEN_LIFETIME.max}.`);
   }

@@ -66,6 +66,17 @@ test('a refused token is not counted: bad tokens cannot use up an account\'s sha
   assert.is((await listing(app, partner.accessToken)).status, 200);
 });
 
+test('a withdrawn contact\'s token uses up nobody\'s share: 401 every time, and its colleague is still served', async () => {
+  const leaver = await integrator(app, 'partner');
+  const colleague = await app.admin.call<{ id: string }>('contacts.create', { accountId: leaver.accountId, email: `colleague-${Date.now()}@example.com` });
+  const colleagueToken = await app.services.read((deps) => deps.tokens.issue('access', { contactId: colleague.id, accountId: leaver.accountId, role: 'partner' }, deps.clock.now(), 3600));
+  await app.admin.call('contacts.setApiAccess', { contactId: leaver.contactId, apiAccess: false });
+  await app.admin.call('webhookConfigs.upsert', { accountId: leaver.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0' });
+  await waitForNextWindow();
+  for (let i = 0; i < LIMIT * 2; i++) assert.is((await listing(app, leaver.accessToken)).status, 401);
+  assert.is((await listing(app, colleagueToken)).status, 200, 'the account\'s share is untouched');
+});
+
 test('at most 2 legacy listings of an account stream at once: a third is 429 with Retry-After; a finished one frees its slot', async () => {
   await waitForNextWindow();
   const legacy = (on: App) => on.http.get('/v3/partner-orders').set('authorization', `Bearer ${partner.accessToken}`);
