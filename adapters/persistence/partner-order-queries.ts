@@ -100,17 +100,29 @@ export function streamQuery(partnerIds: readonly string[], filter: OrderFilter, 
   };
 }
 
-/** Reads a query's rows through a cursor, `BATCH` at a time, as jobs. Closes the cursor however the loop ends. */
+/** How long closing a cursor may take: on a connection that died, pg-cursor's close waits for an answer forever. */
+const CLOSE_TIMEOUT_MS = 5000;
+
+/**
+ * Reads a query's rows through a cursor, `BATCH` at a time, as jobs. Closes the cursor however the loop ends; a read
+ * that failed (a connection lost) leaves nothing to close, and throws, so that the caller discards the connection.
+ */
 export async function* readInBatches(client: pg.ClientBase, query: Query): AsyncIterable<Job[]> {
   const cursor = client.query(new Cursor<JobRow>(query.text, query.values));
+  let failed = false;
   try {
     for (;;) {
-      const rows = await cursor.read(BATCH);
+      const rows = await cursor.read(BATCH).catch((error: unknown) => { failed = true; throw error; });
       if (rows.length === 0) return;
       yield rows.map(toJob);
     }
   } finally {
-    await cursor.close().catch(() => {});
+    if (!failed) {
+      let timer: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise<void>((resolve) => { timer = setTimeout(resolve, CLOSE_TIMEOUT_MS); });
+      await Promise.race([cursor.close().catch(() => {}), gaveUp]);
+      clearTimeout(timer);
+    }
   }
 }
 
@@ -131,14 +143,18 @@ export class SqlPartnerOrderQueries implements PartnerOrderQueries {
 
   async *stream(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number | null): AsyncIterable<Job[]> {
     const knex = this.em.getKnex();
-    const client = (await knex.client.acquireConnection()) as pg.PoolClient;
+    const client = (await knex.client.acquireConnection()) as pg.PoolClient & { __knex__disposed?: unknown };
     try {
       // statement_timeout bounds a statement, and a cursor is one statement for as long as the client reads: a
       // listing may stream for minutes (no server-side cap), so its session has none while it streams.
       await client.query('set statement_timeout = 0');
       yield* readInBatches(client, streamQuery(partnerIds, filter, offset, limit));
+    } catch (error) {
+      // A connection that failed mid-stream is not given back for reuse: knex's pool discards one marked disposed.
+      client.__knex__disposed = error;
+      throw error;
     } finally {
-      await client.query('reset statement_timeout').catch(() => {});
+      if (!client.__knex__disposed) await client.query('reset statement_timeout').catch(() => {});
       // Also reached when the consumer stops early (client gone): the connection goes back to the pool.
       await knex.client.releaseConnection(client);
     }
