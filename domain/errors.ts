@@ -38,3 +38,6 @@ export const invalid = (path: string, message: string) =>
   new DomainError('VALIDATION_FAILED', message, [{ path, message }]);
 export const notFound = (what: string) => new DomainError('NOT_FOUND', `${what} was not found.`);
 export const conflict = (message: string) => new DomainError('CONFLICT', message);
+
+/** Whether a failure says that a store cannot answer right now (the same work may succeed later), not that it is wrong. */
+export const isUnavailable = (error: unknown) => error instanceof DomainError && error.code === 'UNAVAILABLE';

@@ -8,8 +8,8 @@ export interface DatabaseOptions {
   /** Connections per process on a server. */
   poolSize?: number;
   /**
-   * On a server: the longest a statement runs (statement_timeout), a connection takes to open or to come free in
-   * the pool, and an answer takes to arrive; none when absent (tools that load data in bulk).
+   * On a server: the longest a statement runs (statement_timeout; 0: none) and a connection takes to open or to come
+   * free in the pool; no bounds at all when absent (tools that load data in bulk).
    */
   timeoutMs?: number;
   /**

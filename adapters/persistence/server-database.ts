@@ -32,14 +32,18 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * leaves the connection and its transaction in a state the rollback cleans up), and a connection that does not open
  * or a pool with no connection free is given up. The failure is a 503 to the caller (unavailable.ts) and a retry for
  * the workers. No client-side read timeout: pg leaves a timed-out query running on a connection it puts back in the
- * pool, where the next borrower would inherit its transaction. 0 turns the bounds off (PgBouncer refuses
- * statement_timeout as a startup parameter).
+ * pool, where the next borrower would inherit its transaction. 0 leaves statement_timeout out (PgBouncer refuses it
+ * as a startup parameter); the connection and pool waits then keep 10 s.
  */
 function bounded(timeoutMs: number | undefined) {
-  if (!timeoutMs) return {};
+  if (timeoutMs === undefined) return {};
+  const waitMs = timeoutMs || 10_000;
   return {
-    connection: { statement_timeout: timeoutMs, connectionTimeoutMillis: Math.min(timeoutMs, 5000), keepAlive: true, keepAliveInitialDelayMillis: 10_000 },
-    acquireConnectionTimeout: timeoutMs,
+    connection: {
+      ...(timeoutMs > 0 && { statement_timeout: timeoutMs }),
+      connectionTimeoutMillis: Math.min(waitMs, 5000), keepAlive: true, keepAliveInitialDelayMillis: 10_000,
+    },
+    acquireConnectionTimeout: waitMs,
   };
 }
 

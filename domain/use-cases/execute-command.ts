@@ -1,7 +1,7 @@
 import { runBrandCommand, type BrandCommandDeps } from '../brand-commands.ts';
 import { emitCommandOutcome } from '../command-events.ts';
 import { CommandError, type BrandCommand, type ClaimedCommand, type CommandOutcome } from '../command.ts';
-import { DomainError } from '../errors.ts';
+import { isUnavailable } from '../errors.ts';
 import type { Deps } from '../ports.ts';
 import { receiverOf } from '../receivers.ts';
 
@@ -42,8 +42,7 @@ export async function executeCommand(transact: UnitOfWork, claimed: ClaimedComma
     if (error instanceof ClaimLost) return { outcome: 'lost' };
     if (error instanceof CommandError) return record(transact, claimed, command, error);
     // The database away is nobody's fault but the moment's: the command waits for it and never ends for it.
-    const unavailable = error instanceof DomainError && error.code === 'UNAVAILABLE';
-    if (claimed.attempts < policy.maxAttempts || unavailable) {
+    if (claimed.attempts < policy.maxAttempts || isUnavailable(error)) {
       await transact(async (deps) => deps.commandQueue.release(claimed, new Date(deps.clock.now().getTime() + policy.retryDelayMs)));
       return { outcome: 'retry', error };
     }

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runBrandCommand } from '../../domain/brand-commands.ts';
 import { CommandError, type BrandCommand, type CommandErrorCode } from '../../domain/command.ts';
+import { DomainError } from '../../domain/errors.ts';
 import { mapOrder, OrderMapping } from '../../domain/order-mapping.ts';
 import { acceptCommand } from '../../domain/use-cases/accept-command.ts';
 import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
@@ -174,6 +175,23 @@ test('the executor: accepted → run once → result polled; a failure becomes a
   assert.equal(await executeCommand(direct(deps), second!, { maxAttempts: 3, retryDelayMs: 1000 }), { outcome: 'failed' });
   const failed = await pollCommandResult(deps, principal(brand.id), 'x-2');
   assert.equal([failed?._type, failed?.code, failed?.details, failed?._metadata], ['CommandErrorEvent', 'ORDER_NOT_FOUND', null, { 'ext-ref': 'r' }]);
+});
+
+test('the executor: the database away never ends a command, whatever its attempts; it waits and runs once it is back', async () => {
+  const deps = fakeDeps();
+  const { brand, job } = await world(deps);
+  const away: FakeDeps = { ...deps, jobs: Object.assign(Object.create(deps.jobs), { getForChange: async () => { throw new DomainError('UNAVAILABLE', 'away', [], 5); } }) };
+  await acceptCommand(deps, principal(brand.id), { ...envelope('RefreshOrder', 'u-1'), orderId: job.apiId } as BrandCommand);
+  const policy = { maxAttempts: 2, retryDelayMs: 5000 };
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const [claimed] = await claimDueCommands(deps, 10, 60_000);
+    assert.is(claimed!.attempts, attempt);
+    assert.is((await executeCommand(direct(away), claimed!, policy)).outcome, 'retry', `attempt ${attempt}: no INTERNAL_ERROR for an outage`);
+    deps.clock.advance(5);
+  }
+  const [back] = await claimDueCommands(deps, 10, 60_000);
+  assert.is((await executeCommand(direct(deps), back!, policy)).outcome, 'succeeded');
+  assert.is((await pollCommandResult(deps, principal(brand.id), 'u-1'))?._type, 'CommandResultEvent');
 });
 
 test('the executor: an unexpected failure is retried, then ends as INTERNAL_ERROR without its text; results go after 24 h', async () => {
