@@ -59,7 +59,9 @@ test('a partner command changes a job of the caller or of its children only: 403
   for (const [who, apiId] of [[child.id, jobs.child], [master.id, jobs.master], [master.id, jobs.child], [master.id, jobs.sibling]] as const) {
     const answer = await setJobAppointment(deps, partner(who), command(apiId));
     assert.is(answer.status, 'succeeded');
-    assert.is((await deps.jobs.findByIdentifier({ kind: 'jobApiId', value: apiId }, [who, ...(await deps.accounts.partnerFamily(who))!.childIds], 2)).length, 1);
+    const [saved] = await deps.jobs.findByIdentifier({ kind: 'jobApiId', value: apiId }, [master.id, child.id, sibling.id], 2);
+    assert.is(saved!.appointmentStart?.toISOString(), '2026-12-01T09:00:00.000Z', 'the change was saved');
+    assert.is(saved!.status, 'appointment_confirmed');
   }
   // Refused: a child on its sibling's or its master's job, a stranger on any; an unknown job is 404. Nothing changes.
   for (const [who, apiId] of [[child.id, jobs.sibling], [child.id, jobs.master], [stranger.id, jobs.child]] as const) {
