@@ -41,18 +41,32 @@ server.listen(config.port, () => {
 if (config.role !== 'api') built.worker.start();
 
 let stopping = false;
+let skipDelay = () => {};
 async function shutdown(signal: string) {
-  if (stopping) return;
+  if (stopping) {
+    skipDelay(); // a second signal: stop draining and close now
+    return;
+  }
   stopping = true;
-  log.info({ signal, delayMs: config.shutdownDelayMs }, config.shutdownDelayMs > 0
+  // Only an HTTP API behind a balancer has traffic to drain; a worker stops at once.
+  const delayMs = config.role === 'worker' ? 0 : config.shutdownDelayMs;
+  log.info({ signal, delayMs }, delayMs > 0
     ? 'shutting down: not ready; serving for SHUTDOWN_DELAY_MS, then no new connections, finishing requests under way'
     : 'shutting down: no new connections, finishing requests under way');
   built.beginShutdown();
   // Readiness is 503 now; balancers that poll it stop sending within their interval. Until then, serve as before.
-  if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
+  if (delayMs > 0) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, delayMs);
+      skipDelay = () => { clearTimeout(timer); resolve(); };
+    });
+  }
   setTimeout(() => { log.error('requests did not finish within 15 s; exiting'); process.exit(1); }, 15_000).unref();
   await new Promise<void>((resolve) => {
-    server.close(() => resolve());
+    // A kept-alive connection busy at the close stays open once its answer is out, until its keep-alive timeout:
+    // close connections as they fall idle, so that the listener closes when the last answer is out.
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
+    server.close(() => { clearInterval(idle); resolve(); });
     server.closeIdleConnections();
   });
   await built.close();
