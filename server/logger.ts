@@ -1,5 +1,7 @@
 import { pino, type Logger } from 'pino';
 
+import { isUnavailable } from '../domain/errors.ts';
+
 export type { Logger };
 
 const FLUSH_EVERY_MS = 1000;
@@ -39,3 +41,9 @@ export function safeError(err: unknown) {
   if (sqlState === null) return serialized;
   return { type: serialized.type, sqlState, message: `${e.name ?? 'DatabaseError'} (SQLSTATE ${sqlState}); statement and values withheld` };
 }
+
+/**
+ * The level of a background failure: the database away is an operational state (readiness and 503s show it), logged
+ * as a warning; anything else is a fault, an error.
+ */
+export const failureLevel = (err: unknown): 'warn' | 'error' => (isUnavailable(err) ? 'warn' : 'error');

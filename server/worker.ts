@@ -1,6 +1,5 @@
-import { isUnavailable } from '../domain/errors.ts';
 import type { BackgroundWork } from '../domain/ports.ts';
-import type { Logger } from './logger.ts';
+import { failureLevel, type Logger } from './logger.ts';
 import type { WorkSignal } from './work-signal.ts';
 
 export interface WorkerTask {
@@ -37,7 +36,7 @@ export function createWorker(tasks: readonly WorkerTask[], log: Logger, signal: 
       try {
         more = await task.runOnce({ stopping: () => !running });
       } catch (err) {
-        log[isUnavailable(err) ? 'warn' : 'error']({ err, task: task.name }, 'worker task failed; retrying after its idle delay');
+        log[failureLevel(err)]({ err, task: task.name }, 'worker task failed; retrying after its idle delay');
       }
       if (running && !more) await signal.wait(task.wakeOn, task.idleDelayMs);
     }

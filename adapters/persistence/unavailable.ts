@@ -6,8 +6,8 @@ import { DomainError } from '../../domain/errors.ts';
 const UNAVAILABLE_SQLSTATE = /^(08|53)|^57014$|^57P0[1-3]$/;
 const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 // What pg and knex say without a code: a connection lost, a connect timeout (pg.Client's is "timeout expired", the
-// pool's "timeout exceeded…"), a query timeout, no pooled connection in time.
-const UNAVAILABLE_MESSAGE = /Connection terminated|connection error and is not queryable|^timeout expired$|timeout exceeded when trying to connect|Query read timeout|Timeout acquiring a connection/i;
+// pool's "timeout exceeded…"), no pooled connection in time.
+const UNAVAILABLE_MESSAGE = /Connection terminated|connection error and is not queryable|^timeout expired$|timeout exceeded when trying to connect|Timeout acquiring a connection/i;
 
 /** Whether an error (or any error it was caused by) says the database cannot be reached or cannot answer now. */
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -1,4 +1,4 @@
-import { isUnavailable } from '../../domain/errors.ts';
+import { failureLevel } from '../logger.ts';
 import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
 import { CommandError, type ClaimedCommand } from '../../domain/command.ts';
 import { executeCommands, type Execution, type ExecutionPolicy } from '../../domain/use-cases/execute-command.ts';
@@ -26,8 +26,7 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
   const report = (command: ClaimedCommand, execution: Execution) => {
     services.metrics.commandsExecuted.inc({ outcome: execution.outcome.replace(' ', '_') });
     if (execution.outcome === 'retry' || execution.outcome === 'gave up') {
-      // The database away is an operational state (readiness and 503s show it), not a fault of the command: a warning.
-      services.log[isUnavailable(execution.error) ? 'warn' : 'error']({ err: execution.error, cid: command.cid, account: command.accountId, attempt: command.attempts },
+      services.log[failureLevel(execution.error)]({ err: execution.error, cid: command.cid, account: command.accountId, attempt: command.attempts },
         execution.outcome === 'retry' ? 'command failed unexpectedly; it will be tried again' : 'command failed unexpectedly on its last attempt: INTERNAL_ERROR');
     }
   };

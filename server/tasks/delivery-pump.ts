@@ -1,4 +1,4 @@
-import { isUnavailable } from '../../domain/errors.ts';
+import { failureLevel } from '../logger.ts';
 import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
 import type { Deps } from '../../domain/ports.ts';
 import { attemptDelivery, claimDueDeliveries, recordDeliveries, releaseDeliveries } from '../../domain/use-cases/deliver-events.ts';
@@ -62,7 +62,7 @@ export function deliveryPump(services: Services, signal: WorkSignal, options: Pu
           }
         }, async (err: unknown) => {
           // Unrecorded deliveries are sent again after their lease: at least once, even when the database stays away.
-          services.log[isUnavailable(err) ? 'warn' : 'error']({ err, deliveries: results.length }, 'recording delivery attempts failed; trying again');
+          services.log[failureLevel(err)]({ err, deliveries: results.length }, 'recording delivery attempts failed; trying again');
           if (!stopping()) finished.unshift(...results);
           await signal.wait(undefined, DATABASE_BACKOFF_MS);
         })
@@ -113,7 +113,7 @@ export function deliveryPump(services: Services, signal: WorkSignal, options: Pu
             drained = claimed.length < holdAtMost - held;
             claimedNotSent.push(...claimed);
           } catch (err) {
-            services.log[isUnavailable(err) ? 'warn' : 'error']({ err }, 'claiming deliveries failed; trying again shortly');
+            services.log[failureLevel(err)]({ err }, 'claiming deliveries failed; trying again shortly');
             await signal.wait(undefined, DATABASE_BACKOFF_MS);
           }
           continue;
