@@ -36,14 +36,22 @@ export function createLogger(level: string): Logger {
  */
 export function safeError(err: unknown) {
   const serialized = pino.stdSerializers.err(err as Error);
-  const e = err as { sqlState?: unknown; code?: unknown; severity?: unknown; name?: string };
-  const sqlState = typeof e.sqlState === 'string' ? e.sqlState : typeof e.severity === 'string' && typeof e.code === 'string' ? e.code : null;
+  const e = err as { name?: string };
+  const sqlState = sqlStateOf(err);
   if (sqlState === null) return serialized;
   return { type: serialized.type, sqlState, message: `${e.name ?? 'DatabaseError'} (SQLSTATE ${sqlState}); statement and values withheld` };
 }
 
+/** The SQLSTATE of a database error (pg's `code` beside its `severity`, or the ORM's `sqlState`), else null. */
+function sqlStateOf(err: unknown): string | null {
+  const e = (err ?? {}) as { sqlState?: unknown; code?: unknown; severity?: unknown };
+  return typeof e.sqlState === 'string' ? e.sqlState : typeof e.severity === 'string' && typeof e.code === 'string' ? e.code : null;
+}
+
 /**
- * The level of a background failure: the database away is an operational state (readiness and 503s show it), logged
- * as a warning; anything else is a fault, an error.
+ * The level of a background failure: the database away is an operational state (readiness and 503s show it), and so is
+ * a transaction the server rolled back to break a deadlock or a serialization conflict (SQLSTATE class 40), which
+ * the work is tried again for: warnings. Anything else is a fault, an error.
  */
-export const failureLevel = (err: unknown): 'warn' | 'error' => (isUnavailable(err) ? 'warn' : 'error');
+export const failureLevel = (err: unknown): 'warn' | 'error' =>
+  (isUnavailable(err) || sqlStateOf(err)?.startsWith('40') ? 'warn' : 'error');

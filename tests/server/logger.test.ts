@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { safeError } from '../../server/logger.ts';
+import { failureLevel, safeError } from '../../server/logger.ts';
 import { sharedDatabase } from '../support/shared.ts';
 
 const test = suite('log lines');
@@ -22,6 +22,14 @@ test('other errors keep their message and stack', () => {
   const logged = safeError(new TypeError('plain failure')) as { message: string; stack: string };
   assert.is(logged.message, 'plain failure');
   assert.match(logged.stack, 'TypeError');
+});
+
+test('a background failure is a warning when the database is away or rolled a transaction back to break a deadlock, else an error', () => {
+  const pgError = (code: string) => Object.assign(new Error('deadlock detected'), { code, severity: 'ERROR' });
+  assert.is(failureLevel(pgError('40P01')), 'warn');
+  assert.is(failureLevel(pgError('40001')), 'warn');
+  assert.is(failureLevel(pgError('23505')), 'error');
+  assert.is(failureLevel(new Error('a bug')), 'error');
 });
 
 test.run();
