@@ -5,6 +5,7 @@ import { RetryingMailer } from '../adapters/mail/retrying-mailer.ts';
 import { SmtpMailer } from '../adapters/mail/smtp-mailer.ts';
 import { openDatabase, type Database } from '../adapters/persistence/open-database.ts';
 import { mikroOrmAutocommit, mikroOrmTransact } from '../adapters/persistence/unit-of-work.ts';
+import { notifyWork, workAnnouncer } from '../adapters/persistence/work-announcer.ts';
 import { listenForWork } from '../adapters/persistence/work-listener.ts';
 import { FlexibleLoginRateLimiter, FlexibleRateLimiter } from '../adapters/rate-limit.ts';
 import { InMemoryStreamSlots, PostgresStreamSlots } from '../adapters/stream-slots.ts';
@@ -16,9 +17,10 @@ import { UndiciWebhookSender } from '../adapters/webhooks/sender.ts';
 import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
 import type { BackgroundWork, Clock, Deps, IdGenerator, LoginRateLimiter, Mailer, Repositories, WebhookSender, WebhookTargetPolicy } from '../domain/ports.ts';
 import { createHttpApp, healthRoutes, metricsRoute } from './app.ts';
+import { refuseEarlyPastShare } from '../domain/use-cases/fair-use-refusal.ts';
 import { createDeferrer } from './background.ts';
 import type { Config } from './config.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { createLogger, failureLevel, type Logger } from './logger.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { appRouter } from './routers/index.ts';
 import { seedDemo } from './seed-demo.ts';
@@ -85,11 +87,12 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   const withDeps = (run: <T>(work: (r: Repositories) => Promise<T>) => Promise<T>) =>
     <T>(work: (d: Deps) => Promise<T>) => run((repositories) => work({ ...repositories, ...deps, deferrer }));
   const signal = new WorkSignal();
-  // On a server, this process's own NOTIFYs come back through its listener: waking here as well would run every
-  // round twice (the second finding nothing). The embedded database has no listener; commits wake the signal here.
-  const announce = database.kind === 'postgresql'
-    ? { notifyServer: true }
-    : { notifyServer: false, committed: (kinds: ReadonlySet<BackgroundWork>) => signal.wake(kinds) };
+  // On a server, committed work is announced to every process, this one included (its own NOTIFYs come back through
+  // its listener: waking here as well would run every round twice). The embedded database has no listener.
+  const announcer = database.kind === 'postgresql'
+    ? workAnnouncer(notifyWork(database.orm), (err) => log[failureLevel(err)]({ err }, 'work announcement failed; the workers look again within their idle delay'))
+    : null;
+  const announce = { committed: (kinds: ReadonlySet<BackgroundWork>) => (announcer ? announcer.announce(kinds) : signal.wake(kinds)) };
   const transact = withDeps(mikroOrmTransact(database.orm, announce));
   const autocommit = withDeps(mikroOrmAutocommit(database.orm, announce));
 
@@ -104,6 +107,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     read: autocommit,
     autocommit,
     testClock,
+    refuseEarlyPastShare: (input) => refuseEarlyPastShare(deps, input),
     ready: async () => !shuttingDown && (await database.ping()),
   };
 
@@ -152,6 +156,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
       await (workerStopped ??= worker.stop());
       await deferrer.drain();
       await (webhookSender as Partial<UndiciWebhookSender>).close?.();
+      await announcer?.settled();
       if (!overrides.database) await database.close();
     },
   };

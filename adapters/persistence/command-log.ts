@@ -20,26 +20,22 @@ export class MikroOrmCommandLog implements CommandLog {
     return this.take({ ...command, answer: null }, 'running', at);
   }
 
-  /** One statement takes the `_cid` and announces the command, so that it is whole even without a transaction. */
+  /** One statement takes the `_cid`, so that the command is whole even without a transaction. */
   async accept(command: Omit<StoredCommand, 'status'>, at: Date): Promise<StoredCommand | null> {
     const held = await this.take(command, 'accepted', at);
-    if (!held) this.notices.announced('commands');
+    if (!held) this.notices.created('commands');
     return held;
   }
 
   private async take(command: Omit<StoredCommand, 'status'>, status: 'running' | 'accepted', at: Date): Promise<StoredCommand | null> {
-    const announce = status === 'accepted' ? this.notices.announcing('inserted', 'commands') : 'select 1 from inserted where false';
     // On the driver, prepared: accepting a command is the hot write path.
-    const { rows: [taken] } = await withDriverConnection(this.em, (client) => client.query<{ inserted: number }>({
-      name: `command-take-${status}-${this.notices.notifyServer ? 'announced' : 'local'}`,
-      text: `with inserted as (
-         insert into commands (account_id, cid, type, body, status, answer, created_at, updated_at)
-         values ($1, $2, $3, $4::jsonb, $5, $6::json, $7, $7) on conflict (account_id, cid) do nothing returning 1),
-       announced as (${announce})
-       select (select count(*) from inserted)::int as inserted, (select count(*) from announced)::int as announced`,
+    const { rowCount } = await withDriverConnection(this.em, (client) => client.query({
+      name: 'command-take',
+      text: `insert into commands (account_id, cid, type, body, status, answer, created_at, updated_at)
+       values ($1, $2, $3, $4::jsonb, $5, $6::json, $7, $7) on conflict (account_id, cid) do nothing`,
       values: [command.accountId, command.cid, command.type, JSON.stringify(command.body), status, JSON.stringify(command.answer), at],
     }));
-    if (taken!.inserted > 0) return null;
+    if (rowCount === 1) return null;
     const [row] = await this.em.execute<HeldRow[]>(
       'select type, body, status, answer from commands where account_id = ? and cid = ?', [command.accountId, command.cid],
     );

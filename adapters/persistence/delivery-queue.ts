@@ -103,7 +103,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
   async redeliver(deliveryId: string, now: Date, endpointId?: string): Promise<boolean> {
     const { rows: [row] } = await withDriverConnection(this.em, (client) =>
       client.query<{ found: string; pending_again: string }>({ name: 'deliveries-redeliver', text: REDELIVER, values: [deliveryId, now, endpointId ?? null] }));
-    if (Number(row!.pending_again) > 0) await this.notices.created('deliveries');
+    if (Number(row!.pending_again) > 0) this.notices.created('deliveries');
     return Number(row!.found) > 0;
   }
 
@@ -113,7 +113,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
     const { rows: [row] } = await withDriverConnection(this.em, (client) =>
       client.query<{ count: string }>({ name: 'deliveries-redeliver-failed', text: REDELIVER_FAILED, values: [endpointId, since, now, accountId] }));
     const count = Number(row!.count);
-    if (count > 0) await this.notices.created('deliveries');
+    if (count > 0) this.notices.created('deliveries');
     return count;
   }
 

@@ -45,7 +45,7 @@ export class SqlEventOutbox implements EventOutbox {
       ]);
       if (delivered.length > 0) await client.query(INSERT_DELIVERIES, [delivered]);
     });
-    if (delivered.length > 0) await this.notices.created('deliveries');
+    if (delivered.length > 0) this.notices.created('deliveries');
   }
 
   async recentFor(accountId: string, limit: number): Promise<OutboxEvent[]> {

@@ -8,9 +8,7 @@ import { WorkNotices } from './work-notices.ts';
 export type Transact = <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>;
 
 export interface UnitOfWorkOptions {
-  /** Announce created work with NOTIFY (a server shared by several processes). */
-  notifyServer?: boolean;
-  /** Called after a commit that created background work. */
+  /** Called after a commit that created background work: it wakes the workers (see work-announcer.ts). */
   committed?: (kinds: ReadonlySet<BackgroundWork>) => void;
 }
 
@@ -22,7 +20,7 @@ export const mikroOrmTransact = (orm: MikroORM, options: UnitOfWorkOptions = {})
   let notices: WorkNotices | undefined;
   try {
     const result = await orm.em.fork().transactional(async (em) => {
-      notices = new WorkNotices(em, options.notifyServer ?? false);
+      notices = new WorkNotices();
       const { repositories, workDone } = mikroOrmRepositories(em, notices);
       const value = await work(repositories);
       await workDone();
@@ -48,14 +46,16 @@ const unavailableOr = (error: unknown) => (isDatabaseUnavailable(error) ? databa
  */
 export const mikroOrmAutocommit = (orm: MikroORM, options: UnitOfWorkOptions = {}): Transact => async (work) => {
   const em = orm.em.fork();
-  const notices = new WorkNotices(em, options.notifyServer ?? false);
+  const notices = new WorkNotices();
   const { repositories, workDone } = mikroOrmRepositories(em, notices);
   try {
     const result = await work(repositories);
     await workDone();
-    if (notices.kinds.size > 0) options.committed?.(notices.kinds);
     return result;
   } catch (error) {
     throw unavailableOr(error);
+  } finally {
+    // Each statement committed on its own: what was created stands even when a later one failed.
+    if (notices.kinds.size > 0) options.committed?.(notices.kinds);
   }
 };

@@ -11,6 +11,7 @@ import { Migration20261123040000_claim_with_created_at } from './Migration202611
 import { Migration20261123050000_feed_purge_horizon } from './Migration20261123050000_feed_purge_horizon.ts';
 import { Migration20261123070000_stream_slots } from './Migration20261123070000_stream_slots.ts';
 import { Migration20261123060000_running_commands_idx } from './Migration20261123060000_running_commands_idx.ts';
+import { Migration20261123080000_unlogged_counters } from './Migration20261123080000_unlogged_counters.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -27,4 +28,5 @@ export const migrationsList = [
   { name: 'Migration20261123050000_feed_purge_horizon', class: Migration20261123050000_feed_purge_horizon },
   { name: 'Migration20261123060000_running_commands_idx', class: Migration20261123060000_running_commands_idx },
   { name: 'Migration20261123070000_stream_slots', class: Migration20261123070000_stream_slots },
+  { name: 'Migration20261123080000_unlogged_counters', class: Migration20261123080000_unlogged_counters },
 ];

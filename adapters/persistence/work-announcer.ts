@@ -1,0 +1,61 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { BackgroundWork } from '../../domain/ports.ts';
+import { withDriverConnection } from './driver.ts';
+import { databaseUnavailable, isDatabaseUnavailable } from './unavailable.ts';
+import { WORK_CHANNEL } from './work-notices.ts';
+
+type State = 'idle' | 'sending' | 'again';
+
+/**
+ * Tells every process sharing the server about committed work: a NOTIFY on the work channel, sent after the commit
+ * (see `notifyWork`), never inside the transaction that made the work. PostgreSQL serializes the commits of all
+ * NOTIFYing transactions behind one lock held through their WAL flush, so every accepted command waited for the
+ * previous one's fsync (a sample of pg_stat_activity under bench:commands showed most of the service's waits there).
+ *
+ * Announcements of one kind are coalesced: while one is under way, any number of commits lead to exactly one more,
+ * sent after it, so a listener always hears of a commit after it is visible. A lost announcement (the server away,
+ * this process killed after a commit) costs a worker its idle delay, never the work: workers also look on their own.
+ */
+export function workAnnouncer(send: (kind: BackgroundWork) => Promise<void>, onError: (error: unknown) => void) {
+  const states = new Map<BackgroundWork, State>();
+  const under = new Set<Promise<void>>();
+
+  const start = (kind: BackgroundWork) => {
+    states.set(kind, 'sending');
+    const sent = send(kind)
+      .catch((error: unknown) => { try { onError(error); } catch { /* reporting must not stop the announcements */ } })
+      .finally(() => {
+        under.delete(sent);
+        if (states.get(kind) === 'again') start(kind);
+        else states.set(kind, 'idle');
+      });
+    under.add(sent);
+  };
+
+  return {
+    announce(kinds: ReadonlySet<BackgroundWork>): void {
+      for (const kind of kinds) {
+        if ((states.get(kind) ?? 'idle') === 'idle') start(kind);
+        else states.set(kind, 'again');
+      }
+    },
+    /** Waits for the announcements under way (and those they lead to), before the pool closes. */
+    async settled(): Promise<void> {
+      while (under.size > 0) await Promise.all(under);
+    },
+  };
+}
+
+/**
+ * One NOTIFY in a statement of its own that does not wait for the disk (synchronous_commit off for its own implicit
+ * transaction), on a fresh EntityManager: never on the unit of work that the caller's async context may still carry.
+ */
+export const notifyWork = (orm: MikroORM) => async (kind: BackgroundWork): Promise<void> => {
+  try {
+    await withDriverConnection(orm.em.fork(), (client) => client.query({
+      name: 'work-announce', text: "select set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", values: [WORK_CHANNEL, kind],
+    }));
+  } catch (error) {
+    throw isDatabaseUnavailable(error) ? databaseUnavailable() : error;
+  }
+};
