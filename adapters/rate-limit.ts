@@ -51,6 +51,8 @@ export class FlexibleLoginRateLimiter implements LoginRateLimiter {
  * PostgreSQL otherwise. The counters share the login limiter's table, under their own key prefix.
  */
 export class FlexibleRateLimiter implements RateLimiter {
+  /** When the last refusal this process saw ends (epoch ms): until then some key may be refused from memory. */
+  private refusalsEnd = 0;
   constructor(private readonly limiter: RateLimiterAbstract) {}
 
   async consume(key: string): Promise<number | null> {
@@ -59,8 +61,17 @@ export class FlexibleRateLimiter implements RateLimiter {
       return null;
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      this.refusalsEnd = Math.max(this.refusalsEnd, Date.now() + rejection.msBeforeNext);
       return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
     }
+  }
+
+  refusingAny(): boolean {
+    return this.remembersRefusals() && Date.now() < this.refusalsEnd;
+  }
+
+  private remembersRefusals() {
+    return typeof (this.limiter as { getInMemoryBlockMsBeforeExpire?: unknown }).getInMemoryBlockMsBeforeExpire === 'function';
   }
 
   refusing(key: string): number | null {

@@ -278,6 +278,8 @@ export interface RateLimiter {
    * (remembered in this process), else null. Cheap enough to ask before any lookup.
    */
   refusing(key: string): number | null;
+  /** Whether any key is refused from memory now: while none is, nothing is worth asking before the lookup. */
+  refusingAny(): boolean;
 }
 
 /** A stream of one account under way; released when it ends, whichever way. */

@@ -105,7 +105,7 @@ export function httpMetrics(metrics: Metrics, procedures: ReadonlySet<string>): 
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      const route = routeOf(req.route?.path, req.originalUrl, procedures);
+      const route = typeof res.locals.route === 'string' ? res.locals.route : routeOf(req.route?.path, req.originalUrl, procedures);
       const labels = { method: req.method, route, status: String(res.statusCode) };
       metrics.httpRequests.inc(labels);
       metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);

@@ -1,3 +1,4 @@
+import type { Role } from '../domain/account.ts';
 import type { Deps } from '../domain/ports.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
@@ -24,6 +25,8 @@ export interface Services {
   autocommit<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
   /** Present only with TEST_CLOCK=1. */
   testClock: TestClockControl | null;
+  /** Fair use decided before the request path runs (domain/use-cases/fair-use-refusal.ts): throws RATE_LIMITED. */
+  refuseEarlyPastShare(input: { accessToken: string | null; roles: readonly Role[] }): Promise<void>;
   /** Whether the service can answer: the database responds and no shutdown has begun. */
   ready(): Promise<boolean>;
 }

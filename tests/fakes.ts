@@ -406,6 +406,9 @@ export class CountingRateLimiter implements RateLimiter {
   refusing(key: string) {
     return (this.counts.get(key) ?? 0) > this.points ? 60 : null;
   }
+  refusingAny() {
+    return [...this.counts.values()].some((n) => n > this.points);
+  }
 }
 
 /** Holds deferred work until `runAll`, so tests can tell what happens before and after the answer. */

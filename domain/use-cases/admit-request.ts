@@ -8,5 +8,13 @@ import type { Deps } from '../ports.ts';
  */
 export async function admitRequest(deps: Pick<Deps, 'requestLimiter'>, principal: Principal): Promise<void> {
   const wait = await deps.requestLimiter.consume(principal.accountId);
-  if (wait !== null) throw new DomainError('RATE_LIMITED', 'Too many requests for this account: slow down.', [], wait);
+  if (wait !== null) throw pastShare(wait);
 }
+
+/** Refuses an account already known to be past its share for the rest of its window, without counting. */
+export function refuseWhilePastShare(deps: Pick<Deps, 'requestLimiter'>, principal: Principal): void {
+  const wait = deps.requestLimiter.refusing(principal.accountId);
+  if (wait !== null) throw pastShare(wait);
+}
+
+const pastShare = (waitSeconds: number) => new DomainError('RATE_LIMITED', 'Too many requests for this account: slow down.', [], waitSeconds);

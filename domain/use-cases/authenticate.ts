@@ -2,7 +2,7 @@ import type { Role } from '../account.ts';
 import type { Principal } from '../auth.ts';
 import { DomainError } from '../errors.ts';
 import type { Deps } from '../ports.ts';
-import { admitRequest } from './admit-request.ts';
+import { admitRequest, refuseWhilePastShare } from './admit-request.ts';
 
 /**
  * Who calls: a valid access token of a contact that has API access now (one lookup by primary key, so a
@@ -22,8 +22,7 @@ export async function authenticate(
     throw new DomainError('UNAUTHENTICATED', `This endpoint needs a ${input.roles.join(' or ')} access token; this one is a ${claims.role} token.`);
   }
   // An account already past its share is refused before any lookup; only a caller that is who it claims counts.
-  const refused = deps.requestLimiter.refusing(claims.accountId);
-  if (refused !== null) throw new DomainError('RATE_LIMITED', 'Too many requests for this account: slow down.', [], refused);
+  refuseWhilePastShare(deps, claims);
   const contact = await deps.contacts.accessOf(claims.contactId);
   if (!contact?.apiAccess || contact.accountId !== claims.accountId) throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
   await admitRequest(deps, claims);

@@ -2,12 +2,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LOGIN_STATUS_MESSAGE } from '../../domain/auth.ts';
 import { authenticate } from '../../domain/use-cases/authenticate.ts';
+import { refuseEarlyPastShare } from '../../domain/use-cases/fair-use-refusal.ts';
 import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { createContact } from '../../domain/use-cases/create-contact.ts';
 import { mintAccessToken } from '../../domain/use-cases/mint-access-token.ts';
 import { requestRefreshToken } from '../../domain/use-cases/request-refresh-token.ts';
 import { setContactApiAccess } from '../../domain/use-cases/set-contact-api-access.ts';
-import { fakeDeps, type FakeDeps } from '../fakes.ts';
+import { CountingRateLimiter, fakeDeps, type FakeDeps } from '../fakes.ts';
 import { rejectsWith } from './helpers.ts';
 
 const test = suite('authentication use cases');
@@ -104,6 +105,25 @@ test('a role that does not fit is refused; so is a contact whose access was with
   await rejectsWith(authenticate(deps, { accessToken: access_token, roles: ['partner'] }), 'UNAUTHENTICATED');
   await rejectsWith(mintAccessToken(deps, { refreshToken: refresh }), 'UNAUTHENTICATED');
   await rejectsWith(authenticate(deps, { accessToken: null, roles: ['partner'] }), 'UNAUTHENTICATED');
+});
+
+test('an account past its share is refused before the request path, by its valid access tokens of the operation\'s roles only', async () => {
+  const deps = { ...fakeDeps(), requestLimiter: new CountingRateLimiter(2) };
+  const claims = (accountId: string) => ({ accountId, contactId: `contact-of-${accountId}`, role: 'partner' as const });
+  const token = await deps.tokens.issue('access', claims('acc-1'), deps.clock.now(), 600);
+  const other = await deps.tokens.issue('access', claims('acc-2'), deps.clock.now(), 600);
+  const refresh = await deps.tokens.issue('refresh', claims('acc-1'), deps.clock.now(), 600);
+  const early = (accessToken: string | null, roles: ('brand' | 'partner')[] = ['partner']) => refuseEarlyPastShare(deps, { accessToken, roles });
+  for (let i = 0; i < 2; i++) await deps.requestLimiter.consume('acc-1');
+  await early(token); // within its share
+  await deps.requestLimiter.consume('acc-1');
+  await rejectsWith(early(token), 'RATE_LIMITED');
+  assert.is(await early(token).catch((e: { retryAfterSeconds?: number }) => e.retryAfterSeconds), 60, 'with the seconds to wait');
+  await early(other); // another account is not refused
+  await early(token, ['brand']); // another role's operation: left to authenticate (401)
+  await early(refresh); // a refresh token is judged where it is used
+  await early(`${token}x`); // an unverified token is left to authenticate (401)
+  await early(null);
 });
 
 test.run();

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ADMIN_TOKEN } from '../support/app.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 
 // API_RATE_LIMIT_PER_ACCOUNT (CONTRACT §1): authenticated requests a second per account; beyond, 429 with Retry-After,
@@ -111,6 +112,33 @@ test('the counters are shared by every process on one PostgreSQL server', async 
     ...Array.from({ length: 3 }, () => listing(twin, partner.accessToken)),
   ])).map((r) => r.status).sort();
   assert.equal(statuses, [...Array(LIMIT).fill(200), 429]);
+});
+
+test('on a server, an account already refused is answered before the request path: the same problem, counted as "fair use"', async () => {
+  if (!process.env.DATABASE_URL) return; // in memory, the count itself costs nothing: every request takes the usual path
+  await waitForNextWindow();
+  await Promise.all(Array.from({ length: LIMIT + 1 }, () => listing(app, partner.accessToken)));
+  const early = () => app.http.get('/metrics').set('authorization', `Bearer ${ADMIN_TOKEN}`)
+    .then((r) => Number(/http_requests_total\{method="GET",route="fair use",status="429"\} (\d+)/.exec(r.text)?.[1] ?? 0));
+  const before = await early();
+  const refused = await listing(app, partner.accessToken).set('x-request-id', 'fair-use-check-1');
+  assert.equal([refused.status, refused.body.code, refused.body.requestId], [429, 'TOO_MANY_REQUESTS', 'fair-use-check-1']);
+  assert.is(refused.headers['x-request-id'], 'fair-use-check-1');
+  assert.match(refused.headers['content-type'] ?? '', /^application\/problem\+json/);
+  assert.ok(Number(refused.headers['retry-after']) >= 1);
+  assert.is(await early(), before + 1, 'refused before the request path');
+  // Only the operations of the token's own role are answered early; everything else gets its own path's answer.
+  const asPartner = (req: ReturnType<App['http']['get']>) => req.set('authorization', `Bearer ${partner.accessToken}`);
+  assert.is((await asPartner(app.http.post('/v3/commands')).send({})).status, 401, 'a brand operation: the role is wrong');
+  assert.is((await asPartner(app.http.get('/v3/no-such-operation'))).status, 404);
+  assert.is((await asPartner(app.http.head('/v3/partner-orders/paginated'))).status, 405);
+  assert.is((await asPartner(app.http.options('/v3/partner-orders/paginated'))).status, 405);
+  assert.is((await asPartner(app.http.post('/v3/auth/login')).send({ email: 'nobody@example.com' })).status, 200, 'the login steps take no access token');
+  assert.is(await early(), before + 1, 'none of those was answered early');
+  const forged = await listing(app, `${partner.accessToken.slice(0, -2)}xx`);
+  assert.is(forged.status, 401, 'a token that does not verify is not refused early: it is not the account\'s');
+  const other = await app.http.get('/v3/events').set('authorization', `Bearer ${brand.accessToken}`);
+  assert.is(other.status, 404, 'another account is served (it has no configuration: 404, not 429)');
 });
 
 test('a slot whose holder died (its lease ran out) is taken over', async () => {
