@@ -69,7 +69,7 @@ export async function executeCommands(
   if (batch.length > 1) {
     try {
       await transact(async (deps) => {
-        for (const claimed of batch) {
+        for (const claimed of inLockOrder(batch)) {
           const command = claimed.body as BrandCommand;
           await finish(deps, claimed, command, { status: 'succeeded', result: await runBrandCommand(deps, claimed.accountId, command) });
         }
@@ -84,6 +84,19 @@ export async function executeCommands(
   }
   for (const claimed of batch) done(claimed, await executeCommand(transact, claimed, policy));
   return executions;
+}
+
+/**
+ * The batch in the order its unit of work takes order rows: by order, each order's commands in their own order.
+ * Lanes run batches at once, claimed in acceptance order, so two of them hold commands of the same orders; taking the
+ * rows in two different orders, each would wait for the other until the server ends one (a deadlock, after its
+ * `deadlock_timeout`). Partner commands take several rows in this order too. A command that names no order first
+ * (RefreshInvoice finds its order only as it runs, the only row it takes).
+ */
+export function inLockOrder(batch: readonly ClaimedCommand[]): ClaimedCommand[] {
+  const order = (claimed: ClaimedCommand) => (claimed.body as { orderId?: unknown }).orderId;
+  const key = (claimed: ClaimedCommand) => { const id = order(claimed); return typeof id === 'string' ? id : ''; };
+  return [...batch].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
 export interface BatchHooks {

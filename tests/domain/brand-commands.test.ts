@@ -9,7 +9,7 @@ import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
 import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { createInvoice } from '../../domain/use-cases/create-invoice.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
-import { executeCommand, type UnitOfWork } from '../../domain/use-cases/execute-command.ts';
+import { executeCommand, executeCommands, type UnitOfWork } from '../../domain/use-cases/execute-command.ts';
 import { pollCommandResult } from '../../domain/use-cases/poll-command-result.ts';
 import { purgeCommandResults } from '../../domain/use-cases/purge-command-results.ts';
 import { upsertOrderMapping } from '../../domain/use-cases/upsert-order-mapping.ts';
@@ -218,6 +218,27 @@ test('the executor: an unexpected failure is retried, then ends as INTERNAL_ERRO
   await rejectsWith(pollCommandResult(deps, principal(brand.id), 'y-1'), 'NOT_FOUND');
   assert.is(await purgeCommandResults(deps, 100), 1);
   assert.is(await deps.commands.result(brand.id, 'y-1'), null);
+});
+
+test('a batch takes its orders\' rows in one order whatever the claim order (two batches would deadlock otherwise), each order\'s commands in theirs', async () => {
+  const deps = fakeDeps();
+  const { brand } = await world(deps);
+  const [low, high] = [await createJob(deps, { brandAccountId: brand.id }), await createJob(deps, { brandAccountId: brand.id })]
+    .sort((a, b) => (a.apiId < b.apiId ? -1 : 1));
+  const sent = [
+    { ...envelope('UpdateOrderExternalId', 'b-1'), orderId: high!.apiId, externalId: 'first' },
+    { ...envelope('RefreshOrder', 'b-2'), orderId: low!.apiId },
+    { ...envelope('UpdateOrderExternalId', 'b-3'), orderId: high!.apiId, externalId: 'second' },
+  ] as BrandCommand[];
+  for (const command of sent) await acceptCommand(deps, principal(brand.id), command);
+  const locked: string[] = [];
+  const watched: FakeDeps = { ...deps, jobs: Object.assign(Object.create(deps.jobs), { getForChange: (apiId: string) => { locked.push(apiId); return deps.jobs.getForChange(apiId); } }) };
+  const claimed = await claimDueCommands(deps, 10, 60_000);
+  assert.equal(claimed.map((c) => c.cid), ['b-1', 'b-2', 'b-3'], 'claimed in acceptance order');
+  const executions = await executeCommands(direct(watched), claimed, { maxAttempts: 3, retryDelayMs: 1000 });
+  assert.equal(locked, [low!.apiId, high!.apiId, high!.apiId]);
+  assert.equal(executions.map((e) => e.outcome), ['succeeded', 'succeeded', 'succeeded']);
+  assert.is((await deps.jobs.get(high!.apiId))?.eid, 'second', 'the later change of one order last');
 });
 
 test.run();

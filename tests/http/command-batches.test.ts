@@ -72,4 +72,19 @@ test('a batch with a failing command: nothing of the batch commits twice, the fa
   assert.is(outcomes[0]!.n, 4, 'one outcome event per command');
 });
 
+test('two batches at once over the same orders, claimed in opposite orders, both commit whole (no deadlock)', async () => {
+  const [low, high] = [await job(), await job()].sort();
+  const claim = async (orders: string[]) => {
+    const cids = [];
+    for (const orderId of orders) cids.push(await accept({ _type: 'RefreshOrder', orderId }));
+    return claimAll(cids);
+  };
+  const [first, second] = [await claim([low!, high!]), await claim([high!, low!])];
+  const undone: unknown[] = [];
+  const run = (batch: typeof first) => executeCommands(app.services.transact, batch, policy, { batchUndone: (error) => undone.push(error) });
+  const executions = await Promise.all([run(first), run(second)]);
+  assert.equal(undone, [], 'neither batch was undone');
+  assert.equal(executions.flat().map((e) => e.outcome), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+});
+
 test.run();
