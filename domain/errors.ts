@@ -29,8 +29,10 @@ export class DomainError extends Error {
     readonly issues: readonly Issue[] = [],
     /** Seconds after which a rate-limited caller may try again. */
     readonly retryAfterSeconds?: number,
+    /** What an adapter saw, for the operators' logs (never for the caller). */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
   }
 }
 

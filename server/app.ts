@@ -8,10 +8,10 @@ import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import { createOpenApiExpressMiddleware, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import type { Role } from '../domain/account.ts';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError, isUnavailable } from '../domain/errors.ts';
 import { contextFactory, type Context } from './context.ts';
 import { GENERIC_INTERNAL_DETAIL, problem, problemFor, retryAfterOf } from './errors.ts';
-import type { Logger } from './logger.ts';
+import { safeError, type Logger } from './logger.ts';
 import { legacyOrdersRoute } from './routes/legacy-orders.ts';
 import { documentedOperations, undocumentedRoute, type RestOperation } from './rest-routes.ts';
 import type { Services } from './services.ts';
@@ -206,6 +206,8 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
       // Path only: queries and headers may carry what must not be logged.
       req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      // pino-http puts its own in front of the logger's for the request's lines: it hands over pino's, with the error as `raw`.
+      err: (err: { raw?: unknown }) => safeError(err.raw ?? err),
     },
   }));
 
@@ -265,7 +267,9 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   return app;
 }
 
+/** A fault of ours is an error; the database away (a 503, an operational state /readyz shows too) a warning with its cause. */
 function logFailure(log: Logger, error: TRPCError, path: string | undefined) {
-  if (error.code !== 'INTERNAL_SERVER_ERROR') return;
-  log.error({ err: error.cause ?? error, procedure: path }, 'procedure failed');
+  const cause = error.cause ?? error;
+  if (isUnavailable(cause)) log.warn({ err: cause, procedure: path }, 'the database cannot answer: 503 SERVICE_UNAVAILABLE');
+  else if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: cause, procedure: path }, 'procedure failed');
 }

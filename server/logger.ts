@@ -34,12 +34,14 @@ export function createLogger(level: string): Logger {
  * Database errors carry the statement, and the ORM inlines parameter values into it (a signature key, a command
  * body): log their kind and SQLSTATE, never their text.
  */
-export function safeError(err: unknown) {
+export function safeError(err: unknown, depth = 0): unknown {
   const serialized = pino.stdSerializers.err(err as Error);
-  const e = err as { name?: string };
+  const e = err as { name?: string; message?: string; stack?: string; code?: unknown; cause?: unknown };
   const sqlState = sqlStateOf(err);
-  if (sqlState === null) return serialized;
-  return { type: serialized.type, sqlState, message: `${e.name ?? 'DatabaseError'} (SQLSTATE ${sqlState}); statement and values withheld` };
+  if (sqlState !== null) return { type: serialized.type, sqlState, message: `${e.name ?? 'DatabaseError'} (SQLSTATE ${sqlState}); statement and values withheld` };
+  // pino would append each cause's text to the message: each cause is serialized on its own, by the same rule.
+  if (!(err instanceof Error) || e.cause === undefined || depth >= 4) return serialized;
+  return { type: serialized.type, message: e.message, stack: e.stack, ...(typeof e.code === 'string' && { code: e.code }), cause: safeError(e.cause, depth + 1) };
 }
 
 /** The SQLSTATE of a database error (pg's `code` beside its `severity`, or the ORM's `sqlState`), else null. */

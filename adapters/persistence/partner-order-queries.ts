@@ -6,6 +6,7 @@ import type { OrderFilter } from '../../domain/orders.ts';
 import type { PartnerOrderQueries } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
 import { JOB_COLUMNS, toJob, type JobRow } from './rows.ts';
+import { unavailableOr } from './unavailable.ts';
 
 export type { JobRow };
 
@@ -143,7 +144,8 @@ export class SqlPartnerOrderQueries implements PartnerOrderQueries {
 
   async *stream(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number | null): AsyncIterable<Job[]> {
     const knex = this.em.getKnex();
-    const client = (await knex.client.acquireConnection()) as pg.PoolClient & { __knex__disposed?: unknown };
+    // A database away is said as such (a 503 while no byte of the answer is out), however far the stream got.
+    const client = (await knex.client.acquireConnection().catch((error: unknown) => { throw unavailableOr(error); })) as pg.PoolClient & { __knex__disposed?: unknown };
     try {
       // statement_timeout bounds a statement, and a cursor is one statement for as long as the client reads: a
       // listing may stream for minutes (no server-side cap), so its session has none while it streams.
@@ -152,7 +154,7 @@ export class SqlPartnerOrderQueries implements PartnerOrderQueries {
     } catch (error) {
       // A connection that failed mid-stream is not given back for reuse: knex's pool discards one marked disposed.
       client.__knex__disposed = error;
-      throw error;
+      throw unavailableOr(error);
     } finally {
       if (!client.__knex__disposed) await client.query('reset statement_timeout').catch(() => {});
       // Also reached when the consumer stops early (client gone): the connection goes back to the pool.

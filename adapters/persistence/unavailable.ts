@@ -24,5 +24,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 const RETRY_AFTER_SECONDS = 5;
 
 /** The failure the core reports for a database that cannot answer: the same request may be sent again later. */
-export const databaseUnavailable = () =>
-  new DomainError('UNAVAILABLE', 'The service cannot reach its database right now; send the same request again shortly.', [], RETRY_AFTER_SECONDS);
+export const databaseUnavailable = (cause: unknown) =>
+  new DomainError('UNAVAILABLE', 'The service cannot reach its database right now; send the same request again shortly.', [], RETRY_AFTER_SECONDS, cause);
+
+/** The core's failure for an error that says the database cannot answer now; any other error as it is. */
+export const unavailableOr = (error: unknown) => (isDatabaseUnavailable(error) ? databaseUnavailable(error) : error);

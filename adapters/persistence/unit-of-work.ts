@@ -2,7 +2,7 @@ import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/po
 import { DomainError } from '../../domain/errors.ts';
 import type { BackgroundWork, Repositories } from '../../domain/ports.ts';
 import { mikroOrmRepositories } from './repositories.ts';
-import { databaseUnavailable, isDatabaseUnavailable } from './unavailable.ts';
+import { unavailableOr } from './unavailable.ts';
 import { WorkNotices } from './work-notices.ts';
 
 export type Transact = <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>;
@@ -37,8 +37,6 @@ export const mikroOrmTransact = (orm: MikroORM, options: UnitOfWorkOptions = {})
   }
 };
 
-/** A database that cannot answer is the caller's 503 (try again), not a fault of ours. */
-const unavailableOr = (error: unknown) => (isDatabaseUnavailable(error) ? databaseUnavailable() : error);
 
 /**
  * Work without a transaction, each statement committing on its own: reads, and writes of one atomic statement (a

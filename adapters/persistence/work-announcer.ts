@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { BackgroundWork } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
-import { databaseUnavailable, isDatabaseUnavailable } from './unavailable.ts';
+import { unavailableOr } from './unavailable.ts';
 import { WORK_CHANNEL } from './work-notices.ts';
 
 type State = 'idle' | 'sending' | 'again';
@@ -56,6 +56,6 @@ export const notifyWork = (orm: MikroORM) => async (kind: BackgroundWork): Promi
       name: 'work-announce', text: "select set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", values: [WORK_CHANNEL, kind],
     }));
   } catch (error) {
-    throw isDatabaseUnavailable(error) ? databaseUnavailable() : error;
+    throw unavailableOr(error);
   }
 };

@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
+import { isUnavailable } from '../../domain/errors.ts';
 import { contextFactory } from '../context.ts';
 import { problemFor } from '../errors.ts';
 import { legacyStreamRouter } from '../routers/partner-orders.ts';
@@ -13,22 +14,29 @@ import type { Services } from '../services.ts';
 export function legacyOrdersRoute(services: Services): RequestHandler {
   const context = contextFactory(services, 'rest');
   return async (req, res) => {
-    const requestId = String(req.id);
     let batches: AsyncIterable<Record<string, unknown>[]>;
     try {
       batches = await legacyStreamRouter.createCaller(context({ req })).stream(singleValues(req) as never);
     } catch (error) {
-      const { status, body, retryAfter } = problemFor(error, requestId);
-      if (status >= 500) req.log.error({ err: error }, 'legacy listing failed');
-      if (retryAfter) res.setHeader('retry-after', String(retryAfter));
-      res.status(status).type('application/problem+json').send(JSON.stringify(body));
+      refuse(req, res, error);
       return;
     }
-    await stream(req, res, batches);
+    await streamBatches(req, res, batches);
   };
 }
 
-async function stream(req: Request, res: Response, batches: AsyncIterable<Record<string, unknown>[]>) {
+function refuse(req: Request, res: Response, error: unknown) {
+  const { status, body, retryAfter } = problemFor(error, String(req.id));
+  if (status >= 500) req.log[isUnavailable(error) ? 'warn' : 'error']({ err: error }, 'legacy listing failed');
+  if (retryAfter) res.setHeader('retry-after', String(retryAfter));
+  res.status(status).type('application/problem+json').send(JSON.stringify(body));
+}
+
+/**
+ * Writes the batches as one JSON array. The status goes out with the first bytes, so that a failure before them
+ * (the first read, which opens the cursor) is still a proper problem answer; after them, the answer is cut short.
+ */
+export async function streamBatches(req: Request, res: Response, batches: AsyncIterable<Record<string, unknown>[]>) {
   res.status(200).type('application/json');
   // `[` goes out with the first rows, so that the first byte means data (or the end of an empty list).
   let first = true;
@@ -48,6 +56,10 @@ async function stream(req: Request, res: Response, batches: AsyncIterable<Record
     }
     res.end(first ? '[]' : ']');
   } catch (err) {
+    if (!res.headersSent) {
+      refuse(req, res, err);
+      return;
+    }
     // Too late for a status: cut the answer short, so that the client sees invalid JSON rather than a partial list.
     req.log.error({ err }, 'legacy listing failed while streaming');
     res.destroy();

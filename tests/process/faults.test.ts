@@ -333,6 +333,11 @@ if (onServer) {
     const outside = failures.filter((o) => o.startedAt + o.ms < stopping || o.startedAt > readyAgain);
     assert.equal(outside.map((o) => `${o.what} ${o.status}`), [], 'failures while the server was up');
     assertUnavailable(failures);
+    // For the operators, each of those 503s is a warning that names its cause, not an error line.
+    // (The output kept is its tail: its first line may be cut.)
+    const said = api.output().split('\n').filter((l) => l.startsWith('{') && l.includes('the database cannot answer'));
+    assert.ok(said.length > 0, 'the 503s were logged');
+    assert.equal(said.filter((l) => !/"level":40/.test(l) || !/"cause":\{"type"/.test(l)).slice(0, 2), [], 'a warning with its cause');
     const accepted = [...sent].filter(([, s]) => s.status === 202).map(([cid]) => cid);
     const refused = [...sent].filter(([, s]) => s.status !== 202);
     assert.ok(failures.length > 0, 'some requests failed while the server was down (else the fault was not met)');

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { failureLevel, safeError } from '../../server/logger.ts';
+import { databaseUnavailable } from '../../adapters/persistence/unavailable.ts';
 import { sharedDatabase } from '../support/shared.ts';
 
 const test = suite('log lines');
@@ -16,6 +17,18 @@ test('a database error is logged by kind and SQLSTATE, without the statement or 
   assert.not.match(logged, 'signature-key-secret-123');
   assert.not.match(logged, 'insert into');
   assert.match(logged, /SQLSTATE 22P02/);
+});
+
+test('a cause is logged on its own, by the same rule: the database away says why, without a statement', async () => {
+  const db = await sharedDatabase();
+  const dbError = await db.orm.em.fork().getConnection()
+    .execute(`select 'signature-key-secret-123'::uuid`).catch((e: unknown) => e);
+  const wrapped = databaseUnavailable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432', { cause: dbError }), { code: 'ECONNREFUSED' }));
+  const logged = safeError(wrapped) as { message: string; cause: { code: string; message: string; cause: { sqlState: string } } };
+  assert.is(logged.message, wrapped.message, 'its own message, not its causes\' appended');
+  assert.equal([logged.cause.code, logged.cause.message], ['ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432']);
+  assert.is(logged.cause.cause.sqlState, '22P02');
+  assert.not.match(JSON.stringify(logged), 'signature-key-secret-123');
 });
 
 test('other errors keep their message and stack', () => {
