@@ -32,7 +32,7 @@ const ADMIN = 'bench-admin-token-0123456789';
 const dataDir = mkdtempSync(join(tmpdir(), 'pbi-bench-events-feed-'));
 const env = {
   DATABASE_URL, DATA_DIR: dataDir, NODE_ENV: 'production', JWT_SECRET: 'bench-secret-0123456789-0123456789-0123', ADMIN_TOKEN: ADMIN,
-  SERVICE_ROLE: 'all', LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000', API_RATE_LIMIT_PER_ACCOUNT: '1000000', LOG_LEVEL: 'info',
+  SERVICE_ROLE: 'all', LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000', API_RATE_LIMIT_PER_ACCOUNT: '1000000', API_CONCURRENCY_PER_ACCOUNT: '10000', LOG_LEVEL: 'info',
 };
 const started: ServiceProcess[] = [];
 const launch = (script: string, extra: Record<string, string> = {}) => {

@@ -32,7 +32,7 @@ const totalJobs = (await db.query<{ n: number }>('select count(*)::int as n from
 const dataDir = mkdtempSync(join(tmpdir(), 'pbi-bench-'));
 const serviceEnv = {
   DATABASE_URL, DATA_DIR: dataDir, NODE_ENV: 'production', JWT_SECRET: 'bench-secret-0123456789-0123456789-0123',
-  LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000', API_RATE_LIMIT_PER_ACCOUNT: '1000000',
+  LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000', API_RATE_LIMIT_PER_ACCOUNT: '1000000', API_CONCURRENCY_PER_ACCOUNT: '10000',
 };
 const startServiceProcess = () => startScript('server/main.ts', serviceEnv, { cpu: 0 });
 const startBare = () => startScript('bench/bare-server.ts', { DATABASE_URL, MASTER_ID: masterId }, { cpu: 0 });

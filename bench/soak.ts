@@ -74,8 +74,11 @@ process.on('SIGTERM', () => process.exit(143));
 interface Watched { name: string; proc: ServiceProcess; errorLines: number; samples: string[]; died: number | null | undefined }
 const watched: Watched[] = [];
 /** Starts a script and counts the error and fatal lines of its log (pino levels 50 and 60) as they come. */
+// BENCH_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, for the service processes (not the receiver).
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+
 function launch(name: string, script: string, settings: Record<string, string>): Watched {
-  const proc = startScript(script, settings);
+  const proc = startScript(script, settings, { nodeArgs: script === 'server/main.ts' ? nodeArgs : [] });
   started.push({ proc, name });
   const w: Watched = { name, proc, errorLines: 0, samples: [], died: undefined };
   for (const stream of [proc.child.stdout!, proc.child.stderr!]) {
@@ -99,7 +102,7 @@ const serviceEnv = (role: 'api' | 'worker' | 'all'): Record<string, string> => (
   ...(EMBEDDED ? { PGLITE_DIR: join(dataDir, 'pglite') } : { DATABASE_URL: DATABASE_URL! }),
   DATA_DIR: dataDir, NODE_ENV: 'production', JWT_SECRET: 'bench-secret-0123456789-0123456789-0123', ADMIN_TOKEN: ADMIN,
   SERVICE_ROLE: role, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000',
-  // API_RATE_LIMIT_PER_ACCOUNT is left at its default (50/s): the fairness phase measures it.
+  // API_RATE_LIMIT_PER_ACCOUNT (50/s) and API_CONCURRENCY_PER_ACCOUNT (4) are left at their defaults: the fairness phase measures them.
   LOG_LEVEL: 'info',
 });
 
@@ -604,16 +607,18 @@ async function onPostgres() {
   const alone = new Stats();
   await openLoop({ seconds: FAIRNESS_SECONDS, rate: QUIET_RATE, tenants: [quiet], targets, stats: alone, phase: 'quiet alone' });
   /**
-   * The quiet tenant while the noisy one hammers its listing over NOISE_CONNECTIONS connections, paced at `rate`
-   * requests a second in all, or as fast as the connections go (rate 0).
+   * The quiet tenant while the noisy one hammers its listing over NOISE_CONNECTIONS connections, paced evenly at `rate`
+   * requests a second in all (bench/noise.ts), or as fast as the connections go (rate 0: autocannon).
    */
   const withNoise = async (rate: number) => {
-    const noise = spawn(process.execPath, [
-      join(root, 'node_modules/autocannon/autocannon.js'), '-j', '-c', String(NOISE_CONNECTIONS), '-d', String(FAIRNESS_SECONDS + 3),
-      ...(rate > 0 ? ['-R', String(rate)] : []),
-      '-H', `authorization=Bearer ${noisy.token}`,
-      ...targets.map((t) => `http://127.0.0.1:${t.port}/v3/partner-orders/paginated?page=1&pageSize=20`),
-    ], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const urls = targets.map((t) => `http://127.0.0.1:${t.port}/v3/partner-orders/paginated?page=1&pageSize=20`);
+    const seconds = String(FAIRNESS_SECONDS + 3);
+    const noise = spawn(process.execPath, rate > 0
+      ? ['--import', 'tsx', join(root, 'bench/noise.ts'), '--rate', String(rate), '--connections', String(NOISE_CONNECTIONS), '--seconds', seconds,
+        '--header', `authorization=Bearer ${noisy.token}`, ...urls]
+      : [join(root, 'node_modules/autocannon/autocannon.js'), '-j', '-c', String(NOISE_CONNECTIONS), '-d', seconds,
+        '-H', `authorization=Bearer ${noisy.token}`, ...urls],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(noise);
     let noiseOut = '';
     noise.stdout!.on('data', (d: Buffer) => { noiseOut += d; });
@@ -624,13 +629,13 @@ async function onPostgres() {
     await openLoop({ seconds: FAIRNESS_SECONDS, rate: QUIET_RATE, tenants: [quiet], targets, stats: quietStats, phase: `quiet under noise (${rate || 'unpaced'})` });
     await noiseDone;
     const noiseJson = /\{"title".*\}|\{"url".*\}/.exec(noiseOut)?.[0];
-    if (!noiseJson) throw new Error(`autocannon gave no result:\n${noiseOut.slice(-2000)}`);
-    const result = JSON.parse(noiseJson) as { duration: number; errors: number; statusCodeStats: Record<string, { count: number }> };
+    if (!noiseJson) throw new Error(`the noise gave no result:\n${noiseOut.slice(-2000)}`);
+    const result = JSON.parse(noiseJson) as { duration: number; errors: number; skipped?: number; statusCodeStats: Record<string, { count: number }> };
     const codes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
     const other = Object.entries(codes).filter(([code]) => code !== '429' && !code.startsWith('2')).reduce((a, [, n]) => a + n, 0) + result.errors;
     const quietP99 = p(quietStats.latencies, 0.99);
     console.log(`[${since(runStart)} s] fairness: quiet p99 ${ms(quietAloneP99)} ms alone, ${ms(quietP99)} ms under noise at ${rate || 'unpaced'} (${(quietP99 / quietAloneP99).toFixed(2)}×); `
-      + `noise ${JSON.stringify(codes)}, errors ${result.errors}`);
+      + `noise ${JSON.stringify(codes)}, errors ${result.errors}${result.skipped === undefined ? '' : `, skipped ${result.skipped}`}`);
     console.log(`  slowest by endpoint: ${[...quietStats.kinds].map(([kind, k]) => `${kind} ${ms(Math.max(...k.latencies))}`).join(', ')}`);
     return { rate, quiet: quietStats, quietP99, ratio: quietP99 / quietAloneP99, codes, other, result };
   };
@@ -674,7 +679,7 @@ Command: \`DATABASE_URL=… ${settingsLine()}npm run bench:soak\` (${new Date().
 the whole run took ${wholeRun} min).
 
 Service: the real \`server/main.ts\`, two \`SERVICE_ROLE=api\` processes and one \`SERVICE_ROLE=worker\` process on one database,
-\`LOG_LEVEL=info\` (every request logged), \`API_RATE_LIMIT_PER_ACCOUNT\` at its default of 50/s, \`WEBHOOK_ALLOW_PRIVATE_TARGETS=1\`.
+\`LOG_LEVEL=info\` (every request logged), \`API_RATE_LIMIT_PER_ACCOUNT\` and \`API_CONCURRENCY_PER_ACCOUNT\` at their defaults (50/s; 4 at once per process), \`WEBHOOK_ALLOW_PRIVATE_TARGETS=1\`.
 Webhooks of every tenant go to \`bench/receiver.ts\` (node:http answering 200, a process of its own). Nothing is pinned: the
 three service processes, PostgreSQL, the receiver and the load generator share the 2 cores.
 
@@ -726,10 +731,13 @@ ${memoryTable(memory.rows, soakSeconds)}
 
 Fairness: a quiet tenant (its own brand and partner, the same mix) at ${QUIET_RATE} requests/s over both api processes, first
 alone for ${FAIRNESS_SECONDS} s (once the soak's last commands and deliveries were done, ${settleSeconds.toFixed(0)} s after its load), then for ${FAIRNESS_SECONDS} s
-each while a noisy partner account hammers its paginated listing (autocannon in a process of its own, ${NOISE_CONNECTIONS} connections
-over both api processes, from 2 s before): first paced at ${NOISE_RATE} requests/s in all (${(NOISE_RATE / 50).toFixed(0)}× its share of 50/s), which
-the target is judged on; then as fast as its connections go, where the noisy client itself takes most of one of this
-machine's 2 cores, which no deployment shares with its clients (shown, not judged).
+each while a noisy partner account hammers its paginated listing (a process of its own, up to ${NOISE_CONNECTIONS} connections
+over both api processes, from 2 s before): first paced at ${NOISE_RATE} requests/s in all (${(NOISE_RATE / 50).toFixed(0)}× its share of 50/s) spread evenly
+over each second (\`bench/noise.ts\`; ${paced.result.skipped ?? 0} sends skipped because all its connections were busy), which the target is
+judged on; then as fast as its connections go (autocannon), where the noisy client itself takes most of one of this
+machine's 2 cores, which no deployment shares with its clients (shown, not judged). autocannon's own pacing (\`-R\`) is
+not used: it sends each connection's share of a second back to back at the start of the second, which is a burst at full
+speed for part of every second, the unpaced case again.
 
 | quiet tenant | requests | errors | p50 ms | p99 ms | × alone |
 |---|---:|---:|---:|---:|---:|

@@ -18,6 +18,7 @@ import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
 import type { BackgroundWork, Clock, Deps, IdGenerator, LoginRateLimiter, Mailer, Repositories, WebhookSender, WebhookTargetPolicy } from '../domain/ports.ts';
 import { createHttpApp, healthRoutes, metricsRoute } from './app.ts';
 import { refuseEarlyPastShare } from '../domain/use-cases/fair-use-refusal.ts';
+import { accountLanes } from './account-lanes.ts';
 import { createDeferrer } from './background.ts';
 import type { Config } from './config.ts';
 import { createLogger, failureLevel, type Logger } from './logger.ts';
@@ -99,15 +100,17 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   const deferrer = createDeferrer(transact, log);
 
   let shuttingDown = false;
+  const metrics = createMetrics(operationalStats(database.orm));
   const services: Services = {
     config,
     log,
-    metrics: createMetrics(operationalStats(database.orm)),
+    metrics,
     transact,
     read: autocommit,
     autocommit,
     testClock,
     refuseEarlyPastShare: (input) => refuseEarlyPastShare(deps, input),
+    inAccountLane: accountLanes(config.apiConcurrencyPerAccount, metrics.accountLaneWaiting),
     ready: async () => !shuttingDown && (await database.ping()),
   };
 

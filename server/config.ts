@@ -46,6 +46,7 @@ const envSchema = z.object({
   LOGIN_LIMIT_PER_EMAIL: int(1, 100_000, 5),
   LOGIN_LIMIT_PER_ADDRESS: int(1, 100_000, 30),
   API_RATE_LIMIT_PER_ACCOUNT: int(1, 1_000_000, 50),
+  API_CONCURRENCY_PER_ACCOUNT: int(1, 10_000, 4),
   TEST_CLOCK: flag,
   TEST_EMBEDDED_DROP_IDLE_MS: int(0, 86_400_000, 0),
   SEED_DEMO: flag,
@@ -90,6 +91,8 @@ export interface Config {
   loginLimitPerAddress: number;
   /** Authenticated requests a second per account (CONTRACT §1). */
   apiRateLimitPerAccount: number;
+  /** Requests of one account this process works on at once; its others wait their turn (server/account-lanes.ts). */
+  apiConcurrencyPerAccount: number;
   testClock: boolean;
   /** Test-only: the embedded database drops connections idle this long (0: never), to exercise reconnection. */
   testEmbeddedDropIdleMs: number;
@@ -136,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginLimitPerEmail: e.LOGIN_LIMIT_PER_EMAIL,
     loginLimitPerAddress: e.LOGIN_LIMIT_PER_ADDRESS,
     apiRateLimitPerAccount: e.API_RATE_LIMIT_PER_ACCOUNT,
+    apiConcurrencyPerAccount: e.API_CONCURRENCY_PER_ACCOUNT,
     testClock: e.TEST_CLOCK,
     testEmbeddedDropIdleMs: e.TEST_EMBEDDED_DROP_IDLE_MS,
     seedDemo: e.SEED_DEMO,

@@ -1,5 +1,6 @@
 import type { Role } from '../domain/account.ts';
 import type { Deps } from '../domain/ports.ts';
+import type { AccountLanes } from './account-lanes.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
@@ -27,6 +28,8 @@ export interface Services {
   testClock: TestClockControl | null;
   /** Fair use decided before the request path runs (domain/use-cases/fair-use-refusal.ts): throws RATE_LIMITED. */
   refuseEarlyPastShare(input: { accessToken: string | null; roles: readonly Role[] }): Promise<void>;
+  /** Runs an admitted request's work in its account's lane: at most API_CONCURRENCY_PER_ACCOUNT at once in this process. */
+  inAccountLane: AccountLanes;
   /** Whether the service can answer: the database responds and no shutdown has begun. */
   ready(): Promise<boolean>;
 }

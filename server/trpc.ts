@@ -114,11 +114,9 @@ const bodyReadable = middleware(({ ctx, next }) => {
 // Token first, before any input is read: a bad token beats a bad body.
 const authenticated = (roles: readonly Role[]) =>
   publicProcedure.meta({ roles }).use(async ({ ctx, next }) => {
-    const principal = await ctx.services.read(async (deps) => {
-      const who = await authenticate(deps, { accessToken: bearer(ctx.authorization), roles });
-      return who;
-    });
-    return next({ ctx: { principal } });
+    const principal = await ctx.services.read((deps) => authenticate(deps, { accessToken: bearer(ctx.authorization), roles }));
+    // Admitted: the rest runs in the account's lane (a refusal never waits in one).
+    return ctx.services.inAccountLane(principal.accountId, () => next({ ctx: { principal } }));
   });
 
 /** Endpoints open to anyone (the two login steps). */

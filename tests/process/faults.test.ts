@@ -38,7 +38,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function service(role: 'all' | 'api' | 'worker', database: typeof DATABASES[number], dataDir: string, extra: Record<string, string> = {}) {
   const started = startService({
     DATABASE_URL: server!.url(database), SERVICE_ROLE: role, DATA_DIR: dataDir, JWT_SECRET, ADMIN_TOKEN: ADMIN,
-    API_RATE_LIMIT_PER_ACCOUNT: '1000000', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'info', ...extra,
+    API_RATE_LIMIT_PER_ACCOUNT: '1000000', API_CONCURRENCY_PER_ACCOUNT: '10000', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'info', ...extra,
   });
   processes.push(started);
   return started;

@@ -34,7 +34,7 @@ test('requests under way are answered, the process exits 0, and every accepted c
   if (process.env.DATABASE_URL) return; // one pass suffices: the shutdown path is the same on both databases
   const dataDir = mkdtempSync(join(tmpdir(), 'pbi-shutdown-'));
   dirs.push(dataDir);
-  const env = { PGLITE_DIR: join(dataDir, 'pglite'), DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, API_RATE_LIMIT_PER_ACCOUNT: '1000000', LOG_LEVEL: 'info' };
+  const env = { PGLITE_DIR: join(dataDir, 'pglite'), DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, API_RATE_LIMIT_PER_ACCOUNT: '1000000', API_CONCURRENCY_PER_ACCOUNT: '10000', LOG_LEVEL: 'info' };
   const first = startService(env);
   const client = processClient(await first.listening, ADMIN);
   const { accountId: brandId, token } = await integratorLoggedIn(client, dataDir, 'brand', `shutdown-${randomUUID().slice(0, 8)}@example.com`);

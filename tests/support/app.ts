@@ -17,7 +17,7 @@ export async function testApp(env: Record<string, string> = {}, overrides: Build
   const config = loadConfig({
     ADMIN_TOKEN, JWT_SECRET, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', TRUST_PROXY: 'loopback',
     // Generous limits: suites share one client address; the limit tests set their own.
-    LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '100000', API_RATE_LIMIT_PER_ACCOUNT: '1000000', ...env,
+    LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '100000', API_RATE_LIMIT_PER_ACCOUNT: '1000000', API_CONCURRENCY_PER_ACCOUNT: '1000', ...env,
   });
   const built = await buildApp(config, { logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), database: await sharedDatabase(), ...overrides });
   closeAtEnd(built.close);

@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ADMIN_TOKEN } from '../support/app.ts';
+import { appWithMailbox, integrator } from '../support/integrators.ts';
+
+// API_CONCURRENCY_PER_ACCOUNT: each process works on at most that many admitted requests of one account at once; the
+// account's others wait their turn and are served after, never refused for it; other accounts never wait for it.
+const test = suite('account lanes over HTTP');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('a request beyond its account\'s lane waits for the one ahead of it; another account is served meanwhile', async () => {
+  if (!process.env.DATABASE_URL) return; // a request held in the database would hold the embedded database's one connection
+  const app = await appWithMailbox({ API_CONCURRENCY_PER_ACCOUNT: '1' });
+  const brand = await integrator(app, 'brand');
+  const other = await integrator(app, 'brand');
+  const as = (token: string, path: string) => app.http.get(path).set('authorization', `Bearer ${token}`);
+  const waiting = async () => Number(/^account_lane_waiting_requests (\S+)/m.exec((await app.http.get('/metrics').set('authorization', `Bearer ${ADMIN_TOKEN}`)).text)?.[1]);
+
+  // The first request waits in the database: another transaction has inserted its _cid and not committed yet.
+  const cid = randomUUID();
+  const holder = await app.database.orm.em.getKnex().transaction();
+  const answered: string[] = [];
+  try {
+    await holder.raw(`insert into commands (account_id, cid, type, body, status, answer, created_at, updated_at)
+      values (?, ?, 'RefreshOrder', '{}'::jsonb, 'accepted', '{}'::json, now(), now())`, [brand.accountId, cid]);
+    const first = app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`)
+      .send({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: randomUUID() }).then((r) => { answered.push('first'); return r; });
+    await sleep(300);
+    const second = as(brand.accessToken, `/v3/commands/${randomUUID()}`).then((r) => { answered.push('second'); return r; });
+    await sleep(300);
+    assert.equal(answered, [], 'the second request of the account waits for the first');
+    assert.is(await waiting(), 1);
+    const meanwhile = await as(other.accessToken, `/v3/commands/${randomUUID()}`);
+    assert.is(meanwhile.status, 404, 'another account is served at once');
+    await holder.rollback();
+    const [a, b] = await Promise.all([first, second]);
+    assert.equal([a.status, b.status], [202, 404], 'both served once their turn came');
+    assert.equal(answered, ['first', 'second']);
+    assert.is(await waiting(), 0);
+  } finally {
+    if (!holder.isCompleted()) await holder.rollback();
+  }
+});
+
+test.run();
