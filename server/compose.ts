@@ -159,7 +159,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
       await (workerStopped ??= worker.stop());
       await deferrer.drain();
       await (webhookSender as Partial<UndiciWebhookSender>).close?.();
-      await announcer?.settled();
+      await announcer?.close();
       if (!overrides.database) await database.close();
     },
   };

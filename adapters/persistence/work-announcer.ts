@@ -19,6 +19,7 @@ type State = 'idle' | 'sending' | 'again';
 export function workAnnouncer(send: (kind: BackgroundWork) => Promise<void>, onError: (error: unknown) => void) {
   const states = new Map<BackgroundWork, State>();
   const under = new Set<Promise<void>>();
+  let closing = false;
 
   const start = (kind: BackgroundWork) => {
     states.set(kind, 'sending');
@@ -26,10 +27,13 @@ export function workAnnouncer(send: (kind: BackgroundWork) => Promise<void>, onE
       .catch((error: unknown) => { try { onError(error); } catch { /* reporting must not stop the announcements */ } })
       .finally(() => {
         under.delete(sent);
-        if (states.get(kind) === 'again') start(kind);
+        if (states.get(kind) === 'again' && !closing) start(kind);
         else states.set(kind, 'idle');
       });
     under.add(sent);
+  };
+  const settled = async () => {
+    while (under.size > 0) await Promise.all(under);
   };
 
   return {
@@ -39,9 +43,16 @@ export function workAnnouncer(send: (kind: BackgroundWork) => Promise<void>, onE
         else states.set(kind, 'again');
       }
     },
-    /** Waits for the announcements under way (and those they lead to), before the pool closes. */
-    async settled(): Promise<void> {
-      while (under.size > 0) await Promise.all(under);
+    /** Waits for the announcements under way and those they lead to. */
+    settled,
+    /**
+     * At shutdown: waits for the announcements under way, and sends no follow-up. While the server is away each send
+     * waits for the pool up to its timeout; a follow-up would double that wait for a wake-up the workers' own look
+     * replaces.
+     */
+    async close(): Promise<void> {
+      closing = true;
+      await settled();
     },
   };
 }

@@ -38,6 +38,20 @@ test('while a send is under way, any number of announcements lead to exactly one
   await announcer.settled();
 });
 
+test('closing waits for the sends under way and sends no follow-up', async () => {
+  const { calls, send } = heldSends();
+  const announcer = workAnnouncer(send, () => {});
+  announcer.announce(new Set(['commands']));
+  announcer.announce(new Set(['commands']));
+  let closed = false;
+  const closing = announcer.close().then(() => { closed = true; });
+  await turn();
+  assert.is(closed, false, 'the send under way is waited for');
+  calls[0]!.end();
+  await closing;
+  assert.is(calls.length, 1, 'no follow-up once closing');
+});
+
 test('kinds are announced independently, and a failed send is reported and does not stop later ones', async () => {
   const { calls, send } = heldSends();
   const errors: unknown[] = [];
