@@ -1,9 +1,10 @@
 import { DomainError } from '../../domain/errors.ts';
 
 // SQLSTATE classes and codes that say the server cannot serve now, not that the statement was wrong: 08 connection
-// exceptions, 53 insufficient resources (too many connections, disk full), 57014 a statement past its timeout, 57P0x
+// exceptions, 40 a transaction the server rolled back (a deadlock, a serialization failure: the same work sent again
+// succeeds), 53 insufficient resources (too many connections, disk full), 57014 a statement past its timeout, 57P0x
 // the server shutting down, crashed or still starting.
-const UNAVAILABLE_SQLSTATE = /^(08|53)|^57014$|^57P0[1-3]$/;
+const UNAVAILABLE_SQLSTATE = /^(08|40|53)|^57014$|^57P0[1-3]$/;
 const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 // What pg and knex say without a code: a connection lost, a connect timeout (pg.Client's is "timeout expired", the
 // pool's "timeout exceeded…"), no pooled connection in time.

@@ -6,6 +6,7 @@ import { Account } from '../../domain/account.ts';
 import { Contact } from '../../domain/contact.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { OutboxEvent } from '../../domain/event.ts';
+import { job as sampleJob } from '../contracts/repositories.ts';
 import { sharedDatabase } from '../support/shared.ts';
 
 const test = suite('MikroORM unit of work');
@@ -25,6 +26,29 @@ test('a change and its events commit together, or neither does', async () => {
   assert.is(error, failure, 'the work\'s own error reaches the caller, neither wrapped nor translated');
   assert.is(await transact((r) => r.accounts.get(account.id)), null);
   assert.equal(await transact((r) => r.events.recentFor(account.id, 10)), []);
+});
+
+test('a transaction the server rolls back to break a deadlock is UNAVAILABLE (send it again), not a fault', async () => {
+  if (!process.env.DATABASE_URL) return; // the embedded database runs one transaction at a time
+  const transact = mikroOrmTransact((await sharedDatabase()).orm);
+  const owner = brand();
+  const [a, b] = [sampleJob(owner.id), sampleJob(owner.id)];
+  await transact(async (r) => { await r.accounts.save(owner); await r.jobs.save(a); await r.jobs.save(b); });
+  // Each takes one row, and once both hold theirs, the other's.
+  let taken = 0;
+  let bothTaken!: () => void;
+  const both = new Promise<void>((resolve) => { bothTaken = resolve; });
+  const lockInTurn = (first: string, second: string) => transact(async (r) => {
+    await r.jobs.getForChange(first);
+    if (++taken === 2) bothTaken();
+    await both;
+    await r.jobs.getForChange(second);
+  });
+  const outcomes = await Promise.allSettled([lockInTurn(a.apiId, b.apiId), lockInTurn(b.apiId, a.apiId)]);
+  const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+  assert.is(failed.length, 1, `the server ended one of the two: ${failed.map((f) => String(f.reason)).join('; ')}`);
+  assert.instance(failed[0]!.reason, DomainError);
+  assert.is((failed[0]!.reason as DomainError).code, 'UNAVAILABLE');
 });
 
 test('a unique-index violation at commit becomes a CONFLICT, not a driver error', async () => {

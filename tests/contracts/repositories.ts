@@ -19,7 +19,7 @@ export type Run = <T>(work: (repositories: Repositories) => Promise<T>) => Promi
 const at = (iso: string) => new Date(iso);
 const account = (role: 'brand' | 'partner' = 'brand', parentId: string | null = null) =>
   new Account({ id: randomUUID(), name: `acc ${role}`, role, parentId, createdAt: at('2026-01-01T00:00:00.000Z') });
-const job = (brandAccountId: string, partnerId: string | null = null) => new Job({
+export const job = (brandAccountId: string, partnerId: string | null = null) => new Job({
   apiId: `job-${randomUUID()}`, brandAccountId, partnerId, name: 'O-0000000001', status: 'open',
   invoicingEid: 'INV-1', eid: null, extPartnerId: null,
   customer: { email: 'c@example.com', externalId: null, firstName: 'Ada', lastName: 'L', mobilePhone: null, phone: null, salutation: null },
