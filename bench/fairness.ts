@@ -3,7 +3,7 @@
 // 20/s (15 s alone, then 15 s under noise), and a noisy partner hammering the same listing over FAIR_CONNECTIONS (32)
 // connections: evenly at FAIR_RATE requests/s (bench/noise.ts), or as fast as they go with FAIR_RATE=0 (autocannon).
 // API_CONCURRENCY_PER_ACCOUNT is passed on to the service when set. Prints the quiet p50/p99/max alone and under noise;
-// writes nothing.
+// writes nothing. BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) goes to the service process.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'fair-'));
 if (!process.env.DATABASE_URL) throw new Error('bench:fairness needs DATABASE_URL (a PostgreSQL server)');
 const N = Number(process.env.FAIR_CONNECTIONS ?? 32);
 const extra: Record<string, string> = process.env.API_CONCURRENCY_PER_ACCOUNT ? { API_CONCURRENCY_PER_ACCOUNT: process.env.API_CONCURRENCY_PER_ACCOUNT } : {};
-const svc = startScript('server/main.ts', { DATABASE_URL: process.env.DATABASE_URL ?? '', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, JWT_SECRET: 'bench-secret-0123456789-0123456789-0123', SERVICE_ROLE: 'api', LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000', LOG_LEVEL: 'info', ...extra });
+const svc = startScript('server/main.ts', { DATABASE_URL: process.env.DATABASE_URL ?? '', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, JWT_SECRET: 'bench-secret-0123456789-0123456789-0123', SERVICE_ROLE: 'api', LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000', LOG_LEVEL: 'info', ...extra }, { nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [] });
 const port = await svc.listening;
 const client = processClient(port, ADMIN);
 const tag = Math.random().toString(36).slice(2, 8);
