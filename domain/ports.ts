@@ -54,6 +54,11 @@ export interface JobRepository {
    */
   getForChange(apiId: string): Promise<Job | null>;
   /**
+   * Locks the jobs of these ids that exist, as `getForChange` would, taking their rows in apiId order: a unit of work
+   * that changes several jobs takes them all first, so that two such units never wait for each other in a circle.
+   */
+  lockForChange(apiIds: readonly string[]): Promise<void>;
+  /**
    * Jobs the identifier names (an order number or external id may name several) among those assigned to one of
    * `partnerIds`, at most `limit`, in apiId order, locked for change as by `getForChange`. Filtering first means no
    * other tenant's jobs can crowd them out.

@@ -85,6 +85,7 @@ export class InMemoryJobRepository implements JobRepository {
   async get(apiId: string) { return this.table.get(apiId); }
   /** One unit of work at a time here: nothing to lock. */
   async getForChange(apiId: string) { return this.table.get(apiId); }
+  async lockForChange(_apiIds: readonly string[]) {}
   private named(identifier: JobIdentifier) {
     const field = ({ jobApiId: 'apiId', invoicingEid: 'invoicingEid', gidOrderNumber: 'name', yourOrderID: 'extPartnerId' } as const)[identifier.kind];
     return this.all().filter((j) => j[field] === identifier.value).sort((a, b) => (a.apiId < b.apiId ? -1 : 1));

@@ -33,6 +33,15 @@ export class SqlJobRepository implements JobRepository {
     return (await this.select('job-get-for-change', `select ${JOB_COLUMNS} from jobs where api_id = $1 for update`, [apiId]))[0] ?? null;
   }
 
+  async lockForChange(apiIds: readonly string[]) {
+    if (apiIds.length === 0) return;
+    await withDriverConnection(this.em, (client) => client.query({
+      name: 'jobs-lock-for-change',
+      text: 'select 1 from jobs where api_id = any($1::text[]) order by api_id for update',
+      values: [[...apiIds]],
+    }));
+  }
+
   findByIdentifier(identifier: JobIdentifier, partnerIds: readonly string[], limit: number) {
     const column = COLUMN[identifier.kind];
     return this.select(`job-by-${column}`,

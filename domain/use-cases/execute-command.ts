@@ -69,7 +69,8 @@ export async function executeCommands(
   if (batch.length > 1) {
     try {
       await transact(async (deps) => {
-        for (const claimed of inLockOrder(batch)) {
+        await deps.jobs.lockForChange(await ordersOf(deps, batch));
+        for (const claimed of batch) {
           const command = claimed.body as BrandCommand;
           await finish(deps, claimed, command, { status: 'succeeded', result: await runBrandCommand(deps, claimed.accountId, command) });
         }
@@ -87,16 +88,23 @@ export async function executeCommands(
 }
 
 /**
- * The batch in the order its unit of work takes order rows: by order, each order's commands in their own order.
- * Lanes run batches at once, claimed in acceptance order, so two of them hold commands of the same orders; taking the
- * rows in two different orders, each would wait for the other until the server ends one (a deadlock, after its
- * `deadlock_timeout`). Partner commands take several rows in this order too. A command that names no order first
- * (RefreshInvoice finds its order only as it runs, the only row it takes).
+ * Every order the batch changes, for its unit of work to lock first. Lanes run batches at once, claimed in acceptance
+ * order, so two of them hold commands of the same orders; taking the rows as each command comes, each batch could wait
+ * for the other until the server ends one (a deadlock, after its `deadlock_timeout`). Locked all at once, in one order
+ * (`lockForChange`), they are taken as partner commands take several, and the commands still run in acceptance order.
+ * A RefreshInvoice names its invoice: its order is looked up here.
  */
-export function inLockOrder(batch: readonly ClaimedCommand[]): ClaimedCommand[] {
-  const order = (claimed: ClaimedCommand) => (claimed.body as { orderId?: unknown }).orderId;
-  const key = (claimed: ClaimedCommand) => { const id = order(claimed); return typeof id === 'string' ? id : ''; };
-  return [...batch].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+export async function ordersOf(deps: Pick<Deps, 'invoices'>, batch: readonly ClaimedCommand[]): Promise<string[]> {
+  const orders = new Set<string>();
+  for (const { body } of batch) {
+    const command = body as BrandCommand;
+    if ('orderId' in command && typeof command.orderId === 'string') orders.add(command.orderId);
+    if (command._type === 'RefreshInvoice') {
+      const invoice = await deps.invoices.get(command.invoiceId);
+      if (invoice) orders.add(invoice.orderId);
+    }
+  }
+  return [...orders];
 }
 
 export interface BatchHooks {

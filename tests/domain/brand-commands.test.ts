@@ -220,24 +220,28 @@ test('the executor: an unexpected failure is retried, then ends as INTERNAL_ERRO
   assert.is(await deps.commands.result(brand.id, 'y-1'), null);
 });
 
-test('a batch takes its orders\' rows in one order whatever the claim order (two batches would deadlock otherwise), each order\'s commands in theirs', async () => {
+test('a batch locks every order it changes first, its invoice\'s included (two batches would deadlock otherwise), then runs in acceptance order', async () => {
   const deps = fakeDeps();
   const { brand } = await world(deps);
-  const [low, high] = [await createJob(deps, { brandAccountId: brand.id }), await createJob(deps, { brandAccountId: brand.id })]
-    .sort((a, b) => (a.apiId < b.apiId ? -1 : 1));
+  const [low, high, billed] = [await createJob(deps, { brandAccountId: brand.id }), await createJob(deps, { brandAccountId: brand.id }), await createJob(deps, { brandAccountId: brand.id })];
+  const invoice = await createInvoice(deps, { orderId: billed!.apiId, number: 'R-9', type: 'invoice', status: 'sent', items: [] });
   const sent = [
     { ...envelope('UpdateOrderExternalId', 'b-1'), orderId: high!.apiId, externalId: 'first' },
-    { ...envelope('RefreshOrder', 'b-2'), orderId: low!.apiId },
-    { ...envelope('UpdateOrderExternalId', 'b-3'), orderId: high!.apiId, externalId: 'second' },
+    { ...envelope('RefreshInvoice', 'b-2'), invoiceId: invoice.id },
+    { ...envelope('RefreshOrder', 'b-3'), orderId: low!.apiId },
+    { ...envelope('UpdateOrderExternalId', 'b-4'), orderId: high!.apiId, externalId: 'second' },
   ] as BrandCommand[];
   for (const command of sent) await acceptCommand(deps, principal(brand.id), command);
-  const locked: string[] = [];
-  const watched: FakeDeps = { ...deps, jobs: Object.assign(Object.create(deps.jobs), { getForChange: (apiId: string) => { locked.push(apiId); return deps.jobs.getForChange(apiId); } }) };
+  const taken: string[] = [];
+  const jobs = Object.assign(Object.create(deps.jobs), {
+    lockForChange: async (apiIds: readonly string[]) => { taken.push(`all:${[...apiIds].sort().join(',')}`); },
+    getForChange: (apiId: string) => { taken.push(apiId); return deps.jobs.getForChange(apiId); },
+  });
   const claimed = await claimDueCommands(deps, 10, 60_000);
-  assert.equal(claimed.map((c) => c.cid), ['b-1', 'b-2', 'b-3'], 'claimed in acceptance order');
-  const executions = await executeCommands(direct(watched), claimed, { maxAttempts: 3, retryDelayMs: 1000 });
-  assert.equal(locked, [low!.apiId, high!.apiId, high!.apiId]);
-  assert.equal(executions.map((e) => e.outcome), ['succeeded', 'succeeded', 'succeeded']);
+  assert.equal(claimed.map((c) => c.cid), ['b-1', 'b-2', 'b-3', 'b-4'], 'claimed in acceptance order');
+  const executions = await executeCommands(direct({ ...deps, jobs }), claimed, { maxAttempts: 3, retryDelayMs: 1000 });
+  assert.equal(taken, [`all:${[low!.apiId, high!.apiId, billed!.apiId].sort().join(',')}`, high!.apiId, billed!.apiId, low!.apiId, high!.apiId]);
+  assert.equal(executions.map((e) => e.outcome), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
   assert.is((await deps.jobs.get(high!.apiId))?.eid, 'second', 'the later change of one order last');
 });
 

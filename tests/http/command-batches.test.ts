@@ -72,19 +72,25 @@ test('a batch with a failing command: nothing of the batch commits twice, the fa
   assert.is(outcomes[0]!.n, 4, 'one outcome event per command');
 });
 
-test('two batches at once over the same orders, claimed in opposite orders, both commit whole (no deadlock)', async () => {
+test('two batches at once over the same orders, taken in opposite orders (one through an invoice), both commit whole (no deadlock)', async () => {
+  // On the embedded database units of work run one at a time: nothing can deadlock there.
+  if (!process.env.DATABASE_URL) return;
   const [low, high] = [await job(), await job()].sort();
-  const claim = async (orders: string[]) => {
+  const { id: invoiceOfHigh } = await app.admin.call<{ id: string }>('invoices.create', { orderId: high!, number: `R-${randomUUID()}`, type: 'invoice', status: 'sent', items: [] });
+  const claim = async (commands: Record<string, unknown>[]) => {
     const cids = [];
-    for (const orderId of orders) cids.push(await accept({ _type: 'RefreshOrder', orderId }));
+    for (const command of commands) cids.push(await accept(command));
     return claimAll(cids);
   };
-  const [first, second] = [await claim([low!, high!]), await claim([high!, low!])];
-  const undone: unknown[] = [];
-  const run = (batch: typeof first) => executeCommands(app.services.transact, batch, policy, { batchUndone: (error) => undone.push(error) });
-  const executions = await Promise.all([run(first), run(second)]);
-  assert.equal(undone, [], 'neither batch was undone');
-  assert.equal(executions.flat().map((e) => e.outcome), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+  for (let round = 0; round < 3; round++) {
+    const first = await claim([{ _type: 'RefreshOrder', orderId: low! }, { _type: 'RefreshOrder', orderId: high! }]);
+    const second = await claim([{ _type: 'RefreshInvoice', invoiceId: invoiceOfHigh }, { _type: 'RefreshOrder', orderId: low! }]);
+    const undone: unknown[] = [];
+    const run = (batch: typeof first) => executeCommands(app.services.transact, batch, policy, { batchUndone: (error) => undone.push(error) });
+    const executions = await Promise.all([run(first), run(second)]);
+    assert.equal(undone, [], 'neither batch was undone');
+    assert.equal(executions.flat().map((e) => e.outcome), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+  }
 });
 
 test.run();
