@@ -201,7 +201,8 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
     logger: services.log,
     genReqId: requestIdFor,
     autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    // A 503 is the database away, an operational state said once as a warning (logFailure): not an error of ours.
+    customLogLevel: (_req, res, err) => (res.statusCode === 503 ? 'warn' : err || res.statusCode >= 500 ? 'error' : 'info'),
     serializers: {
       // Path only: queries and headers may carry what must not be logged.
       req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),

@@ -338,6 +338,7 @@ if (onServer) {
     const said = api.output().split('\n').filter((l) => l.startsWith('{') && l.includes('the database cannot answer'));
     assert.ok(said.length > 0, 'the 503s were logged');
     assert.equal(said.filter((l) => !/"level":40/.test(l) || !/"cause":\{"type"/.test(l)).slice(0, 2), [], 'a warning with its cause');
+    assert.not.match(api.output(), /"level":(50|60)/, `no error line for an outage:\n${errorsOf(api)}`);
     const accepted = [...sent].filter(([, s]) => s.status === 202).map(([cid]) => cid);
     const refused = [...sent].filter(([, s]) => s.status !== 202);
     assert.ok(failures.length > 0, 'some requests failed while the server was down (else the fault was not met)');
