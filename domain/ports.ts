@@ -122,8 +122,11 @@ export interface CommandQueue {
    * finished it). The row stays locked until the unit of work ends.
    */
   finishClaimed(command: ClaimedCommand, outcome: FinishedCommand, at: Date): Promise<boolean>;
-  /** Gives a claimed command back after an unexpected failure, to be claimed again no earlier than `notBefore`. */
-  release(command: ClaimedCommand, notBefore: Date): Promise<void>;
+  /**
+   * Gives a claimed command back after an unexpected failure, to be claimed again no earlier than `notBefore`. With
+   * `attemptUsed` false the claim gives its attempt back too (the failure was the moment's, not the command's).
+   */
+  release(command: ClaimedCommand, notBefore: Date, attemptUsed: boolean): Promise<void>;
   /** Deletes up to `limit` commands that finished at or before `before`; answers how many. */
   purgeFinished(before: Date, limit: number): Promise<number>;
 }

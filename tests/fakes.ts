@@ -198,9 +198,9 @@ export class InMemoryCommandQueue implements CommandQueue {
     await this.log.finish(command.accountId, command.cid, outcome, at);
     return true;
   }
-  async release(command: ClaimedCommand, notBefore: Date) {
+  async release(command: ClaimedCommand, notBefore: Date, attemptUsed: boolean) {
     const held = this.log.table.get(`${command.accountId}/${command.cid}`)!;
-    if (held.claimToken === command.claimToken) this.log.table.put(`${command.accountId}/${command.cid}`, { ...held, leaseUntil: notBefore, claimToken: null });
+    if (held.claimToken === command.claimToken) this.log.table.put(`${command.accountId}/${command.cid}`, { ...held, leaseUntil: notBefore, claimToken: null, attempts: held.attempts - (attemptUsed ? 0 : 1) });
   }
   async purgeFinished(before: Date, limit: number) {
     const old = this.rows().filter((c) => c.finishedAt && c.finishedAt.getTime() <= before.getTime()).slice(0, limit);

@@ -39,11 +39,11 @@ export class MikroOrmCommandQueue implements CommandQueue {
     return rowCount === 1;
   }
 
-  async release(command: ClaimedCommand, notBefore: Date): Promise<void> {
+  async release(command: ClaimedCommand, notBefore: Date, attemptUsed: boolean): Promise<void> {
     await withDriverConnection(this.em, (client) => client.query({
       name: 'commands-release',
-      text: 'update commands set lease_until = $1, claim_token = null where account_id = $2 and cid = $3 and claim_token = $4',
-      values: [notBefore, command.accountId, command.cid, command.claimToken],
+      text: 'update commands set lease_until = $1, claim_token = null, attempts = attempts - $5 where account_id = $2 and cid = $3 and claim_token = $4',
+      values: [notBefore, command.accountId, command.cid, command.claimToken, attemptUsed ? 0 : 1],
     }));
   }
 

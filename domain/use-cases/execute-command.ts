@@ -41,9 +41,11 @@ export async function executeCommand(transact: UnitOfWork, claimed: ClaimedComma
   } catch (error) {
     if (error instanceof ClaimLost) return { outcome: 'lost' };
     if (error instanceof CommandError) return record(transact, claimed, command, error);
-    // The database away is nobody's fault but the moment's: the command waits for it and never ends for it.
-    if (claimed.attempts < policy.maxAttempts || isUnavailable(error)) {
-      await transact(async (deps) => deps.commandQueue.release(claimed, new Date(deps.clock.now().getTime() + policy.retryDelayMs)));
+    // The database away (or a transaction it undid) is nobody's fault but the moment's: the command waits for it,
+    // never ends for it, and gets its attempt back.
+    const moment = isUnavailable(error);
+    if (claimed.attempts < policy.maxAttempts || moment) {
+      await transact(async (deps) => deps.commandQueue.release(claimed, new Date(deps.clock.now().getTime() + policy.retryDelayMs), !moment));
       return { outcome: 'retry', error };
     }
     await record(transact, claimed, command, new CommandError('INTERNAL_ERROR', 'The command could not be executed because of an internal error.'));

@@ -193,13 +193,15 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     assert.equal(await run((r) => r.commands.result(owner.id, cids[0]!)), { status: 'succeeded', result: { n: 0 }, finishedAt: later(1) });
     assert.is(await run((r) => r.commandQueue.finishClaimed(first[0]!, { status: 'failed', result: { n: 9 } }, later(2))), false, 'finished');
     assert.equal((await run((r) => r.commands.result(owner.id, cids[0]!)))?.status, 'succeeded', 'a lost claim changes nothing');
-    await run((r) => r.commandQueue.release(first[1]!, later(20)));
+    await run((r) => r.commandQueue.release(first[1]!, later(20), false));
 
     const again = mine(await run((r) => r.commandQueue.claimDue(100, later(31), later(60))));
-    assert.equal(again.map((c) => [c.cid, c.attempts]), [[cids[1], 2], [cids[2], 2]], 'a lapsed lease and a released claim are taken again');
+    assert.equal(again.map((c) => [c.cid, c.attempts]), [[cids[1], 1], [cids[2], 2]], 'a lapsed lease and a released claim are taken again (this release gave its attempt back)');
     assert.is(await run((r) => r.commandQueue.finishClaimed(first[2]!, done, later(32))), false, 'the old claim is lost');
     assert.equal((await run((r) => r.commands.result(owner.id, cids[2]!)))?.status, 'accepted');
     assert.is(await run((r) => r.commandQueue.finishClaimed(again[1]!, done, later(32))), true);
+    await run((r) => r.commandQueue.release(again[0]!, later(61), true));
+    assert.equal(mine(await run((r) => r.commandQueue.claimDue(100, later(62), later(90)))).map((c) => [c.cid, c.attempts]), [[cids[1], 2]], 'a release that used its attempt keeps it');
 
     const before = (await run((r) => r.commandQueue.purgeFinished(later(2), 1000)));
     assert.ok(before >= 1);

@@ -177,19 +177,25 @@ test('the executor: accepted → run once → result polled; a failure becomes a
   assert.equal([failed?._type, failed?.code, failed?.details, failed?._metadata], ['CommandErrorEvent', 'ORDER_NOT_FOUND', null, { 'ext-ref': 'r' }]);
 });
 
-test('the executor: the database away never ends a command, whatever its attempts; it waits and runs once it is back', async () => {
+test('the executor: the database away never ends a command nor uses up its attempts; it waits and runs once it is back', async () => {
   const deps = fakeDeps();
   const { brand, job } = await world(deps);
   const away: FakeDeps = { ...deps, jobs: Object.assign(Object.create(deps.jobs), { getForChange: async () => { throw new DomainError('UNAVAILABLE', 'away', [], 5); } }) };
+  const broken: FakeDeps = { ...deps, jobs: Object.assign(Object.create(deps.jobs), { getForChange: async () => { throw new Error('a fault of ours'); } }) };
   await acceptCommand(deps, principal(brand.id), { ...envelope('RefreshOrder', 'u-1'), orderId: job.apiId } as BrandCommand);
   const policy = { maxAttempts: 2, retryDelayMs: 5000 };
-  for (let attempt = 1; attempt <= 3; attempt++) {
+  for (let outage = 1; outage <= 3; outage++) {
     const [claimed] = await claimDueCommands(deps, 10, 60_000);
-    assert.is(claimed!.attempts, attempt);
-    assert.is((await executeCommand(direct(away), claimed!, policy)).outcome, 'retry', `attempt ${attempt}: no INTERNAL_ERROR for an outage`);
+    assert.is(claimed!.attempts, 1, `claim ${outage}: an outage used no attempt`);
+    assert.is((await executeCommand(direct(away), claimed!, policy)).outcome, 'retry', `claim ${outage}: no INTERNAL_ERROR for an outage`);
     deps.clock.advance(5);
   }
+  // Its first real attempt fails unexpectedly: with 2 attempts, it is tried again, not given up.
+  const [faulty] = await claimDueCommands(deps, 10, 60_000);
+  assert.is((await executeCommand(direct(broken), faulty!, policy)).outcome, 'retry');
+  deps.clock.advance(5);
   const [back] = await claimDueCommands(deps, 10, 60_000);
+  assert.is(back!.attempts, 2);
   assert.is((await executeCommand(direct(deps), back!, policy)).outcome, 'succeeded');
   assert.is((await pollCommandResult(deps, principal(brand.id), 'u-1'))?._type, 'CommandResultEvent');
 });
