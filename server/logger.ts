@@ -40,8 +40,9 @@ export function safeError(err: unknown, depth = 0): unknown {
   const sqlState = sqlStateOf(err);
   if (sqlState !== null) return { type: serialized.type, sqlState, message: `${e.name ?? 'DatabaseError'} (SQLSTATE ${sqlState}); statement and values withheld` };
   // pino would append each cause's text to the message: each cause is serialized on its own, by the same rule.
-  if (!(err instanceof Error) || e.cause === undefined || depth >= 4) return serialized;
-  return { type: serialized.type, message: e.message, stack: e.stack, ...(typeof e.code === 'string' && { code: e.code }), cause: safeError(e.cause, depth + 1) };
+  if (!(err instanceof Error) || e.cause === undefined) return serialized;
+  const cause = depth >= 4 ? { type: 'Error', message: 'deeper causes withheld' } : safeError(e.cause, depth + 1);
+  return { type: serialized.type, message: e.message, stack: e.stack, ...(typeof e.code === 'string' && { code: e.code }), cause };
 }
 
 /** The SQLSTATE of a database error (pg's `code` beside its `severity`, or the ORM's `sqlState`), else null. */
@@ -50,10 +51,13 @@ function sqlStateOf(err: unknown): string | null {
   return typeof e.sqlState === 'string' ? e.sqlState : typeof e.severity === 'string' && typeof e.code === 'string' ? e.code : null;
 }
 
+/** A transaction the server rolled back to break a deadlock (40P01) or a serialization conflict (40001). */
+const UNDONE_BY_THE_SERVER = new Set(['40001', '40P01']);
+
 /**
  * The level of a background failure: the database away is an operational state (readiness and 503s show it), and so is
- * a transaction the server rolled back to break a deadlock or a serialization conflict (SQLSTATE class 40), which
- * the work is tried again for: warnings. Anything else is a fault, an error.
+ * a transaction the server rolled back to break a deadlock or a serialization conflict, which the work is tried again
+ * for: warnings. Anything else is a fault, an error.
  */
 export const failureLevel = (err: unknown): 'warn' | 'error' =>
-  (isUnavailable(err) || sqlStateOf(err)?.startsWith('40') ? 'warn' : 'error');
+  (isUnavailable(err) || UNDONE_BY_THE_SERVER.has(sqlStateOf(err) ?? '') ? 'warn' : 'error');

@@ -1,10 +1,11 @@
-import { DomainError } from '../../domain/errors.ts';
+import { DomainError, isUnavailable } from '../../domain/errors.ts';
 
 // SQLSTATE classes and codes that say the server cannot serve now, not that the statement was wrong: 08 connection
-// exceptions, 40 a transaction the server rolled back (a deadlock, a serialization failure: the same work sent again
-// succeeds), 53 insufficient resources (too many connections, disk full), 57014 a statement past its timeout, 57P0x
-// the server shutting down, crashed or still starting.
-const UNAVAILABLE_SQLSTATE = /^(08|40|53)|^57014$|^57P0[1-3]$/;
+// exceptions, 40001 and 40P01 a transaction the server rolled back (a serialization failure, a deadlock: the same work
+// sent again succeeds; not the rest of class 40, such as 40003, where whether it committed is unknown), 53 insufficient
+// resources (too many connections, disk full), 57014 a statement past its timeout, 57P0x the server shutting down,
+// crashed or still starting.
+const UNAVAILABLE_SQLSTATE = /^(08|53)|^(40001|40P01|57014|57P0[1-3])$/;
 const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 // What pg and knex say without a code: a connection lost, a connect timeout (pg.Client's is "timeout expired", the
 // pool's "timeout exceeded…"), no pooled connection in time.
@@ -29,4 +30,4 @@ export const databaseUnavailable = (cause: unknown) =>
   new DomainError('UNAVAILABLE', 'The service cannot reach its database right now; send the same request again shortly.', [], RETRY_AFTER_SECONDS, cause);
 
 /** The core's failure for an error that says the database cannot answer now; any other error as it is. */
-export const unavailableOr = (error: unknown) => (isDatabaseUnavailable(error) ? databaseUnavailable(error) : error);
+export const unavailableOr = (error: unknown) => (!isUnavailable(error) && isDatabaseUnavailable(error) ? databaseUnavailable(error) : error);

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { failureLevel, safeError } from '../../server/logger.ts';
-import { databaseUnavailable } from '../../adapters/persistence/unavailable.ts';
+import { databaseUnavailable, unavailableOr } from '../../adapters/persistence/unavailable.ts';
 import { sharedDatabase } from '../support/shared.ts';
 
 const test = suite('log lines');
@@ -31,6 +31,20 @@ test('a cause is logged on its own, by the same rule: the database away says why
   assert.not.match(JSON.stringify(logged), 'signature-key-secret-123');
 });
 
+test('a cause chain deeper than the serializer goes is cut, never handed to pino\'s serializer (which appends each cause\'s text)', () => {
+  let chain: Error = Object.assign(new Error('insert into secrets values (\'signature-key-secret-123\')'), { sqlState: '23505' });
+  for (let i = 0; i < 8; i++) chain = new Error(`layer ${i}`, { cause: chain });
+  const logged = JSON.stringify(safeError(chain));
+  assert.not.match(logged, 'signature-key-secret-123');
+  assert.match(logged, 'deeper causes withheld');
+});
+
+test('a failure already said to be the database away is not wrapped again', () => {
+  const once = databaseUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+  assert.is(unavailableOr(once), once);
+  assert.is((unavailableOr(once.cause) as Error).cause, once.cause);
+});
+
 test('other errors keep their message and stack', () => {
   const logged = safeError(new TypeError('plain failure')) as { message: string; stack: string };
   assert.is(logged.message, 'plain failure');
@@ -42,6 +56,7 @@ test('a background failure is a warning when the database is away or rolled a tr
   assert.is(failureLevel(pgError('40P01')), 'warn');
   assert.is(failureLevel(pgError('40001')), 'warn');
   assert.is(failureLevel(pgError('23505')), 'error');
+  assert.is(failureLevel(pgError('40003')), 'error', 'whether it committed is unknown: not a moment to wait out');
   assert.is(failureLevel(new Error('a bug')), 'error');
 });
 
