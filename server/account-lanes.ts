@@ -1,7 +1,10 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 
-/** Runs an admitted request's work in its account's lane. */
-export type AccountLanes = <T>(accountId: string, work: () => Promise<T>) => Promise<T>;
+/** Runs an admitted request's work in its account's lane; `open()` says how many lanes are open now. */
+export interface AccountLanes {
+  <T>(accountId: string, work: () => Promise<T>): Promise<T>;
+  open(): number;
+}
 
 /**
  * Per account, at most `perAccount` requests worked on at once in this process; the account's others wait their turn,
@@ -10,21 +13,22 @@ export type AccountLanes = <T>(accountId: string, work: () => Promise<T>) => Pro
  * for itself. `waiting` reports the requests held back (a gauge).
  */
 export function accountLanes(perAccount: number, waiting: { inc(): void; dec(): void }): AccountLanes {
-  const lanes = new Map<string, LimitFunction>();
-  return (accountId, work) => {
+  // Each lane counts its requests itself (working and waiting): the last one out closes it, so that the map holds only
+  // accounts with requests under way.
+  const lanes = new Map<string, { run: LimitFunction; requests: number }>();
+  const inLane = <T>(accountId: string, work: () => Promise<T>): Promise<T> => {
     let lane = lanes.get(accountId);
-    if (!lane) lanes.set(accountId, (lane = pLimit(perAccount)));
-    const held = lane.activeCount >= perAccount;
-    if (held) waiting.inc();
+    if (!lane) lanes.set(accountId, (lane = { run: pLimit(perAccount), requests: 0 }));
     const own = lane;
-    return own(async () => {
+    const held = own.requests >= perAccount;
+    own.requests++;
+    if (held) waiting.inc();
+    return own.run(() => {
       if (held) waiting.dec();
-      try {
-        return await work();
-      } finally {
-        // The last one out closes the lane: the map holds only accounts with requests under way.
-        if (own.activeCount === 1 && own.pendingCount === 0) lanes.delete(accountId);
-      }
+      return work();
+    }).finally(() => {
+      if (--own.requests === 0 && lanes.get(accountId) === own) lanes.delete(accountId);
     });
   };
+  return Object.assign(inLane, { open: () => lanes.size });
 }

@@ -43,6 +43,7 @@ export async function streamBatches(req: Request, res: Response, batches: AsyncI
   try {
     for await (const batch of batches) {
       if (res.destroyed) break; // the client left: stop reading, which closes the cursor
+      if (batch.length === 0) continue;
       let chunk = first ? '[' : '';
       for (const item of batch) {
         chunk += (first ? '' : ',') + JSON.stringify(item);

@@ -31,6 +31,7 @@ test('an account works on at most its share at once, the rest in order; another 
   a[0]!.open(); a[2]!.open(); a[3]!.open();
   assert.equal(await Promise.all(done), ['a1', 'a2', 'a3', 'a4']);
   assert.is(waiting, 0);
+  assert.is(inLane.open(), 0, 'the lanes close once their requests are done, even several finishing at once');
 });
 
 test('a failure frees its place and reaches its caller alone', async () => {
@@ -40,6 +41,7 @@ test('a failure frees its place and reaches its caller alone', async () => {
   assert.is(await failed.then(() => 'no failure', (e: Error) => e.message), 'boom');
   assert.is(await next, 'served');
   assert.is(await inLane('A', async () => 'again'), 'again', 'the lane works after it emptied');
+  assert.is(inLane.open(), 0);
 });
 
 test.run();

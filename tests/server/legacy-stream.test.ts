@@ -22,6 +22,10 @@ test('rows stream as one JSON array', async () => {
   const res = await request(appStreaming(async function* () { yield [{ a: 1 }]; yield []; yield [{ a: 2 }, { a: 3 }]; })).get('/list');
   assert.is(res.status, 200);
   assert.equal(res.body, [{ a: 1 }, { a: 2 }, { a: 3 }]);
+  const emptyFirst = await request(appStreaming(async function* () { yield []; yield [{ a: 1 }]; })).get('/list');
+  assert.equal(emptyFirst.body, [{ a: 1 }], 'an empty first batch opens nothing');
+  const none = await request(appStreaming(async function* () { yield []; })).get('/list');
+  assert.is(none.text, '[]');
 });
 
 test('the database away at the first read: a 503 problem with Retry-After, not a 200 cut short', async () => {
