@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestListener } from 'node:http';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
@@ -7,19 +6,19 @@ import express, { type ErrorRequestHandler, type Request } from 'express';
 import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import { createOpenApiExpressMiddleware, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
-import type { Role } from '../domain/account.ts';
-import { DomainError, isUnavailable } from '../domain/errors.ts';
+import { isUnavailable } from '../domain/errors.ts';
 import { contextFactory, type Context } from './context.ts';
 import { GENERIC_INTERNAL_DETAIL, problem, problemFor, retryAfterOf } from './errors.ts';
 import { safeError, type Logger } from './logger.ts';
 import { legacyOrdersRoute } from './routes/legacy-orders.ts';
-import { documentedOperations, undocumentedRoute, type RestOperation } from './rest-routes.ts';
+import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
+import { fairUseDoor } from './fair-use-door.ts';
+import { requestIdFor } from './request-id.ts';
 import type { Services } from './services.ts';
 import { httpMetrics } from './metrics.ts';
-import { bearerToken, secretEquals, type Meta } from './trpc.ts';
+import { secretEquals, type Meta } from './trpc.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export interface HttpAppOptions {
   /** The app router; tests may hand in a router that adds procedures of their own. */
@@ -145,50 +144,8 @@ const bodilessIsEmptyJson: express.RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** The caller's x-request-id when it is a sane one, else a new one; answered back in the same header. */
-function requestIdFor(req: IncomingMessage, res: ServerResponse) {
-  const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-  res.setHeader('x-request-id', id);
-  return id;
-}
-
-/**
- * Fair use before request logging, routing to tRPC and the rest of the request path: an account this process already
- * refuses gets its 429 here, so that a tenant hammering past its share costs little and slows nobody else down. Mounted
- * on each documented operation that takes an access token, with its roles, so that anything else (another role, an
- * unknown path or method, the login steps, `/trpc`) gets the answer its own path gives. Counted in the metrics
- * (route `fair use`), not logged one by one.
- */
-function earlyFairUse(router: OpenApiRouter, operations: readonly RestOperation[], services: Services) {
-  const procedures = Object.values(router._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>);
-  const rolesOf = new Map<string, readonly Role[]>(procedures.flatMap(({ _def: { meta } }) =>
-    (meta?.openapi && meta.roles ? [[`${meta.openapi.method.toLowerCase()} ${meta.openapi.path}`, meta.roles] as const] : [])));
-  const gate = express.Router();
-  const methods = new Set<string>();
-  for (const { method, path, route } of operations) {
-    const roles = rolesOf.get(`${method} ${path}`);
-    if (!roles) continue;
-    methods.add(method.toUpperCase());
-    gate[method](route, (req, res, next) => {
-      services.refuseEarlyPastShare({ accessToken: bearerToken({ authorization: req.headers.authorization }), roles }).then(() => next(), (error: unknown) => {
-        if (!(error instanceof DomainError)) {
-          services.log.error({ err: error }, 'the early fair-use check failed; the request takes its usual path');
-          return next();
-        }
-        const { status, body, retryAfter } = problemFor(error, requestIdFor(req, res));
-        res.locals.route = 'fair use';
-        if (retryAfter) res.setHeader('retry-after', String(retryAfter));
-        res.status(status).type('application/problem+json').send(JSON.stringify(body));
-      });
-    });
-  }
-  // Only the methods of those operations enter the router: express would answer a HEAD with a GET route, and an
-  // OPTIONS itself, where the request path answers 405.
-  return ((req, res, next) => (methods.has(req.method) ? gate(req, res, next) : next())) as express.RequestHandler;
-}
-
-export function createHttpApp({ router, services, openApiDocument }: HttpAppOptions) {
+/** The REST face, `/trpc`, health, metrics and docs, behind the fair-use door (server/fair-use-door.ts). */
+export function createHttpApp({ router, services, openApiDocument }: HttpAppOptions): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', services.config.trustProxy);
@@ -196,7 +153,6 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
 
   const operations = documentedOperations(openApiDocument);
   app.use(httpMetrics(services.metrics, new Set(Object.keys(router._def.procedures))));
-  app.use(earlyFairUse(router, operations, services));
   app.use(pinoHttp({
     logger: services.log,
     genReqId: requestIdFor,
@@ -265,7 +221,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   for (const { method, route } of operations) app[method](route, unambiguousPath, jsonBodiesOnly, rest);
   app.use(undocumented);
   app.use(bodyErrors);
-  return app;
+  return fairUseDoor(router, operations, services, app);
 }
 
 /** A fault of ours is an error; the database away (a 503, an operational state /readyz shows too) a warning with its cause. */

@@ -110,6 +110,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     autocommit,
     testClock,
     refuseEarlyPastShare: (input) => refuseEarlyPastShare(deps, input),
+    mayRefuseEarly: () => deps.requestLimiter.refusingAny(),
     inAccountLane: accountLanes(config.apiConcurrencyPerAccount, metrics.accountLaneWaiting),
     ready: async () => !shuttingDown && (await database.ping()),
   };

@@ -109,12 +109,17 @@ export function httpMetrics(metrics: Metrics, procedures: ReadonlySet<string>): 
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const route = typeof res.locals.route === 'string' ? res.locals.route : routeOf(req.route?.path, req.originalUrl, procedures);
-      const labels = { method: req.method, route, status: String(res.statusCode) };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+      countAnswer(metrics, { method: req.method, route, status: res.statusCode }, started);
     });
     next();
   };
+}
+
+/** Counts one answer, and the time since `started` (process.hrtime.bigint()). */
+export function countAnswer(metrics: Metrics, answer: { method: string; route: string; status: number }, started: bigint) {
+  const labels = { method: answer.method, route: answer.route, status: String(answer.status) };
+  metrics.httpRequests.inc(labels);
+  metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
 }
 
 function routeOf(pattern: unknown, url: string, procedures: ReadonlySet<string>): string {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import supertest from 'supertest';
 import { pino } from 'pino';
@@ -53,8 +54,8 @@ export const document = () => (cachedDocument ??= buildOpenApiDocument(appRouter
 export const uniqueEmail = (prefix = 'contact') => `${prefix}-${randomUUID().slice(0, 8)}@example.com`;
 
 /** Serves an app built by `testApp` on a loopback port (closed after the last suite); answers its base URL. */
-export async function listening(app: { app: { listen(port: number, host: string): import('node:http').Server } }): Promise<string> {
-  const server = app.app.listen(0, '127.0.0.1');
+export async function listening(app: { app: RequestListener }): Promise<string> {
+  const server = createServer(app.app).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   closeAtEnd(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,0 +1,72 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { pathToRegexp } from 'path-to-regexp';
+import type { OpenApiRouter } from 'trpc-to-openapi';
+import type { Role } from '../domain/account.ts';
+import { DomainError } from '../domain/errors.ts';
+import { problemFor } from './errors.ts';
+import { countAnswer } from './metrics.ts';
+import { requestIdFor } from './request-id.ts';
+import type { RestOperation } from './rest-routes.ts';
+import type { Services } from './services.ts';
+import { bearerToken, type Meta } from './trpc.ts';
+
+/** The route the metrics count these answers under. */
+const FAIR_USE_ROUTE = 'fair use';
+
+/**
+ * Fair use at the door, before express, request logging and routing: a valid access token of an account this process
+ * already refuses, on a documented operation of the token's role, gets its 429 here, so that a tenant hammering past
+ * its share costs a header parse and a signature check (remembered) per request and slows nobody else down. While no
+ * account is refused it costs one call. Everything else (another role, an unknown path or method, the login steps,
+ * `/trpc`, a token that does not verify) goes through to `app` and gets the answer its own path gives. Counted in the
+ * metrics under the route `fair use`, not logged one by one.
+ */
+export function fairUseDoor(router: OpenApiRouter, operations: readonly RestOperation[], services: Services, app: RequestListener): RequestListener {
+  const guarded = guardedOperations(router, operations);
+  return (req, res) => {
+    if (!services.mayRefuseEarly()) return app(req, res);
+    const roles = guarded.get(req.method ?? '')?.find(({ path }) => path.test(pathOf(req.url)))?.roles;
+    const accessToken = roles ? bearerToken({ authorization: req.headers.authorization }) : null;
+    if (!roles || !accessToken) return app(req, res);
+    const started = process.hrtime.bigint();
+    services.refuseEarlyPastShare({ accessToken, roles }).then(() => app(req, res), (error: unknown) => {
+      if (!(error instanceof DomainError)) {
+        services.log.error({ err: error }, 'the early fair-use check failed; the request takes its usual path');
+        return app(req, res);
+      }
+      answer(req, res, error);
+      countAnswer(services.metrics, { method: req.method ?? '', route: FAIR_USE_ROUTE, status: res.statusCode }, started);
+    });
+  };
+}
+
+/** Per method, the documented operations that take an access token, with the roles they serve (the procedures' meta). */
+function guardedOperations(router: OpenApiRouter, operations: readonly RestOperation[]) {
+  const procedures = Object.values(router._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>);
+  const rolesOf = new Map<string, readonly Role[]>(procedures.flatMap(({ _def: { meta } }) =>
+    (meta?.openapi && meta.roles ? [[`${meta.openapi.method.toUpperCase()} ${meta.openapi.path}`, meta.roles] as const] : [])));
+  const byMethod = new Map<string, { path: RegExp; roles: readonly Role[] }[]>();
+  for (const { method, path, route } of operations) {
+    const roles = rolesOf.get(`${method.toUpperCase()} ${path}`);
+    if (!roles) continue;
+    const entries = byMethod.get(method.toUpperCase()) ?? [];
+    // Matched as express matches the same route (path-to-regexp's defaults are express's: any case, a trailing slash).
+    entries.push({ path: pathToRegexp(route).regexp, roles });
+    byMethod.set(method.toUpperCase(), entries);
+  }
+  return byMethod;
+}
+
+const pathOf = (url = '') => { const query = url.indexOf('?'); return query < 0 ? url : url.slice(0, query); };
+
+/** The refusal as every other problem answer: problem+json, with the request id and Retry-After. */
+function answer(req: IncomingMessage, res: ServerResponse, error: DomainError) {
+  const { status, body, retryAfter } = problemFor(error, requestIdFor(req, res));
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/problem+json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...(retryAfter !== undefined && { 'retry-after': String(retryAfter) }),
+  });
+  res.end(text);
+}
