@@ -1,6 +1,6 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 
-/** Runs an admitted request's work in its account's lane; `open()` says how many lanes are open now. */
+/** Runs a request's work in its account's lane; `open()` says how many lanes are open now. */
 export interface AccountLanes {
   <T>(accountId: string, work: () => Promise<T>): Promise<T>;
   open(): number;

@@ -30,7 +30,7 @@ export interface Services {
   refuseEarlyPastShare(input: { accessToken: string | null; roles: readonly Role[] }): Promise<void>;
   /** Whether `refuseEarlyPastShare` could refuse anyone now (some account is refused in this process): when not, it is skipped. */
   mayRefuseEarly(): boolean;
-  /** Runs an admitted request's work in its account's lane: at most API_CONCURRENCY_PER_ACCOUNT at once in this process. */
+  /** Runs a request's admission and work in its account's lane: at most API_CONCURRENCY_PER_ACCOUNT at once in this process. */
   inAccountLane: AccountLanes;
   /** Whether the service can answer: the database responds and no shutdown has begun. */
   ready(): Promise<boolean>;

@@ -4,7 +4,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ZodType } from 'zod';
 import type { Role } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
-import { authenticate } from '../domain/use-cases/authenticate.ts';
+import { admitCaller, identifyCaller } from '../domain/use-cases/authenticate.ts';
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
 import { GENERIC_INTERNAL_DETAIL, isGone, issuesOf, problem, restGone, retryAfterOf, translateError, type ProblemCode } from './errors.ts';
@@ -114,9 +114,14 @@ const bodyReadable = middleware(({ ctx, next }) => {
 // Token first, before any input is read: a bad token beats a bad body.
 const authenticated = (roles: readonly Role[]) =>
   publicProcedure.meta({ roles }).use(async ({ ctx, next }) => {
-    const principal = await ctx.services.read((deps) => authenticate(deps, { accessToken: bearer(ctx.authorization), roles }));
-    // Admitted: the rest runs in the account's lane (a refusal never waits in one).
-    return ctx.services.inAccountLane(principal.accountId, () => next({ ctx: { principal } }));
+    const claims = await ctx.services.read((deps) => identifyCaller(deps, { accessToken: bearer(ctx.authorization), roles }));
+    // The rest, the admission's lookups included, runs in the lane of the account the verified token names: a tenant's
+    // burst queues there instead of taking the pool from everyone (once its share is used up, the waiting ones are
+    // refused as they come out, without a lookup).
+    return ctx.services.inAccountLane(claims.accountId, async () => {
+      const principal = await ctx.services.read((deps) => admitCaller(deps, claims));
+      return next({ ctx: { principal } });
+    });
   });
 
 /** Endpoints open to anyone (the two login steps). */

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { ADMIN_TOKEN } from '../support/app.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 
-// API_CONCURRENCY_PER_ACCOUNT: each process works on at most that many admitted requests of one account at once; the
+// API_CONCURRENCY_PER_ACCOUNT: each process works on at most that many requests of one account at once; the
 // account's others wait their turn and are served after, never refused for it; other accounts never wait for it.
 const test = suite('account lanes over HTTP');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -17,6 +17,7 @@ test('a request beyond its account\'s lane waits for the one ahead of it; anothe
   const as = (token: string, path: string) => app.http.get(path).set('authorization', `Bearer ${token}`);
   const waiting = async () => Number(/^account_lane_waiting_requests (\S+)/m.exec((await app.http.get('/metrics').set('authorization', `Bearer ${ADMIN_TOKEN}`)).text)?.[1]);
 
+  await sleep(1100); // the setup's requests' window (1 s) is over: the first request below opens the next one
   // The first request waits in the database: another transaction has inserted its _cid and not committed yet.
   const cid = randomUUID();
   const holder = await app.database.orm.em.getKnex().transaction();
@@ -27,9 +28,15 @@ test('a request beyond its account\'s lane waits for the one ahead of it; anothe
     const first = app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`)
       .send({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: randomUUID() }).then((r) => { answered.push('first'); return r; });
     await sleep(300);
+    // The account's requests counted in its current window (1 s; the whole check takes well under it).
+    const counted = async () => (await app.database.orm.em.fork().getConnection().execute<{ points: number }[]>(
+      `select points from login_rate_limits where key = ? and expire > ?`, [`account-requests:${brand.accountId}`, Date.now()]))[0]?.points;
+    const countedBefore = await counted();
+    assert.ok(countedBefore !== undefined && countedBefore >= 1, 'the first one was counted');
     const second = as(brand.accessToken, `/v3/commands/${randomUUID()}`).then((r) => { answered.push('second'); return r; });
     await sleep(300);
     assert.equal(answered, [], 'the second request of the account waits for the first');
+    assert.is(await counted(), countedBefore, 'the waiting one is not admitted yet: its lookups and its count run in the lane');
     assert.is(await waiting(), 1);
     const meanwhile = await as(other.accessToken, `/v3/commands/${randomUUID()}`);
     assert.is(meanwhile.status, 404, 'another account is served at once');
