@@ -123,8 +123,18 @@ export const issuesOf = (error: TRPCError) => (error.cause instanceof InputIssue
 export const retryAfterOf = (error: TRPCError) =>
   error.cause instanceof DomainError ? error.cause.retryAfterSeconds : undefined;
 
+/** The HTTP status of each code a domain failure maps to, as tRPC gives it. */
+const STATUS_OF = new Map(Object.values(TRPC_CODE).map((code) => [code, getHTTPStatusCodeFromError(new TRPCError({ code }))]));
+
 /** The problem answer for any failure outside a procedure (routes that stream), mapped as procedures map it. */
 export function problemFor(error: unknown, requestId: string): { status: number; body: Problem; retryAfter?: number } {
+  // A domain failure without issues maps directly (no TRPCError built twice over): the early fair-use refusal answers
+  // thousands a second for a tenant hammering the service.
+  if (error instanceof DomainError && error.code !== 'VALIDATION_FAILED') {
+    const code = TRPC_CODE[error.code];
+    const status = STATUS_OF.get(code)!;
+    return { status, body: problem(code, status, error.message, { requestId }), retryAfter: error.retryAfterSeconds };
+  }
   const wrapped = error instanceof TRPCError ? error
     : new TRPCError({ code: isZodError(error) ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR', cause: error as Error });
   const translated = translateError(wrapped);
