@@ -25,7 +25,8 @@ export function fairUseDoor(router: OpenApiRouter, operations: readonly RestOper
   const guarded = guardedOperations(router, operations);
   return (req, res) => {
     if (!services.mayRefuseEarly()) return app(req, res);
-    const roles = guarded.get(req.method ?? '')?.find(({ path }) => path.test(pathOf(req.url)))?.roles;
+    const path = pathOf(req.url);
+    const roles = plain(path) ? guarded.get(req.method ?? '')?.find((operation) => operation.path.test(path))?.roles : undefined;
     const accessToken = roles ? bearerToken({ authorization: req.headers.authorization }) : null;
     if (!roles || !accessToken) return app(req, res);
     const started = process.hrtime.bigint();
@@ -36,6 +37,10 @@ export function fairUseDoor(router: OpenApiRouter, operations: readonly RestOper
       }
       answer(req, res, error);
       countAnswer(services.metrics, { method: req.method ?? '', route: FAIR_USE_ROUTE, status: res.statusCode }, started);
+    }).catch((error: unknown) => {
+      services.log.error({ err: error }, 'the fair-use door failed to answer');
+      if (!res.headersSent) answer(req, res, new DomainError('UNAVAILABLE', 'The request could not be served; send it again.', [], 1));
+      else res.destroy();
     });
   };
 }
@@ -59,12 +64,27 @@ function guardedOperations(router: OpenApiRouter, operations: readonly RestOpera
 
 const pathOf = (url = '') => { const query = url.indexOf('?'); return query < 0 ? url : url.slice(0, query); };
 
+/**
+ * A path the request path reads as it is: one with a percent-escape that does not decode (express answers 400), a `.`
+ * or `..` segment, plain or escaped, or a backslash (answered 404 there) goes through, to get that answer, not a 429.
+ */
+function plain(path: string) {
+  if (path.includes('\\') || /\/\.\.?(\/|$)/.test(path)) return false;
+  if (!path.includes('%')) return true;
+  try {
+    decodeURIComponent(path);
+    return new URL(path, 'http://localhost').pathname === path;
+  } catch {
+    return false;
+  }
+}
+
 /** The refusal as every other problem answer: problem+json, with the request id and Retry-After. */
 function answer(req: IncomingMessage, res: ServerResponse, error: DomainError) {
   const { status, body, retryAfter } = problemFor(error, requestIdFor(req, res));
   const text = JSON.stringify(body);
   res.writeHead(status, {
-    'content-type': 'application/problem+json; charset=utf-8',
+    'content-type': 'application/problem+json', // as the procedures' 429 says it
     'content-length': Buffer.byteLength(text),
     ...(retryAfter !== undefined && { 'retry-after': String(retryAfter) }),
   });

@@ -114,12 +114,12 @@ const bodyReadable = middleware(({ ctx, next }) => {
 // Token first, before any input is read: a bad token beats a bad body.
 const authenticated = (roles: readonly Role[]) =>
   publicProcedure.meta({ roles }).use(async ({ ctx, next }) => {
-    const claims = await ctx.services.read((deps) => identifyCaller(deps, { accessToken: bearer(ctx.authorization), roles }));
-    // The rest, the admission's lookups included, runs in the lane of the account the verified token names: a tenant's
-    // burst queues there instead of taking the pool from everyone (once its share is used up, the waiting ones are
-    // refused as they come out, without a lookup).
-    return ctx.services.inAccountLane(claims.accountId, async () => {
-      const principal = await ctx.services.read((deps) => admitCaller(deps, claims));
+    const caller = await ctx.services.read((deps) => identifyCaller(deps, { accessToken: bearer(ctx.authorization), roles }));
+    // The count and the rest run in the caller's account's lane: a tenant's burst queues there (the count of one account
+    // queues on one row) instead of taking the pool from everyone; once its share is used up, the waiting ones are
+    // refused as they come out, without a round trip.
+    return ctx.services.inAccountLane(caller.accountId, async () => {
+      const principal = await ctx.services.read((deps) => admitCaller(deps, caller));
       return next({ ctx: { principal } });
     });
   });

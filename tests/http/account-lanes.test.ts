@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN_TOKEN } from '../support/app.ts';
-import { appWithMailbox, integrator } from '../support/integrators.ts';
+import { appWithMailbox, integrator, refreshTokenFor } from '../support/integrators.ts';
 
 // API_CONCURRENCY_PER_ACCOUNT: each process works on at most that many requests of one account at once; the
 // account's others wait their turn and are served after, never refused for it; other accounts never wait for it.
@@ -17,6 +17,11 @@ test('a request beyond its account\'s lane waits for the one ahead of it; anothe
   const as = (token: string, path: string) => app.http.get(path).set('authorization', `Bearer ${token}`);
   const waiting = async () => Number(/^account_lane_waiting_requests (\S+)/m.exec((await app.http.get('/metrics').set('authorization', `Bearer ${ADMIN_TOKEN}`)).text)?.[1]);
 
+  // A colleague whose API access was withdrawn after it got its token.
+  const email = `withdrawn-${randomUUID().slice(0, 8)}@example.com`;
+  const { id: colleague } = await app.admin.call<{ id: string }>('contacts.create', { accountId: brand.accountId, email });
+  const withdrawn = (await app.http.post('/v3/auth/access-token').set('authorization', `Bearer ${await refreshTokenFor(app, email)}`).send({})).body.access_token as string;
+  await app.admin.call('contacts.setApiAccess', { contactId: colleague, apiAccess: false });
   await sleep(1100); // the setup's requests' window (1 s) is over: the first request below opens the next one
   // The first request waits in the database: another transaction has inserted its _cid and not committed yet.
   const cid = randomUUID();
@@ -40,6 +45,8 @@ test('a request beyond its account\'s lane waits for the one ahead of it; anothe
     assert.is(await waiting(), 1);
     const meanwhile = await as(other.accessToken, `/v3/commands/${randomUUID()}`);
     assert.is(meanwhile.status, 404, 'another account is served at once');
+    const withdrawnAnswer = await Promise.race([as(withdrawn, `/v3/commands/${randomUUID()}`).then((r) => r.status), sleep(2000).then(() => 'still waiting')]);
+    assert.is(withdrawnAnswer, 401, 'a withdrawn contact of the account is refused at once: it never waits in (nor holds) the lane');
     await holder.rollback();
     const [a, b] = await Promise.all([first, second]);
     assert.equal([a.status, b.status], [202, 404], 'both served once their turn came');

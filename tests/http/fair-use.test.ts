@@ -134,6 +134,8 @@ test('on a server, an account already refused is answered before the request pat
   assert.is((await asPartner(app.http.head('/v3/partner-orders/paginated'))).status, 405);
   assert.is((await asPartner(app.http.options('/v3/partner-orders/paginated'))).status, 405);
   assert.is((await asPartner(app.http.post('/v3/auth/login')).send({ email: 'nobody@example.com' })).status, 200, 'the login steps take no access token');
+  assert.is((await asPartner(app.http.get('/v3/commands/%E0%A4%A'))).status, 400, 'a path that does not decode gets its own answer');
+  assert.is((await asPartner(app.http.get('/v3/commands/%2e%2e'))).status, 404, 'nor does a dot segment');
   assert.is(await early(), before + 1, 'none of those was answered early');
   const forged = await listing(app, `${partner.accessToken.slice(0, -2)}xx`);
   assert.is(forged.status, 401, 'a token that does not verify is not refused early: it is not the account\'s');
