@@ -108,8 +108,7 @@ export function httpMetrics(metrics: Metrics, procedures: ReadonlySet<string>): 
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      const route = typeof res.locals.route === 'string' ? res.locals.route : routeOf(req.route?.path, req.originalUrl, procedures);
-      countAnswer(metrics, { method: req.method, route, status: res.statusCode }, started);
+      countAnswer(metrics, { method: req.method, route: routeOf(req.route?.path, req.originalUrl, procedures), status: res.statusCode }, started);
     });
     next();
   };
