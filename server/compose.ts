@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import express from 'express';
 import { FileMailer } from '../adapters/mail/file-mailer.ts';
 import { RetryingMailer } from '../adapters/mail/retrying-mailer.ts';
@@ -101,6 +102,10 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
 
   let shuttingDown = false;
   const metrics = createMetrics(operationalStats(database.orm));
+  const lanes = accountLanes(config.apiConcurrencyPerAccount, metrics.accountLaneWaiting, {
+    // Past its share, an account's next share is spread over its window (1 s) instead of arriving in one burst.
+    intervalMs: 1000 / config.apiRateLimitPerAccount, maxWaitMs: 1000, memoryMs: 3000, now: () => performance.now(), sleep: (ms) => delay(ms),
+  });
   const services: Services = {
     config,
     log,
@@ -109,9 +114,12 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     read: autocommit,
     autocommit,
     testClock,
-    refuseEarlyPastShare: (input) => refuseEarlyPastShare(deps, input),
-    mayRefuseEarly: () => deps.requestLimiter.refusingAny(),
-    inAccountLane: accountLanes(config.apiConcurrencyPerAccount, metrics.accountLaneWaiting),
+    refuseEarly: async (input) => {
+      const caller = await refuseEarlyPastShare(deps, input);
+      if (caller) lanes.refuseWhileBehind(caller.accountId);
+    },
+    mayRefuseEarly: () => deps.requestLimiter.refusingAny() || lanes.pacingAny(),
+    inAccountLane: lanes,
     ready: async () => !shuttingDown && (await database.ping()),
   };
 

@@ -15,9 +15,10 @@ const FAIR_USE_ROUTE = 'fair use';
 
 /**
  * Fair use at the door, before express, request logging and routing: a valid access token of an account this process
- * already refuses, on a documented operation of the token's role, gets its 429 here, so that a tenant hammering past
- * its share costs a header parse and a signature check (remembered) per request and slows nobody else down. While no
- * account is refused it costs one call. Everything else (another role, an unknown path or method, the login steps,
+ * already refuses (past its share for the rest of its window, or paced with its next turn more than a window away), on
+ * a documented operation of the token's role, gets its 429 here, so that a tenant hammering past its share costs a
+ * header parse and a signature check (remembered) per request and slows nobody else down. While no account is refused
+ * or paced it costs one call. Everything else (another role, an unknown path or method, the login steps,
  * `/trpc`, a token that does not verify) goes through to `app` and gets the answer its own path gives. Counted in the
  * metrics under the route `fair use`, not logged one by one.
  */
@@ -30,7 +31,7 @@ export function fairUseDoor(router: OpenApiRouter, operations: readonly RestOper
     const accessToken = roles ? bearerToken({ authorization: req.headers.authorization }) : null;
     if (!roles || !accessToken) return app(req, res);
     const started = process.hrtime.bigint();
-    services.refuseEarlyPastShare({ accessToken, roles }).then(() => app(req, res), (error: unknown) => {
+    services.refuseEarly({ accessToken, roles }).then(() => app(req, res), (error: unknown) => {
       if (!(error instanceof DomainError)) {
         services.log.error({ err: error }, 'the early fair-use check failed; the request takes its usual path');
         return app(req, res);

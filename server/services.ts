@@ -26,9 +26,12 @@ export interface Services {
   autocommit<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
   /** Present only with TEST_CLOCK=1. */
   testClock: TestClockControl | null;
-  /** Fair use decided before the request path runs (domain/use-cases/fair-use-refusal.ts): throws RATE_LIMITED. */
-  refuseEarlyPastShare(input: { accessToken: string | null; roles: readonly Role[] }): Promise<void>;
-  /** Whether `refuseEarlyPastShare` could refuse anyone now (some account is refused in this process): when not, it is skipped. */
+  /**
+   * Fair use decided before the request path runs: throws RATE_LIMITED for an account refused in this process, past its
+   * share (domain/use-cases/fair-use-refusal.ts) or paced with its next turn too far away (server/account-lanes.ts).
+   */
+  refuseEarly(input: { accessToken: string | null; roles: readonly Role[] }): Promise<void>;
+  /** Whether `refuseEarly` could refuse anyone now (some account is refused or paced in this process): when not, it is skipped. */
   mayRefuseEarly(): boolean;
   /** Runs a request's admission and work in its account's lane: at most API_CONCURRENCY_PER_ACCOUNT at once in this process. */
   inAccountLane: AccountLanes;

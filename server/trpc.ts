@@ -118,10 +118,11 @@ const authenticated = (roles: readonly Role[]) =>
     // The count and the rest run in the caller's account's lane: a tenant's burst queues there (the count of one account
     // queues on one row) instead of taking the pool from everyone; once its share is used up, the waiting ones are
     // refused as they come out, without a round trip.
-    return ctx.services.inAccountLane(caller.accountId, async () => {
-      const principal = await ctx.services.read((deps) => admitCaller(deps, caller));
-      return next({ ctx: { principal } });
-    });
+    return ctx.services.inAccountLane(
+      caller.accountId,
+      () => ctx.services.read((deps) => admitCaller(deps, caller)),
+      (principal) => next({ ctx: { principal } }),
+    );
   });
 
 /** Endpoints open to anyone (the two login steps). */

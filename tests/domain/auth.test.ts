@@ -115,12 +115,12 @@ test('an account past its share is refused before the request path, by its valid
   const refresh = await deps.tokens.issue('refresh', claims('acc-1'), deps.clock.now(), 600);
   const early = (accessToken: string | null, roles: ('brand' | 'partner')[] = ['partner']) => refuseEarlyPastShare(deps, { accessToken, roles });
   for (let i = 0; i < 2; i++) await deps.requestLimiter.consume('acc-1');
-  await early(token); // within its share
+  assert.is((await early(token))?.accountId, 'acc-1', 'within its share: let through, with the caller for the edge\'s own checks');
   await deps.requestLimiter.consume('acc-1');
   await rejectsWith(early(token), 'RATE_LIMITED');
   assert.is(await early(token).catch((e: { retryAfterSeconds?: number }) => e.retryAfterSeconds), 60, 'with the seconds to wait');
   await early(other); // another account is not refused
-  await early(token, ['brand']); // another role's operation: left to authenticate (401)
+  assert.is(await early(token, ['brand']), null, 'another role\'s operation: left to authenticate (401)');
   await early(refresh); // a refresh token is judged where it is used
   await early(`${token}x`); // an unverified token is left to authenticate (401)
   await early(null);

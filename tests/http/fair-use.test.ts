@@ -21,7 +21,21 @@ test.before(async () => {
   await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0' });
 });
 
+/**
+ * A partner of its own: an account refused for its share is paced for a few seconds after (server/account-lanes.ts),
+ * so a test of the window's own count starts from an account never refused.
+ */
+async function freshPartner() {
+  const fresh = await integrator(app, 'partner');
+  await app.admin.call('webhookConfigs.upsert', { accountId: fresh.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0' });
+  return fresh;
+}
 const listing = (on: App, token: string) => on.http.get('/v3/partner-orders/paginated').set('authorization', `Bearer ${token}`);
+/** 429s answered by the fair-use door, before the request path (metric route "fair use"). */
+const answeredAtTheDoor = (on: App) => on.http.get('/metrics').set('authorization', `Bearer ${ADMIN_TOKEN}`)
+  .then((r) => Number(/http_requests_total\{method="GET",route="fair use",status="429"\} (\d+)/.exec(r.text)?.[1] ?? 0));
+const laneWaiting = (on: App) => on.http.get('/metrics').set('authorization', `Bearer ${ADMIN_TOKEN}`)
+  .then((r) => Number(/account_lane_waiting_requests (\d+)/.exec(r.text)?.[1] ?? 0));
 const waitForNextWindow = () => new Promise((resolve) => setTimeout(resolve, 1100));
 
 test('beyond the limit within a second: 429 problem with Retry-After; the next second serves again', async () => {
@@ -41,6 +55,7 @@ test('beyond the limit within a second: 429 problem with Retry-After; the next s
 });
 
 test('the typed RPC face and the token endpoint count too, and say when to come back', async () => {
+  const partner = await freshPartner();
   await waitForNextWindow();
   const rpc = () => app.http.get(`/trpc/partnerOrders.paginated?input=${encodeURIComponent('{}')}`).set('authorization', `Bearer ${partner.accessToken}`);
   const answers = await Promise.all(Array.from({ length: LIMIT + 1 }, rpc));
@@ -54,11 +69,35 @@ test('the typed RPC face and the token endpoint count too, and say when to come 
 });
 
 test('one account over its limit leaves another account served', async () => {
+  const partner = await freshPartner();
   await waitForNextWindow();
   await Promise.all(Array.from({ length: LIMIT + 2 }, () => listing(app, partner.accessToken)));
   assert.is((await listing(app, partner.accessToken)).status, 429);
   const other = await app.http.get('/v3/events').set('authorization', `Bearer ${brand.accessToken}`);
   assert.is(other.status, 404, 'the brand is served (it has no configuration: 404, not 429)');
+});
+
+test('once past its share an account is paced: its next requests start an interval apart, and those more than a window behind are refused at the door', async () => {
+  const partner = await freshPartner();
+  await waitForNextWindow();
+  const first = (await Promise.all(Array.from({ length: LIMIT + 1 }, () => listing(app, partner.accessToken)))).map((r) => r.status);
+  assert.is(first.filter((status) => status === 429).length, 1, 'refused once: paced from now on');
+  await waitForNextWindow();
+  const t0 = performance.now();
+  const timed = () => listing(app, partner.accessToken).then((r) => ({ status: r.status, ms: performance.now() - t0 }));
+  const burst = Array.from({ length: LIMIT + 1 }, timed);
+  // Booked at 0, 200, … 1000 ms (one start every 1000 / LIMIT ms): all but the first wait for their turn.
+  while ((await laneWaiting(app)) < LIMIT) await new Promise((resolve) => setTimeout(resolve, 10));
+  const before = await answeredAtTheDoor(app);
+  const late = await Promise.all([timed(), timed()]);
+  assert.equal(late.map((a) => a.status), [429, 429], 'more than a window behind: refused at once');
+  assert.is((await answeredAtTheDoor(app)) - before, 2, 'before the request path');
+  const answers = await Promise.all(burst);
+  const served = answers.filter((a) => a.status === 200);
+  assert.ok(served.length >= LIMIT, `its share is served: ${answers.map((a) => a.status).join(' ')}`);
+  assert.ok(Math.max(...served.map((a) => a.ms)) >= 800, `paced over the window: ${served.map((a) => a.ms.toFixed(0)).join(', ')} ms`);
+  const other = await listing(app, (await freshPartner()).accessToken);
+  assert.is(other.status, 200, 'another account is not paced');
 });
 
 test('a refused token is not counted: bad tokens cannot use up an account\'s share', async () => {
@@ -106,6 +145,7 @@ test('at most 2 legacy listings of an account stream at once: a third is 429 wit
 
 test('the counters are shared by every process on one PostgreSQL server', async () => {
   if (!process.env.DATABASE_URL) return; // the embedded database serves one process, whose counters are its own
+  const partner = await freshPartner();
   await waitForNextWindow();
   const statuses = (await Promise.all([
     ...Array.from({ length: 3 }, () => listing(app, partner.accessToken)),
@@ -116,10 +156,10 @@ test('the counters are shared by every process on one PostgreSQL server', async 
 
 test('on a server, an account already refused is answered before the request path: the same problem, counted as "fair use"', async () => {
   if (!process.env.DATABASE_URL) return; // in memory, the count itself costs nothing: every request takes the usual path
+  const partner = await freshPartner();
   await waitForNextWindow();
   await Promise.all(Array.from({ length: LIMIT + 1 }, () => listing(app, partner.accessToken)));
-  const early = () => app.http.get('/metrics').set('authorization', `Bearer ${ADMIN_TOKEN}`)
-    .then((r) => Number(/http_requests_total\{method="GET",route="fair use",status="429"\} (\d+)/.exec(r.text)?.[1] ?? 0));
+  const early = () => answeredAtTheDoor(app);
   const before = await early();
   const refused = await listing(app, partner.accessToken).set('x-request-id', 'fair-use-check-1');
   assert.equal([refused.status, refused.body.code, refused.body.requestId], [429, 'TOO_MANY_REQUESTS', 'fair-use-check-1']);
