@@ -7,7 +7,7 @@
 // folder of its own, SOAK_BURSTS (default 3) bursts of SOAK_BURST_SECONDS (default 60) at SOAK_EMBEDDED_RATE (default
 // 30), each after an idle gap of SOAK_IDLE_SECONDS (default 60). Either run writes its section of docs/BENCHMARKS.md.
 //
-// A trial: `SOAK_SECONDS=20 SOAK_WARMUP_SECONDS=5 SOAK_FAIRNESS_SECONDS=10 SOAK_IDLE_SECONDS=10 SOAK_BURST_SECONDS=10`.
+// A trial: `SOAK_SECONDS=20 SOAK_WARMUP_SECONDS=5 SOAK_FAIRNESS_SECONDS=10 SOAK_FAIRNESS_ROUNDS=1 SOAK_IDLE_SECONDS=10 SOAK_BURST_SECONDS=10`.
 // SOAK_NO_WRITE=1 prints the section instead of writing it.
 //
 // Webhooks go to bench/receiver.ts in a process of its own (this process only sends requests and reads answers, so
@@ -34,7 +34,10 @@ const EMBEDDED = env.SOAK_EMBEDDED === '1' || !DATABASE_URL;
 const SECONDS = num('SOAK_SECONDS', 300);
 const RATE = num('SOAK_RATE', 100);
 const WARMUP_SECONDS = num('SOAK_WARMUP_SECONDS', 20);
-const FAIRNESS_SECONDS = num('SOAK_FAIRNESS_SECONDS', 45);
+const FAIRNESS_SECONDS = num('SOAK_FAIRNESS_SECONDS', 30);
+// Alone and under the paced noise, alternately, this many times: the machine's own slow moments (a checkpoint, the
+// collector, the soak's aftermath) then fall on both sides alike instead of on one phase.
+const FAIRNESS_ROUNDS = num('SOAK_FAIRNESS_ROUNDS', 3);
 const QUIET_RATE = num('SOAK_QUIET_RATE', 20);
 const NOISE_CONNECTIONS = num('SOAK_NOISE_CONNECTIONS', 32);
 // The noisy tenant's pace in the judged part of the fairness phase: 20× its share (API_RATE_LIMIT_PER_ACCOUNT, 50/s).
@@ -343,6 +346,32 @@ class Stats {
   get errors() { return [...this.kinds.values()].reduce((a, s) => a + s.errors, 0); }
   get latencies() { return [...this.kinds.values()].flatMap((s) => s.latencies); }
   status(code: number) { return [...this.kinds.values()].reduce((a, s) => a + (s.statuses.get(code) ?? 0), 0); }
+  /** Several phases' answers as one (their latencies, statuses and errors). */
+  static pooled(all: Stats[]) {
+    const pooled = new Stats();
+    for (const stats of all) {
+      pooled.sent += stats.sent;
+      pooled.rightly429 += stats.rightly429;
+      for (const [kind, s] of stats.kinds) {
+        const into = pooled.of(kind);
+        into.latencies.push(...s.latencies);
+        into.errors += s.errors;
+        into.connectionErrors += s.connectionErrors;
+        for (const [code, n] of s.statuses) into.statuses.set(code, (into.statuses.get(code) ?? 0) + n);
+      }
+    }
+    return pooled;
+  }
+}
+
+/** What the noise process reports (bench/noise.ts, or autocannon's JSON). */
+interface NoiseResult { duration: number; errors: number; skipped?: number; statusCodeStats: Record<string, { count: number }> }
+/** Several noise runs as one. */
+function addResults(all: NoiseResult[]): NoiseResult {
+  const statusCodeStats: Record<string, { count: number }> = {};
+  for (const r of all) for (const [code, { count }] of Object.entries(r.statusCodeStats)) statusCodeStats[code] = { count: (statusCodeStats[code]?.count ?? 0) + count };
+  const skipped = all.every((r) => r.skipped === undefined) ? undefined : all.reduce((a, r) => a + (r.skipped ?? 0), 0);
+  return { duration: all.reduce((a, r) => a + r.duration, 0), errors: all.reduce((a, r) => a + r.errors, 0), skipped, statusCodeStats };
 }
 const errorSamples: string[] = [];
 
@@ -604,13 +633,12 @@ async function onPostgres() {
   // Fairness: the quiet tenant alone, then while the noisy one hammers its listing over as many connections as given;
   // from when the soak's commands and deliveries are done, so that "alone" is alone.
   const settleSeconds = await untilDrained(workerPort!, hooks.count);
-  const alone = new Stats();
-  await openLoop({ seconds: FAIRNESS_SECONDS, rate: QUIET_RATE, tenants: [quiet], targets, stats: alone, phase: 'quiet alone' });
   /**
-   * The quiet tenant while the noisy one hammers its listing over NOISE_CONNECTIONS connections, paced evenly at `rate`
-   * requests a second in all (bench/noise.ts), or as fast as the connections go (rate 0: autocannon).
+   * The quiet tenant, recorded in `quietStats`, while the noisy one hammers its listing over NOISE_CONNECTIONS
+   * connections, paced evenly at `rate` requests a second in all (bench/noise.ts), or as fast as the connections go
+   * (rate 0: autocannon).
    */
-  const withNoise = async (rate: number) => {
+  const withNoise = async (rate: number, quietStats: Stats) => {
     const urls = targets.map((t) => `http://127.0.0.1:${t.port}/v3/partner-orders/paginated?page=1&pageSize=20`);
     const seconds = String(FAIRNESS_SECONDS + 3);
     const noise = spawn(process.execPath, rate > 0
@@ -625,24 +653,39 @@ async function onPostgres() {
     noise.stderr!.on('data', (d: Buffer) => { noiseOut += d; });
     const noiseDone = new Promise<void>((resolve) => noise.on('exit', () => resolve()));
     await sleep(2000); // the noise is at full speed before the quiet tenant is measured
-    const quietStats = new Stats();
     await openLoop({ seconds: FAIRNESS_SECONDS, rate: QUIET_RATE, tenants: [quiet], targets, stats: quietStats, phase: `quiet under noise (${rate || 'unpaced'})` });
     await noiseDone;
     const noiseJson = /\{"title".*\}|\{"url".*\}/.exec(noiseOut)?.[0];
     if (!noiseJson) throw new Error(`the noise gave no result:\n${noiseOut.slice(-2000)}`);
-    const result = JSON.parse(noiseJson) as { duration: number; errors: number; skipped?: number; statusCodeStats: Record<string, { count: number }> };
+    return JSON.parse(noiseJson) as NoiseResult;
+  };
+  const rounds: { alone: Stats; noise: Stats; result: NoiseResult }[] = [];
+  for (let r = 1; r <= FAIRNESS_ROUNDS; r++) {
+    const round = { alone: new Stats(), noise: new Stats() };
+    await openLoop({ seconds: FAIRNESS_SECONDS, rate: QUIET_RATE, tenants: [quiet], targets, stats: round.alone, phase: `quiet alone (round ${r})` });
+    const result = await withNoise(NOISE_RATE, round.noise);
+    rounds.push({ ...round, result });
+    const [a, n] = [p(round.alone.latencies, 0.99), p(round.noise.latencies, 0.99)];
+    console.log(`[${since(runStart)} s] fairness round ${r}: quiet p99 ${ms(a)} ms alone, ${ms(n)} ms under noise at ${NOISE_RATE}/s (${(n / a).toFixed(2)}×)`);
+    await sleep(2000);
+  }
+  const alone = Stats.pooled(rounds.map((r) => r.alone));
+  const quietAloneP99 = p(alone.latencies, 0.99);
+  const judged = (quietStats: Stats, result: NoiseResult) => {
     const codes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
     const other = Object.entries(codes).filter(([code]) => code !== '429' && !code.startsWith('2')).reduce((a, [, n]) => a + n, 0) + result.errors;
     const quietP99 = p(quietStats.latencies, 0.99);
-    console.log(`[${since(runStart)} s] fairness: quiet p99 ${ms(quietAloneP99)} ms alone, ${ms(quietP99)} ms under noise at ${rate || 'unpaced'} (${(quietP99 / quietAloneP99).toFixed(2)}×); `
+    console.log(`[${since(runStart)} s] fairness: quiet p99 ${ms(quietAloneP99)} ms alone, ${ms(quietP99)} ms under noise (${(quietP99 / quietAloneP99).toFixed(2)}×); `
       + `noise ${JSON.stringify(codes)}, errors ${result.errors}${result.skipped === undefined ? '' : `, skipped ${result.skipped}`}`);
-    console.log(`  slowest by endpoint: ${[...quietStats.kinds].map(([kind, k]) => `${kind} ${ms(Math.max(...k.latencies))}`).join(', ')}`);
-    return { rate, quiet: quietStats, quietP99, ratio: quietP99 / quietAloneP99, codes, other, result };
+    console.log(`  by endpoint, p99/max ms alone → under noise: ${[...quietStats.kinds].map(([kind, k]) => {
+      const a = alone.of(kind).latencies;
+      return `${kind} ${ms(p(a, 0.99))}/${ms(Math.max(...a))} → ${ms(p(k.latencies, 0.99))}/${ms(Math.max(...k.latencies))}`;
+    }).join(', ')}`);
+    return { quiet: quietStats, quietP99, ratio: quietP99 / quietAloneP99, codes, other, result };
   };
-  const quietAloneP99 = p(alone.latencies, 0.99);
-  const paced = await withNoise(NOISE_RATE);
-  await sleep(2000);
-  const unpaced = await withNoise(0);
+  const paced = judged(Stats.pooled(rounds.map((r) => r.noise)), addResults(rounds.map((r) => r.result)));
+  const unpacedStats = new Stats();
+  const unpaced = judged(unpacedStats, await withNoise(0, unpacedStats));
   const ratio = paced.ratio;
 
   // Every event of every tenant must arrive.
@@ -729,13 +772,15 @@ maximum) and CPU over the ${soakSeconds.toFixed(0)} s of load:
 
 ${memoryTable(memory.rows, soakSeconds)}
 
-Fairness: a quiet tenant (its own brand and partner, the same mix) at ${QUIET_RATE} requests/s over both api processes, first
-alone for ${FAIRNESS_SECONDS} s (once the soak's last commands and deliveries were done, ${settleSeconds.toFixed(0)} s after its load), then for ${FAIRNESS_SECONDS} s
-each while a noisy partner account hammers its paginated listing (a process of its own, up to ${NOISE_CONNECTIONS} connections
-over both api processes, from 2 s before): first paced at ${NOISE_RATE} requests/s in all (${(NOISE_RATE / 50).toFixed(0)}× its share of 50/s) spread evenly
-over each second (\`bench/noise.ts\`; ${paced.result.skipped ?? 0} sends skipped because all its connections were busy), which the target is
-judged on; then as fast as its connections go (autocannon), where the noisy client itself takes most of one of this
-machine's 2 cores, which no deployment shares with its clients (shown, not judged). autocannon's own pacing (\`-R\`) is
+Fairness: a quiet tenant (its own brand and partner, the same mix) at ${QUIET_RATE} requests/s over both api processes, from
+when the soak's last commands and deliveries were done (${settleSeconds.toFixed(0)} s after its load), in ${FAIRNESS_ROUNDS} rounds of ${FAIRNESS_SECONDS} s alone, then
+${FAIRNESS_SECONDS} s while a noisy partner account hammers its paginated listing (a process of its own, up to ${NOISE_CONNECTIONS} connections
+over both api processes, from 2 s before), paced at ${NOISE_RATE} requests/s in all (${(NOISE_RATE / 50).toFixed(0)}× its share of 50/s) spread evenly
+over each second (\`bench/noise.ts\`; ${paced.result.skipped ?? 0} sends skipped because all its connections were busy). The target is
+judged on the rounds pooled: alternating puts the machine's own slow moments on both sides alike. Rounds one by one
+(p99 alone → under noise): ${rounds.map((r) => `${ms(p(r.alone.latencies, 0.99))} → ${ms(p(r.noise.latencies, 0.99))} ms`).join('; ')}.
+Then once for ${FAIRNESS_SECONDS} s as fast as the noisy client's connections go (autocannon), where that client itself takes most of one of
+this machine's 2 cores, which no deployment shares with its clients (shown, not judged). autocannon's own pacing (\`-R\`) is
 not used: it sends each connection's share of a second back to back at the start of the second, which is a burst at full
 speed for part of every second, the unpaced case again.
 
