@@ -288,6 +288,11 @@ export interface RateLimiter {
   refusing(key: string): number | null;
   /** Whether any key is refused from memory now: while none is, nothing is worth asking before the lookup. */
   refusingAny(): boolean;
+  /**
+   * How far apart the key's next requests would start to spread what is left of its share evenly over the rest of its
+   * window (ms), from the last count this process saw for it; null when it saw none in this window, or none is left.
+   */
+  spacingMs(key: string): number | null;
 }
 
 /** A stream of one account under way; released when it ends, whichever way. */

@@ -16,8 +16,8 @@ export interface AccountLanes {
 
 /** How an account that went past its share is paced in this process. */
 export interface Pacing {
-  /** Between two starts of a paced account's requests: its share spread over its window (1000 / share ms). */
-  intervalMs: number;
+  /** Between two starts of a paced account's requests here: what is left of its share spread over the rest of its window. */
+  intervalMs(accountId: string): number;
   /** A request whose turn is further away than this is refused at once instead of waiting (429, as past its share). */
   maxWaitMs: number;
   /** An account stays paced this long after it was last refused or last had to wait for its turn. */
@@ -40,7 +40,7 @@ interface Lane {
  * in order. The rate limit bounds how many an account sends in a window, not how fast: a tenant hammering the service
  * would otherwise get its whole next share the moment its window starts, all at once, and every other tenant would
  * wait behind that burst for the pool and the cores. So an account refused for its share is paced for a while: its
- * requests start one every `intervalMs` here, and one that would wait longer than `maxWaitMs` for its turn is
+ * requests start `intervalMs` apart here, in order, and one that would wait longer than `maxWaitMs` for its turn is
  * refused at once (it is past its share anyway). An account within its share is never paced and never waits for
  * anyone else. `waiting` reports the requests held back (a gauge).
  */
@@ -68,12 +68,12 @@ export function accountLanes(perAccount: number, waiting: { inc(): void; dec(): 
   const behind = (lane: Lane, now: number) => lane.pacedUntil > now && lane.nextStart - now > pacing.maxWaitMs;
 
   /** When this request of a paced lane may start (booked in arrival order), or null when that is too far away. */
-  const turnIn = (lane: Lane): number | null => {
+  const turnIn = (accountId: string, lane: Lane): number | null => {
     const now = pacing.now();
     if (lane.pacedUntil <= now) return 0;
     if (behind(lane, now)) return null;
     const start = Math.max(now, lane.nextStart);
-    lane.nextStart = start + pacing.intervalMs;
+    lane.nextStart = start + pacing.intervalMs(accountId);
     if (start > now) pace(lane);
     return start - now;
   };
@@ -93,7 +93,7 @@ export function accountLanes(perAccount: number, waiting: { inc(): void; dec(): 
       held = on;
     };
     try {
-      const wait = turnIn(own);
+      const wait = turnIn(accountId, own);
       if (wait === null) {
         pace(own);
         throw refused(own, pacing.now());

@@ -410,6 +410,9 @@ export class CountingRateLimiter implements RateLimiter {
   refusingAny() {
     return [...this.counts.values()].some((n) => n > this.points);
   }
+  spacingMs() {
+    return null;
+  }
 }
 
 /** Holds deferred work until `runAll`, so tests can tell what happens before and after the answer. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FlexibleLoginRateLimiter } from '../../adapters/rate-limit.ts';
+import { FlexibleLoginRateLimiter, FlexibleRateLimiter } from '../../adapters/rate-limit.ts';
 import { sharedDatabase } from '../support/shared.ts';
 
 const test = suite('login rate limiter');
@@ -37,5 +37,33 @@ test('postgres: counters are shared between limiter instances (as between proces
   assert.is(await b.consume(email, randomUUID()), null);
   assert.ok((await a.consume(email, randomUUID())) !== null);
 });
+
+for (const store of ['memory', 'postgres'] as const) {
+  const make = async (points: number) => store === 'memory'
+    ? FlexibleRateLimiter.inMemory(`requests-${randomUUID()}`, points, 1)
+    : FlexibleRateLimiter.inPostgres(`requests-${randomUUID()}`, points, 1, (await sharedDatabase()).orm.em.getKnex());
+
+  test(`${store}: requests per key and second; the spacing that spreads what is left of the share; the refusal remembered on a server`, async () => {
+    const limiter = await make(3);
+    const key = randomUUID();
+    assert.is(limiter.spacingMs(key), null, 'nothing counted here yet');
+    assert.is(await limiter.consume(key), null);
+    const first = limiter.spacingMs(key)!;
+    assert.ok(first > 0 && first <= 1000 / 3, `the rest of the window over the 2 left and 1: ${first}`);
+    assert.is(await limiter.consume(key), null);
+    const second = limiter.spacingMs(key)!;
+    assert.ok(second > first && second <= 500, `the rest of the window over the 1 left and 1: ${second}`);
+    assert.is(await limiter.consume(key), null);
+    assert.is(limiter.spacingMs(key), null, 'none left: the rest of the window is refused as it comes');
+    assert.is(limiter.spacingMs(randomUUID()), null, 'another key: unknown');
+    assert.is(limiter.refusingAny(), false);
+    const wait = await limiter.consume(key);
+    assert.ok(wait !== null && wait >= 1, `the 4th within the second is refused: ${wait}`);
+    // On a server the refusal is remembered in this process, so that the rest of the window costs no round trip.
+    assert.is(limiter.refusing(key) !== null, store === 'postgres');
+    assert.is(limiter.refusingAny(), store === 'postgres');
+    assert.is(limiter.refusing(randomUUID()), null);
+  });
+}
 
 test.run();

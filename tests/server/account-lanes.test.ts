@@ -32,7 +32,7 @@ function handTime() {
     },
   };
 }
-const pacingOf = (time: Pick<Pacing, 'now' | 'sleep'>, memoryMs = 1000): Pacing => ({ intervalMs: 20, maxWaitMs: 50, memoryMs, ...time });
+const pacingOf = (time: Pick<Pacing, 'now' | 'sleep'>, memoryMs = 1000): Pacing => ({ intervalMs: () => 20, maxWaitMs: 50, memoryMs, ...time });
 const realTime: Pick<Pacing, 'now' | 'sleep'> = { now: () => performance.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
 /** An admission refused for the account's share. */
 const pastShare = async (): Promise<never> => { throw new DomainError('RATE_LIMITED', 'past its share', [], 1); };
@@ -102,6 +102,22 @@ test('once refused for its share, an account is paced: one start per interval, t
   assert.equal(started, [1000, 1020, 1040]);
   assert.is(ran, 3, 'the refused ones never ran');
   assert.is(waiting, 0);
+});
+
+test('the interval is asked at each booking: the spacing may change as the share is used up', async () => {
+  const time = handTime();
+  let interval = 20;
+  const inLane = accountLanes(10, noGauge, { ...pacingOf(time), intervalMs: (accountId) => (accountId === 'A' ? interval : 0) });
+  await codeOf(inLane('A', pastShare, async () => 'never'));
+  const started: number[] = [];
+  const first = inLane('A', admitted, async () => { started.push(time.now()); });
+  interval = 30;
+  const second = inLane('A', admitted, async () => { started.push(time.now()); });
+  const third = inLane('A', admitted, async () => { started.push(time.now()); });
+  await turn();
+  for (let i = 0; i < 5; i++) await time.advance(10);
+  await Promise.all([first, second, third]);
+  assert.equal(started, [1000, 1020, 1050]);
 });
 
 test('only a refused admission paces: a 429 from the work itself (a third legacy listing) does not', async () => {
