@@ -37,7 +37,7 @@ const WARMUP_SECONDS = num('SOAK_WARMUP_SECONDS', 20);
 const FAIRNESS_SECONDS = num('SOAK_FAIRNESS_SECONDS', 30);
 // Alone and under the paced noise, alternately, this many times: the machine's own slow moments (a checkpoint, the
 // collector, the soak's aftermath) then fall on both sides alike instead of on one phase.
-const FAIRNESS_ROUNDS = num('SOAK_FAIRNESS_ROUNDS', 3);
+const FAIRNESS_ROUNDS = num('SOAK_FAIRNESS_ROUNDS', 4);
 const QUIET_RATE = num('SOAK_QUIET_RATE', 20);
 const NOISE_CONNECTIONS = num('SOAK_NOISE_CONNECTIONS', 32);
 // The noisy tenant's pace in the judged part of the fairness phase: 20× its share (API_RATE_LIMIT_PER_ACCOUNT, 50/s).
@@ -60,6 +60,17 @@ const tag = randomUUID().slice(0, 8);
 const dataDir = mkdtempSync(join(tmpdir(), 'pbi-bench-soak-'));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const since = (t0: number) => ((performance.now() - t0) / 1000).toFixed(0);
+/**
+ * The time every task of the machine waited on the disk so far (Linux's /proc/pressure/io, "full"), in ms; NaN where
+ * it is not kept. A commit waits for its WAL's flush, so while the disk stalls, every write waits too.
+ */
+const diskStallMs = () => {
+  try {
+    return Number(/full .*total=(\d+)/.exec(readFileSync('/proc/pressure/io', 'utf8'))![1]) / 1000;
+  } catch {
+    return NaN;
+  }
+};
 
 // ---------------------------------------------------------------------------------------------------------------
 // Processes: every one started here is killed when this process ends, however it ends.
@@ -638,7 +649,7 @@ async function onPostgres() {
    * connections, paced evenly at `rate` requests a second in all (bench/noise.ts), or as fast as the connections go
    * (rate 0: autocannon).
    */
-  const withNoise = async (rate: number, quietStats: Stats) => {
+  const withNoise = async (rate: number, quietStats: Stats, stalled = { ms: 0 }) => {
     const urls = targets.map((t) => `http://127.0.0.1:${t.port}/v3/partner-orders/paginated?page=1&pageSize=20`);
     const seconds = String(FAIRNESS_SECONDS + 3);
     const noise = spawn(process.execPath, rate > 0
@@ -653,20 +664,26 @@ async function onPostgres() {
     noise.stderr!.on('data', (d: Buffer) => { noiseOut += d; });
     const noiseDone = new Promise<void>((resolve) => noise.on('exit', () => resolve()));
     await sleep(2000); // the noise is at full speed before the quiet tenant is measured
+    const stall0 = diskStallMs();
     await openLoop({ seconds: FAIRNESS_SECONDS, rate: QUIET_RATE, tenants: [quiet], targets, stats: quietStats, phase: `quiet under noise (${rate || 'unpaced'})` });
+    stalled.ms += diskStallMs() - stall0;
     await noiseDone;
     const noiseJson = /\{"title".*\}|\{"url".*\}/.exec(noiseOut)?.[0];
     if (!noiseJson) throw new Error(`the noise gave no result:\n${noiseOut.slice(-2000)}`);
     return JSON.parse(noiseJson) as NoiseResult;
   };
-  const rounds: { alone: Stats; noise: Stats; result: NoiseResult }[] = [];
+  const rounds: { alone: Stats; noise: Stats; result: NoiseResult; aloneStall: number; noiseStall: number }[] = [];
   for (let r = 1; r <= FAIRNESS_ROUNDS; r++) {
     const round = { alone: new Stats(), noise: new Stats() };
+    const stall0 = diskStallMs();
     await openLoop({ seconds: FAIRNESS_SECONDS, rate: QUIET_RATE, tenants: [quiet], targets, stats: round.alone, phase: `quiet alone (round ${r})` });
-    const result = await withNoise(NOISE_RATE, round.noise);
-    rounds.push({ ...round, result });
+    const aloneStall = diskStallMs() - stall0;
+    const noiseStall = { ms: 0 };
+    const result = await withNoise(NOISE_RATE, round.noise, noiseStall);
+    rounds.push({ ...round, result, aloneStall, noiseStall: noiseStall.ms });
     const [a, n] = [p(round.alone.latencies, 0.99), p(round.noise.latencies, 0.99)];
-    console.log(`[${since(runStart)} s] fairness round ${r}: quiet p99 ${ms(a)} ms alone, ${ms(n)} ms under noise at ${NOISE_RATE}/s (${(n / a).toFixed(2)}×)`);
+    console.log(`[${since(runStart)} s] fairness round ${r}: quiet p99 ${ms(a)} ms alone, ${ms(n)} ms under noise at ${NOISE_RATE}/s (${(n / a).toFixed(2)}×); `
+      + `disk stalled ${aloneStall.toFixed(0)} ms alone, ${noiseStall.ms.toFixed(0)} ms under noise`);
     await sleep(2000);
   }
   const alone = Stats.pooled(rounds.map((r) => r.alone));
@@ -778,7 +795,9 @@ ${FAIRNESS_SECONDS} s while a noisy partner account hammers its paginated listin
 over both api processes, from 2 s before), paced at ${NOISE_RATE} requests/s in all (${(NOISE_RATE / 50).toFixed(0)}× its share of 50/s) spread evenly
 over each second (\`bench/noise.ts\`; ${paced.result.skipped ?? 0} sends skipped because all its connections were busy). The target is
 judged on the rounds pooled: alternating puts the machine's own slow moments on both sides alike. Rounds one by one
-(p99 alone → under noise): ${rounds.map((r) => `${ms(p(r.alone.latencies, 0.99))} → ${ms(p(r.noise.latencies, 0.99))} ms`).join('; ')}.
+(p99 alone → under noise, and how long the machine's disk stalled meanwhile, every task waiting on it, by
+\`/proc/pressure/io\`): ${rounds.map((r) => `${ms(p(r.alone.latencies, 0.99))} → ${ms(p(r.noise.latencies, 0.99))} ms (disk stalled ${r.aloneStall.toFixed(0)} → ${r.noiseStall.toFixed(0)} ms)`).join('; ')}.
+A commit waits for its WAL's flush: while the disk stalls, every write waits, whichever phase it falls in.
 Then once for ${FAIRNESS_SECONDS} s as fast as the noisy client's connections go (autocannon), where that client itself takes most of one of
 this machine's 2 cores, which no deployment shares with its clients (shown, not judged). autocannon's own pacing (\`-R\`) is
 not used: it sends each connection's share of a second back to back at the start of the second, which is a burst at full
