@@ -53,8 +53,8 @@ export class FlexibleLoginRateLimiter implements LoginRateLimiter {
 export class FlexibleRateLimiter implements RateLimiter {
   /** When the last refusal this process saw ends (epoch ms): until then some key may be refused from memory. */
   private refusalsEnd = 0;
-  /** Per key, from its last count here: the spacing that spreads what is left of its share, until its window ends. */
-  private readonly spacing = new Map<string, { ms: number; until: number }>();
+  /** Per key, from its last count here: what was left of its share, and when its window ends (epoch ms). */
+  private readonly shares = new Map<string, { remaining: number; until: number }>();
   /** The map's size at which its ended windows are swept out next. */
   private sweepAt = 10_000;
   constructor(private readonly limiter: RateLimiterAbstract) {}
@@ -62,29 +62,31 @@ export class FlexibleRateLimiter implements RateLimiter {
   async consume(key: string): Promise<number | null> {
     try {
       const counted = await this.limiter.consume(key);
-      this.rememberSpacing(key, counted);
+      this.rememberShare(key, counted);
       return null;
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      this.shares.delete(key);
       this.refusalsEnd = Math.max(this.refusalsEnd, Date.now() + rejection.msBeforeNext);
       return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
     }
   }
 
-  spacingMs(key: string): number | null {
-    const known = this.spacing.get(key);
-    return known && known.until > Date.now() ? known.ms : null;
+  spacingMs(key: string, startsInMs = 0): number | null {
+    const share = this.shares.get(key);
+    const at = Date.now() + startsInMs;
+    return share && share.until > at ? (share.until - at) / (share.remaining + 1) : null;
   }
 
-  private rememberSpacing(key: string, counted: RateLimiterRes) {
+  private rememberShare(key: string, counted: RateLimiterRes) {
     const now = Date.now();
-    if (this.spacing.size >= this.sweepAt) {
-      for (const [k, v] of this.spacing) if (v.until <= now) this.spacing.delete(k);
-      this.sweepAt = Math.max(10_000, this.spacing.size * 2);
+    if (this.shares.size >= this.sweepAt) {
+      for (const [k, v] of this.shares) if (v.until <= now) this.shares.delete(k);
+      this.sweepAt = Math.max(10_000, this.shares.size * 2);
     }
     // With nothing left, the rest of its window is refused as it comes: no spacing to offer.
-    if (counted.remainingPoints === 0) this.spacing.delete(key);
-    else this.spacing.set(key, { ms: counted.msBeforeNext / (counted.remainingPoints + 1), until: now + counted.msBeforeNext });
+    if (counted.remainingPoints === 0) this.shares.delete(key);
+    else this.shares.set(key, { remaining: counted.remainingPoints, until: now + counted.msBeforeNext });
   }
 
   refusingAny(): boolean {

@@ -289,10 +289,11 @@ export interface RateLimiter {
   /** Whether any key is refused from memory now: while none is, nothing is worth asking before the lookup. */
   refusingAny(): boolean;
   /**
-   * How far apart the key's next requests would start to spread what is left of its share evenly over the rest of its
-   * window (ms), from the last count this process saw for it; null when it saw none in this window, or none is left.
+   * How far apart the key's requests from `startsInMs` from now would start to spread what is left of its share evenly
+   * over the rest of its window then (ms), from the last count this process saw for it; null when it saw none in that
+   * window, or none was left.
    */
-  spacingMs(key: string): number | null;
+  spacingMs(key: string, startsInMs?: number): number | null;
 }
 
 /** A stream of one account under way; released when it ends, whichever way. */

@@ -16,11 +16,14 @@ export interface AccountLanes {
 
 /** How an account that went past its share is paced in this process. */
 export interface Pacing {
-  /** Between two starts of a paced account's requests here: what is left of its share spread over the rest of its window. */
-  intervalMs(accountId: string): number;
+  /**
+   * Between a paced account's request starting `startsInMs` from now and its next one here: what is left of its share
+   * spread over the rest of that window.
+   */
+  intervalMs(accountId: string, startsInMs: number): number;
   /** A request whose turn is further away than this is refused at once instead of waiting (429, as past its share). */
   maxWaitMs: number;
-  /** An account stays paced this long after it was last refused or last had to wait for its turn. */
+  /** An account stays paced this long after it was last refused (its admission, or a turn too far away). */
   memoryMs: number;
   now(): number;
   sleep(ms: number): Promise<void>;
@@ -73,8 +76,7 @@ export function accountLanes(perAccount: number, waiting: { inc(): void; dec(): 
     if (lane.pacedUntil <= now) return 0;
     if (behind(lane, now)) return null;
     const start = Math.max(now, lane.nextStart);
-    lane.nextStart = start + pacing.intervalMs(accountId);
-    if (start > now) pace(lane);
+    lane.nextStart = start + pacing.intervalMs(accountId, start - now);
     return start - now;
   };
   /** Refused for being too far behind: come back when the account's queue here has drained. */

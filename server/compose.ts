@@ -106,7 +106,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     // Past its share, an account's next share is spread over its window (1 s) instead of arriving in one burst: what is
     // left of it over what is left of the window, as the shared count last told this process, and never faster than
     // its share's own pace here.
-    intervalMs: (accountId) => Math.max(1000 / config.apiRateLimitPerAccount, deps.requestLimiter.spacingMs(accountId) ?? 0),
+    intervalMs: (accountId, startsInMs) => Math.max(1000 / config.apiRateLimitPerAccount, deps.requestLimiter.spacingMs(accountId, startsInMs) ?? 0),
     maxWaitMs: 1000, memoryMs: 3000, now: () => performance.now(), sleep: (ms) => delay(ms),
   });
   const services: Services = {

@@ -52,7 +52,7 @@ export function createMetrics(stats: StatsSource) {
       buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers,
     }),
     accountLaneWaiting: new Gauge({
-      name: 'account_lane_waiting_requests', help: 'Requests waiting for their account\'s turn in this process (API_CONCURRENCY_PER_ACCOUNT).', registers,
+      name: 'account_lane_waiting_requests', help: 'Requests waiting for their account\'s turn in this process (API_CONCURRENCY_PER_ACCOUNT, or the pace of an account past its share).', registers,
     }),
     commandsExecuted: new Counter({
       name: 'commands_executed_total', help: 'Brand command executions by this process, by outcome (succeeded, failed, lost, retry, gave_up).',

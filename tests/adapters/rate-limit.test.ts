@@ -53,6 +53,9 @@ for (const store of ['memory', 'postgres'] as const) {
     assert.is(await limiter.consume(key), null);
     const second = limiter.spacingMs(key)!;
     assert.ok(second > first && second <= 500, `the rest of the window over the 1 left and 1: ${second}`);
+    const later = limiter.spacingMs(key, 300)!;
+    assert.ok(later < second && later <= 350, `from 300 ms on, what is left of the window then: ${later}`);
+    assert.is(limiter.spacingMs(key, 1000), null, 'a start after this window ends: nothing known of that one');
     assert.is(await limiter.consume(key), null);
     assert.is(limiter.spacingMs(key), null, 'none left: the rest of the window is refused as it comes');
     assert.is(limiter.spacingMs(randomUUID()), null, 'another key: unknown');
@@ -65,5 +68,18 @@ for (const store of ['memory', 'postgres'] as const) {
     assert.is(limiter.refusing(randomUUID()), null);
   });
 }
+
+test('postgres: counted by another process too, a refusal here drops what this process knew of the share', async () => {
+  const knex = (await sharedDatabase()).orm.em.getKnex();
+  const prefix = `requests-${randomUUID()}`;
+  const [here, there] = [FlexibleRateLimiter.inPostgres(prefix, 3, 1, knex), FlexibleRateLimiter.inPostgres(prefix, 3, 1, knex)];
+  const key = randomUUID();
+  assert.is(await here.consume(key), null);
+  assert.ok(here.spacingMs(key) !== null);
+  assert.is(await there.consume(key), null);
+  assert.is(await there.consume(key), null);
+  assert.ok((await here.consume(key)) !== null, 'the share was used up elsewhere');
+  assert.is(here.spacingMs(key), null, 'its 2 left were spent elsewhere: no spacing to offer');
+});
 
 test.run();

@@ -104,10 +104,12 @@ test('once refused for its share, an account is paced: one start per interval, t
   assert.is(waiting, 0);
 });
 
-test('the interval is asked at each booking: the spacing may change as the share is used up', async () => {
+test('the interval is asked at each booking, for when that request starts: the spacing may change as the share is used up', async () => {
   const time = handTime();
   let interval = 20;
-  const inLane = accountLanes(10, noGauge, { ...pacingOf(time), intervalMs: (accountId) => (accountId === 'A' ? interval : 0) });
+  const asked: number[] = [];
+  const intervalMs = (accountId: string, startsInMs: number) => { asked.push(startsInMs); return accountId === 'A' ? interval : 0; };
+  const inLane = accountLanes(10, noGauge, { ...pacingOf(time), intervalMs });
   await codeOf(inLane('A', pastShare, async () => 'never'));
   const started: number[] = [];
   const first = inLane('A', admitted, async () => { started.push(time.now()); });
@@ -118,6 +120,28 @@ test('the interval is asked at each booking: the spacing may change as the share
   for (let i = 0; i < 5; i++) await time.advance(10);
   await Promise.all([first, second, third]);
   assert.equal(started, [1000, 1020, 1050]);
+  assert.equal(asked, [0, 20, 50], 'asked for the moment each one starts');
+});
+
+test('waiting for its turn does not keep an account paced: within its share, it is no longer paced once its refusal is old', async () => {
+  const time = handTime();
+  const inLane = accountLanes(10, noGauge, pacingOf(time)); // paced for 1000 ms after a refusal
+  await codeOf(inLane('A', pastShare, async () => 'never'));
+  const burst = async () => {
+    const started: number[] = [];
+    const done = Array.from({ length: 3 }, () => inLane('A', admitted, async () => { started.push(time.now()); }));
+    await turn();
+    await time.advance(20);
+    await time.advance(20);
+    await Promise.all(done);
+    return started;
+  };
+  assert.equal(await burst(), [1000, 1020, 1040], 'paced');
+  await time.advance(460);
+  assert.equal(await burst(), [1500, 1520, 1540], 'still paced: its refusal is 500 ms old');
+  await time.advance(460);
+  assert.equal(await burst(), [2000, 2000, 2000], 'no longer paced, though its last burst waited');
+  assert.is(inLane.pacingAny(), false);
 });
 
 test('only a refused admission paces: a 429 from the work itself (a third legacy listing) does not', async () => {
