@@ -61,12 +61,12 @@ const dataDir = mkdtempSync(join(tmpdir(), 'pbi-bench-soak-'));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const since = (t0: number) => ((performance.now() - t0) / 1000).toFixed(0);
 /**
- * The time every task of the machine waited on the disk so far (Linux's /proc/pressure/io, "full"), in ms; NaN where
+ * The time some task of the machine waited on the disk so far (Linux's /proc/pressure/io, "some"), in ms; NaN where
  * it is not kept. A commit waits for its WAL's flush, so while the disk stalls, every write waits too.
  */
 const diskStallMs = () => {
   try {
-    return Number(/full .*total=(\d+)/.exec(readFileSync('/proc/pressure/io', 'utf8'))![1]) / 1000;
+    return Number(/some .*total=(\d+)/.exec(readFileSync('/proc/pressure/io', 'utf8'))![1]) / 1000;
   } catch {
     return NaN;
   }
@@ -363,6 +363,7 @@ class Stats {
     for (const stats of all) {
       pooled.sent += stats.sent;
       pooled.rightly429 += stats.rightly429;
+      pooled.lateness.push(...stats.lateness);
       for (const [kind, s] of stats.kinds) {
         const into = pooled.of(kind);
         into.latencies.push(...s.latencies);
@@ -675,15 +676,27 @@ async function onPostgres() {
   const rounds: { alone: Stats; noise: Stats; result: NoiseResult; aloneStall: number; noiseStall: number }[] = [];
   for (let r = 1; r <= FAIRNESS_ROUNDS; r++) {
     const round = { alone: new Stats(), noise: new Stats() };
-    const stall0 = diskStallMs();
-    await openLoop({ seconds: FAIRNESS_SECONDS, rate: QUIET_RATE, tenants: [quiet], targets, stats: round.alone, phase: `quiet alone (round ${r})` });
-    const aloneStall = diskStallMs() - stall0;
     const noiseStall = { ms: 0 };
-    const result = await withNoise(NOISE_RATE, round.noise, noiseStall);
+    let aloneStall = 0;
+    const alonePhase = async () => {
+      const stall0 = diskStallMs();
+      await openLoop({ seconds: FAIRNESS_SECONDS, rate: QUIET_RATE, tenants: [quiet], targets, stats: round.alone, phase: `quiet alone (round ${r})` });
+      aloneStall = diskStallMs() - stall0;
+    };
+    // Alone first in odd rounds, noise first in even ones: whatever a phase leaves behind falls on both sides alike.
+    let result: NoiseResult;
+    if (r % 2 === 1) {
+      await alonePhase();
+      result = await withNoise(NOISE_RATE, round.noise, noiseStall);
+    } else {
+      result = await withNoise(NOISE_RATE, round.noise, noiseStall);
+      await sleep(2000);
+      await alonePhase();
+    }
     rounds.push({ ...round, result, aloneStall, noiseStall: noiseStall.ms });
     const [a, n] = [p(round.alone.latencies, 0.99), p(round.noise.latencies, 0.99)];
     console.log(`[${since(runStart)} s] fairness round ${r}: quiet p99 ${ms(a)} ms alone, ${ms(n)} ms under noise at ${NOISE_RATE}/s (${(n / a).toFixed(2)}×); `
-      + `disk stalled ${aloneStall.toFixed(0)} ms alone, ${noiseStall.ms.toFixed(0)} ms under noise`);
+      + `disk waited on ${aloneStall.toFixed(0)} ms alone, ${noiseStall.ms.toFixed(0)} ms under noise`);
     await sleep(2000);
   }
   const alone = Stats.pooled(rounds.map((r) => r.alone));
@@ -695,7 +708,7 @@ async function onPostgres() {
     console.log(`[${since(runStart)} s] fairness: quiet p99 ${ms(quietAloneP99)} ms alone, ${ms(quietP99)} ms under noise (${(quietP99 / quietAloneP99).toFixed(2)}×); `
       + `noise ${JSON.stringify(codes)}, errors ${result.errors}${result.skipped === undefined ? '' : `, skipped ${result.skipped}`}`);
     console.log(`  by endpoint, p99/max ms alone → under noise: ${[...quietStats.kinds].map(([kind, k]) => {
-      const a = alone.of(kind).latencies;
+      const a = alone.kinds.get(kind)?.latencies ?? [];
       return `${kind} ${ms(p(a, 0.99))}/${ms(Math.max(...a))} → ${ms(p(k.latencies, 0.99))}/${ms(Math.max(...k.latencies))}`;
     }).join(', ')}`);
     return { quiet: quietStats, quietP99, ratio: quietP99 / quietAloneP99, codes, other, result };
@@ -790,13 +803,14 @@ maximum) and CPU over the ${soakSeconds.toFixed(0)} s of load:
 ${memoryTable(memory.rows, soakSeconds)}
 
 Fairness: a quiet tenant (its own brand and partner, the same mix) at ${QUIET_RATE} requests/s over both api processes, from
-when the soak's last commands and deliveries were done (${settleSeconds.toFixed(0)} s after its load), in ${FAIRNESS_ROUNDS} rounds of ${FAIRNESS_SECONDS} s alone, then
+when the soak's last commands and deliveries were done (${settleSeconds.toFixed(0)} s after its load), in ${FAIRNESS_ROUNDS} rounds of ${FAIRNESS_SECONDS} s alone and
 ${FAIRNESS_SECONDS} s while a noisy partner account hammers its paginated listing (a process of its own, up to ${NOISE_CONNECTIONS} connections
 over both api processes, from 2 s before), paced at ${NOISE_RATE} requests/s in all (${(NOISE_RATE / 50).toFixed(0)}× its share of 50/s) spread evenly
 over each second (\`bench/noise.ts\`; ${paced.result.skipped ?? 0} sends skipped because all its connections were busy). The target is
-judged on the rounds pooled: alternating puts the machine's own slow moments on both sides alike. Rounds one by one
-(p99 alone → under noise, and how long the machine's disk stalled meanwhile, every task waiting on it, by
-\`/proc/pressure/io\`): ${rounds.map((r) => `${ms(p(r.alone.latencies, 0.99))} → ${ms(p(r.noise.latencies, 0.99))} ms (disk stalled ${r.aloneStall.toFixed(0)} → ${r.noiseStall.toFixed(0)} ms)`).join('; ')}.
+judged on the rounds pooled, alone first in odd rounds and the noise first in even ones: alternating puts the machine's
+own slow moments on both sides alike. Rounds one by one
+(p99 alone → under noise, and how long some task of the machine waited on its disk meanwhile, by
+\`/proc/pressure/io\`): ${rounds.map((r) => `${ms(p(r.alone.latencies, 0.99))} → ${ms(p(r.noise.latencies, 0.99))} ms (disk waited on ${r.aloneStall.toFixed(0)} → ${r.noiseStall.toFixed(0)} ms)`).join('; ')}.
 A commit waits for its WAL's flush: while the disk stalls, every write waits, whichever phase it falls in.
 Then once for ${FAIRNESS_SECONDS} s as fast as the noisy client's connections go (autocannon), where that client itself takes most of one of
 this machine's 2 cores, which no deployment shares with its clients (shown, not judged). autocannon's own pacing (\`-R\`) is
