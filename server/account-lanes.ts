@@ -44,8 +44,9 @@ interface Lane {
  * would otherwise get its whole next share the moment its window starts, all at once, and every other tenant would
  * wait behind that burst for the pool and the cores. So an account refused for its share is paced for a while: its
  * requests start `intervalMs` apart here, in order, and one that would wait longer than `maxWaitMs` for its turn is
- * refused at once (it is past its share anyway). An account within its share is never paced and never waits for
- * anyone else. `waiting` reports the requests held back (a gauge).
+ * refused at once (it is past its share anyway); it stays paced until `memoryMs` after its last refusal. An account
+ * never refused is never paced, and no account ever waits for another. `waiting` reports the requests held back (a
+ * gauge).
  */
 export function accountLanes(perAccount: number, waiting: { inc(): void; dec(): void }, pacing: Pacing): AccountLanes {
   const lanes = new Map<string, Lane>();
