@@ -2,7 +2,9 @@
 // SQL (imported from the adapter), the same renderer, the same bytes. PORT, DATABASE_URL, MASTER_ID.
 import { createServer } from 'node:http';
 import pg from 'pg';
-import { countQuery, pageQuery, readInBatches, rowsToJobs, streamQuery, type JobRow } from '../adapters/persistence/partner-order-queries.ts';
+import Cursor from 'pg-cursor';
+import { countQuery, pageQuery, rowsToJobs, type JobRow } from '../adapters/persistence/partner-order-queries.ts';
+import { JOB_COLUMNS } from '../adapters/persistence/rows.ts';
 import { POLLED_EID, renderOrderStatus } from '../domain/payloads.ts';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 8 });
@@ -29,11 +31,16 @@ const server = createServer(async (req, res) => {
   try {
     res.writeHead(200, { 'content-type': 'application/json' });
     let first = true;
-    for await (const jobs of readInBatches(client, streamQuery(partnerIds, filter, 0, null))) {
+    // The simplest stream there is: one statement through a server-side cursor, 500 rows a read, on a held connection.
+    const active = filter.active ? ` and status not in ('new', 'cancelled', 'closed', 'completed', 'invoice sent')` : '';
+    const cursor = client.query(new Cursor<JobRow>(`select ${JOB_COLUMNS} from jobs where partner_id = any($1::uuid[])${active} order by updated_at desc, api_id`, [partnerIds]));
+    for (let rows = await cursor.read(500); rows.length > 0; rows = await cursor.read(500)) {
+      const jobs = rowsToJobs(rows);
       let chunk = first ? '[' : '';
       for (const job of jobs) { chunk += (first ? '' : ',') + JSON.stringify(renderOrderStatus(job, format, POLLED_EID)); first = false; }
       if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
     }
+    await cursor.close();
     res.end(first ? '[]' : ']');
   } finally {
     client.release();

@@ -47,6 +47,7 @@ const envSchema = z.object({
   LOGIN_LIMIT_PER_ADDRESS: int(1, 100_000, 30),
   API_RATE_LIMIT_PER_ACCOUNT: int(1, 1_000_000, 50),
   API_CONCURRENCY_PER_ACCOUNT: int(1, 10_000, 4),
+  LISTING_STALL_TIMEOUT_MS: int(100, 3_600_000, 30_000),
   TEST_CLOCK: flag,
   TEST_EMBEDDED_DROP_IDLE_MS: int(0, 86_400_000, 0),
   SEED_DEMO: flag,
@@ -93,6 +94,8 @@ export interface Config {
   apiRateLimitPerAccount: number;
   /** Requests of one account this process works on at once; its others wait their turn (server/account-lanes.ts). */
   apiConcurrencyPerAccount: number;
+  /** How long a legacy listing waits for a client that stopped reading before it drops the connection. */
+  listingStallTimeoutMs: number;
   testClock: boolean;
   /** Test-only: the embedded database drops connections idle this long (0: never), to exercise reconnection. */
   testEmbeddedDropIdleMs: number;
@@ -140,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     loginLimitPerAddress: e.LOGIN_LIMIT_PER_ADDRESS,
     apiRateLimitPerAccount: e.API_RATE_LIMIT_PER_ACCOUNT,
     apiConcurrencyPerAccount: e.API_CONCURRENCY_PER_ACCOUNT,
+    listingStallTimeoutMs: e.LISTING_STALL_TIMEOUT_MS,
     testClock: e.TEST_CLOCK,
     testEmbeddedDropIdleMs: e.TEST_EMBEDDED_DROP_IDLE_MS,
     seedDemo: e.SEED_DEMO,

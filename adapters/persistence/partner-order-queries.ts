@@ -1,6 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type pg from 'pg';
-import Cursor from 'pg-cursor';
 import type { Job } from '../../domain/job.ts';
 import type { OrderFilter } from '../../domain/orders.ts';
 import type { PartnerOrderQueries } from '../../domain/ports.ts';
@@ -87,50 +85,39 @@ export function countQuery(partnerIds: readonly string[], filter: OrderFilter): 
   return { text: `select count(*)::int as n from jobs where partner_id = any($1::uuid[])${filters(filter, params)}`, values: params };
 }
 
-export function streamQuery(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number | null): Query {
-  const params: unknown[] = [partnerIds, offset];
-  const where = filters(filter, params);
-  let limitSql = '';
-  if (limit !== null) {
-    params.push(limit);
-    limitSql = ` limit $${params.length}`;
-  }
-  return {
-    text: `select ${COLUMNS} from jobs where partner_id = any($1::uuid[])${where} order by updated_at desc, api_id offset $2${limitSql}`,
-    values: params,
-  };
-}
-
-/** How long closing a cursor may take: on a connection that died, pg-cursor's close waits for an answer forever. */
-const CLOSE_TIMEOUT_MS = 5000;
+/** Where a stream stands: the last row it gave, its `updated_at` as the server wrote it (microseconds kept). */
+interface StreamPosition { updatedAt: string; apiId: string }
 
 /**
- * Reads a query's rows through a cursor, `BATCH` at a time, as jobs. Closes the cursor however the loop ends; a read
- * that failed (a connection lost) leaves nothing to close, and throws, so that the caller discards the connection.
+ * The next batch of a stream after `after`, in listing order, as `pageQuery` reads its shallow pages: per partner an
+ * index range from the position on, merged. One short statement, whatever the size of the scope.
  */
-export async function* readInBatches(client: pg.ClientBase, query: Query): AsyncIterable<Job[]> {
-  const cursor = client.query(new Cursor<JobRow>(query.text, query.values));
-  let failed = false;
-  try {
-    for (;;) {
-      const rows = await cursor.read(BATCH).catch((error: unknown) => { failed = true; throw error; });
-      if (rows.length === 0) return;
-      yield rows.map(toJob);
-    }
-  } finally {
-    if (!failed) {
-      let timer: NodeJS.Timeout | undefined;
-      const gaveUp = new Promise<void>((resolve) => { timer = setTimeout(resolve, CLOSE_TIMEOUT_MS); });
-      await Promise.race([cursor.close().catch(() => {}), gaveUp]);
-      clearTimeout(timer);
-    }
-  }
+export function afterQuery(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number): Query {
+  const params: unknown[] = [partnerIds, after.updatedAt, after.apiId, limit];
+  const where = filters(filter, params);
+  const text = `
+    select ${pageColumns}
+    from (
+      select x.api_id, x.updated_at
+      from unnest($1::uuid[]) as p(partner_id)
+      cross join lateral (
+        select api_id, updated_at from jobs
+        where partner_id = p.partner_id and (updated_at < $2::timestamptz or (updated_at = $2::timestamptz and api_id > $3))${where}
+        order by updated_at desc, api_id
+        limit $4
+      ) x
+      order by x.updated_at desc, x.api_id
+      limit $4
+    ) k
+    join jobs j on j.api_id = k.api_id
+    order by k.updated_at desc, k.api_id`;
+  return { name: `jobs-after-${variant(filter)}`, text, values: params };
 }
 
 export const rowsToJobs = (rows: JobRow[]) => rows.map(toJob);
 
 export class SqlPartnerOrderQueries implements PartnerOrderQueries {
-  constructor(private readonly em: EntityManager) {}
+  constructor(private readonly em: EntityManager, private readonly batch = BATCH) {}
 
   page(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number): Promise<Job[]> {
     const query = pageQuery(partnerIds, filter, offset, limit);
@@ -142,23 +129,25 @@ export class SqlPartnerOrderQueries implements PartnerOrderQueries {
     return withDriverConnection(this.em, async (client) => (await client.query<{ n: number }>(query)).rows[0]!.n);
   }
 
+  /**
+   * Keyset batches, each one short statement on a pooled connection given back before the batch is yielded: however
+   * slowly the consumer reads, and whether it reads at all, the stream holds no connection while it waits (the
+   * embedded database has one). The first batch skips `offset` as a page would; each next one starts after the last row.
+   */
   async *stream(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number | null): AsyncIterable<Job[]> {
-    const knex = this.em.getKnex();
-    // A database away is said as such (a 503 while no byte of the answer is out), however far the stream got.
-    const client = (await knex.client.acquireConnection().catch((error: unknown) => { throw unavailableOr(error); })) as pg.PoolClient & { __knex__disposed?: unknown };
-    try {
-      // statement_timeout bounds a statement, and a cursor is one statement for as long as the client reads: a
-      // listing may stream for minutes (no server-side cap), so its session has none while it streams.
-      await client.query('set statement_timeout = 0');
-      yield* readInBatches(client, streamQuery(partnerIds, filter, offset, limit));
-    } catch (error) {
-      // A connection that failed mid-stream is not given back for reuse: knex's pool discards one marked disposed.
-      client.__knex__disposed = error;
-      throw unavailableOr(error);
-    } finally {
-      if (!client.__knex__disposed) await client.query('reset statement_timeout').catch(() => {});
-      // Also reached when the consumer stops early (client gone): the connection goes back to the pool.
-      await knex.client.releaseConnection(client);
+    let left = limit ?? Infinity;
+    let after: StreamPosition | null = null;
+    while (left > 0) {
+      const size = Math.min(this.batch, left);
+      const query: Query = after ? afterQuery(partnerIds, filter, after, size) : pageQuery(partnerIds, filter, offset, size);
+      // A database away is said as such (a 503 while no byte of the answer is out), however far the stream got.
+      const rows: JobRow[] = await withDriverConnection(this.em, async (client) => (await client.query<JobRow>(query)).rows)
+        .catch((error: unknown) => { throw unavailableOr(error); });
+      if (rows.length > 0) yield rowsToJobs(rows);
+      if (rows.length < size) return;
+      left -= rows.length;
+      const last = rows.at(-1)!;
+      after = { updatedAt: last.updated_at, apiId: last.api_id };
     }
   }
 }

@@ -21,7 +21,7 @@ export function legacyOrdersRoute(services: Services): RequestHandler {
       refuse(req, res, error);
       return;
     }
-    await streamBatches(req, res, batches);
+    await streamBatches(req, res, batches, services.config.listingStallTimeoutMs);
   };
 }
 
@@ -36,7 +36,7 @@ function refuse(req: Request, res: Response, error: unknown) {
  * Writes the batches as one JSON array. The status goes out with the first bytes, so that a failure before them
  * (the first read, which opens the cursor) is still a proper problem answer; after them, the answer is cut short.
  */
-export async function streamBatches(req: Request, res: Response, batches: AsyncIterable<Record<string, unknown>[]>) {
+export async function streamBatches(req: Request, res: Response, batches: AsyncIterable<Record<string, unknown>[]>, stallTimeoutMs = DEFAULT_STALL_TIMEOUT_MS) {
   res.status(200).type('application/json');
   // `[` goes out with the first rows, so that the first byte means data (or the end of an empty list).
   let first = true;
@@ -49,8 +49,8 @@ export async function streamBatches(req: Request, res: Response, batches: AsyncI
         chunk += (first ? '' : ',') + JSON.stringify(item);
         first = false;
       }
-      if (!res.write(chunk) && !(await drained(res))) {
-        req.log.warn('legacy listing: the client stopped reading; answer cut short');
+      if (!res.write(chunk) && !(await drained(res, stallTimeoutMs))) {
+        req.log.warn({ stallTimeoutMs }, 'legacy listing: the client stopped reading; connection dropped (LISTING_STALL_TIMEOUT_MS)');
         res.destroy();
         break;
       }
@@ -67,11 +67,12 @@ export async function streamBatches(req: Request, res: Response, batches: AsyncI
   }
 }
 
-// A client that stops reading would otherwise hold a database connection (the embedded database has one) forever.
-const DRAIN_TIMEOUT_MS = 30_000;
+// A stream holds no database connection while it waits for its client (it reads in short keyset batches); a client that
+// stops reading still holds its stream slot and the buffered batch, so it is dropped after this long (LISTING_STALL_TIMEOUT_MS).
+const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 
-/** Resolves true once the client has taken the buffered data, false if it left or stalled. */
-function drained(res: Response): Promise<boolean> {
+/** Resolves true once the client has taken the buffered data, false if it left or stalled for `timeoutMs`. */
+function drained(res: Response, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const finish = (ok: boolean) => {
       clearTimeout(timer);
@@ -81,7 +82,7 @@ function drained(res: Response): Promise<boolean> {
     };
     const onDrain = () => finish(true);
     const onClose = () => finish(false);
-    const timer = setTimeout(() => finish(false), DRAIN_TIMEOUT_MS);
+    const timer = setTimeout(() => finish(false), timeoutMs);
     res.on('drain', onDrain);
     res.on('close', onClose);
   });
