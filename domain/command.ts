@@ -61,15 +61,26 @@ export type CommandErrorCode = (typeof COMMAND_ERROR_CODES)[number];
 
 export interface CommandErrorDetail { key: string; message: string }
 
+/** The details a CommandErrorEvent lists; the rest are counted in one more detail, so that every stored event stays bounded. */
+export const MAX_ERROR_DETAILS = 100;
+
+function boundedDetails(details: readonly CommandErrorDetail[] | null): readonly CommandErrorDetail[] | null {
+  if (!details || details.length <= MAX_ERROR_DETAILS) return details;
+  const rest = details.length - MAX_ERROR_DETAILS;
+  return [...details.slice(0, MAX_ERROR_DETAILS), { key: '', message: `${rest} more problem(s), not listed: correct these first.` }];
+}
+
 /** A command that ran and failed for a reason the sender can act on; it becomes a CommandErrorEvent. */
 export class CommandError extends Error {
   override readonly name = 'CommandError';
+  readonly details: readonly CommandErrorDetail[] | null;
   constructor(
     readonly code: CommandErrorCode,
     message: string,
-    readonly details: readonly CommandErrorDetail[] | null = null,
+    details: readonly CommandErrorDetail[] | null = null,
   ) {
     super(message);
+    this.details = boundedDetails(details);
   }
 }
 

@@ -1,5 +1,8 @@
 import type { Scope } from './webhook-config.ts';
 
+/** The largest payload an event may have (UTF-8 bytes of its JSON): events are kept for weeks and sent to receivers. */
+export const MAX_EVENT_BYTES = 256 * 1024;
+
 export type EventType = 'OrderStatusEvent' | 'InvoiceEvent' | 'CommandResultEvent' | 'CommandErrorEvent';
 
 export interface OutboxEventProps {

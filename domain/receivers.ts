@@ -1,4 +1,5 @@
-import { OutboxEvent, type EventType } from './event.ts';
+import { DomainError } from './errors.ts';
+import { MAX_EVENT_BYTES, OutboxEvent, type EventType } from './event.ts';
 import { partnerConfigOf } from './partner-scope.ts';
 import type { Deps } from './ports.ts';
 import { defaultFormatFor, type PayloadFormat, type Scope, type WebhookConfig } from './webhook-config.ts';
@@ -34,8 +35,24 @@ export function eventFor(
 ): OutboxEvent {
   const id = deps.ids.newId();
   const { endpoint } = receiver;
+  const payload = render(id, payloadFormatOf(receiver));
+  refuseOversized(payload);
   return new OutboxEvent({
-    id, accountId: receiver.accountId, scope: receiver.scope, type, orderId, payload: render(id, payloadFormatOf(receiver)),
+    id, accountId: receiver.accountId, scope: receiver.scope, type, orderId, payload,
     endpointId: endpoint?.id ?? null, deliver: Boolean(endpoint?.url && endpoint.enabled), createdAt: deps.clock.now(),
   });
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * Every stored event is bounded: it is kept for the retention window and sent to a receiver, so a change whose event
+ * would exceed MAX_EVENT_BYTES is refused (and nothing of it is stored), whichever input could make it so large.
+ */
+function refuseOversized(payload: Record<string, unknown>) {
+  const bytes = utf8.encode(JSON.stringify(payload)).length;
+  if (bytes > MAX_EVENT_BYTES) {
+    throw new DomainError('VALIDATION_FAILED', `The ${String(payload._type)} this change makes would be ${bytes} bytes, `
+      + `more than the ${MAX_EVENT_BYTES} an event may hold: make the order's content smaller.`, [{ path: '', message: 'the event would be too large' }]);
+  }
 }

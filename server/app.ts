@@ -1,14 +1,14 @@
 import type { RequestListener } from 'node:http';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { TRPCError } from '@trpc/server';
-import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
-import express, { type ErrorRequestHandler, type Request } from 'express';
+import express from 'express';
 import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import { createOpenApiExpressMiddleware, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import { isUnavailable } from '../domain/errors.ts';
 import { contextFactory, type Context } from './context.ts';
-import { GENERIC_INTERNAL_DETAIL, problem, problemFor, retryAfterOf } from './errors.ts';
+import { problem, retryAfterOf } from './errors.ts';
+import { bodilessIsEmptyJson, edgeErrors, jsonBodiesOnly, MAX_BODY_BYTES, refuseDeclaredTooLarge, restJsonBodies, trpcBodies } from './json-body.ts';
 import { safeError, type Logger } from './logger.ts';
 import { legacyOrdersRoute } from './routes/legacy-orders.ts';
 import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
@@ -17,8 +17,6 @@ import { requestIdFor } from './request-id.ts';
 import type { Services } from './services.ts';
 import { httpMetrics } from './metrics.ts';
 import { secretEquals, type Meta } from './trpc.ts';
-
-const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface HttpAppOptions {
   /** The app router; tests may hand in a router that adds procedures of their own. */
@@ -52,26 +50,6 @@ function problemMeta(error: TRPCError) {
   };
 }
 
-/** express.json failures arrive here: they never reach a procedure, so they get their problem here. */
-const bodyErrors: ErrorRequestHandler = (err, req, res, _next) => {
-  const type = (err as { type?: string }).type;
-  const [status, code, detail] =
-    type === 'entity.parse.failed' ? [400, 'PARSE_ERROR', 'The body is not well-formed JSON.'] as const
-    : type === 'entity.too.large' ? [413, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.'] as const
-    : type === 'encoding.unsupported' || type === 'charset.unsupported'
-      ? [415, 'UNSUPPORTED_MEDIA_TYPE', 'The body must be UTF-8 JSON.'] as const
-    : (err as { status?: number }).status === 400 ? [400, 'BAD_REQUEST', 'The body could not be read.'] as const
-    : [500, 'INTERNAL_SERVER_ERROR', ''] as const;
-  if (status === 500) req.log.error({ err }, 'request failed before reaching a procedure');
-  // A typed client reads tRPC's own error shape (the signed partner commands' bodies are read here on /trpc too).
-  if (req.path.startsWith('/trpc/')) {
-    const message = status === 500 ? GENERIC_INTERNAL_DETAIL : detail;
-    res.status(status).json({ error: { message, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: status, path: req.path.slice('/trpc/'.length) } } });
-    return;
-  }
-  res.status(status).type('application/problem+json').json(problem(code, status, detail, { requestId: String(req.id) }));
-};
-
 /** This process's metrics in Prometheus' text format, behind the admin token; served by every role. */
 export function metricsRoute(services: Services) {
   const routes = express.Router();
@@ -100,30 +78,6 @@ export function healthRoutes(services: Services) {
 }
 
 /**
- * Malformed JSON is a body problem, and the body is checked after the token and the signature (CONTRACT §5):
- * the failure travels with the request (its raw bytes are kept for the signature) and the procedure raises it.
- */
-const deferParseFailure: ErrorRequestHandler = (err, req, _res, next) => {
-  if ((err as { type?: string }).type !== 'entity.parse.failed') return next(err);
-  (req as Request & { bodyUnreadable?: boolean }).bodyUnreadable = true;
-  req.body = {};
-  next();
-};
-
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-
-/**
- * A body that is not JSON is 415, answered here with the request id like every other problem (trpc-to-openapi would
- * refuse it before any context exists). Its rule, kept: the content type must start with application/json.
- */
-const jsonBodiesOnly: express.RequestHandler = (req, res, next) => {
-  if (!BODY_METHODS.has(req.method) || (req.headers['content-type'] ?? '').startsWith('application/json')) return next();
-  const given = req.headers['content-type'];
-  res.status(415).type('application/problem+json').send(JSON.stringify(problem('UNSUPPORTED_MEDIA_TYPE', 415,
-    `The body must be JSON, sent with content-type: application/json${given ? `; this one is ${given.split(';')[0]}` : ''}.`, { requestId: String(req.id) })));
-};
-
-/**
  * trpc-to-openapi parses the URL again with the WHATWG parser, which resolves `.` and `..` segments (also
  * percent-encoded) and reads `\` as `/`: such a path would reach another operation than the one express matched, or
  * none, with a 404 lacking the request id. A path the parser would read otherwise is answered 404 here instead.
@@ -132,16 +86,6 @@ const unambiguousPath: express.RequestHandler = (req, res, next) => {
   if (new URL(req.path, 'http://localhost').pathname === req.path) return next();
   res.status(404).type('application/problem+json').send(JSON.stringify(problem('NOT_FOUND', 404,
     'A path segment cannot be "." or "..", and a path cannot hold "\\".', { requestId: String(req.id) })));
-};
-
-/** A POST or PUT without any body is the same as `{}` (CONTRACT §4): give it the JSON type it lacks. */
-const bodilessIsEmptyJson: express.RequestHandler = (req, _res, next) => {
-  const length = req.headers['content-length'];
-  const bodiless = req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
-  if (bodiless && !req.headers['content-type'] && (req.method === 'POST' || req.method === 'PUT')) {
-    req.headers['content-type'] = 'application/json';
-  }
-  next();
 };
 
 /** The REST face, `/trpc`, health, metrics and docs, behind the fair-use door (server/fair-use-door.ts). */
@@ -168,17 +112,11 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
     },
   }));
 
+  app.use(refuseDeclaredTooLarge);
   app.use(healthRoutes(services));
   app.use(metricsRoute(services));
 
-  // Partner commands are signed over their exact bytes on this face too: keep them, and hand tRPC the text, which
-  // it parses itself (a string body is taken as it is), so that its parse errors keep tRPC's shape.
-  app.post(/^\/trpc\/partnerCommands\.\w+$/, express.text({
-    type: () => true, limit: MAX_BODY_BYTES,
-    verify: (req, _res, buf) => { (req as Request & { rawBody?: Buffer }).rawBody = buf; },
-  }));
-  // tRPC reads its own body, so its parse errors keep tRPC's shape for typed clients.
-  app.use('/trpc', createExpressMiddleware({
+  app.use('/trpc', ...trpcBodies(), createExpressMiddleware({
     router,
     createContext: contextFactory(services, 'trpc'),
     // A 429 says when to come back on this face too (CONTRACT §1); the seconds are also in the error's data.
@@ -201,14 +139,6 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   // and answer OPTIONS itself).
   app.use((req, res, next) => ((req.method === 'HEAD' || req.method === 'OPTIONS') && req.path.startsWith('/v3/') ? undocumented(req, res, next) : next()));
   app.get('/v3/partner-orders', legacyOrdersRoute(services));
-  app.use(bodilessIsEmptyJson);
-  app.use(express.json({
-    limit: MAX_BODY_BYTES,
-    // Only where an operation takes a body: a body sent with a GET is not read, so it cannot fail the request.
-    type: (req) => BODY_METHODS.has(req.method ?? '') && (req as Request).is('application/json') !== false,
-    verify: (req, _res, buf) => { (req as Request & { rawBody?: Buffer }).rawBody = buf; },
-  }));
-  app.use(deferParseFailure);
   const rest = createOpenApiExpressMiddleware({
     router,
     createContext: contextFactory(services, 'rest'),
@@ -218,9 +148,10 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
       logFailure(ctx?.log ?? services.log, error, path),
   });
   // Mounted as routes, not with app.use, so that express leaves the path whole for the middleware.
-  for (const { method, route } of operations) app[method](route, unambiguousPath, jsonBodiesOnly, rest);
+  const bodies = [bodilessIsEmptyJson, jsonBodiesOnly, ...restJsonBodies()];
+  for (const { method, route } of operations) app[method](route, unambiguousPath, ...bodies, rest);
   app.use(undocumented);
-  app.use(bodyErrors);
+  app.use(edgeErrors(operations));
   return fairUseDoor(router, operations, services, app);
 }
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { BodyProblem } from './json-body.ts';
 import type { Logger } from './logger.ts';
 import type { Services } from './services.ts';
 
@@ -13,14 +14,14 @@ export interface Context {
   authorization: string | undefined;
   /** The exact request bytes, for signatures (REST, and partner commands over /trpc). */
   rawBody: Buffer | undefined;
-  /** The body was not well-formed JSON; raised once token and signature have been checked. */
-  bodyUnreadable: boolean;
+  /** A body no operation can take (malformed, too deep, not an object); raised once token and signature have been checked. */
+  bodyProblem: BodyProblem | null;
   /** `x-webhook-signature` of partner commands. */
   signature: string | undefined;
   clientAddress: string;
 }
 
-type RequestWithExtras = IncomingMessage & { id?: unknown; log?: Logger; rawBody?: Buffer; ip?: string; bodyUnreadable?: boolean };
+type RequestWithExtras = IncomingMessage & { id?: unknown; log?: Logger; rawBody?: Buffer; ip?: string; bodyProblem?: BodyProblem };
 
 export const contextFactory = (services: Services, transport: Transport) =>
   ({ req }: { req: IncomingMessage }): Context => {
@@ -32,7 +33,7 @@ export const contextFactory = (services: Services, transport: Transport) =>
       services,
       authorization: req.headers.authorization,
       rawBody: r.rawBody,
-      bodyUnreadable: r.bodyUnreadable === true,
+      bodyProblem: r.bodyProblem ?? null,
       signature: typeof req.headers['x-webhook-signature'] === 'string' ? req.headers['x-webhook-signature'] : undefined,
       clientAddress: r.ip ?? req.socket.remoteAddress ?? 'unknown',
     };

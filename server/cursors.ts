@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { wireString } from './wire-text.ts';
 import type { DeliveryPosition } from '../domain/delivery.ts';
 import type { FeedCursor } from '../domain/use-cases/read-event-feed.ts';
 
@@ -18,7 +19,7 @@ function decode(value: string): [number, number] | null {
 }
 
 const cursorOf = <T>(description: string, from: (pair: [number, number]) => T) =>
-  z.string().max(200).transform((value, ctx) => {
+  wireString().max(200).transform((value, ctx) => {
     const pair = decode(value);
     if (!pair) {
       ctx.addIssue({ code: 'custom', message: 'not a cursor of this API: pass back `next` exactly as it was answered' });

@@ -41,11 +41,16 @@ export class InputIssues extends Error {
   }
 }
 
-interface ZodLikeIssue { path: PropertyKey[]; message: string }
+interface ZodLikeIssue { path: PropertyKey[]; message: string; code?: string; keys?: string[] }
 const isZodError = (e: unknown): e is Error & { issues: ZodLikeIssue[] } =>
   e instanceof Error && e.name === 'ZodError' && !(e instanceof InputIssues) && Array.isArray((e as { issues?: unknown }).issues);
 
 const dotted = (path: PropertyKey[]) => path.map(String).join('.');
+
+/** Our issues for zod's: a member the operation does not define is named by its own path, one issue each. */
+const issuesFromZod = (issues: ZodLikeIssue[]): Issue[] => issues.flatMap((i) => (i.code === 'unrecognized_keys' && i.keys
+  ? i.keys.map((key) => ({ path: dotted([...i.path, key]), message: 'is not a member of this operation\'s input' }))
+  : [{ path: dotted(i.path), message: i.message }]));
 
 export function validationError(issues: Issue[], message = 'The input is not valid.'): TRPCError {
   return new TRPCError({ code: 'BAD_REQUEST', message, cause: new InputIssues(issues) });
@@ -60,7 +65,7 @@ export function translateError(error: TRPCError): TRPCError {
   }
   // Only the input's issues are the caller's: a failed output check stays the 500 it is.
   if (isZodError(cause) && error.code === 'BAD_REQUEST') {
-    return validationError(cause.issues.map((i) => ({ path: dotted(i.path), message: i.message })));
+    return validationError(issuesFromZod(cause.issues));
   }
   if (cause instanceof SyntaxError) return new TRPCError({ code: 'PARSE_ERROR', message: 'The body is not well-formed JSON.' });
   // Anything else thrown while reading the input is a fault of ours: its text must not reach the caller.

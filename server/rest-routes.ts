@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import { match } from 'path-to-regexp';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { problem } from './errors.ts';
 
@@ -44,4 +45,21 @@ export function undocumentedRoute(operations: readonly RestOperation[]): Request
     res.status(404).type('application/problem+json')
       .send(JSON.stringify(problem('NOT_FOUND', 404, `There is no ${req.method} ${req.path}.`, { requestId })));
   };
+}
+
+/** The name of the first path parameter of the operation this path names whose percent-escapes are not UTF-8; null when none. */
+export function undecodableParameter(operations: readonly RestOperation[], method: string, path: string): string | null {
+  for (const op of operations) {
+    if (op.method !== method.toLowerCase()) continue;
+    const found = match<Record<string, string>>(op.route, { decode: false })(path);
+    if (!found) continue;
+    for (const [name, value] of Object.entries(found.params)) {
+      try {
+        decodeURIComponent(value);
+      } catch {
+        return name;
+      }
+    }
+  }
+  return null;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { reference, wireString } from './wire-text.ts';
 import { ROLES } from '../domain/account.ts';
 import { ACCESS_TOKEN_LIFETIME } from '../domain/auth.ts';
 import { CANCELLATION_OUTCOMES } from '../domain/cancellation.ts';
@@ -18,9 +19,10 @@ import { OWN_DELIVERY_LIMIT } from '../domain/use-cases/own-deliveries.ts';
 
 // The wire contract, defined once. Everything is checked here; the domain receives plain values.
 
-const id = z.string().uuid();
-const text = (max = 200) => z.string().trim().min(1).max(max);
-const optionalText = (max = 200) => z.string().max(max).nullable().optional();
+// Ids are references like any other: one of another shape names nothing, and is answered as not found (CONTRACT §3).
+const id = reference();
+const text = (max = 200) => wireString().trim().min(1).max(max);
+const optionalText = (max = 200) => wireString().max(max).nullable().optional();
 
 /** ISO 8601 with a time and an offset (`Z` or ±hh:mm), as a Date (CONTRACT §5). */
 export const dateTime = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
@@ -48,15 +50,15 @@ const complete = <S extends z.ZodRawShape>(shape: z.ZodObject<S>) =>
 
 export const admin = {
   createAccount: z.strictObject({ name: text(), role: z.enum(ROLES), parentId: id.nullable().optional() }),
-  createContact: z.strictObject({ accountId: id, email: z.string().trim().max(254), apiAccess: z.boolean().optional() }),
+  createContact: z.strictObject({ accountId: id, email: wireString().trim().max(254), apiAccess: z.boolean().optional() }),
   setApiAccess: z.strictObject({ contactId: id, apiAccess: z.boolean() }),
   upsertWebhookConfig: z.strictObject({
     accountId: id,
     scope: z.enum(SCOPES),
-    url: z.string().max(2000).nullable().optional(),
+    url: wireString().max(2000).nullable().optional(),
     transformer: z.enum(TRANSFORMERS),
     version: z.enum(PAYLOAD_VERSIONS),
-    signatureKey: z.string().max(256).nullable().optional(),
+    signatureKey: wireString().max(256).nullable().optional(),
     enabled: z.boolean().optional(),
   }),
   createJob: z.strictObject({
@@ -101,7 +103,7 @@ export const admin = {
   }).optional(),
   redeliver: z.strictObject({ deliveryId: id }),
   redeliverFailed: z.strictObject({ accountId: id, since: dateTime }),
-  getCommand: z.strictObject({ accountId: id, cid: z.string().min(1).max(255) }),
+  getCommand: z.strictObject({ accountId: id, cid: reference() }),
 };
 
 /**
@@ -113,10 +115,10 @@ const exactNumber = (schema: z.ZodNumber) => schema.pipe(z.number());
 const exactBoolean = () => z.boolean().pipe(z.boolean());
 
 export const auth = {
-  login: z.object({ email: z.string().max(254).describe('The e-mail address of a contact with API access.') }),
+  login: z.strictObject({ email: wireString().max(254).describe('The e-mail address of a contact with API access.') }),
   loginAnswer: z.object({ status: z.string() }),
   // A POST without a body is the same as {} (CONTRACT §4): the body is optional.
-  accessToken: z.object({
+  accessToken: z.strictObject({
     expires_after: exactNumber(z.number().int().min(ACCESS_TOKEN_LIFETIME.min).max(ACCESS_TOKEN_LIFETIME.max))
       .optional()
       .describe(`Lifetime of the access token in seconds (${ACCESS_TOKEN_LIFETIME.min}–${ACCESS_TOKEN_LIFETIME.max}, default ${ACCESS_TOKEN_LIFETIME.default}).`),
@@ -133,12 +135,12 @@ export const webhookConfig = {
     enabled: z.boolean(),
     hasSignatureKey: z.boolean(),
   }),
-  put: z.object({
-    url: z.string().max(2000).describe('http(s) URL that receives the events; private addresses are refused.'),
+  put: z.strictObject({
+    url: wireString().max(2000).describe('http(s) URL that receives the events; private addresses are refused.'),
     transformer: z.enum(TRANSFORMERS),
     version: z.enum(PAYLOAD_VERSIONS),
     enabled: exactBoolean().optional().describe('Defaults to true.'),
-    signatureKey: z.string().min(16).max(256).nullable().optional()
+    signatureKey: wireString().min(16).max(256).nullable().optional()
       .describe('HMAC key for signatures. Absent keeps the current key; null removes it. Never shown again.'),
   }),
 };
@@ -193,11 +195,11 @@ export const selfService = {
     })),
     next: z.string().nullable().describe('Pass as `before` for older deliveries; null on the last page.'),
   }),
-  redeliver: z.object({ id: z.string().uuid().meta({ description: 'The delivery\'s id, from GET /v3/webhook-deliveries.', examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'] }) }),
+  redeliver: z.strictObject({ id: reference().meta({ description: 'The delivery\'s id, from GET /v3/webhook-deliveries.', examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'] }) }),
   redeliverAnswer: z.object({ id: z.string(), status: z.literal('pending') }),
-  redeliverFailed: z.object({ since: dateTime.describe('ISO 8601 with an offset: failed deliveries created at or after it are sent again.') }),
+  redeliverFailed: z.strictObject({ since: dateTime.describe('ISO 8601 with an offset: failed deliveries created at or after it are sent again.') }),
   redeliverFailedAnswer: z.object({ count: z.number().int().describe('How many failed deliveries are pending again.') }),
-  endpointTest: z.object({}),
+  endpointTest: z.strictObject({}),
   endpointTestAnswer: z.object({
     delivered: z.boolean().describe('Whether your endpoint answered 2xx.'),
     statusCode: z.number().int().nullable().describe('Its status; null when no answer came.'),
@@ -220,19 +222,22 @@ export const partnerOrders = {
   }),
   legacyAnswer: z.array(orderStatusEvent),
   poll: z.object({
-    version: z.string().meta({ description: '"*" for your configured version, or 1.0.0, 1.1.0, 1.3.0.', examples: ['*'] }),
-    orderId: z.string().meta({ description: 'The order\'s apiId.', examples: ['demo-job-04'] }),
+    version: wireString().meta({ description: '"*" for your configured version, or 1.0.0, 1.1.0, 1.3.0.', examples: ['*'] }),
+    orderId: wireString().meta({ description: 'The order\'s apiId.', examples: ['demo-job-04'] }),
   }),
 };
 
 const IDENTIFIERS = ['jobApiId', 'invoicingEid', 'gidOrderNumber', 'yourOrderID'] as const;
 const envelope = <T extends string>(type: T) => ({
   _v: z.literal('1.0.0'),
-  _cid: z.string().min(1).max(255),
+  _cid: reference(),
   _type: z.literal(type),
-  _metadata: z.record(z.string().regex(/^ext-/, 'metadata keys start with "ext-"'), z.string()).optional(),
+  // Bounded as Stripe bounds its metadata: it is echoed in the command's result event, which is kept and delivered.
+  _metadata: z.record(wireString().max(40).regex(/^ext-/, 'metadata keys start with "ext-"'), wireString().max(500))
+    .refine((entries) => Object.keys(entries).length <= 50, 'at most 50 entries').optional()
+    .describe('Up to 50 entries: keys "ext-…" of up to 40 characters, string values of up to 500.'),
 });
-const identifier = z.string().min(1).max(255).optional();
+const identifier = reference().optional();
 
 /** Exactly one of the identifiers a command accepts (CONTRACT §5). */
 const exactlyOne = (keys: readonly string[]) => (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
@@ -266,7 +271,7 @@ const SET_YOUR_ORDER_ID_IDENTIFIERS = IDENTIFIERS.filter((k) => k !== 'yourOrder
 const setJobYourOrderIdFields = z.strictObject({
   ...envelope('SetJobYourOrderId'),
   jobApiId: identifier, invoicingEid: identifier, gidOrderNumber: identifier,
-  yourOrderID: z.string().min(1).max(255).describe('The new partner-side order id (not a lookup key here).'),
+  yourOrderID: reference().describe('The new partner-side order id (not a lookup key here).'),
 });
 
 export const partnerCommands = {
@@ -297,23 +302,23 @@ export const partnerCommands = {
 
 // POST /v3/commands: the seven brand commands (CONTRACT §5). Each variant is strict; the procedure's input is an
 // envelope that picks the variant by `_type` (a union cannot be a procedure input), and the document shows the union.
-const orderId = z.string().min(1).max(255).describe('The order\'s apiId.');
+const orderId = reference().describe('The order\'s apiId.');
 const customerChanges = z.strictObject({
   email: z.email().max(254).nullable().optional(), externalId: optionalText(), firstName: optionalText(), lastName: optionalText(),
   mobilePhone: optionalText(50), phone: optionalText(50), salutation: optionalText(50),
 }).refine((c) => Object.keys(c).length > 0, 'At least one customer field is required.')
   .describe('Only the members given change; null clears one.');
-const mappingItem = z.strictObject({ key: z.string().min(1).max(100), value: z.string().max(2000) });
+const mappingItem = z.strictObject({ key: wireString().min(1).max(100), value: wireString().max(2000) });
 
 const brandCommandVariants = {
   RefreshOrder: z.strictObject({ ...envelope('RefreshOrder'), orderId }),
-  RefreshInvoice: z.strictObject({ ...envelope('RefreshInvoice'), invoiceId: z.string().min(1).max(255) }),
+  RefreshInvoice: z.strictObject({ ...envelope('RefreshInvoice'), invoiceId: reference() }),
   UpdateCustomer: z.strictObject({ ...envelope('UpdateCustomer'), orderId, customer: customerChanges }),
-  UpdateOrderExternalId: z.strictObject({ ...envelope('UpdateOrderExternalId'), orderId, externalId: z.string().min(1).max(255) }),
+  UpdateOrderExternalId: z.strictObject({ ...envelope('UpdateOrderExternalId'), orderId, externalId: reference() }),
   UpdateOrderInvoicingExternalId: z.strictObject({
-    ...envelope('UpdateOrderInvoicingExternalId'), orderId, invoicingExternalId: z.string().min(1).max(255),
+    ...envelope('UpdateOrderInvoicingExternalId'), orderId, invoicingExternalId: reference(),
   }),
-  ApplyCancellation: z.strictObject({ ...envelope('ApplyCancellation'), orderId, cancellationReason: z.string().min(1).max(64) }),
+  ApplyCancellation: z.strictObject({ ...envelope('ApplyCancellation'), orderId, cancellationReason: wireString().min(1).max(64) }),
   CreateOrderFromMapping: z.strictObject({
     ...envelope('CreateOrderFromMapping'),
     orders: z.array(z.strictObject({ mapping: z.array(mappingItem).max(500) })).min(1).max(100)
@@ -325,7 +330,7 @@ export const brandCommands = {
   /** The document's view of the body: exactly one of the seven commands. */
   union: z.discriminatedUnion('_type', Object.entries(brandCommandVariants).map(([type, schema]) => schema.meta({ id: `${type}Command` })) as
     unknown as [z.ZodObject, ...z.ZodObject[]]).meta({ id: 'BrandCommand' }),
-  command: z.object({ ...envelope('RefreshOrder'), _type: z.string() }).passthrough().transform((value, ctx): BrandCommand => {
+  command: z.object({ ...envelope('RefreshOrder'), _type: wireString() }).passthrough().transform((value, ctx): BrandCommand => {
     const variant = brandCommandVariants[value._type as BrandCommandType];
     if (!variant) {
       ctx.addIssue({ code: 'custom', path: ['_type'], message: `_type must be one of ${BRAND_COMMAND_TYPES.join(', ')}.` });
@@ -333,7 +338,12 @@ export const brandCommands = {
     }
     const parsed = variant.safeParse(value);
     if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+      for (const issue of parsed.error.issues) {
+        // Each member the command does not define is named by its own path, as on every other input (server/errors.ts).
+        if (issue.code === 'unrecognized_keys') {
+          for (const key of issue.keys) ctx.addIssue({ code: 'custom', path: [...issue.path, key], message: 'is not a member of this command' });
+        } else ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+      }
       return z.NEVER;
     }
     return parsed.data as BrandCommand;
@@ -348,6 +358,6 @@ export const brandCommands = {
       additionalProperties: false,
     },
   }),
-  poll: z.object({ cid: z.string().min(1).max(255).meta({ description: 'The `_cid` you sent the command with.', examples: ['cancel-demo-job-07-0001'] }) }),
+  poll: z.object({ cid: reference().meta({ description: 'The `_cid` you sent the command with.', examples: ['cancel-demo-job-07-0001'] }) }),
   outcome: commandOutcomeEvent.nullable(),
 };

@@ -107,7 +107,7 @@ export const bearerToken = (ctx: Pick<Context, 'authorization'>) => bearer(ctx.a
 
 /** The body, once it may be read: malformed JSON is raised here, after whatever checks come before the body. */
 const bodyReadable = middleware(({ ctx, next }) => {
-  if (ctx.bodyUnreadable) throw new TRPCError({ code: 'PARSE_ERROR', message: 'The body is not well-formed JSON.' });
+  if (ctx.bodyProblem) throw new TRPCError(ctx.bodyProblem);
   return next();
 });
 

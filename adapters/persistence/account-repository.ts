@@ -3,6 +3,7 @@ import { Account } from '../../domain/account.ts';
 import type { AccountRepository, PartnerFamily } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
 import { toConfig, type ConfigRow } from './rows.ts';
+import { isStoredId } from './stored-ids.ts';
 
 // One round trip for everything that decides a polling scope (see PartnerFamily).
 const PARTNER_FAMILY = `
@@ -20,8 +21,9 @@ interface FamilyRow {
 
 export class MikroOrmAccountRepository implements AccountRepository {
   constructor(private readonly em: EntityManager) {}
-  get(id: string) { return this.em.findOne(Account, { id }); }
+  async get(id: string) { return isStoredId(id) ? this.em.findOne(Account, { id }) : null; }
   partnerFamily(accountId: string): Promise<PartnerFamily | null> {
+    if (!isStoredId(accountId)) return Promise.resolve(null);
     return withDriverConnection(this.em, async (client) => {
       const { rows: [row] } = await client.query<FamilyRow>({ name: 'partner-family', text: PARTNER_FAMILY, values: [accountId] });
       if (!row) return null;

@@ -3,6 +3,7 @@ import type { StoredCommand } from '../../domain/command.ts';
 import type { CommandLog, CommandState, FinishedCommand } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
 import type { WorkNotices } from './work-notices.ts';
+import { isStoredId } from './stored-ids.ts';
 
 // jsonb arrives parsed from the driver, or as text where the ORM's setup keeps it raw.
 export const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
@@ -53,6 +54,7 @@ export class MikroOrmCommandLog implements CommandLog {
   }
 
   async result(accountId: string, cid: string): Promise<CommandState | null> {
+    if (!isStoredId(accountId)) return null;
     const [row] = await this.em.execute<{ status: string; result: unknown; finished_at: string | null }[]>(
       'select status, result, finished_at from commands where account_id = ? and cid = ?', [accountId, cid],
     );

@@ -2,14 +2,16 @@ import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import { Contact, normalizeEmail } from '../../domain/contact.ts';
 import type { ContactRepository } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
+import { isStoredId } from './stored-ids.ts';
 
 export class MikroOrmContactRepository implements ContactRepository {
   constructor(private readonly em: EntityManager) {}
-  get(id: string) { return this.em.findOne(Contact, { id }); }
+  async get(id: string) { return isStoredId(id) ? this.em.findOne(Contact, { id }) : null; }
   findByEmail(email: string) {
     return this.em.findOne(Contact, { [raw('lower(email)')]: normalizeEmail(email) });
   }
-  accessOf(contactId: string) {
+  async accessOf(contactId: string) {
+    if (!isStoredId(contactId)) return null;
     return withDriverConnection(this.em, async (client) => {
       const { rows: [row] } = await client.query<{ account_id: string; api_access: boolean }>({
         name: 'contact-access', text: 'select account_id, api_access from contacts where id = $1', values: [contactId],

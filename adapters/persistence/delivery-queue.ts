@@ -3,6 +3,7 @@ import type { ClaimedDelivery, DeliveryFilter, DeliveryResult, DeliveryView } fr
 import type { DeliveryQueue } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
 import type { WorkNotices } from './work-notices.ts';
+import { isStoredId } from './stored-ids.ts';
 
 // One statement each, prepared, on the unit of work's connection (or, outside one, a pooled connection for just that
 // statement): the sender never holds a connection while it sends.
@@ -101,6 +102,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
   }
 
   async redeliver(deliveryId: string, now: Date, endpointId?: string): Promise<boolean> {
+    if (!isStoredId(deliveryId)) return false;
     const { rows: [row] } = await withDriverConnection(this.em, (client) =>
       client.query<{ found: string; pending_again: string }>({ name: 'deliveries-redeliver', text: REDELIVER, values: [deliveryId, now, endpointId ?? null] }));
     if (Number(row!.pending_again) > 0) this.notices.created('deliveries');
@@ -110,6 +112,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
   async redeliverFailed(of: { endpointId: string } | { accountId: string }, since: Date, now: Date): Promise<number> {
     const endpointId = 'endpointId' in of ? of.endpointId : null;
     const accountId = 'accountId' in of ? of.accountId : null;
+    if (accountId !== null && !isStoredId(accountId)) return 0;
     const { rows: [row] } = await withDriverConnection(this.em, (client) =>
       client.query<{ count: string }>({ name: 'deliveries-redeliver-failed', text: REDELIVER_FAILED, values: [endpointId, since, now, accountId] }));
     const count = Number(row!.count);
@@ -118,6 +121,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
   }
 
   list(filter: DeliveryFilter): Promise<DeliveryView[]> {
+    if (filter.accountId != null && !isStoredId(filter.accountId)) return Promise.resolve([]);
     return withDriverConnection(this.em, async (client) => {
       const { rows } = await client.query<ListRow>({
         name: 'deliveries-list', text: LIST,

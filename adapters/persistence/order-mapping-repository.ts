@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OrderMapping } from '../../domain/order-mapping.ts';
 import type { OrderMappingRepository } from '../../domain/ports.ts';
+import { isStoredId } from './stored-ids.ts';
 
 export class MikroOrmOrderMappingRepository implements OrderMappingRepository {
   constructor(private readonly em: EntityManager) {}
-  get(brandAccountId: string) { return this.em.findOne(OrderMapping, { brandAccountId }); }
+  async get(brandAccountId: string) { return isStoredId(brandAccountId) ? this.em.findOne(OrderMapping, { brandAccountId }) : null; }
   async save(mapping: OrderMapping) { await this.em.upsert(OrderMapping, mapping); }
 }

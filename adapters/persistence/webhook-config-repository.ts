@@ -3,6 +3,7 @@ import type { WebhookConfigRepository } from '../../domain/ports.ts';
 import { WebhookConfig, type Scope } from '../../domain/webhook-config.ts';
 import { withDriverConnection } from './driver.ts';
 import { CONFIG_COLUMNS, configValues, toConfig, type ConfigRow } from './rows.ts';
+import { isStoredId } from './stored-ids.ts';
 
 /**
  * SQL past the ORM: every event looks up its receiver's configuration, so this is on every write path. What this
@@ -19,7 +20,8 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
     return found.then((config) => config && new WebhookConfig({ ...config }));
   }
 
-  private select(accountId: string, scope: Scope): Promise<WebhookConfig | null> {
+  private async select(accountId: string, scope: Scope): Promise<WebhookConfig | null> {
+    if (!isStoredId(accountId)) return null;
     return withDriverConnection(this.em, async (client) => {
       const { rows: [row] } = await client.query<ConfigRow>({
         name: 'webhook-config-find', text: `select ${CONFIG_COLUMNS} from webhook_configs where account_id = $1 and scope = $2`,

@@ -1,7 +1,7 @@
 import { runBrandCommand, type BrandCommandDeps } from '../brand-commands.ts';
 import { emitCommandOutcome } from '../command-events.ts';
 import { CommandError, type BrandCommand, type ClaimedCommand, type CommandOutcome } from '../command.ts';
-import { isUnavailable } from '../errors.ts';
+import { DomainError, isUnavailable } from '../errors.ts';
 import type { Deps } from '../ports.ts';
 import { receiverOf } from '../receivers.ts';
 
@@ -41,6 +41,10 @@ export async function executeCommand(transact: UnitOfWork, claimed: ClaimedComma
   } catch (error) {
     if (error instanceof ClaimLost) return { outcome: 'lost' };
     if (error instanceof CommandError) return record(transact, claimed, command, error);
+    // A rule of the core the command broke (an order too large for its event): the sender's to correct, as a CommandError.
+    if (error instanceof DomainError && error.code === 'VALIDATION_FAILED') {
+      return record(transact, claimed, command, new CommandError('VALIDATION_FAILED', error.message, error.issues.map((i) => ({ key: i.path, message: i.message }))));
+    }
     // The database away (or a transaction it undid) is nobody's fault but the moment's: the command waits for it,
     // never ends for it, and gets its attempt back.
     const moment = isUnavailable(error);

@@ -69,7 +69,7 @@ test('a partner token is 401; invalid envelopes and bodies are 400 with issues a
     [command('Nope', { orderId: 'x' }, cid), '_type'],
     [{ ...command('RefreshOrder', { orderId: 'x' }, cid), _v: '2.0.0' }, '_v'],
     [command('RefreshOrder', {}, cid), 'orderId'],
-    [command('RefreshOrder', { orderId: 'x', extra: 1 }, cid), ''],
+    [command('RefreshOrder', { orderId: 'x', extra: 1 }, cid), 'extra'],
     [command('UpdateCustomer', { orderId: 'x', customer: {} }, cid), 'customer'],
     [command('UpdateCustomer', { orderId: 'x', customer: { email: 'nope' } }, cid), 'customer.email'],
     [command('CreateOrderFromMapping', { orders: [] }, cid), 'orders'],

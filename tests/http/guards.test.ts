@@ -45,7 +45,8 @@ const OWN_ROLE_ANSWERS: Record<string, Partial<Record<Role, [number, string | nu
   'webhookConfig.put': { brand: [400, 'BAD_REQUEST'], partner: [400, 'BAD_REQUEST'] },
   'webhookConfig.test': { brand: [404, 'NOT_FOUND'], partner: [404, 'NOT_FOUND'] },
   'webhookDeliveries.list': { brand: [200, null], partner: [200, null] },
-  'webhookDeliveries.redeliver': { brand: [400, 'BAD_REQUEST'], partner: [400, 'BAD_REQUEST'] },
+  // The path's own placeholder names no delivery: 404, as any id of another shape (CONTRACT §3).
+  'webhookDeliveries.redeliver': { brand: [404, 'NOT_FOUND'], partner: [404, 'NOT_FOUND'] },
   'webhookDeliveries.redeliverFailed': { brand: [400, 'BAD_REQUEST'], partner: [400, 'BAD_REQUEST'] },
 };
 

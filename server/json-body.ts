@@ -1,0 +1,194 @@
+import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
+import { GENERIC_INTERNAL_DETAIL, problem, type ProblemCode } from './errors.ts';
+import type { Issue } from '../domain/errors.ts';
+import { undecodableParameter, type RestOperation } from './rest-routes.ts';
+
+/**
+ * What a request body may be before anything parses or walks it (CONTRACT §3): at most 1 MiB, nested at most 64
+ * levels deep, and, for an operation that takes a body, a JSON object. Both faces (REST and /trpc) check these here.
+ */
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_JSON_DEPTH = 64;
+
+/** A body that cannot be the input of any operation: the procedure raises it once the checks before the body passed. */
+export interface BodyProblem {
+  code: 'PARSE_ERROR' | 'BAD_REQUEST';
+  message: string;
+}
+
+export const TOO_DEEP: BodyProblem = { code: 'BAD_REQUEST', message: `The body is nested deeper than ${MAX_JSON_DEPTH} levels.` };
+export const NOT_AN_OBJECT: BodyProblem = { code: 'BAD_REQUEST', message: 'The body must be a JSON object.' };
+export const MALFORMED: BodyProblem = { code: 'PARSE_ERROR', message: 'The body is not well-formed JSON.' };
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN = new Set([0x5b, 0x7b]);
+const CLOSE = new Set([0x5d, 0x7d]);
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `limit`, read byte by byte without parsing: JSON.parse and
+ * everything after it (trpc-to-openapi stringifies the body again, zod walks it) recurse, and a few thousand levels
+ * overflow the stack. UTF-8 never puts an ASCII byte inside a multi-byte character, so bytes are enough.
+ */
+export function nestedDeeperThan(text: Uint8Array | string, limit = MAX_JSON_DEPTH): boolean {
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (inString) {
+      if (b === BACKSLASH) i++;
+      else if (b === QUOTE) inString = false;
+    } else if (b === QUOTE) inString = true;
+    else if (OPEN.has(b)) {
+      if (++depth > limit) return true;
+    } else if (CLOSE.has(b)) depth--;
+  }
+  return false;
+}
+
+/** Whether a parsed body is the JSON object every operation's body is (not an array, a string, a number or null). */
+export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** An error that body-parser's `verify` hook may throw: it keeps `type`, and the edge's error handler answers it. */
+export class BodyTooDeep extends Error {
+  readonly type = 'entity.too.deep';
+  constructor() {
+    super(TOO_DEEP.message);
+  }
+}
+
+/** Whether a request's declared length already exceeds the body limit (answered 413 before reading a byte). */
+export function declaredTooLarge(contentLength: string | undefined): boolean {
+  if (contentLength === undefined) return false;
+  const length = Number(contentLength);
+  return Number.isFinite(length) && length > MAX_BODY_BYTES;
+}
+
+type BodyRequest = Request & { rawBody?: Buffer; bodyProblem?: BodyProblem };
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+// originalUrl: inside the middleware mounted at /trpc, `path` has lost its prefix.
+const trpcProcedureOf = (req: Request) => {
+  const path = req.originalUrl.split('?')[0]!;
+  return path.startsWith('/trpc/') ? path.slice('/trpc/'.length) : null;
+};
+
+/** One failure answered outside any procedure, in the shape of the face it was asked on (tRPC's at /trpc, else a problem). */
+export function answerEdgeFailure(req: Request, res: express.Response, status: number, code: ProblemCode, detail: string, issues?: Issue[]) {
+  const procedure = trpcProcedureOf(req);
+  if (procedure !== null) {
+    if (status >= 500) detail = GENERIC_INTERNAL_DETAIL;
+    const trpcCode = TRPC_ERROR_CODES_BY_KEY[code as keyof typeof TRPC_ERROR_CODES_BY_KEY] ?? TRPC_ERROR_CODES_BY_KEY.BAD_REQUEST;
+    res.status(status).json({ error: { message: detail, code: trpcCode, data: { code, httpStatus: status, path: procedure, ...(issues && { issues }) } } });
+    return;
+  }
+  res.status(status).type('application/problem+json').send(JSON.stringify(problem(code, status, detail, { issues, requestId: String(req.id) })));
+}
+
+/**
+ * A declared length over the limit is refused before a byte of the body is read, and the connection closed after the
+ * answer: reading (or draining) a body nobody will use would hold the socket as long as the client cares to send.
+ */
+export const refuseDeclaredTooLarge: RequestHandler = (req, res, next) => {
+  if (!declaredTooLarge(req.headers['content-length'])) return next();
+  res.setHeader('connection', 'close');
+  res.on('finish', () => req.socket.destroySoon());
+  answerEdgeFailure(req, res, 413, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.');
+};
+
+/** A POST or PUT without any body is the same as `{}` (CONTRACT §4): give it the JSON type it lacks. */
+export const bodilessIsEmptyJson: RequestHandler = (req, _res, next) => {
+  const length = req.headers['content-length'];
+  const bodiless = req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+  if (bodiless && !req.headers['content-type'] && (req.method === 'POST' || req.method === 'PUT')) {
+    req.headers['content-type'] = 'application/json';
+  }
+  next();
+};
+
+const mediaType = (req: Request) => (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+
+/**
+ * A body that is not JSON is 415, answered here with the request id like every other problem (trpc-to-openapi would
+ * refuse it before any context exists): the media type must be exactly application/json, parameters aside.
+ */
+export const jsonBodiesOnly: RequestHandler = (req, res, next) => {
+  if (!BODY_METHODS.has(req.method) || mediaType(req) === 'application/json') return next();
+  const given = req.headers['content-type'];
+  answerEdgeFailure(req, res, 415, 'UNSUPPORTED_MEDIA_TYPE',
+    `The body must be JSON, sent with content-type: application/json${given ? `; this one is ${given.split(';')[0]}` : ''}.`);
+};
+
+/** Keeps the exact bytes (signatures are made over them) and refuses nesting before anything parses it. */
+function keepAndCheck(req: Request, _res: unknown, buf: Buffer) {
+  (req as BodyRequest).rawBody = buf;
+  if (nestedDeeperThan(buf)) throw new BodyTooDeep();
+}
+
+/**
+ * The REST face's JSON bodies. A body that no operation can take is not answered here: the problem travels with the
+ * request and the procedure raises it after the checks that come before the body (CONTRACT §5: token, signature).
+ */
+export function restJsonBodies(): RequestHandler[] {
+  const parse = express.json({
+    limit: MAX_BODY_BYTES,
+    strict: false,
+    // Only where an operation takes a body: a body sent with a GET is not read, so it cannot fail the request.
+    type: (req) => BODY_METHODS.has(req.method ?? '') && mediaType(req as Request) === 'application/json',
+    verify: keepAndCheck,
+  });
+  const deferProblem: ErrorRequestHandler = (err, req, _res, next) => {
+    const type = (err as { type?: string }).type;
+    const found = type === 'entity.parse.failed' ? MALFORMED : type === 'entity.too.deep' ? TOO_DEEP : null;
+    if (!found) return next(err);
+    (req as BodyRequest).bodyProblem = found;
+    req.body = {};
+    next();
+  };
+  const objectsOnly: RequestHandler = (req, _res, next) => {
+    if (BODY_METHODS.has(req.method) && 'body' in req && req.body !== undefined && !isJsonObject(req.body)) {
+      (req as BodyRequest).bodyProblem = NOT_AN_OBJECT;
+      req.body = {};
+    }
+    next();
+  };
+  return [parse, deferProblem as unknown as RequestHandler, objectsOnly];
+}
+
+/**
+ * /trpc's bodies: read as text (tRPC parses a string body itself, so that its parse errors keep its shape), kept for
+ * the signature of partner commands, and refused when nested too deep; a query's `input` is held to the same depth.
+ */
+export function trpcBodies(): RequestHandler[] {
+  const read = express.text({ type: () => true, limit: MAX_BODY_BYTES, verify: keepAndCheck });
+  const queryDepth: RequestHandler = (req, res, next) => {
+    const input = new URL(req.originalUrl, 'http://x').searchParams.get('input');
+    if (input !== null && nestedDeeperThan(input)) return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', TOO_DEEP.message);
+    next();
+  };
+  return [queryDepth, (req, res, next) => (BODY_METHODS.has(req.method) ? read(req, res, next) : next())];
+}
+
+/** Failures before any procedure (body reading, path decoding): each answered in its face's shape. */
+export function edgeErrors(operations: readonly RestOperation[]): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.too.large') return answerEdgeFailure(req, res, 413, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.');
+    if (type === 'entity.too.deep') return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', TOO_DEEP.message);
+    if (type === 'entity.parse.failed') return answerEdgeFailure(req, res, 400, 'PARSE_ERROR', MALFORMED.message);
+    if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+      return answerEdgeFailure(req, res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The body must be UTF-8 JSON.');
+    }
+    if (err instanceof URIError) {
+      // express could not decode a path parameter: name it, as every other input issue is named.
+      const name = undecodableParameter(operations, req.method, req.path) ?? 'path';
+      const message = 'must be percent-encoded UTF-8';
+      return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', `The path parameter ${name} ${message}.`, [{ path: name, message }]);
+    }
+    if ((err as { status?: number }).status === 400) return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', 'The request could not be read.');
+    req.log.error({ err }, 'request failed before reaching a procedure');
+    answerEdgeFailure(req, res, 500, 'INTERNAL_SERVER_ERROR', '');
+  };
+}
