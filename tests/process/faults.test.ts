@@ -471,7 +471,7 @@ if (onServer) {
   });
 
   test('SIGTERM under load with deliveries under way: requests answered, exit 0, no claim left, everything done after a restart', async () => {
-    // Default leases (commands 60 s, deliveries 62 s): anything the stopped process left claimed would stay stuck far
+    // Default leases (commands 60 s, deliveries 42 s): anything the stopped process left claimed would stay stuck far
     // longer than the 15 s the restarted one is given.
     const dataDir = tempDir();
     const first = service('all', 'faults_sigterm', dataDir);
