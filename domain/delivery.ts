@@ -4,7 +4,7 @@ import type { Scope } from './webhook-config.ts';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
 
-/** One HTTP try of a delivery, as the delivery log shows it. */
+/** One durable attempt of a delivery, as the delivery log shows it. */
 export interface DeliveryAttempt {
   at: Date;
   /** Null when no answer came (refused target, connection error, timeout). */
@@ -34,12 +34,12 @@ export interface ClaimedDelivery {
 
 export type DeliveryState = { status: 'delivered' } | { status: 'pending'; nextAttemptAt: Date } | { status: 'failed' };
 
-/** The result of one durable attempt: its HTTP tries, and the state it leaves the delivery in. */
+/** The result of one durable attempt, and the state it leaves the delivery in. */
 export interface DeliveryResult {
   deliveryId: string;
   /** The claim under which it was sent: an outcome counts only while this claim is still the delivery's current one. */
   claimToken: string;
-  tries: DeliveryAttempt[];
+  attempt: DeliveryAttempt;
   state: DeliveryState;
 }
 

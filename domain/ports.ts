@@ -169,8 +169,8 @@ export interface DeliveryQueue {
   /** Gives claims back unsent (a sender stopping), so that they are due at once instead of after their lease. */
   release(claims: readonly Pick<ClaimedDelivery, 'id' | 'claimToken'>[]): Promise<void>;
   /**
-   * Logs the tries, and gives each delivery the state its attempt leaves, unless its claim is no longer the current
-   * one (its lease ran out and another sender claimed it): then only the tries are logged.
+   * Logs the attempts, and gives each delivery the state its attempt leaves, unless its claim is no longer the current
+   * one (its lease ran out and another sender claimed it): then only the attempt is logged.
    */
   record(results: readonly DeliveryResult[], at: Date): Promise<void>;
   /**
@@ -260,16 +260,16 @@ export interface WebhookRequest {
   /** The exact bytes to send and sign. */
   body: string;
   signatureKey: string | null;
-  /** One try only, without the quick retries of a passing failure (an endpoint test reports exactly what happened). */
-  once?: boolean;
 }
 
 export interface WebhookSender {
   /**
-   * Sends the event once (a durable attempt): the target is checked at connection time, quick transient failures
-   * are tried again at once. Answers every HTTP try, the last one decisive; never throws for the receiver's faults.
+   * Sends the event once (one durable attempt, whatever the answer: the next waits for the schedule); the target is
+   * checked at connection time. Only a request that a reused keep-alive connection dropped before any answer is sent
+   * again at once on a new connection, within the attempt. Answers the attempt's outcome; never throws for the
+   * receiver's faults.
    */
-  send(request: WebhookRequest): Promise<DeliveryAttempt[]>;
+  send(request: WebhookRequest): Promise<DeliveryAttempt>;
 }
 
 export interface Mailer {

@@ -9,7 +9,7 @@ export interface FeedPage {
  * Reads every event after `cursor` (null: from the oldest retained one), hands each to `handle` in order, and answers
  * the cursor to keep for next time. Store the cursor only after the events before it are handled: the feed serves each
  * event once per cursor, and a crash between handling and storing repeats a page, never skips one (deduplicate on `_eid`,
- * as for deliveries). A 410 means events after the cursor have been purged (it is older than the retention window): this
+ * as for deliveries). A 410 means the cursor is older than the retention window (what follows it may be purged): this
  * starts again from the oldest retained event, and what was handled before comes again (deduplicated on `_eid`).
  */
 export async function catchUp(

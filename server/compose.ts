@@ -179,8 +179,11 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
 
 export type BuiltApp = Awaited<ReturnType<typeof buildApp>>;
 
-/** One attempt: up to three HTTP tries (the quick retries), each within WEBHOOK_TIMEOUT_MS, and the short waits between. */
-const attemptMs = (config: Config) => 3 * config.webhookTimeoutMs + 1000;
+/**
+ * One attempt: a request within WEBHOOK_TIMEOUT_MS, and, only when a reused keep-alive connection dropped it before any
+ * answer, one more at once on a new connection, within WEBHOOK_TIMEOUT_MS too; a second for the rest.
+ */
+const attemptMs = (config: Config) => 2 * config.webhookTimeoutMs + 1000;
 
 /** CONTRACT §10: at most 10 endpoint tests a minute per account. */
 const ENDPOINT_TESTS_PER_MINUTE = 10;

@@ -13,7 +13,7 @@ const STATUS_TEXT: Record<ProblemStatus, string> = {
   403: 'The caller may not do this (see the operation).',
   404: 'Not found (see the operation).',
   409: 'A conflict (see the operation).',
-  410: 'Gone: what follows is past the retention window and was purged.',
+  410: 'Gone: the cursor is older than the retention window; start again without it.',
   413: 'The body is larger than 1 MiB.',
   415: 'The body is not JSON (`content-type: application/json`, UTF-8).',
   429: 'Too many requests; `Retry-After` says how many seconds to wait.',

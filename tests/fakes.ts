@@ -277,7 +277,7 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
   async record(results: readonly DeliveryResult[]) {
     for (const r of results) {
       const d = this.rows.find((x) => x.id === r.deliveryId)!;
-      d.tries.push(...r.tries.map((t) => ({ ...t })));
+      d.tries.push({ ...r.attempt });
       if (d.claimToken !== r.claimToken) continue;
       d.status = r.state.status;
       d.attempts += 1;
@@ -322,10 +322,10 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
 export class ScriptedWebhookSender implements WebhookSender {
   readonly sent: WebhookRequest[] = [];
   constructor(private readonly clock: Clock, private readonly script: (request: WebhookRequest, n: number) => number | null = () => 200) {}
-  async send(request: WebhookRequest): Promise<DeliveryAttempt[]> {
+  async send(request: WebhookRequest): Promise<DeliveryAttempt> {
     this.sent.push({ ...request });
     const statusCode = this.script(request, this.sent.length);
-    return [{ at: this.clock.now(), statusCode, durationMs: 1, error: statusCode !== null && statusCode < 300 ? null : `HTTP ${statusCode}` }];
+    return { at: this.clock.now(), statusCode, durationMs: 1, error: statusCode !== null && statusCode < 300 ? null : `HTTP ${statusCode}` };
   }
 }
 

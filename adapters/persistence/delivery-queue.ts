@@ -89,7 +89,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
 
   async record(results: readonly DeliveryResult[], at: Date): Promise<void> {
     if (results.length === 0) return;
-    const tries = results.flatMap((r) => r.tries.map((t) => ({ id: r.deliveryId, ...t })));
+    const tries = results.map((r) => ({ id: r.deliveryId, ...r.attempt }));
     await withDriverConnection(this.em, (client) => client.query({
       name: 'deliveries-record', text: RECORD,
       values: [

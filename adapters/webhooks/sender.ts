@@ -2,22 +2,20 @@ import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import pRetry, { AbortError } from 'p-retry';
-import { Agent, request } from 'undici';
+import { Agent, Client, request, type Dispatcher } from 'undici';
 import { isSuccess, type DeliveryAttempt } from '../../domain/delivery.ts';
 import type { Clock, WebhookRequest, WebhookSender } from '../../domain/ports.ts';
 import { hexSignature, standardWebhookSignature } from '../signatures.ts';
+import { wasDroppedUnanswered, watchConnectionReuse } from './connection-reuse.ts';
 import { isPublicAddress } from './target-policy.ts';
 
 export interface SenderOptions {
-  /** WEBHOOK_TIMEOUT_MS: the longest an HTTP try may take, connection included. */
+  /** WEBHOOK_TIMEOUT_MS: the longest an HTTP request may take, connection included. */
   timeoutMs: number;
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: let loopback, private and link-local addresses through (local testing). */
   allowPrivateTargets: boolean;
   /** Keep-alive connections per origin. */
   connectionsPerOrigin: number;
-  /** Quick tries after a transient failure (a reset connection, 502, 503) within one attempt. */
-  quickRetries?: number;
   clock: Clock;
   /** How a host name is resolved when connecting (default: the system's resolver); tests give one of their own. */
   resolveAll?: ResolveAll;
@@ -28,7 +26,6 @@ export type ResolveAll = (hostname: string, family: number | undefined) => Promi
 const systemResolveAll: ResolveAll = (hostname, family) => dnsLookup(hostname, { all: true, verbatim: true, ...(family ? { family } : {}) });
 
 const EXCERPT = 200;
-const TRANSIENT_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
 
 class RefusedTarget extends Error {
   override readonly name = 'RefusedTarget';
@@ -60,42 +57,24 @@ function literalRefusal(url: URL, allowPrivate: boolean): string | null {
 }
 
 /**
- * Sends webhooks with undici (a keep-alive pool per origin, through one agent), signed as CONTRACT §7 says. A try
- * that fails for a passing reason (a reset connection, 502, 503) is made again at once a few times (p-retry); the
- * durable retries are the delivery's own (WEBHOOK_RETRY_SCHEDULE). Redirects are not followed: a 3xx is a failure.
+ * Sends webhooks with undici (a keep-alive pool per origin, through one agent), signed as CONTRACT §7 says. One send is
+ * one attempt, whatever the answer: the retries are the delivery's own, after the delays of WEBHOOK_RETRY_SCHEDULE, so
+ * that a struggling receiver gets time instead of a burst. Redirects are not followed: a 3xx is a failure.
  */
 export class UndiciWebhookSender implements WebhookSender {
   private readonly agent: Agent;
+  private readonly connect: Agent.Options['connect'];
+  private readonly unwatch = watchConnectionReuse();
 
   constructor(private readonly options: SenderOptions) {
-    this.agent = new Agent({
-      connections: options.connectionsPerOrigin,
-      keepAliveTimeout: 30_000,
-      connect: { lookup: checkedLookup(options.allowPrivateTargets, options.resolveAll ?? systemResolveAll), timeout: options.timeoutMs },
-    });
+    this.connect = { lookup: checkedLookup(options.allowPrivateTargets, options.resolveAll ?? systemResolveAll), timeout: options.timeoutMs };
+    this.agent = new Agent({ connections: options.connectionsPerOrigin, keepAliveTimeout: 30_000, connect: this.connect });
   }
 
-  async send(webhook: WebhookRequest): Promise<DeliveryAttempt[]> {
-    const first = await this.tryOnce(webhook);
-    const tries = [first];
-    // The usual case ends here; p-retry (and its cost) only after a passing failure.
-    const quickRetries = webhook.once ? 0 : this.options.quickRetries ?? 2;
-    if (quickRetries > 0 && !isSuccess(first.statusCode) && first.transient) {
-      await pRetry(async () => {
-        const attempt = await this.tryOnce(webhook);
-        tries.push(attempt);
-        if (!isSuccess(attempt.statusCode) && attempt.transient) throw new Error('transient');
-        if (!isSuccess(attempt.statusCode)) throw new AbortError('not transient');
-      }, { retries: quickRetries - 1, minTimeout: 20, maxTimeout: 200, factor: 3 }).catch(() => {});
-    }
-    return tries.map(({ transient: _, ...attempt }) => attempt);
-  }
-
-  private async tryOnce(webhook: WebhookRequest): Promise<DeliveryAttempt & { transient: boolean }> {
+  async send(webhook: WebhookRequest): Promise<DeliveryAttempt> {
     const at = this.options.clock.now();
     const started = performance.now();
-    const done = (statusCode: number | null, error: string | null, transient = false) =>
-      ({ at, statusCode, durationMs: Math.round(performance.now() - started), error, transient });
+    const done = (statusCode: number | null, error: string | null) => ({ at, statusCode, durationMs: Math.round(performance.now() - started), error });
     let url: URL;
     try {
       url = new URL(webhook.url);
@@ -105,6 +84,22 @@ export class UndiciWebhookSender implements WebhookSender {
     const refusal = literalRefusal(url, this.options.allowPrivateTargets);
     if (refusal) return done(null, refusal);
 
+    const headers = this.headers(webhook);
+    const first = await this.post(url, headers, webhook.body, this.agent);
+    if (!first.droppedUnanswered) return done(first.statusCode, first.error);
+    // A reused keep-alive connection dropped the request before any byte of an answer: the receiver closed it as idle
+    // just then and never read the request. Sent again at once, as the same attempt, on a connection of its own (the
+    // pool's other idle connections may be as stale as this one); that one is new, so this happens once at most.
+    const fresh = new Client(url.origin, { connect: this.connect });
+    try {
+      const again = await this.post(url, headers, webhook.body, fresh);
+      return done(again.statusCode, again.error && `${again.error} (sent again on a new connection: a reused one had dropped it unanswered)`);
+    } finally {
+      await fresh.destroy().catch(() => {});
+    }
+  }
+
+  private headers(webhook: WebhookRequest): Record<string, string> {
     const timestamp = Math.floor(this.options.clock.now().getTime() / 1000);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -116,22 +111,26 @@ export class UndiciWebhookSender implements WebhookSender {
       headers['x-webhook-signature'] = hexSignature(webhook.signatureKey, webhook.body);
       headers['webhook-signature'] = standardWebhookSignature(webhook.signatureKey, webhook.eventId, timestamp, webhook.body);
     }
+    return headers;
+  }
+
+  /** One HTTP request within WEBHOOK_TIMEOUT_MS: its answer, or why none came. */
+  private async post(url: URL, headers: Record<string, string>, body: string, dispatcher: Dispatcher) {
     try {
-      const res = await request(url, {
-        dispatcher: this.agent, method: 'POST', headers, body: webhook.body, signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
+      const res = await request(url, { dispatcher, method: 'POST', headers, body, signal: AbortSignal.timeout(this.options.timeoutMs) });
       if (isSuccess(res.statusCode)) {
         await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
-        return done(res.statusCode, null);
+        return { statusCode: res.statusCode, error: null };
       }
       const excerpt = await readExcerpt(res.body);
-      return done(res.statusCode, `HTTP ${res.statusCode}${excerpt ? `: ${excerpt}` : ''}`, res.statusCode === 502 || res.statusCode === 503);
+      return { statusCode: res.statusCode, error: `HTTP ${res.statusCode}${excerpt ? `: ${excerpt}` : ''}` };
     } catch (error) {
-      return done(null, describe(error, this.options.timeoutMs), TRANSIENT_ERRORS.has(codeOf(error)));
+      return { statusCode: null, error: describe(error, this.options.timeoutMs), droppedUnanswered: wasDroppedUnanswered(error) };
     }
   }
 
   close(): Promise<void> {
+    this.unwatch();
     return this.agent.close();
   }
 }

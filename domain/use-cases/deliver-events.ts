@@ -9,18 +9,17 @@ export function claimDueDeliveries(deps: Pick<Deps, 'deliveries' | 'clock' | 'id
 
 /**
  * One durable attempt of a claimed delivery, outside any transaction: sent to the endpoint's current URL with its
- * current key, and judged by its last HTTP try. An endpoint disabled, or left without a URL, since the event was
+ * current key, and judged by its outcome. An endpoint disabled, or left without a URL, since the event was
  * written gets nothing: the delivery fails at once, and may be sent again (redelivered) once the endpoint is back.
  */
 export async function attemptDelivery(deps: Pick<Deps, 'webhookSender' | 'clock'>, claimed: ClaimedDelivery, scheduleMs: readonly number[]): Promise<DeliveryResult> {
   const { endpoint } = claimed;
   if (!endpoint?.url || !endpoint.enabled) {
     const error = endpoint ? (endpoint.enabled ? 'the endpoint has no URL' : 'the endpoint is disabled') : 'the endpoint no longer exists';
-    return { deliveryId: claimed.id, claimToken: claimed.claimToken, tries: [{ at: deps.clock.now(), statusCode: null, durationMs: 0, error }], state: { status: 'failed' } };
+    return { deliveryId: claimed.id, claimToken: claimed.claimToken, attempt: { at: deps.clock.now(), statusCode: null, durationMs: 0, error }, state: { status: 'failed' } };
   }
-  const tries = await deps.webhookSender.send({ url: endpoint.url, eventId: claimed.eventId, body: claimed.body, signatureKey: endpoint.signatureKey });
-  const succeeded = isSuccess(tries.at(-1)?.statusCode ?? null);
-  return { deliveryId: claimed.id, claimToken: claimed.claimToken, tries, state: stateAfter(claimed.attempts + 1, succeeded, scheduleMs, deps.clock.now()) };
+  const attempt = await deps.webhookSender.send({ url: endpoint.url, eventId: claimed.eventId, body: claimed.body, signatureKey: endpoint.signatureKey });
+  return { deliveryId: claimed.id, claimToken: claimed.claimToken, attempt, state: stateAfter(claimed.attempts + 1, isSuccess(attempt.statusCode), scheduleMs, deps.clock.now()) };
 }
 
 /** Gives back claimed deliveries that will not be sent by this sender after all. */

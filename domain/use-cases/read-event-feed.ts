@@ -24,7 +24,8 @@ export interface FeedPage {
  * Pending events are positioned first, in a unit of work of their own, so that a reader sees what committed before
  * it asked; the page is read after that commit, never from positions that could still be rolled back. That round is a
  * courtesy: the page is correct without it (the worker's sequencer positions the rest), so its failure fails nothing.
- * A cursor is GONE once the retention purge has deleted an event after it: the reader would miss that event.
+ * A cursor is GONE once it is older than the retention window (CONTRACT §10), decided from its own time on the clock,
+ * whether or not the purge has got that far; or once the purge has deleted an event after it.
  */
 export async function readEventFeed(
   units: { transact: UnitOfWork; read: UnitOfWork },
@@ -32,11 +33,15 @@ export async function readEventFeed(
   input: { after: FeedCursor | null; limit?: number; retentionDays: number },
 ): Promise<FeedPage> {
   const limit = Math.min(input.limit ?? FEED_LIMIT.default, FEED_LIMIT.max);
+  const gone = () => new DomainError('GONE', `Events are kept ${input.retentionDays} days, and what follows this cursor is past them: start again without "after".`);
   const endpoint = await units.read(async (deps) => {
     const found = await integratorEndpoint(deps, principal);
-    if (input.after && input.after.position < (await deps.eventFeed.purgedThrough(found.id))) {
-      throw new DomainError('GONE', `Events after this cursor have been purged (they are kept ${input.retentionDays} days): start again without "after".`);
-    }
+    if (!input.after) return found;
+    if (input.after.createdAt.getTime() < deps.clock.now().getTime() - input.retentionDays * 86_400_000) throw gone();
+    // Still needed within the window: positions follow commits, times follow inserts, so an event written before the
+    // cursor's (in a transaction that committed later) can sit after it in the feed and be purged first. The purge
+    // also works on its own process's clock and EVENT_RETENTION_DAYS, which may run ahead of this one's.
+    if (input.after.position < (await deps.eventFeed.purgedThrough(found.id))) throw gone();
     return found;
   });
   await units.transact((deps) => deps.eventFeed.sequence(SEQUENCE_ON_READ)).catch(() => 0);

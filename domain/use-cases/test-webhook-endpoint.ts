@@ -32,7 +32,6 @@ export async function testWebhookEndpoint(
   if (retryAfter > 0) throw new DomainError('RATE_LIMITED', 'At most 10 endpoint tests a minute per account and per endpoint.', [], retryAfter);
   const eventId = deps.ids.newId();
   const body = JSON.stringify({ _eid: eventId, _type: 'WebhookTestEvent', _v: endpoint.version, sentAt: deps.clock.now().toISOString() });
-  const [tried] = await deps.webhookSender.send({ url: endpoint.url, eventId, body, signatureKey: endpoint.signatureKey, once: true });
-  const last = tried!;
-  return { delivered: isSuccess(last.statusCode), statusCode: last.statusCode, durationMs: Math.round(last.durationMs), error: last.error };
+  const tried = await deps.webhookSender.send({ url: endpoint.url, eventId, body, signatureKey: endpoint.signatureKey });
+  return { delivered: isSuccess(tried.statusCode), statusCode: tried.statusCode, durationMs: Math.round(tried.durationMs), error: tried.error };
 }

@@ -10,7 +10,7 @@ import type { WorkerTask } from '../worker.ts';
 export interface PumpOptions {
   /** WEBHOOK_MAX_IN_FLIGHT: deliveries being sent at once by this process. */
   maxInFlight: number;
-  /** The longest one attempt can take, its quick retries included. */
+  /** The longest one attempt can take, its re-send on a new connection included. */
   attemptMs: number;
   /**
    * How long a claim holds: a dead sender's deliveries are sent again after it. Longer than an attempt, so that a
@@ -57,8 +57,8 @@ export function deliveryPump(services: Services, signal: WorkSignal, options: Pu
       const record = (results: DeliveryResult[]) => services.autocommit((deps) => recordDeliveries(deps, results))
         .then(() => {
           drained = false; // an outcome releases the next delivery of its order: look again at once, not at the next poll
-          for (const { state, tries } of results) {
-            if (state.status === 'pending') soonestRetry = Math.min(soonestRetry, state.nextAttemptAt.getTime() - tries.at(-1)!.at.getTime());
+          for (const { state, attempt } of results) {
+            if (state.status === 'pending') soonestRetry = Math.min(soonestRetry, state.nextAttemptAt.getTime() - attempt.at.getTime());
           }
         }, async (err: unknown) => {
           // Unrecorded deliveries are sent again after their lease: at least once, even when the database stays away.
@@ -78,11 +78,10 @@ export function deliveryPump(services: Services, signal: WorkSignal, options: Pu
         attemptDelivery(options.sending, delivery, options.scheduleMs)
           .then((result) => {
             finished.push(result);
-            const { state, tries } = result;
+            const { state, attempt } = result;
             services.metrics.deliveries.inc({ outcome: state.status === 'pending' ? 'retry_scheduled' : state.status });
             if (state.status === 'delivered') {
-              const answered = tries.at(-1)!;
-              services.metrics.deliveryLag.observe((answered.at.getTime() + answered.durationMs - delivery.createdAt.getTime()) / 1000);
+              services.metrics.deliveryLag.observe((attempt.at.getTime() + attempt.durationMs - delivery.createdAt.getTime()) / 1000);
             }
           })
           .catch((err: unknown) => services.log.error({ err, delivery: delivery.id }, 'delivery attempt failed; it is sent again after its lease'))

@@ -4,15 +4,18 @@ import * as assert from 'uvu/assert';
 import { hexSignature, standardWebhookSignature } from '../../adapters/signatures.ts';
 import { UndiciWebhookSender } from '../../adapters/webhooks/sender.ts';
 import { systemClock } from '../../adapters/system.ts';
+import { startRawReceiver } from '../support/raw-receiver.ts';
 import { startReceiver } from '../support/receiver.ts';
 
 const test = suite('the webhook sender');
 const senders: UndiciWebhookSender[] = [];
-const sender = (allowPrivateTargets: boolean, timeoutMs = 1000) => {
-  const s = new UndiciWebhookSender({ timeoutMs, allowPrivateTargets, connectionsPerOrigin: 8, clock: systemClock });
+const sender = (allowPrivateTargets: boolean, timeoutMs = 1000, connectionsPerOrigin = 8) => {
+  const s = new UndiciWebhookSender({ timeoutMs, allowPrivateTargets, connectionsPerOrigin, clock: systemClock });
   senders.push(s);
   return s;
 };
+/** One connection per origin: a request goes on the connection of the one before it, however soon that is free. */
+const reusing = () => sender(true, 1000, 1);
 test.after(async () => { for (const s of senders) await s.close(); });
 const webhook = (url: string, signatureKey: string | null = null) => ({ url, eventId: 'evt-1', body: '{"_eid":"evt-1","n":1}', signatureKey });
 
@@ -25,13 +28,13 @@ test('the Standard Webhooks known-answer vector is reproduced; the hex signature
 test('a host name that resolves to loopback, and a loopback address, are refused at delivery time unless private targets are allowed', async () => {
   const receiver = await startReceiver();
   for (const url of [`http://localhost:${receiver.port}/x`, `http://127.0.0.1:${receiver.port}/x`, `http://[::ffff:127.0.0.1]:${receiver.port}/x`, `http://[::7f00:1]:${receiver.port}/x`]) {
-    const [refused, ...more] = await sender(false).send(webhook(url));
-    assert.equal([refused!.statusCode, more.length], [null, 0], url);
-    assert.match(refused!.error ?? '', /^refused target: .*not a public address/, url);
+    const refused = await sender(false).send(webhook(url));
+    assert.is(refused.statusCode, null, url);
+    assert.match(refused.error ?? '', /^refused target: .*not a public address/, url);
   }
   assert.is(receiver.received.length, 0, 'nothing reached the receiver');
-  const [allowed] = await sender(true).send(webhook(`http://localhost:${receiver.port}/x`));
-  assert.is(allowed!.statusCode, 200);
+  const allowed = await sender(true).send(webhook(`http://localhost:${receiver.port}/x`));
+  assert.is(allowed.statusCode, 200);
   assert.is(receiver.received.length, 1);
 });
 
@@ -46,15 +49,53 @@ test('signature headers only with a key; the exact body is sent', async () => {
   assert.equal([unsigned!.headers['x-webhook-signature'], unsigned!.headers['webhook-signature'], unsigned!.headers['webhook-id']], [undefined, undefined, 'evt-1']);
 });
 
-test('quick retries for 502/503 and dropped connections within one attempt; none for 500; 3xx is a failure, not followed', async () => {
-  const flaky = await startReceiver(({ n }) => (n === 1 ? 503 : n === 2 ? 'drop' : 200));
-  const tries = await sender(true).send(webhook(flaky.url()));
-  assert.equal(tries.map((t) => t.statusCode), [503, null, 200]);
-  const broken = await startReceiver(() => 500);
-  assert.equal((await sender(true).send(webhook(broken.url()))).map((t) => t.statusCode), [500]);
-  const moved = await startReceiver(() => 301);
-  const [redirect] = await sender(true).send(webhook(moved.url()));
-  assert.equal([redirect!.statusCode, moved.received.length], [301, 1]);
+test('a 502, a 503 or any other answer is one try and one attempt: the next waits for the schedule; 3xx is not followed', async () => {
+  for (const status of [503, 502, 500, 301]) {
+    const receiver = await startReceiver(() => status);
+    const attempt = await sender(true).send(webhook(receiver.url()));
+    assert.is(receiver.received.length, 1, `one request for a ${status}`);
+    assert.equal([attempt.statusCode, attempt.error?.slice(0, 8)], [status, `HTTP ${status}`]);
+  }
+});
+
+test('a reused keep-alive connection dropped before any answer: sent again at once on a new connection, one attempt', async () => {
+  for (const drop of ['close', 'reset'] as const) {
+    const receiver = await startRawReceiver(({ connection, onConnection }) => (connection === 1 && onConnection === 2 ? drop : 200));
+    const s = reusing();
+    assert.equal((await s.send(webhook(receiver.url))).statusCode, 200);
+    const attempt = await s.send(webhook(receiver.url));
+    assert.equal([attempt.statusCode, attempt.error], [200, null], `${drop}: the attempt, once, with its outcome`);
+    assert.equal(receiver.received.map((r) => [r.connection, r.onConnection, r.answered]), [[1, 1, 200], [1, 2, drop], [2, 1, 200]], drop);
+  }
+});
+
+test('a re-send that is dropped too is the attempt\'s failure, and the last request', async () => {
+  const receiver = await startRawReceiver(({ connection, onConnection }) => (connection === 1 && onConnection === 1 ? 200 : 'close'));
+  const s = reusing();
+  await s.send(webhook(receiver.url));
+  const attempt = await s.send(webhook(receiver.url));
+  assert.equal(receiver.received.map((r) => [r.connection, r.onConnection]), [[1, 1], [1, 2], [2, 1]], 'sent again once, on a new connection');
+  assert.is(attempt.statusCode, null);
+  assert.match(attempt.error ?? '', /sent again on a new connection/);
+});
+
+test('a fresh connection dropped before any answer is one failed attempt, not sent again', async () => {
+  for (const drop of ['reset', 'close'] as const) {
+    const receiver = await startRawReceiver(() => drop);
+    const attempt = await sender(true).send(webhook(receiver.url));
+    assert.is(receiver.received.length, 1, `${drop}: one request`);
+    assert.equal(attempt.statusCode, null);
+    assert.match(attempt.error ?? '', /ECONNRESET|UND_ERR_SOCKET|closed/);
+  }
+});
+
+test('a reused connection dropped after the start of an answer is one failed attempt, not sent again', async () => {
+  const receiver = await startRawReceiver(({ onConnection }) => (onConnection === 2 ? 'partial' : 200));
+  const s = reusing();
+  await s.send(webhook(receiver.url));
+  const attempt = await s.send(webhook(receiver.url));
+  assert.equal(receiver.received.map((r) => r.answered), [200, 'partial'], 'the receiver had begun to answer: not sent again');
+  assert.is(attempt.statusCode, null);
 });
 
 test('a receiver slower than the timeout is a failed try with a clear error', async () => {
@@ -62,12 +103,12 @@ test('a receiver slower than the timeout is a failed try with a clear error', as
   const slow = createServer(() => { /* never answers */ });
   await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
   const port = (slow.address() as { port: number }).port;
-  const [timedOut] = await sender(true, 300).send(webhook(`http://127.0.0.1:${port}/`));
+  const timedOut = await sender(true, 300).send(webhook(`http://127.0.0.1:${port}/`));
   slow.closeAllConnections();
   slow.close();
-  assert.is(timedOut!.statusCode, null);
-  assert.match(timedOut!.error ?? '', /timeout: no complete answer within 300 ms/);
-  assert.ok(timedOut!.durationMs >= 250 && timedOut!.durationMs < 2000, String(timedOut!.durationMs));
+  assert.is(timedOut.statusCode, null);
+  assert.match(timedOut.error ?? '', /timeout: no complete answer within 300 ms/);
+  assert.ok(timedOut.durationMs >= 250 && timedOut.durationMs < 2000, String(timedOut.durationMs));
 });
 
 test.run();

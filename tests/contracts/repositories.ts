@@ -304,7 +304,7 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     // All three fail, one after the other (one order: one at a time).
     for (let i = 0; i < 3; i++) {
       const [claimed] = mine(await run((r) => r.deliveries.claimDue(1000, new Date(now.getTime() + 10_000), new Date(now.getTime() + 70_000), randomUUID())));
-      await run((r) => r.deliveries.record([{ deliveryId: claimed!.id, claimToken: claimed!.claimToken, tries: [{ at: now, statusCode: 500, durationMs: 1, error: 'HTTP 500' }], state: { status: 'failed' } }], now));
+      await run((r) => r.deliveries.record([{ deliveryId: claimed!.id, claimToken: claimed!.claimToken, attempt: { at: now, statusCode: 500, durationMs: 1, error: 'HTTP 500' }, state: { status: 'failed' } }], now));
     }
     assert.is(await run((r) => r.deliveries.redeliver(first[0]!.id, now, randomUUID())), false, 'not by another endpoint');
     const since = events[1]!.createdAt;
@@ -316,10 +316,10 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     const claimAt = new Date(now.getTime() + 20_000);
     const again = mine(await run((r) => r.deliveries.claimDue(1000, claimAt, new Date(claimAt.getTime() + 60_000), randomUUID())));
     assert.equal(again.map((d) => [d.eventId, d.attempts]), [[events[1]!.id, 1]], 'the earlier of the order first, its attempts continuing');
-    await run((r) => r.deliveries.record([{ deliveryId: again[0]!.id, claimToken: again[0]!.claimToken, tries: [], state: { status: 'delivered' } }], claimAt));
+    await run((r) => r.deliveries.record([{ deliveryId: again[0]!.id, claimToken: again[0]!.claimToken, attempt: { at: claimAt, statusCode: 200, durationMs: 1, error: null }, state: { status: 'delivered' } }], claimAt));
     const next = mine(await run((r) => r.deliveries.claimDue(1000, claimAt, new Date(claimAt.getTime() + 60_000), randomUUID())));
     assert.equal(next.map((d) => d.eventId), [events[2]!.id]);
-    await run((r) => r.deliveries.record([{ deliveryId: next[0]!.id, claimToken: next[0]!.claimToken, tries: [], state: { status: 'delivered' } }], claimAt));
+    await run((r) => r.deliveries.record([{ deliveryId: next[0]!.id, claimToken: next[0]!.claimToken, attempt: { at: claimAt, statusCode: 200, durationMs: 1, error: null }, state: { status: 'delivered' } }], claimAt));
   });
 
   test('deliveries: made for events to be delivered; claimed due, oldest first, one order at a time per endpoint', async () => {
@@ -341,7 +341,7 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
 
     const claim = (at: Date, until: Date, token = randomUUID()) => run((r) => r.deliveries.claimDue(1000, at, until, token)).then(mine);
     const outcome = (d: { id: string; claimToken: string }, at: Date, statusCode: number | null, state: DeliveryResult['state']): DeliveryResult =>
-      ({ deliveryId: d.id, claimToken: d.claimToken, tries: [{ at, statusCode, durationMs: 3, error: statusCode === 200 ? null : 'failed' }], state });
+      ({ deliveryId: d.id, claimToken: d.claimToken, attempt: { at, statusCode, durationMs: 3, error: statusCode === 200 ? null : 'failed' }, state });
 
     let first = await claim(now, later(60_000));
     assert.equal(first.map((d) => d.eventId), [x1!.id, y1!.id], 'one per order, in order; none for an event not to be delivered');

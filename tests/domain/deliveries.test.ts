@@ -43,7 +43,7 @@ test('an endpoint disabled after the event was written gets nothing: the deliver
   await upsertWebhookConfig(deps, { accountId: brand.id, scope: 'brand', url: 'https://b.example.com/1', transformer: 'default', version: '1.3.0', enabled: false });
   const [claimed] = await claimDueDeliveries(deps, 10, 60_000);
   const result = await attemptDelivery(deps, claimed!, [1000]);
-  assert.equal([result.state, result.tries[0]!.error], [{ status: 'failed' }, 'the endpoint is disabled']);
+  assert.equal([result.state, result.attempt.error], [{ status: 'failed' }, 'the endpoint is disabled']);
   assert.equal((deps.webhookSender as ScriptedWebhookSender).sent, []);
   await recordDeliveries(deps, [result]);
   const [logged] = await deps.deliveries.list({ accountId: brand.id, limit: 5 });

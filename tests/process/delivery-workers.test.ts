@@ -64,7 +64,7 @@ if (server) {
   });
 
   test('events committed one at a time while two workers claim: each arrives within seconds, none held back by a claim', async () => {
-    // A claim that locked a delivery committed after its own snapshot, and then lost it, would hold it for a lease (62 s).
+    // A claim that locked a delivery committed after its own snapshot, and then lost it, would hold it for a lease (42 s).
     const receiver = await startReceiver();
     const [a, b] = [worker(), worker()];
     await Promise.all([a.listening, b.listening]);

@@ -246,7 +246,7 @@ if (onServer) {
 
   test('PostgreSQL stopped and started under load: /readyz follows it, nothing hangs, every accepted command runs once', async () => {
     // Short leases, so that a claim cut off by the stop is taken up again within seconds: a command lease of 3 s, and
-    // a delivery lease of 2 × (3 × 1 s + 1 s) = 8 s.
+    // a delivery lease of 2 × (2 × 1 s + 1 s) = 6 s.
     const dataDir = tempDir();
     const settings = { COMMAND_LEASE_MS: '3000', WEBHOOK_TIMEOUT_MS: '1000' };
     const api = service('api', 'faults_restart', dataDir, settings);
@@ -421,7 +421,7 @@ if (onServer) {
   });
 
   test('a delivery worker killed with SIGKILL while holding deliveries: another takes them up after the lease', async () => {
-    // WEBHOOK_TIMEOUT_MS 800 gives a delivery lease of 2 × (3 × 0.8 s + 1 s) = 6.8 s (server/compose.ts); four sends
+    // WEBHOOK_TIMEOUT_MS 800 gives a delivery lease of 2 × (2 × 0.8 s + 1 s) = 5.2 s (server/compose.ts); four sends
     // at once and a receiver that answers after 150 ms keep claims held (eight at most) while the worker runs.
     const dataDir = tempDir();
     const workerSettings = { WEBHOOK_TIMEOUT_MS: '800', WEBHOOK_MAX_IN_FLIGHT: '4' };
@@ -471,7 +471,7 @@ if (onServer) {
   });
 
   test('SIGTERM under load with deliveries under way: requests answered, exit 0, no claim left, everything done after a restart', async () => {
-    // Default leases (commands 60 s, deliveries 62 s): anything the stopped process left claimed would stay stuck far
+    // Default leases (commands 60 s, deliveries 42 s): anything the stopped process left claimed would stay stuck far
     // longer than the 15 s the restarted one is given.
     const dataDir = tempDir();
     const first = service('all', 'faults_sigterm', dataDir);

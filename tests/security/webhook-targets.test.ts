@@ -65,9 +65,9 @@ test('rebinding: a name public at configuration and loopback at delivery is refu
 
 test('the sender checks what the name resolves to when it connects: loopback is refused before any byte is sent', async () => {
   const receiver = await startReceiver();
-  const [refused, ...more] = await sender.send({ url: `http://${HOST}:${receiver.port}/x`, eventId: 'evt-rebind', body: '{}', signatureKey: null });
-  assert.equal([refused!.statusCode, more.length], [null, 0], 'refused once, without quick retries');
-  assert.match(refused!.error ?? '', /^refused target/);
+  const refused = await sender.send({ url: `http://${HOST}:${receiver.port}/x`, eventId: 'evt-rebind', body: '{}', signatureKey: null });
+  assert.is(refused.statusCode, null);
+  assert.match(refused.error ?? '', /^refused target/);
   assert.is(receiver.received.length, 0);
 });
 

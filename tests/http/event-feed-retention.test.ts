@@ -1,0 +1,70 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { appWithMailbox, integrator, refreshTokenFor } from '../support/integrators.ts';
+import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-events.ts';
+
+// The feed's horizon is the cursor's own time against EVENT_RETENTION_DAYS on the service's clock. This app runs no
+// worker, so no purge runs unless the test runs one: the answer cannot depend on how far a purge has got.
+const test = suite('the event feed\'s retention horizon');
+type App = Awaited<ReturnType<typeof appWithMailbox>>;
+let app: App;
+
+test.before(async () => {
+  app = await appWithMailbox({ TEST_CLOCK: '1', EVENT_RETENTION_DAYS: '30' });
+});
+
+const get = (path: string, token: string) => app.http.get(path).set('authorization', `Bearer ${token}`);
+const createJob = (brandId: string) => app.admin.call('jobs.create', { brandAccountId: brandId });
+
+/** Follows `next` from the start until a page comes back empty. */
+async function drain(token: string) {
+  const items: unknown[] = [];
+  for (let after: string | null = null; ;) {
+    const res = await get(`/v3/events?limit=2${after ? `&after=${encodeURIComponent(after)}` : ''}`, token);
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    items.push(...res.body.items);
+    if (res.body.items.length === 0) return { items, next: res.body.next as string };
+    after = res.body.next;
+  }
+}
+
+test('410 GONE for a cursor older than the retention window, with or without a purge run; a cursor within it is 200', async () => {
+  const brand = await integrator(app, 'brand');
+  await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', url: null, transformer: 'default', version: '1.3.0' });
+  await createJob(brand.accountId);
+  await createJob(brand.accountId);
+  const afterFirst = (await get('/v3/events?limit=1', brand.accessToken)).body.next as string;
+  const { next: afterAll } = await drain(brand.accessToken);
+  assert.is((await get(`/v3/events?after=${encodeURIComponent(afterFirst)}`, brand.accessToken)).status, 200, 'within the window');
+
+  await app.admin.call('testClock.advance', { seconds: 31 * 86_400 });
+  // The tokens expired too: a contact logs in again.
+  await app.admin.call('contacts.create', { accountId: brand.accountId, email: `again-${brand.email}` });
+  const refresh = await refreshTokenFor(app, `again-${brand.email}`);
+  const access = (await app.http.post('/v3/auth/access-token').set('authorization', `Bearer ${refresh}`).send({})).body.access_token as string;
+  const isGone = async (cursor: string, what: string) => {
+    const gone = await get(`/v3/events?after=${encodeURIComponent(cursor)}`, access);
+    assert.equal([gone.status, gone.headers['content-type']?.split(';')[0]], [410, 'application/problem+json'], what);
+    assert.equal([gone.body.code, gone.body.title, gone.body.status], ['GONE', 'Gone', 410], what);
+    assert.match(gone.body.detail, /30 days/, what);
+  };
+  const stored = () => app.services.read((d) => d.events.recentFor(brand.accountId, 10));
+  assert.is((await stored()).length, 2, 'nothing purged yet');
+  await isGone(afterFirst, 'an old cursor, before any purge');
+  await isGone(afterAll, 'the old cursor of a feed where nothing new came, before any purge');
+  const typed = await app.http.get(`/trpc/events.feed?input=${encodeURIComponent(JSON.stringify({ after: afterFirst }))}`).set('authorization', `Bearer ${access}`);
+  assert.equal([typed.status, typed.body.error.data.code, typed.body.error.data.reason], [404, 'NOT_FOUND', 'GONE'], 'typed clients can tell it apart');
+
+  while ((await app.services.transact((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
+  assert.is((await stored()).length, 0, 'purged');
+  await isGone(afterFirst, 'an old cursor, after the purge');
+  await isGone(afterAll, 'the old cursor of a quiet feed, after the purge');
+
+  await createJob(brand.accountId);
+  const { items, next: recent } = await drain(access);
+  assert.is(items.length, 1, 'the new event, where a reader starts again');
+  const still = await get(`/v3/events?after=${encodeURIComponent(recent)}`, access);
+  assert.equal([still.status, still.body.items], [200, []], 'a cursor within the window goes on');
+});
+
+test.run();
