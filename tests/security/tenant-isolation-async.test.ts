@@ -323,7 +323,10 @@ test('webhook configuration: each account reads, tests and replaces its own; smu
 
       // The endpoint test goes to the caller's endpoint (its own, else its master's), signed with that key; no other.
       const seen = hooks.received.length;
-      const tested = await post('/v3/webhook-config/test', x, smuggled);
+      // Smuggled ids are members the test does not define: refused (400), with nothing sent; then the clean request.
+      const refused = await post('/v3/webhook-config/test', x, smuggled);
+      assert.equal([refused.status, hooks.received.length], [400, seen], 'a test with another\'s ids is refused, nothing sent');
+      const tested = await post('/v3/webhook-config/test', x, {});
       const target = endpointOwner(x);
       if (!target) {
         assert.is(tested.status, x.role === 'partner' ? 403 : 404, `test without an endpoint (${x.role})`);
