@@ -26,8 +26,8 @@ async function accept(fields: Record<string, unknown>) {
   assert.is(res.status, 202);
   return cid;
 }
-async function claimAll(cids: string[]) {
-  const claimed = await app.services.autocommit((deps) => claimDueCommands(deps, 100, 60_000));
+async function claimAll(cids: string[], leaseMs = 60_000) {
+  const claimed = await app.services.autocommit((deps) => claimDueCommands(deps, 100, leaseMs));
   assert.equal(claimed.map((c) => c.cid).sort(), [...cids].sort(), 'the batch is the commands of this test');
   return cids.map((cid) => claimed.find((c) => c.cid === cid)!);
 }
@@ -70,6 +70,21 @@ test('a batch with a failing command: nothing of the batch commits twice, the fa
   assert.equal([(await orderEvents(a))[0]!.n - eventsBefore[0]!, (await orderEvents(b))[0]!.n - eventsBefore[1]!], [1, 1]);
   const outcomes = await sql<{ n: number }>(`select count(*)::int as n from events where type in ('CommandResultEvent', 'CommandErrorEvent') and payload->>'_cid' in (?, ?, ?, ?)`, cids);
   assert.is(outcomes[0]!.n, 4, 'one outcome event per command');
+});
+
+test('an executor whose lease ran out finishes late, after another took the command over: its work is undone, the command ran once', async () => {
+  const apiId = await job();
+  const cid = await accept({ _type: 'RefreshOrder', orderId: apiId });
+  const eventsBefore = (await orderEvents(apiId))[0]!.n;
+  const [stale] = await claimAll([cid], 0); // a lease that has run out at once
+  const [second] = await claimAll([cid]);
+  assert.is(second!.attempts, 2, 'taken over');
+  assert.equal(await executeCommands(app.services.transact, [second!], policy), [{ outcome: 'succeeded' }]);
+  assert.equal(await executeCommands(app.services.transact, [stale!], policy), [{ outcome: 'lost' }], 'the late finish is refused');
+  assert.is((await orderEvents(apiId))[0]!.n - eventsBefore, 1, 'one run of RefreshOrder: one OrderStatusEvent');
+  const outcomes = await sql<{ eid: string }>(`select payload->>'_eid' as eid from events where type in ('CommandResultEvent', 'CommandErrorEvent') and payload->>'_cid' = ?`, [cid]);
+  assert.is(outcomes.length, 1, 'one outcome event');
+  assert.equal([(await result(cid))._type, (await result(cid))._eid], ['CommandResultEvent', outcomes[0]!.eid], 'the second executor\'s result is kept');
 });
 
 test('two batches at once over the same orders, taken in opposite orders (one through an invoice), both commit whole (no deadlock)', async () => {
