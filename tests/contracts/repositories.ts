@@ -208,6 +208,7 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     assert.ok(before >= 1);
     assert.is(await run((r) => r.commands.result(owner.id, cids[0]!)), null, 'purged');
     assert.equal((await run((r) => r.commands.result(owner.id, cids[1]!)))?.status, 'accepted', 'unfinished ones stay');
+    assert.equal(await run((r) => r.commands.result(owner.id, cids[2]!)), { status: 'succeeded', result: { n: 0 }, finishedAt: later(32) }, 'finished after `before`: stays');
     await run((r) => r.commands.finish(owner.id, cids[1]!, { status: 'failed', result: {} }, later(3)));
   });
 
