@@ -5,6 +5,7 @@ import { withDriverConnection } from '../../adapters/persistence/driver.ts';
 import { countQuery, pageQuery, rowsToJobs, SqlPartnerOrderQueries, type JobRow } from '../../adapters/persistence/partner-order-queries.ts';
 import { INACTIVE_STATUSES, JOB_STATUSES } from '../../domain/job.ts';
 import { sharedDatabase } from '../support/shared.ts';
+import { onPostgres, skipUnless } from '../support/skip.ts';
 
 const test = suite('partner listing SQL: both page shapes');
 
@@ -47,35 +48,34 @@ test('shallow (per-partner top-k) and deep (merged index scans) pages agree with
   }
 });
 
-if (process.env.DATABASE_URL) {
-  test('a stream whose connection dies mid-way fails at once, and its connection is not reused', async () => {
-    const db = await sharedDatabase();
-    const brand = randomUUID();
-    const partner = randomUUID();
-    const conn = db.orm.em.getConnection();
-    const now = new Date('2026-01-01T00:00:00Z');
-    await conn.execute(`insert into accounts (id, name, role, parent_id, created_at) values (?, 'b', 'brand', null, ?), (?, 'p', 'partner', null, ?)`, [brand, now, partner, now]);
-    // More than one batch (500), so that the stream has to read again after the connection is gone.
-    await conn.execute(`insert into jobs (api_id, brand_account_id, partner_id, name, status, created_at, updated_at)
-      select 'dead-' || ? || '-' || g, ?, ?, 'O-1', 'open', ?, ? from generate_series(1, 1200) g`, [brand.slice(0, 8), brand, partner, now, now]);
-    const batches = new SqlPartnerOrderQueries(db.orm.em.fork()).stream([partner], { updatedSince: null, active: false }, 0, null)[Symbol.asyncIterator]();
-    assert.is((await batches.next()).value?.length, 500);
-    const [backend] = await conn.execute<{ pid: number }[]>(`select pid from pg_stat_activity where query like '%partner_id = any%' and pid <> pg_backend_pid() and datname = current_database()`);
-    assert.ok(backend, 'the stream\'s backend is found');
-    await conn.execute('select pg_terminate_backend(?)', [backend.pid]);
-    // Before: the failed read left pg-cursor's close waiting for an answer that never came, and the stream hung.
-    const started = Date.now();
-    const outcome = await Promise.race([
-      (async () => { for (;;) { const next = await batches.next(); if (next.done) return 'ended'; } })().catch(() => 'failed'),
-      new Promise((resolve) => setTimeout(() => resolve('hung'), 4000)),
-    ]);
-    assert.is(outcome, 'failed', `after ${Date.now() - started} ms`);
-    // The pool serves on, with connections that work (the dead one was discarded, not handed out again).
-    for (let i = 0; i < 5; i++) {
-      const [row] = await db.orm.em.fork().getConnection().execute<{ one: number }[]>('select 1 as one');
-      assert.is(row!.one, 1);
-    }
-  });
-}
+test('a stream whose connection dies mid-way fails at once, and its connection is not reused', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const db = await sharedDatabase();
+  const brand = randomUUID();
+  const partner = randomUUID();
+  const conn = db.orm.em.getConnection();
+  const now = new Date('2026-01-01T00:00:00Z');
+  await conn.execute(`insert into accounts (id, name, role, parent_id, created_at) values (?, 'b', 'brand', null, ?), (?, 'p', 'partner', null, ?)`, [brand, now, partner, now]);
+  // More than one batch (500), so that the stream has to read again after the connection is gone.
+  await conn.execute(`insert into jobs (api_id, brand_account_id, partner_id, name, status, created_at, updated_at)
+    select 'dead-' || ? || '-' || g, ?, ?, 'O-1', 'open', ?, ? from generate_series(1, 1200) g`, [brand.slice(0, 8), brand, partner, now, now]);
+  const batches = new SqlPartnerOrderQueries(db.orm.em.fork()).stream([partner], { updatedSince: null, active: false }, 0, null)[Symbol.asyncIterator]();
+  assert.is((await batches.next()).value?.length, 500);
+  const [backend] = await conn.execute<{ pid: number }[]>(`select pid from pg_stat_activity where query like '%partner_id = any%' and pid <> pg_backend_pid() and datname = current_database()`);
+  assert.ok(backend, 'the stream\'s backend is found');
+  await conn.execute('select pg_terminate_backend(?)', [backend.pid]);
+  // Before: the failed read left pg-cursor's close waiting for an answer that never came, and the stream hung.
+  const started = Date.now();
+  const outcome = await Promise.race([
+    (async () => { for (;;) { const next = await batches.next(); if (next.done) return 'ended'; } })().catch(() => 'failed'),
+    new Promise((resolve) => setTimeout(() => resolve('hung'), 4000)),
+  ]);
+  assert.is(outcome, 'failed', `after ${Date.now() - started} ms`);
+  // The pool serves on, with connections that work (the dead one was discarded, not handed out again).
+  for (let i = 0; i < 5; i++) {
+    const [row] = await db.orm.em.fork().getConnection().execute<{ one: number }[]>('select 1 as one');
+    assert.is(row!.one, 1);
+  }
+});
 
 test.run();

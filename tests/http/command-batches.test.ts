@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
 import { executeCommands } from '../../domain/use-cases/execute-command.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
+import { onPostgres, skipUnless } from '../support/skip.ts';
 
 // The executor runs a claimed batch in one unit of work when all of it succeeds, and each command on its own when
 // any fails. Here batches are claimed and run by hand (this suite starts no worker), on the real database.
@@ -89,7 +90,7 @@ test('an executor whose lease ran out finishes late, after another took the comm
 
 test('two batches at once over the same orders, taken in opposite orders (one through an invoice), both commit whole (no deadlock)', async () => {
   // On the embedded database units of work run one at a time: nothing can deadlock there.
-  if (!process.env.DATABASE_URL) return;
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
   const [low, high] = [await job(), await job()].sort();
   const { id: invoiceOfHigh } = await app.admin.call<{ id: string }>('invoices.create', { orderId: high!, number: `R-${randomUUID()}`, type: 'invoice', status: 'sent', items: [] });
   const claim = async (commands: Record<string, unknown>[]) => {
