@@ -67,17 +67,20 @@ test('rebinding: a name public at configuration and loopback at delivery is refu
   const saved = await put(brand.accessToken, `http://${HOST}:${receiver.port}/hooks`);
   assert.is(saved.status, 200, 'the name is public when the configuration is saved');
   const { apiId } = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
-  let tries: { error: string | null; statusCode: number | null }[] = [];
+  let items: { eventId: string; attempts: { error: string | null; statusCode: number | null }[] }[] = [];
+  let tries: (typeof items)[number]['attempts'] = [];
   for (let waited = 0; tries.length === 0; waited += 50) {
     assert.ok(waited < 10_000, 'the delivery was tried');
     const log = await app.http.get('/v3/webhook-deliveries').set('authorization', `Bearer ${brand.accessToken}`);
-    tries = (log.body.items as { attempts: { error: string | null; statusCode: number | null }[] }[]).flatMap((d) => d.attempts);
+    items = log.body.items;
+    tries = items.flatMap((d) => d.attempts);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   assert.equal(tries[0]!.statusCode, null);
   assert.match(tries[0]!.error ?? '', `refused target: ${HOST} resolves to 127.0.0.1, which is not a public address`);
   assert.is(receiver.received.length, 0, 'nothing reached the loopback receiver');
-  assert.ok(apiId);
+  const events = await app.services.read((d) => d.events.recentFor(brand.accountId, 10));
+  assert.equal(events.map((e) => [e.id, e.type, e.orderId]), [[items[0]!.eventId, 'OrderStatusEvent', apiId]], 'the refused delivery is the new order\'s event');
 });
 
 test('the sender checks what the name resolves to when it connects: loopback is refused before any byte is sent', async () => {
