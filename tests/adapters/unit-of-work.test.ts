@@ -8,6 +8,7 @@ import { DomainError } from '../../domain/errors.ts';
 import { OutboxEvent } from '../../domain/event.ts';
 import { job as sampleJob } from '../contracts/repositories.ts';
 import { sharedDatabase } from '../support/shared.ts';
+import { onPostgres, skipUnless } from '../support/skip.ts';
 
 const test = suite('MikroORM unit of work');
 const now = new Date('2026-01-01T00:00:00.000Z');
@@ -29,7 +30,7 @@ test('a change and its events commit together, or neither does', async () => {
 });
 
 test('a transaction the server rolls back to break a deadlock is UNAVAILABLE (send it again), not a fault', async () => {
-  if (!process.env.DATABASE_URL) return; // the embedded database runs one transaction at a time
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return; // the embedded database runs one transaction at a time
   const transact = mikroOrmTransact((await sharedDatabase()).orm);
   const owner = brand();
   const [a, b] = [sampleJob(owner.id), sampleJob(owner.id)];

@@ -4,6 +4,8 @@ import * as assert from 'uvu/assert';
 import { hexSignature, standardWebhookSignature } from '../../adapters/signatures.ts';
 import { UndiciWebhookSender } from '../../adapters/webhooks/sender.ts';
 import { systemClock } from '../../adapters/system.ts';
+import type { ClaimedDelivery } from '../../domain/delivery.ts';
+import { attemptDelivery } from '../../domain/use-cases/deliver-events.ts';
 import { startRawReceiver } from '../support/raw-receiver.ts';
 import { startReceiver } from '../support/receiver.ts';
 
@@ -96,6 +98,24 @@ test('a reused connection dropped after the start of an answer is one failed att
   const attempt = await s.send(webhook(receiver.url));
   assert.equal(receiver.received.map((r) => r.answered), [200, 'partial'], 'the receiver had begun to answer: not sent again');
   assert.is(attempt.statusCode, null);
+});
+
+test('a 3xx answer is not delivered: the attempt records the status and an error, the delivery waits for its retry', async () => {
+  const codes = [300, 301, 302, 303, 307, 308, 399];
+  const redirecting = await startReceiver(({ n }) => codes[n - 1]!);
+  const s = sender(true);
+  const now = new Date();
+  for (const code of codes) {
+    const claimed: ClaimedDelivery = {
+      id: `delivery-${code}`, eventId: 'evt-1', attempts: 0, leaseUntil: new Date(now.getTime() + 60_000), claimToken: 'claim-1',
+      body: '{"_eid":"evt-1","n":1}', createdAt: now, endpoint: { url: redirecting.url(), signatureKey: null, enabled: true },
+    };
+    const result = await attemptDelivery({ webhookSender: s, clock: systemClock }, claimed, [60_000]);
+    assert.is(result.attempt.statusCode, code, `${code}: its status recorded`);
+    assert.match(result.attempt.error ?? '', new RegExp(`^HTTP ${code}`), `${code}: logged as a failure`);
+    assert.is(result.state.status, 'pending', `${code}: not delivered, waits for its retry`);
+  }
+  assert.is(redirecting.received.length, codes.length, 'each sent once, no location followed');
 });
 
 test('a receiver slower than the timeout is a failed try with a clear error', async () => {

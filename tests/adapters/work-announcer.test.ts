@@ -5,6 +5,7 @@ import { notifyWork, workAnnouncer } from '../../adapters/persistence/work-annou
 import { WORK_CHANNEL } from '../../adapters/persistence/work-notices.ts';
 import type { BackgroundWork } from '../../domain/ports.ts';
 import { sharedDatabase } from '../support/shared.ts';
+import { onPostgres, skipUnless } from '../support/skip.ts';
 
 const test = suite('work announcer');
 
@@ -68,29 +69,29 @@ test('kinds are announced independently, and a failed send is reported and does 
   await announcer.settled();
 });
 
-if (process.env.DATABASE_URL) {
-  test('PostgreSQL: a NOTIFY on the work channel, heard by a listener', async () => {
-    const database = await sharedDatabase();
-    const listener = new pg.Client({ connectionString: database.url });
-    const heard: string[] = [];
-    listener.on('notification', (m) => heard.push(m.payload ?? ''));
-    await listener.connect();
-    try {
-      await listener.query(`listen ${WORK_CHANNEL}`);
-      await notifyWork(database.orm)('deliveries');
-      for (const end = Date.now() + 2000; heard.length === 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 5));
-      assert.equal(heard, ['deliveries']);
-    } finally {
-      await listener.end();
-    }
-  });
+test('PostgreSQL: a NOTIFY on the work channel, heard by a listener', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const database = await sharedDatabase();
+  const listener = new pg.Client({ connectionString: database.url });
+  const heard: string[] = [];
+  listener.on('notification', (m) => heard.push(m.payload ?? ''));
+  await listener.connect();
+  try {
+    await listener.query(`listen ${WORK_CHANNEL}`);
+    await notifyWork(database.orm)('deliveries');
+    for (const end = Date.now() + 2000; heard.length === 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(heard, ['deliveries']);
+  } finally {
+    await listener.end();
+  }
+});
 
-  test('PostgreSQL: the rate-limit counters and the stream slots are unlogged tables (their commits do not wait for the disk)', async () => {
-    const database = await sharedDatabase();
-    const rows = await database.orm.em.getConnection().execute<{ relname: string; relpersistence: string }[]>(
-      "select relname, relpersistence from pg_class where relname in ('login_rate_limits', 'stream_slots', 'commands') order by relname");
-    assert.equal(rows.map((r) => `${r.relname}:${r.relpersistence}`), ['commands:p', 'login_rate_limits:u', 'stream_slots:u']);
-  });
-}
+test('PostgreSQL: the rate-limit counters and the stream slots are unlogged tables (their commits do not wait for the disk)', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const database = await sharedDatabase();
+  const rows = await database.orm.em.getConnection().execute<{ relname: string; relpersistence: string }[]>(
+    "select relname, relpersistence from pg_class where relname in ('login_rate_limits', 'stream_slots', 'commands') order by relname");
+  assert.equal(rows.map((r) => `${r.relname}:${r.relpersistence}`), ['commands:p', 'login_rate_limits:u', 'stream_slots:u']);
+});
 
 test.run();

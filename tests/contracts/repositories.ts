@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Account } from '../../domain/account.ts';
 import { CancellationReason } from '../../domain/cancellation.ts';
+import type { ClaimedCommand } from '../../domain/command.ts';
 import { Contact } from '../../domain/contact.ts';
 import type { DeliveryResult } from '../../domain/delivery.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -207,7 +208,43 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     assert.ok(before >= 1);
     assert.is(await run((r) => r.commands.result(owner.id, cids[0]!)), null, 'purged');
     assert.equal((await run((r) => r.commands.result(owner.id, cids[1]!)))?.status, 'accepted', 'unfinished ones stay');
+    assert.equal(await run((r) => r.commands.result(owner.id, cids[2]!)), { status: 'succeeded', result: { n: 0 }, finishedAt: later(32) }, 'finished after `before`: stays');
     await run((r) => r.commands.finish(owner.id, cids[1]!, { status: 'failed', result: {} }, later(3)));
+  });
+
+  test('command queue: a claim whose lease ran out finishes late, after another executor took the command over: false, and nothing changes', async () => {
+    const owner = account();
+    await run((r) => r.accounts.save(owner));
+    const t0 = at('2026-03-02T00:00:00.000Z');
+    const later = (s: number) => new Date(t0.getTime() + s * 1000);
+    const [finished, givenBack] = [randomUUID(), randomUUID()];
+    for (const cid of [finished, givenBack]) {
+      await run((r) => r.commands.accept({ accountId: owner.id, cid, type: 'RefreshOrder', body: { _cid: cid }, answer: { _cid: cid, status: 'accepted' } }, t0));
+    }
+    const claim = async (now: Date, leaseUntil: Date) => {
+      const claimed = await run((r) => r.commandQueue.claimDue(100, now, leaseUntil));
+      return (cid: string) => claimed.find((c) => c.cid === cid && c.accountId === owner.id)!;
+    };
+    const finish = (claimed: ClaimedCommand, by: string, s: number) =>
+      run((r) => r.commandQueue.finishClaimed(claimed, { status: 'succeeded', result: { by } }, later(s)));
+    const stale = await claim(t0, later(30));
+    const second = await claim(later(31), later(60));
+    assert.equal([second(finished).attempts, second(givenBack).attempts], [2, 2], 'both taken over once the first lease ran out');
+
+    // The second executor finishes first; the first one's result, arriving late, is refused and changes nothing.
+    assert.is(await finish(second(finished), 'second', 32), true);
+    assert.is(await finish(stale(finished), 'stale', 33), false, 'a late finish of a lost claim');
+    assert.equal(await run((r) => r.commands.result(owner.id, finished)), { status: 'succeeded', result: { by: 'second' }, finishedAt: later(32) });
+
+    // The second executor gives its claim back with its attempt (the moment's failure): the command is nobody's,
+    // and still not the stale claim's. The next claim runs it, once.
+    await run((r) => r.commandQueue.release(second(givenBack), later(40), false));
+    assert.is(await finish(stale(givenBack), 'stale', 34), false, 'a lost claim stays lost when the command is given back');
+    assert.equal(await run((r) => r.commands.result(owner.id, givenBack)), { status: 'accepted' });
+    const third = await claim(later(40), later(70));
+    assert.is(await finish(third(givenBack), 'third', 41), true);
+    assert.is(await finish(stale(givenBack), 'stale', 42), false);
+    assert.equal(await run((r) => r.commands.result(owner.id, givenBack)), { status: 'succeeded', result: { by: 'third' }, finishedAt: later(41) });
   });
 
   test('invoices: saved comes back whole', async () => {

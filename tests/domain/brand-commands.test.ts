@@ -220,6 +220,8 @@ test('the executor: an unexpected failure is retried, then ends as INTERNAL_ERRO
 
   deps.clock.advance(24 * 3600 - 1);
   assert.ok(await pollCommandResult(deps, principal(brand.id), 'y-1'));
+  assert.is(await purgeCommandResults(deps, 100), 0, 'a result younger than 24 h is not purged');
+  assert.is((await deps.commands.result(brand.id, 'y-1'))?.status, 'failed');
   deps.clock.advance(1);
   await rejectsWith(pollCommandResult(deps, principal(brand.id), 'y-1'), 'NOT_FOUND');
   assert.is(await purgeCommandResults(deps, 100), 1);

@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN_TOKEN } from '../support/app.ts';
 import { appWithMailbox, integrator, refreshTokenFor } from '../support/integrators.ts';
+import { onPostgres, skipUnless } from '../support/skip.ts';
 
 // API_CONCURRENCY_PER_ACCOUNT: each process works on at most that many requests of one account at once; the
 // account's others wait their turn and are served after, never refused for it; other accounts never wait for it.
@@ -10,7 +11,7 @@ const test = suite('account lanes over HTTP');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('a request beyond its account\'s lane waits for the one ahead of it; another account is served meanwhile', async () => {
-  if (!process.env.DATABASE_URL) return; // a request held in the database would hold the embedded database's one connection
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return; // a request held in the database would hold the embedded database's one connection
   const app = await appWithMailbox({ API_CONCURRENCY_PER_ACCOUNT: '1' });
   const brand = await integrator(app, 'brand');
   const other = await integrator(app, 'brand');

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
 import { executeCommands } from '../../domain/use-cases/execute-command.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
+import { onPostgres, skipUnless } from '../support/skip.ts';
 
 // The executor runs a claimed batch in one unit of work when all of it succeeds, and each command on its own when
 // any fails. Here batches are claimed and run by hand (this suite starts no worker), on the real database.
@@ -26,9 +27,12 @@ async function accept(fields: Record<string, unknown>) {
   assert.is(res.status, 202);
   return cid;
 }
-async function claimAll(cids: string[]) {
-  const claimed = await app.services.autocommit((deps) => claimDueCommands(deps, 100, 60_000));
-  assert.equal(claimed.map((c) => c.cid).sort(), [...cids].sort(), 'the batch is the commands of this test');
+async function claimAll(cids: string[], leaseMs = 60_000) {
+  const claimed = await app.services.autocommit((deps) => claimDueCommands(deps, 100, leaseMs));
+  // A command another suite left accepted (its worker stopped before running it) is given back as it was.
+  const others = claimed.filter((c) => !cids.includes(c.cid));
+  await app.services.autocommit(async (deps) => { for (const c of others) await deps.commandQueue.release(c, deps.clock.now(), false); });
+  assert.equal(claimed.filter((c) => cids.includes(c.cid)).map((c) => c.cid).sort(), [...cids].sort(), 'the batch holds the commands of this test');
   return cids.map((cid) => claimed.find((c) => c.cid === cid)!);
 }
 const sql = <T>(text: string, values: unknown[]) => app.database.orm.em.fork().getConnection().execute<T[]>(text, values);
@@ -72,9 +76,24 @@ test('a batch with a failing command: nothing of the batch commits twice, the fa
   assert.is(outcomes[0]!.n, 4, 'one outcome event per command');
 });
 
+test('an executor whose lease ran out finishes late, after another took the command over: its work is undone, the command ran once', async () => {
+  const apiId = await job();
+  const cid = await accept({ _type: 'RefreshOrder', orderId: apiId });
+  const eventsBefore = (await orderEvents(apiId))[0]!.n;
+  const [stale] = await claimAll([cid], 0); // a lease that has run out at once
+  const [second] = await claimAll([cid]);
+  assert.is(second!.attempts, 2, 'taken over');
+  assert.equal(await executeCommands(app.services.transact, [second!], policy), [{ outcome: 'succeeded' }]);
+  assert.equal(await executeCommands(app.services.transact, [stale!], policy), [{ outcome: 'lost' }], 'the late finish is refused');
+  assert.is((await orderEvents(apiId))[0]!.n - eventsBefore, 1, 'one run of RefreshOrder: one OrderStatusEvent');
+  const outcomes = await sql<{ eid: string }>(`select payload->>'_eid' as eid from events where type in ('CommandResultEvent', 'CommandErrorEvent') and payload->>'_cid' = ?`, [cid]);
+  assert.is(outcomes.length, 1, 'one outcome event');
+  assert.equal([(await result(cid))._type, (await result(cid))._eid], ['CommandResultEvent', outcomes[0]!.eid], 'the second executor\'s result is kept');
+});
+
 test('two batches at once over the same orders, taken in opposite orders (one through an invoice), both commit whole (no deadlock)', async () => {
   // On the embedded database units of work run one at a time: nothing can deadlock there.
-  if (!process.env.DATABASE_URL) return;
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
   const [low, high] = [await job(), await job()].sort();
   const { id: invoiceOfHigh } = await app.admin.call<{ id: string }>('invoices.create', { orderId: high!, number: `R-${randomUUID()}`, type: 'invoice', status: 'sent', items: [] });
   const claim = async (commands: Record<string, unknown>[]) => {

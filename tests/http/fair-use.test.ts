@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN_TOKEN } from '../support/app.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
+import { onPostgres, skipUnless } from '../support/skip.ts';
 
 // API_RATE_LIMIT_PER_ACCOUNT (CONTRACT §1): authenticated requests a second per account; beyond, 429 with Retry-After,
 // for that account alone. On PostgreSQL two app instances (two processes' worth) share the counters.
@@ -129,7 +130,7 @@ test('at most 2 legacy listings of an account stream at once: a third is 429 wit
   for (let i = 0; i < 3; i++) { const res = await legacy(app); assert.is(res.status, 200, 'each listing gives its slot back when it ends'); }
   const held = [await app.services.read((deps) => deps.streamSlots.take(partner.accountId)), await twin.services.read((deps) => deps.streamSlots.take(partner.accountId))];
   try {
-    if (process.env.DATABASE_URL) {
+    if (onPostgres) {
       // One slot held here and one by the other instance: the server's count is what counts.
       const refused = await legacy(app);
       assert.equal([refused.status, refused.body.code], [429, 'TOO_MANY_REQUESTS']);
@@ -150,7 +151,7 @@ test('at most 2 legacy listings of an account stream at once: a third is 429 wit
 });
 
 test('the counters are shared by every process on one PostgreSQL server', async () => {
-  if (!process.env.DATABASE_URL) return; // the embedded database serves one process, whose counters are its own
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return; // the embedded database serves one process, whose counters are its own
   const partner = await freshPartner();
   await waitForNextWindow();
   const statuses = (await Promise.all([
@@ -161,7 +162,7 @@ test('the counters are shared by every process on one PostgreSQL server', async 
 });
 
 test('on a server, an account already refused is answered before the request path: the same problem, counted as "fair use"', async () => {
-  if (!process.env.DATABASE_URL) return; // in memory, the count itself costs nothing: every request takes the usual path
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return; // in memory, the count itself costs nothing: every request takes the usual path
   const partner = await freshPartner();
   await waitForNextWindow();
   await Promise.all(Array.from({ length: LIMIT + 1 }, () => listing(app, partner.accessToken)));
@@ -190,7 +191,7 @@ test('on a server, an account already refused is answered before the request pat
 });
 
 test('a slot whose holder died (its lease ran out) is taken over', async () => {
-  if (!process.env.DATABASE_URL) return; // in memory, slots die with their process
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return; // in memory, slots die with their process
   await waitForNextWindow();
   const sql = app.database.orm.em.fork().getConnection();
   await sql.execute(`insert into stream_slots (account_id, slot, holder, lease_until) values (?, 0, gen_random_uuid(), now() - interval '1 second'),

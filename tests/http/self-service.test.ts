@@ -27,17 +27,27 @@ const setStatus = (apiId: string, status: string) => app.admin.call('jobs.setSta
 const get = (path: string, token: string) => app.http.get(path).set('authorization', `Bearer ${token}`);
 const post = (path: string, token: string, body: object = {}) => app.http.post(path).set('authorization', `Bearer ${token}`).send(body);
 
-/** Follows `next` from the start until a page comes back empty: every event of the caller's feed. */
-async function drain(token: string, limit = 3) {
+/**
+ * Follows `next` from the start until a page comes back empty: every event of the caller's feed. A feed that does
+ * not move on fails the test instead of running forever: a page with events must name a cursor not seen before, and
+ * the feeds drained here end within `maxPages`.
+ */
+async function drain(token: string, limit = 3, maxPages = 50) {
   const items: Json[] = [];
+  const cursors = new Set<string>();
   let after: string | null = null;
-  for (;;) {
+  for (let page = 1; ; page++) {
+    assert.ok(page <= maxPages, `the feed did not end within ${maxPages} pages of ${limit} (${items.length} events read)`);
     const res = await get(`/v3/events?limit=${limit}${after ? `&after=${encodeURIComponent(after)}` : ''}`, token);
     assert.is(res.status, 200, JSON.stringify(res.body));
     assert.ok(res.body.items.length <= limit);
     items.push(...res.body.items);
     if (res.body.items.length === 0) return { items, next: res.body.next as string | null };
-    after = res.body.next;
+    const next = res.body.next as string | null;
+    assert.ok(next, `page ${page} has events but no cursor to go on from`);
+    assert.not.ok(cursors.has(next), `page ${page} repeats the cursor ${next}: the feed does not move on`);
+    cursors.add(next);
+    after = next;
   }
 }
 
@@ -176,7 +186,6 @@ async function silentReceiver() {
 
 test('endpoint test: what the endpoint did, signed like a delivery, nothing stored; 10 a minute', async () => {
   const receiver = await startReceiver(({ n }) => (n === 2 ? 500 : 200));
-  assert.ok(receiver);
   const brand = await integrator(app, 'brand');
   const whsec = `whsec_${Buffer.from(randomUUID()).toString('base64')}`;
   assert.is((await post('/v3/webhook-config/test', brand.accessToken)).status, 404, 'no configuration');
@@ -190,6 +199,7 @@ test('endpoint test: what the endpoint did, signed like a delivery, nothing stor
     assert.is(res.status, 200, JSON.stringify(res.body));
     outcomes.push(res.body);
   }
+  assert.equal(outcomes.map((o) => [o.statusCode, o.delivered]), [[200, true], [500, false], [200, true], [200, true]], 'each test tried once, as answered');
   const sent = receiver.received.filter((r) => r.payload._type === 'WebhookTestEvent');
   assert.is(sent.length, 4, 'a disabled endpoint is tested too');
   sent.forEach((r, i) => {

@@ -149,21 +149,38 @@ test('a receiver failing twice gets the event on the third attempt; one that alw
 });
 
 test('per-order order: changes to one order arrive in order while its first is retried; another order is not held up', async () => {
-  let failedOnce = false;
-  const receiver = await startReceiver(({ payload }) => {
-    if (payload.status === 'open' && !failedOnce) { failedOnce = true; return 500; }
-    return 200;
-  });
-  const brand = await account('brand');
-  await configure(brand, 'brand', receiver.url());
-  const x = (await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand, status: 'open' })).apiId;
-  await setStatus(x, 'started');
-  await setStatus(x, 'finished');
-  const y = await createJob(brand);
-  await receiver.until((r) => ofOrder(r, x).filter((e) => e.answered === 200).length === 3 && ofOrder(r, y).length === 1);
-  assert.equal(ofOrder(receiver.received, x).filter((e) => e.answered === 200).map((e) => e.payload.status), ['open', 'started', 'finished']);
-  const xFirstDelivered = ofOrder(receiver.received, x).find((e) => e.answered === 200)!;
-  assert.ok(ofOrder(receiver.received, y)[0]!.at <= xFirstDelivered.at, 'the other order went out while the first one waited for its retry');
+  // The retry waits an hour on a test clock, moved on only once the other order has arrived: that the other order
+  // went out while the first waited is then a fact of the sequence, not a race (with the suite's 150 ms schedule, a
+  // loaded machine retried the first order before the test had even made the second). The suite's worker rests
+  // meanwhile, so that this app's worker, with the hour-long schedule, sends everything.
+  await app.worker.stop();
+  const timed = await appWithMailbox({ TEST_CLOCK: '1', WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_TIMEOUT_MS: '2000' });
+  timed.worker.start();
+  try {
+    let failedOnce = false;
+    const receiver = await startReceiver(({ payload }) => {
+      if (payload.status === 'open' && !failedOnce) { failedOnce = true; return 500; }
+      return 200;
+    });
+    const brand = (await timed.admin.call<{ id: string }>('accounts.create', { name: `brand ${randomUUID().slice(0, 6)}`, role: 'brand' })).id;
+    await timed.admin.call('webhookConfigs.upsert', { accountId: brand, scope: 'brand', url: receiver.url(), transformer: 'default', version: '1.3.0' });
+    const job = async (status: string) => (await timed.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand, status })).apiId;
+    const x = await job('open');
+    for (const status of ['started', 'finished']) await timed.admin.call('jobs.setStatus', { apiId: x, status });
+    const y = await job('accepted');
+    const arrivals = (order: string) => ofOrder(receiver.received, order).map((e) => `${e.payload.status}/${e.answered}`);
+
+    await receiver.until((r) => ofOrder(r, y).length > 0 && ofOrder(r, x).length > 0, 10_000, 'the other order, and the first try of the first');
+    assert.equal(arrivals(x), ['open/500'], 'the first order\'s later changes wait behind its first, which waits for its retry');
+    assert.equal(arrivals(y), ['accepted/200'], 'the other order went out meanwhile');
+
+    await timed.admin.call('testClock.advance', { seconds: 3600 });
+    await receiver.until((r) => ofOrder(r, x).filter((e) => e.answered === 200).length === 3, 10_000, 'the first order after its retry');
+    assert.equal(arrivals(x), ['open/500', 'open/200', 'started/200', 'finished/200']);
+  } finally {
+    await timed.worker.stop();
+    app.worker.start();
+  }
 });
 
 test('a disabled configuration gets no delivery, and none is made up when it is enabled again; polling and RefreshOrder still serve', async () => {

@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { startService, type ServiceProcess } from '../support/process.ts';
+import { onPostgres, skipUnless } from '../support/skip.ts';
 
 // Executors in processes of their own, sharing the PostgreSQL server of the suite (CI's second pass).
 const test = suite('command executors in separate processes');
@@ -53,52 +54,52 @@ async function executionsPerCid(accountId: string) {
   return new Map(rows.map((r) => [r.cid, r.n]));
 }
 
-if (server) {
-  test.before(async () => { app = await appWithMailbox(); });
+test.before(async () => { if (onPostgres) app = await appWithMailbox(); });
 
-  test('two executors and 500 commands: each command runs exactly once', async () => {
-    const { brand, apiId } = await brandWithOrder();
-    const [a, b] = [worker(30_000), worker(30_000)];
-    await Promise.all([a.listening, b.listening]);
-    const cids = await sendCommands(brand, apiId, 500);
-    await waitUntilFinished(brand.accountId, 500, 60_000);
-    const executions = await executionsPerCid(brand.accountId);
-    assert.is(executions.size, 500);
-    assert.ok(cids.every((cid) => executions.get(cid) === 1), 'a command ran twice or never');
-    const [orderEvents] = await sql<{ n: number }>(`select count(*)::int as n from events where account_id = ? and order_id = ? and type = 'OrderStatusEvent'`, [brand.accountId, apiId]);
-    assert.is(orderEvents!.n, 501, 'one OrderStatusEvent for the creation and one per RefreshOrder');
-    await Promise.all([a.stop(), b.stop()]);
-  });
+test('two executors and 500 commands: each command runs exactly once', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const { brand, apiId } = await brandWithOrder();
+  const [a, b] = [worker(30_000), worker(30_000)];
+  await Promise.all([a.listening, b.listening]);
+  const cids = await sendCommands(brand, apiId, 500);
+  await waitUntilFinished(brand.accountId, 500, 60_000);
+  const executions = await executionsPerCid(brand.accountId);
+  assert.is(executions.size, 500);
+  assert.ok(cids.every((cid) => executions.get(cid) === 1), 'a command ran twice or never');
+  const [orderEvents] = await sql<{ n: number }>(`select count(*)::int as n from events where account_id = ? and order_id = ? and type = 'OrderStatusEvent'`, [brand.accountId, apiId]);
+  assert.is(orderEvents!.n, 501, 'one OrderStatusEvent for the creation and one per RefreshOrder');
+  await Promise.all([a.stop(), b.stop()]);
+});
 
-  test('an executor killed with SIGKILL while holding commands: they run after the lease, once', async () => {
-    const { brand, apiId } = await brandWithOrder();
-    const cids = await sendCommands(brand, apiId, 400);
-    const doomed = worker(3000);
-    await doomed.listening;
-    let held: { cid: string; lease_until: string }[] = [];
-    const deadline = Date.now() + 20_000;
-    while (held.length === 0) {
-      assert.ok(Date.now() < deadline, 'the executor never held a command');
-      held = await sql<{ cid: string; lease_until: string }>(
-        `select cid, lease_until from commands where account_id = ? and status = 'accepted' and claim_token is not null`, [brand.accountId]);
-    }
-    doomed.child.kill('SIGKILL');
-    await doomed.exited;
-    const [stillHeld] = await sql<{ n: number }>(
-      `select count(*)::int as n from commands where account_id = ? and status = 'accepted' and claim_token is not null`, [brand.accountId]);
-    assert.ok(stillHeld!.n > 0, 'the killed executor held commands when it died');
+test('an executor killed with SIGKILL while holding commands: they run after the lease, once', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const { brand, apiId } = await brandWithOrder();
+  const cids = await sendCommands(brand, apiId, 400);
+  const doomed = worker(3000);
+  await doomed.listening;
+  let held: { cid: string; lease_until: string }[] = [];
+  const deadline = Date.now() + 20_000;
+  while (held.length === 0) {
+    assert.ok(Date.now() < deadline, 'the executor never held a command');
+    held = await sql<{ cid: string; lease_until: string }>(
+      `select cid, lease_until from commands where account_id = ? and status = 'accepted' and claim_token is not null`, [brand.accountId]);
+  }
+  doomed.child.kill('SIGKILL');
+  await doomed.exited;
+  const [stillHeld] = await sql<{ n: number }>(
+    `select count(*)::int as n from commands where account_id = ? and status = 'accepted' and claim_token is not null`, [brand.accountId]);
+  assert.ok(stillHeld!.n > 0, 'the killed executor held commands when it died');
 
-    const successor = worker(3000);
-    await successor.listening;
-    await waitUntilFinished(brand.accountId, 400, 60_000);
-    const executions = await executionsPerCid(brand.accountId);
-    assert.ok(cids.every((cid) => executions.get(cid) === 1), 'a command ran twice or never');
-    const late = await sql<{ n: number }>(
-      `select count(*)::int as n from commands where account_id = ? and cid in (?) and finished_at < ?`,
-      [brand.accountId, held.map((h) => h.cid), held.map((h) => h.lease_until).sort()[0]]);
-    assert.is(late[0]!.n, 0, 'no command held by the dead executor ran before its lease ran out');
-    await successor.stop();
-  });
-}
+  const successor = worker(3000);
+  await successor.listening;
+  await waitUntilFinished(brand.accountId, 400, 60_000);
+  const executions = await executionsPerCid(brand.accountId);
+  assert.ok(cids.every((cid) => executions.get(cid) === 1), 'a command ran twice or never');
+  const late = await sql<{ n: number }>(
+    `select count(*)::int as n from commands where account_id = ? and cid in (?) and finished_at < ?`,
+    [brand.accountId, held.map((h) => h.cid), held.map((h) => h.lease_until).sort()[0]]);
+  assert.is(late[0]!.n, 0, 'no command held by the dead executor ran before its lease ran out');
+  await successor.stop();
+});
 
 test.run();
