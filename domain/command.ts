@@ -1,3 +1,4 @@
+import { conflict } from './errors.ts';
 import type { Customer } from './job.ts';
 
 /** The envelope every command carries (SPEC §2). */
@@ -117,6 +118,15 @@ export const asJson = (value: unknown): unknown => (value === undefined ? null :
  * carried it and however it spelled its values (key order, a date's offset), one command has one form.
  */
 export const canonicalForm = (command: CommandEnvelope): unknown => asJson(command);
+
+/**
+ * The answer a `_cid` the account already holds gives to a command sent under it again (CONTRACT §5): the first
+ * answer when it is the same command (type and canonical form); another command under a taken `_cid` is a conflict.
+ */
+export function replayOf<T>(held: StoredCommand, type: string, body: unknown): T {
+  if (held.type !== type || !sameJson(held.body, body)) throw conflict('This _cid was used before with another body.');
+  return held.answer as T;
+}
 
 /** Equal as JSON, key order aside (CONTRACT §5). */
 export function sameJson(a: unknown, b: unknown): boolean {

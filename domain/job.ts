@@ -88,6 +88,11 @@ export interface JobProps {
   updatedAt: Date;
 }
 
+/** An appointment ends no earlier than it starts (CONTRACT §5). */
+export function checkAppointmentWindow(start: Date, end: Date | null): void {
+  if (end && end.getTime() < start.getTime()) throw invalid('appointmentEnd', 'appointmentEnd must not be before appointmentStart.');
+}
+
 export class Job {
   apiId!: string;
   brandAccountId!: string;
@@ -127,7 +132,7 @@ export class Job {
   }
 
   setAppointment(start: Date, end: Date | null, now: Date): void {
-    if (end && end.getTime() < start.getTime()) throw invalid('appointmentEnd', 'appointmentEnd must not be before appointmentStart.');
+    checkAppointmentWindow(start, end);
     this.appointmentStart = start;
     this.appointmentEnd = end;
     this.status = 'appointment_confirmed';

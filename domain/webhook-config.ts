@@ -27,6 +27,9 @@ export interface WebhookConfigProps {
   updatedAt: Date;
 }
 
+/** The fewest characters a signature key may have (CONTRACT §7). */
+export const SIGNATURE_KEY_MIN_LENGTH = 16;
+
 export class WebhookConfig {
   id!: string;
   accountId!: string;

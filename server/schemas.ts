@@ -11,7 +11,7 @@ import { DELIVERY_LIST_LIMIT } from '../domain/use-cases/list-deliveries.ts';
 import type { AcceptedAnswer } from '../domain/use-cases/accept-command.ts';
 import type { SetJobAppointmentCommand } from '../domain/use-cases/set-job-appointment.ts';
 import type { SetJobYourOrderIdCommand } from '../domain/use-cases/set-job-your-order-id.ts';
-import { PAYLOAD_VERSIONS, SCOPES, TRANSFORMERS } from '../domain/webhook-config.ts';
+import { PAYLOAD_VERSIONS, SCOPES, SIGNATURE_KEY_MIN_LENGTH, TRANSFORMERS } from '../domain/webhook-config.ts';
 import { deliveryCursor, feedCursor } from './cursors.ts';
 import { commandOutcomeEvent, deliveredEvent, orderStatusEvent } from './payload-docs.ts';
 import { FEED_LIMIT } from '../domain/use-cases/read-event-feed.ts';
@@ -140,7 +140,7 @@ export const webhookConfig = {
     transformer: z.enum(TRANSFORMERS),
     version: z.enum(PAYLOAD_VERSIONS),
     enabled: exactBoolean().optional().describe('Defaults to true.'),
-    signatureKey: wireString().min(16).max(256).nullable().optional()
+    signatureKey: wireString().min(SIGNATURE_KEY_MIN_LENGTH).max(256).nullable().optional()
       .describe('HMAC key for signatures. Absent keeps the current key; null removes it. Never shown again.'),
   }),
 };
@@ -275,14 +275,7 @@ const setJobYourOrderIdFields = z.strictObject({
 });
 
 export const partnerCommands = {
-  setJobAppointment: setJobAppointmentFields.superRefine((value, ctx) => {
-    exactlyOne(IDENTIFIERS)(value, ctx);
-    // Refinements also run when a field has failed already: only compare what parsed into dates.
-    const { appointmentStart: start, appointmentEnd: end } = value as { appointmentStart: unknown; appointmentEnd: unknown };
-    if (start instanceof Date && end instanceof Date && end.getTime() < start.getTime()) {
-      ctx.addIssue({ code: 'custom', path: ['appointmentEnd'], message: 'appointmentEnd must not be before appointmentStart.' });
-    }
-  }).transform((v): SetJobAppointmentCommand => ({
+  setJobAppointment: setJobAppointmentFields.superRefine(exactlyOne(IDENTIFIERS)).transform((v): SetJobAppointmentCommand => ({
     ...envelopeOf(v), _type: v._type, identifier: identifierOf(v), appointmentStart: v.appointmentStart, appointmentEnd: v.appointmentEnd ?? null,
   })),
   setJobYourOrderId: setJobYourOrderIdFields.superRefine(exactlyOne(SET_YOUR_ORDER_ID_IDENTIFIERS)).transform((v): SetJobYourOrderIdCommand => ({

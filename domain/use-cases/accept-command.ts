@@ -1,6 +1,5 @@
 import type { Principal } from '../auth.ts';
-import { canonicalForm, sameJson, type BrandCommand, type BrandCommandType } from '../command.ts';
-import { conflict } from '../errors.ts';
+import { canonicalForm, replayOf, type BrandCommand, type BrandCommandType } from '../command.ts';
 import type { Deps } from '../ports.ts';
 
 export interface AcceptedAnswer {
@@ -18,7 +17,5 @@ export async function acceptCommand(deps: Pick<Deps, 'commands' | 'clock'>, prin
   const body = canonicalForm(command);
   const answer: AcceptedAnswer = { _cid: command._cid, _type: command._type, status: 'accepted' };
   const held = await deps.commands.accept({ accountId: principal.accountId, cid: command._cid, type: command._type, body, answer }, deps.clock.now());
-  if (!held) return answer;
-  if (held.type !== command._type || !sameJson(held.body, body)) throw conflict('This _cid was used before with another body.');
-  return held.answer as AcceptedAnswer;
+  return held ? replayOf<AcceptedAnswer>(held, command._type, body) : answer;
 }

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth.ts';
-import { canonicalForm, sameJson, type CommandEnvelope, type JobIdentifier } from '../command.ts';
+import { canonicalForm, replayOf, type CommandEnvelope, type JobIdentifier } from '../command.ts';
 import { conflict, DomainError, notFound } from '../errors.ts';
 import type { Job } from '../job.ts';
 import { emitOrderStatus } from '../order-events.ts';
@@ -33,10 +33,7 @@ export async function runPartnerCommand(
   const now = deps.clock.now();
   const received = canonicalForm(command);
   const held = await deps.commands.claim({ accountId: principal.accountId, cid: command._cid, type: command._type, body: received }, now);
-  if (held) {
-    if (held.type !== command._type || !sameJson(held.body, received)) throw conflict('This _cid was used before with another body.');
-    return held.answer as PartnerCommandAnswer;
-  }
+  if (held) return replayOf<PartnerCommandAnswer>(held, command._type, received);
 
   const family = await deps.accounts.partnerFamily(principal.accountId);
   const job = await ownedJob(deps, [principal.accountId, ...(family?.childIds ?? [])], command.identifier);

@@ -1,5 +1,6 @@
 import type { Principal } from '../auth.ts';
 import type { CommandEnvelope, JobIdentifier } from '../command.ts';
+import { checkAppointmentWindow } from '../job.ts';
 import { runPartnerCommand, type PartnerCommandDeps } from './run-partner-command.ts';
 
 export interface SetJobAppointmentCommand extends CommandEnvelope {
@@ -10,6 +11,8 @@ export interface SetJobAppointmentCommand extends CommandEnvelope {
 }
 
 /** `appointment_confirmed`, with `inputs.appointment_date` = { start, end }; accepted in every status (CONTRACT §2). */
-export function setJobAppointment(deps: PartnerCommandDeps, principal: Principal, command: SetJobAppointmentCommand) {
+export async function setJobAppointment(deps: PartnerCommandDeps, principal: Principal, command: SetJobAppointmentCommand) {
+  // A rule of the body: judged with it, before the _cid and the job are looked at (CONTRACT §5's order of checks).
+  checkAppointmentWindow(command.appointmentStart, command.appointmentEnd);
   return runPartnerCommand(deps, principal, command, (job, now) => job.setAppointment(command.appointmentStart, command.appointmentEnd, now));
 }

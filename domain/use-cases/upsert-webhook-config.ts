@@ -1,6 +1,6 @@
 import { invalid, notFound } from '../errors.ts';
 import type { Deps } from '../ports.ts';
-import { type PayloadVersion, type Scope, type Transformer, WebhookConfig } from '../webhook-config.ts';
+import { type PayloadVersion, type Scope, SIGNATURE_KEY_MIN_LENGTH, type Transformer, WebhookConfig } from '../webhook-config.ts';
 
 export interface UpsertWebhookConfigInput {
   accountId: string;
@@ -21,8 +21,8 @@ export async function upsertWebhookConfig(
   const account = await deps.accounts.get(input.accountId);
   if (!account) throw notFound('The account');
   if (account.role !== input.scope) throw invalid('scope', `A ${account.role} account can only have a ${account.role}-scoped configuration.`);
-  if (input.signatureKey !== undefined && input.signatureKey !== null && input.signatureKey.length < 16) {
-    throw invalid('signatureKey', 'A signature key needs at least 16 characters.');
+  if (input.signatureKey !== undefined && input.signatureKey !== null && input.signatureKey.length < SIGNATURE_KEY_MIN_LENGTH) {
+    throw invalid('signatureKey', `A signature key needs at least ${SIGNATURE_KEY_MIN_LENGTH} characters.`);
   }
   if (input.url) {
     const reason = await deps.webhookTargets.refusalReason(input.url);
