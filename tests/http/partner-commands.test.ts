@@ -88,6 +88,8 @@ test('400 with issues for every body rule, none or two identifiers included; not
     ['appointmentStart without offset', APPOINTMENT, appointment(id, { appointmentStart: '2026-12-01T09:00:00' })],
     ['appointmentStart a date only', APPOINTMENT, appointment(id, { appointmentStart: '2026-12-01' })],
     ['appointmentEnd before start', APPOINTMENT, appointment(id, { appointmentEnd: '2026-12-01T07:59:00Z' })],
+    // A rule of the body, judged before the job is looked for: 400, not 404.
+    ['appointmentEnd before start, of no job', APPOINTMENT, appointment({ jobApiId: 'no-such-job' }, { appointmentEnd: '2026-12-01T07:59:00Z' })],
     ['unknown field', APPOINTMENT, appointment(id, { color: 'red' })],
     ['missing yourOrderID', YOUR_ORDER_ID, { _v: '1.0.0', _cid: randomUUID(), _type: 'SetJobYourOrderId', ...id }],
     ['yourOrderID as identifier only', YOUR_ORDER_ID, { _v: '1.0.0', _cid: randomUUID(), _type: 'SetJobYourOrderId', yourOrderID: 'X' }],
