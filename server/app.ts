@@ -16,7 +16,8 @@ import { fairUseDoor } from './fair-use-door.ts';
 import { requestIdFor } from './request-id.ts';
 import type { Services } from './services.ts';
 import { httpMetrics } from './metrics.ts';
-import { secretEquals, type Meta } from './trpc.ts';
+import { isAdmin } from './credentials.ts';
+import type { Meta } from './trpc.ts';
 
 export interface HttpAppOptions {
   /** The app router; tests may hand in a router that adds procedures of their own. */
@@ -54,9 +55,7 @@ function problemMeta(error: TRPCError) {
 export function metricsRoute(services: Services) {
   const routes = express.Router();
   routes.get('/metrics', async (req, res) => {
-    const expected = services.config.adminToken;
-    const given = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-    if (!expected || !given || !secretEquals(given, expected)) {
+    if (!isAdmin(req.headers.authorization, services.config.adminToken)) {
       res.status(401).type('application/problem+json')
         .send(JSON.stringify(problem('UNAUTHORIZED', 401, 'A valid admin token is required.', { requestId: String(req.id ?? res.getHeader('x-request-id') ?? '') })));
       return;

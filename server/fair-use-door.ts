@@ -8,7 +8,8 @@ import { countAnswer } from './metrics.ts';
 import { requestIdFor } from './request-id.ts';
 import type { RestOperation } from './rest-routes.ts';
 import type { Services } from './services.ts';
-import { bearerToken, type Meta } from './trpc.ts';
+import { bearerToken } from './credentials.ts';
+import type { Meta } from './trpc.ts';
 
 /** The route the metrics count these answers under. */
 const FAIR_USE_ROUTE = 'fair use';
@@ -28,7 +29,7 @@ export function fairUseDoor(router: OpenApiRouter, operations: readonly RestOper
     if (!services.mayRefuseEarly()) return app(req, res);
     const path = pathOf(req.url);
     const roles = plain(path) ? guarded.get(req.method ?? '')?.find((operation) => operation.path.test(path))?.roles : undefined;
-    const accessToken = roles ? bearerToken({ authorization: req.headers.authorization }) : null;
+    const accessToken = roles ? bearerToken(req.headers.authorization) : null;
     if (!roles || !accessToken) return app(req, res);
     const started = process.hrtime.bigint();
     services.refuseEarly({ accessToken, roles }).then(() => app(req, res), (error: unknown) => {

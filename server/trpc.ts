@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ZodType } from 'zod';
@@ -7,6 +6,7 @@ import { DomainError } from '../domain/errors.ts';
 import { admitCaller, identifyCaller } from '../domain/use-cases/authenticate.ts';
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
+import { bearerToken, isAdmin } from './credentials.ts';
 import { GENERIC_INTERNAL_DETAIL, isGone, issuesOf, problem, restGone, retryAfterOf, translateError, type ProblemCode } from './errors.ts';
 
 export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 | 500 | 503;
@@ -75,7 +75,7 @@ function decodedPathParameters(path: string | undefined, getRawInput: () => Prom
 }
 
 /** Every procedure: REST path parameters decoded, and domain errors and schema issues translated once, here. */
-export const publicProcedure = t.procedure.use(async ({ ctx, meta, getRawInput, next }) => {
+export const baseProcedure = t.procedure.use(async ({ ctx, meta, getRawInput, next }) => {
   const result = ctx.transport === 'rest' && meta?.openapi?.path.includes('{')
     ? await next({ getRawInput: decodedPathParameters(meta.openapi.path, getRawInput) })
     : await next();
@@ -86,24 +86,10 @@ export const publicProcedure = t.procedure.use(async ({ ctx, meta, getRawInput, 
   return result;
 });
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
-/** Constant time whatever the lengths: both sides are hashed to equal-length digests first. */
-export function secretEquals(given: string, expected: string): boolean {
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
-export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
-  const expected = ctx.services.config.adminToken;
-  const given = /^Bearer (.+)$/i.exec(ctx.authorization ?? '')?.[1];
-  if (!expected || !given || !secretEquals(given, expected)) {
-    throw new TRPCError({ code: 'UNAUTHORIZED', message: 'A valid admin token is required.' });
-  }
+export const adminProcedure = baseProcedure.use(({ ctx, next }) => {
+  if (!isAdmin(ctx.authorization, ctx.services.config.adminToken)) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'A valid admin token is required.' });
   return next();
 });
-
-const bearer = (header: string | undefined) => /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1] ?? null;
-export const bearerToken = (ctx: Pick<Context, 'authorization'>) => bearer(ctx.authorization);
 
 /** The body, once it may be read: malformed JSON is raised here, after whatever checks come before the body. */
 const bodyReadable = middleware(({ ctx, next }) => {
@@ -113,8 +99,8 @@ const bodyReadable = middleware(({ ctx, next }) => {
 
 // Token first, before any input is read: a bad token beats a bad body.
 const authenticated = (roles: readonly Role[]) =>
-  publicProcedure.meta({ roles }).use(async ({ ctx, next }) => {
-    const caller = await ctx.services.read((deps) => identifyCaller(deps, { accessToken: bearer(ctx.authorization), roles }));
+  baseProcedure.meta({ roles }).use(async ({ ctx, next }) => {
+    const caller = await ctx.services.read((deps) => identifyCaller(deps, { accessToken: bearerToken(ctx.authorization), roles }));
     // The count and the rest run in the caller's account's lane: a tenant's burst queues there (the count of one account
     // queues on one row) instead of taking the pool from everyone; once its share is used up, the waiting ones are
     // refused as they come out, without a round trip.
@@ -126,7 +112,7 @@ const authenticated = (roles: readonly Role[]) =>
   });
 
 /** Endpoints open to anyone (the two login steps). */
-export const openProcedure = publicProcedure.use(bodyReadable);
+export const publicProcedure = baseProcedure.use(bodyReadable);
 export const partnerProcedure = authenticated(['partner']).use(bodyReadable);
 export const brandProcedure = authenticated(['brand']).use(bodyReadable);
 export const integratorProcedure = authenticated(['brand', 'partner']).use(bodyReadable);

@@ -1,10 +1,11 @@
 import { mintAccessToken } from '../../domain/use-cases/mint-access-token.ts';
 import { requestRefreshToken } from '../../domain/use-cases/request-refresh-token.ts';
 import { auth } from '../schemas.ts';
-import { bearerToken, openProcedure, router } from '../trpc.ts';
+import { bearerToken } from '../credentials.ts';
+import { publicProcedure, router } from '../trpc.ts';
 
 export const authRouter = router({
-  login: openProcedure
+  login: publicProcedure
     .meta({ openapi: { method: 'POST', path: '/v3/auth/login', tags: ['auth'], summary: 'Request a refresh token by e-mail',
       description: 'Always answers the same message; a refresh token (valid 24 h) is mailed only to contacts with API access. '
         + 'At most LOGIN_LIMIT_PER_EMAIL a minute per address and LOGIN_LIMIT_PER_ADDRESS per client (429 beyond).' },
@@ -14,12 +15,12 @@ export const authRouter = router({
     .mutation(({ ctx, input }) =>
       ctx.services.read((deps) => requestRefreshToken(deps, { email: input.email, clientAddress: ctx.clientAddress }))),
 
-  accessToken: openProcedure
+  accessToken: publicProcedure
     .meta({ openapi: { method: 'POST', path: '/v3/auth/access-token', tags: ['auth'],
       summary: 'Exchange a refresh token (Authorization: Bearer <refresh token>) for an access token' },
       rest: { bearer: 'refresh' } })
     .input(auth.accessToken)
     .output(auth.accessTokenAnswer)
     .mutation(({ ctx, input }) =>
-      ctx.services.read((deps) => mintAccessToken(deps, { refreshToken: bearerToken(ctx), expiresAfter: input?.expires_after }))),
+      ctx.services.read((deps) => mintAccessToken(deps, { refreshToken: bearerToken(ctx.authorization), expiresAfter: input?.expires_after }))),
 });

@@ -6,39 +6,39 @@ import { DomainError } from '../../domain/errors.ts';
 import { createHttpApp } from '../../server/app.ts';
 import { buildOpenApiDocument } from '../../server/openapi.ts';
 import { appRouter } from '../../server/routers/index.ts';
-import { openProcedure, publicProcedure, router } from '../../server/trpc.ts';
+import { publicProcedure, baseProcedure, router } from '../../server/trpc.ts';
 import { testApp } from '../support/app.ts';
 import { checkedAgent } from '../support/openapi-validation.ts';
 
 // The real edge (formatter, response meta, body parser, OpenAPI middleware) around procedures that
 // exist only here, so that every failure path can be provoked on demand.
 const probes = router({
-  echo: openProcedure
+  echo: publicProcedure
     .meta({ openapi: { method: 'POST', path: '/v3/probe/echo' } })
     .input(z.object({ customer: z.object({ email: z.string().email() }), count: z.number().int() }))
     .output(z.unknown())
     .mutation(({ input }) => input),
-  boom: publicProcedure
+  boom: baseProcedure
     .meta({ openapi: { method: 'GET', path: '/v3/probe/boom' } })
     .input(z.void())
     .output(z.unknown())
     .query(() => { throw new Error('connection to db-primary.internal:5432 failed for user app_rw'); }),
-  faultyInput: publicProcedure
+  faultyInput: baseProcedure
     .meta({ openapi: { method: 'POST', path: '/v3/probe/faulty-input' } })
     .input(z.object({ a: z.string() }).superRefine(() => { throw new TypeError('secret.internal is not a function'); }))
     .output(z.unknown())
     .mutation(() => 'unreachable'),
-  badOutput: publicProcedure
+  badOutput: baseProcedure
     .meta({ openapi: { method: 'GET', path: '/v3/probe/bad-output' } })
     .input(z.void())
     .output(z.object({ secretField: z.number() }))
     .query(() => ({ secretField: 'oops' }) as never),
-  limited: publicProcedure
+  limited: baseProcedure
     .meta({ openapi: { method: 'GET', path: '/v3/probe/limited' }, rest: { problems: [429] } })
     .input(z.void())
     .output(z.unknown())
     .query(() => { throw new DomainError('RATE_LIMITED', 'Slow down.', [], 42); }),
-  denied: publicProcedure
+  denied: baseProcedure
     .meta({ openapi: { method: 'GET', path: '/v3/probe/denied' }, rest: { problems: [401] } })
     .input(z.void())
     .output(z.unknown())
