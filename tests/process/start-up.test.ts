@@ -101,4 +101,14 @@ test('while the database opens, the port answers: /healthz 200, /readyz 503, any
   assertOneClearLine(service.output(), /DATABASE_URL: no PostgreSQL server answers/);
 });
 
+for (const slash of ['', '/']) {
+  test(`a DATABASE_URL without a database name ("…:5432${slash}"): one line naming DATABASE_URL and the fix, exit code 1`, async () => {
+    // No server at the address: the process must refuse before connecting (on a server, it would otherwise open the
+    // database named after the user, and create its tables there).
+    const service = startService({ DATABASE_URL: `postgres://postgres@127.0.0.1:1${slash}` });
+    assert.is(await service.exited, 1, service.output());
+    assertOneClearLine(service.output(), /DATABASE_URL names no database: add its name to the path, e\.g\. postgres:\/\/postgres@127\.0\.0\.1:1\/pbi/);
+  });
+}
+
 test.run();
