@@ -1,7 +1,6 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { DatabaseSetupError } from '../adapters/persistence/open-database.ts';
-import { buildApp, type BuiltApp } from './compose.ts';
+import { DatabaseSetupError } from '../adapters/persistence/database.ts';
+import { bindPort, type BoundPort } from './bind-port.ts';
+import type { BuiltApp } from './compose.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './logger.ts';
 
@@ -24,20 +23,29 @@ const log = createLogger(config.logLevel);
 process.on('uncaughtException', (err) => { log.fatal({ err }, 'uncaught exception; exiting'); process.exit(1); });
 process.on('unhandledRejection', (err) => { log.fatal({ err }, 'unhandled rejection; exiting'); process.exit(1); });
 
+// The port before anything else, every role: a port that cannot be had stops the process before it opens the
+// database or claims work (whatever it claimed would wait a lease for another process). Until the app is built the
+// port answers that the service is starting; the rest of the code (compose.ts and all it loads) is loaded meanwhile.
+let http: BoundPort;
+try {
+  http = await bindPort(config.port);
+} catch (error) {
+  refuseToStart(error);
+}
+log.info({ port: http.port }, 'port bound; starting');
+
 let built: BuiltApp;
 try {
+  const { buildApp } = await import('./compose.ts');
   built = await buildApp(config, { logger: log });
 } catch (error) {
   refuseToStart(error);
 }
 
-const server = createServer(built.app);
-server.keepAliveTimeout = 65_000;
-server.listen(config.port, () => {
-  const { port } = server.address() as AddressInfo;
-  log.info({ port, role: config.role }, 'listening');
-  log.flush(); // start-up lines go out at once
-});
+const server = http.server;
+http.serve(built.app);
+log.info({ port: http.port, role: config.role }, 'listening');
+log.flush(); // start-up lines go out at once
 if (config.role !== 'api') built.worker.start();
 
 let stopping = false;

@@ -17,6 +17,8 @@ export interface DatabaseOptions {
    * service reconnecting after a lost connection.
    */
   embeddedIdleTimeoutMs?: number;
+  /** The embedded database on a folder checkpoints this often (a minute when absent; tests shorten it). */
+  embeddedCheckpointMs?: number;
   /** Told about what opening did that an operator should know (a database created). */
   notice?: (message: string) => void;
   onLockCompromised?: (error: Error) => void;

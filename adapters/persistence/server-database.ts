@@ -53,7 +53,12 @@ function bounded(timeoutMs: number | undefined) {
  */
 async function ensureDatabase(url: string, notice: (message: string) => void) {
   const target = new URL(url);
-  const name = decodeURIComponent(target.pathname.slice(1)) || target.username || 'postgres';
+  const name = decodeURIComponent(target.pathname.slice(1));
+  // The driver would pick the database named after the user (often `postgres`) and the schema would land there.
+  if (!name) {
+    const example = `${target.protocol}//${target.username ? `${target.username}@` : ''}${target.host}/pbi`;
+    throw new DatabaseSetupError(`DATABASE_URL names no database: add its name to the path, e.g. ${example}`);
+  }
   try {
     await connectOnce(url);
     return;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -97,6 +97,32 @@ test('a second process on the same PGLITE_DIR refuses to start; the first keeps 
   const port2 = await reopened.listening;
   assert.is((await adminCall(port2, 'contacts.create', { accountId, email: 'kept@example.com' })).status, 409);
   assert.is(await reopened.stop('SIGINT'), 0);
+});
+
+test('after SIGKILL a start at once takes the dead process\'s lock over and serves its data; a live one is still refused', async () => {
+  const dataDir = tempDir();
+  const env = { PGLITE_DIR: join(dataDir, 'pglite'), DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN };
+  const killed = startService(env);
+  const port = await killed.listening;
+  const account = await (await adminCall(port, 'accounts.create', { name: 'Before the crash', role: 'brand' })).json();
+  const accountId = account.result.data.id;
+  assert.is((await adminCall(port, 'contacts.create', { accountId, email: 'crash@example.com' })).status, 200);
+  await killed.stop('SIGKILL');
+  // For 10 s its lock looks as fresh as a live process's; a start on a busy machine can take longer than that to
+  // reach it, so the lock is made to look fresh for as long as the test runs: only the dead owner may give it away.
+  const later = new Date(Date.now() + 3_600_000);
+  utimesSync(`${env.PGLITE_DIR}.lock`, later, later);
+
+  const restarted = startService(env);
+  const port2 = await restarted.listening; // rejects with the output when the process ends instead
+  assert.not.match(restarted.output(), /in use by another process/);
+  assert.is((await fetch(`http://127.0.0.1:${port2}/readyz`)).status, 200);
+  assert.is((await adminCall(port2, 'contacts.create', { accountId, email: 'crash@example.com' })).status, 409, 'the data written before the crash is gone');
+
+  const second = startService(env);
+  assert.is(await second.exited, 1);
+  assert.match(second.output(), /in use by another process/);
+  assert.is(await restarted.stop(), 0);
 });
 
 test('the logs carry request ids and never the admin token', async () => {

@@ -1,0 +1,59 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ConfigError } from './config.ts';
+import { problem } from './errors.ts';
+import { requestIdFor } from './request-id.ts';
+
+/** How soon a caller turned away while the process starts should come back. */
+const STARTING_RETRY_AFTER_S = 2;
+
+export interface BoundPort {
+  server: Server;
+  /** The port bound (PORT 0 picks one). */
+  port: number;
+  /** Hands every request from now on to the built app. */
+  serve(app: RequestListener): void;
+}
+
+/**
+ * Binds PORT before anything else starts: a port that cannot be had stops the process (a ConfigError naming PORT)
+ * before it opens the database or claims any work, which another process would otherwise wait a lease for. Until
+ * `serve` is called, every request is answered at once: /healthz 200 (the process lives), /readyz 503, anything
+ * else 503 problem+json with Retry-After.
+ */
+export async function bindPort(port: number): Promise<BoundPort> {
+  let handler: RequestListener = starting;
+  const server = createServer((req, res) => handler(req, res));
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((error: NodeJS.ErrnoException) => {
+    throw refusal(error, port) ?? error;
+  });
+  return { server, port: (server.address() as AddressInfo).port, serve: (app) => { handler = app; } };
+}
+
+const starting: RequestListener = (req, res) => {
+  const path = (req.url ?? '/').split('?')[0];
+  if (path === '/healthz' || path === '/readyz') {
+    res.writeHead(path === '/healthz' ? 200 : 503, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify({ status: path === '/healthz' ? 'ok' : 'starting' }));
+    return;
+  }
+  const requestId = requestIdFor(req, res);
+  res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': String(STARTING_RETRY_AFTER_S) });
+  res.end(JSON.stringify(problem('SERVICE_UNAVAILABLE', 503, 'The service is starting; try again in a moment.', { requestId })));
+};
+
+function refusal(error: NodeJS.ErrnoException, port: number): ConfigError | null {
+  if (error.code === 'EADDRINUSE') return new ConfigError(`PORT ${port} is in use by another process: stop it, or set PORT to a free port.`);
+  if (error.code === 'EACCES') {
+    return new ConfigError(`PORT ${port} may not be bound by this user (ports below 1024 need a privilege): set PORT to 1024 or above, `
+      + 'or grant the process CAP_NET_BIND_SERVICE.');
+  }
+  return null;
+}
