@@ -4,6 +4,16 @@ import { ConfigError } from './config.ts';
 import { problem } from './errors.ts';
 import { requestIdFor } from './request-id.ts';
 
+export interface RequestTimeouts {
+  /** The request line and headers must arrive within this. */
+  headersMs: number;
+  /** The whole request, its body included, must arrive within this. */
+  requestMs: number;
+}
+
+/** 10 s for the headers, 30 s for the whole request (a body is 1 MiB at most): docs/operators.md. */
+export const REQUEST_TIMEOUTS: RequestTimeouts = { headersMs: 10_000, requestMs: 30_000 };
+
 /** How soon a caller turned away while the process starts should come back. */
 const STARTING_RETRY_AFTER_S = 2;
 
@@ -21,9 +31,13 @@ export interface BoundPort {
  * `serve` is called, every request is answered at once: /healthz 200 (the process lives), /readyz 503, anything
  * else 503 problem+json with Retry-After.
  */
-export async function bindPort(port: number): Promise<BoundPort> {
+export async function bindPort(port: number, timeouts: RequestTimeouts = REQUEST_TIMEOUTS): Promise<BoundPort> {
   let handler: RequestListener = starting;
-  const server = createServer((req, res) => handler(req, res));
+  // How long a client may take to send a request: a slow or stalled sender holds a socket no longer than this (408,
+  // closed). Checked every second, not Node's default 30 s. Answers are not bounded by it (a legacy listing streams on).
+  const server = createServer({
+    headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
+  }, (req, res) => handler(req, res));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
