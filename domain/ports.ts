@@ -195,9 +195,10 @@ export interface DeliveryQueue {
 /** The event feed (CONTRACT §10): every event of an endpoint, in the order the events became visible. */
 export interface EventFeed {
   /**
-   * Gives up to `limit` committed events without a position their positions, in one round, unless another round is
-   * under way (then nothing, 0): positions grow in the order events commit, and every round commits its positions at
-   * once, so that a reader never passes a position that is filled in later. Answers how many got one.
+   * Gives up to `limit` committed events without a position their positions, in one round of its own that has
+   * committed when it answers, unless another round is under way (then nothing, 0): positions grow in the order events
+   * commit, and every round commits its positions at once, so that a reader never passes a position that is filled
+   * in later. Answers how many got one.
    */
   sequence(limit: number): Promise<number>;
   /** The highest position of the endpoint's events that the retention purge has deleted (0: none). */
@@ -325,7 +326,8 @@ export interface Deferrer {
   defer(name: string, work: (deps: Deps) => Promise<void>): void;
 }
 
-export interface Deps extends Repositories {
+/** What lives as long as the process, shared by every unit of work: time, ids, tokens, limits, mail, the sender. */
+export interface ProcessServices {
   clock: Clock;
   ids: IdGenerator;
   webhookTargets: WebhookTargetPolicy;
@@ -341,3 +343,9 @@ export interface Deps extends Repositories {
   signatures: RequestSignatures;
   webhookSender: WebhookSender;
 }
+
+/**
+ * The collaborators a use case may be handed, by name (`Pick<Deps, 'jobs' | 'clock'>`): the repositories of the unit
+ * of work it runs in, and the process's services.
+ */
+export type Deps = Repositories & ProcessServices;

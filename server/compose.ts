@@ -5,7 +5,7 @@ import { FileMailer } from '../adapters/mail/file-mailer.ts';
 import { RetryingMailer } from '../adapters/mail/retrying-mailer.ts';
 import { SmtpMailer } from '../adapters/mail/smtp-mailer.ts';
 import { openDatabase, type Database } from '../adapters/persistence/open-database.ts';
-import { mikroOrmAutocommit, mikroOrmTransact } from '../adapters/persistence/unit-of-work.ts';
+import { unitsOfWork } from '../adapters/persistence/unit-of-work.ts';
 import { notifyWork, workAnnouncer } from '../adapters/persistence/work-announcer.ts';
 import { listenForWork } from '../adapters/persistence/work-listener.ts';
 import { FlexibleLoginRateLimiter, FlexibleRateLimiter } from '../adapters/rate-limit.ts';
@@ -16,7 +16,7 @@ import { AdjustableClock, randomIds, systemClock } from '../adapters/system.ts';
 import { JoseTokenService } from '../adapters/tokens.ts';
 import { UndiciWebhookSender } from '../adapters/webhooks/sender.ts';
 import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
-import type { BackgroundWork, Clock, Deps, IdGenerator, LoginRateLimiter, Mailer, Repositories, WebhookSender, WebhookTargetPolicy } from '../domain/ports.ts';
+import type { BackgroundWork, Clock, IdGenerator, LoginRateLimiter, Mailer, ProcessServices, WebhookSender, WebhookTargetPolicy } from '../domain/ports.ts';
 import { createHttpApp, healthRoutes, metricsRoute } from './app.ts';
 import { refuseEarlyPastShare } from '../domain/use-cases/fair-use-refusal.ts';
 import { accountLanes } from './account-lanes.ts';
@@ -26,7 +26,7 @@ import { createLogger, failureLevel, type Logger } from './logger.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { appRouter } from './routers/index.ts';
 import { seedDemo } from './seed-demo.ts';
-import type { Services } from './services.ts';
+import type { Services, UnitOfWork } from './services.ts';
 import { commandExecutor, commandResultPurge } from './tasks/command-executor.ts';
 import { deliveryPump, eventRetentionPurge } from './tasks/delivery-pump.ts';
 import { eventSequencer } from './tasks/event-sequencer.ts';
@@ -86,8 +86,6 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
       : FlexibleRateLimiter.inMemory('account-requests', config.apiRateLimitPerAccount, 1),
     streamSlots: database.kind === 'postgresql' ? new PostgresStreamSlots(database.orm, STREAMS_PER_ACCOUNT) : new InMemoryStreamSlots(STREAMS_PER_ACCOUNT),
   };
-  const withDeps = (run: <T>(work: (r: Repositories) => Promise<T>) => Promise<T>) =>
-    <T>(work: (d: Deps) => Promise<T>) => run((repositories) => work({ ...repositories, ...deps, deferrer }));
   const signal = new WorkSignal();
   // On a server, committed work is announced to every process, this one included (its own NOTIFYs come back through
   // its listener: waking here as well would run every round twice). The embedded database has no listener.
@@ -95,10 +93,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     ? workAnnouncer(notifyWork(database.orm), (err) => log[failureLevel(err)]({ err }, 'work announcement failed; the workers look again within their idle delay'))
     : null;
   const announce = { committed: (kinds: ReadonlySet<BackgroundWork>) => (announcer ? announcer.announce(kinds) : signal.wake(kinds)) };
-  const transact = withDeps(mikroOrmTransact(database.orm, announce));
-  const autocommit = withDeps(mikroOrmAutocommit(database.orm, announce));
-
-  const deferrer = createDeferrer(transact, log);
+  // Mails after the answer, each in a unit of work of its own (made when it runs: the units are built just below).
+  const deferrer = createDeferrer((work) => unitOfWork().transaction(work), log);
+  const unitOfWork: () => UnitOfWork = unitsOfWork(database.orm, { ...deps, deferrer } satisfies ProcessServices, announce);
 
   let shuttingDown = false;
   const metrics = createMetrics(operationalStats(database.orm));
@@ -113,9 +110,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     config,
     log,
     metrics,
-    transact,
-    read: autocommit,
-    autocommit,
+    unitOfWork,
     testClock,
     refuseEarly: async (input) => {
       const caller = await refuseEarlyPastShare(deps, input);

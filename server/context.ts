@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { BodyProblem } from './json-body.ts';
 import type { Logger } from './logger.ts';
-import type { Services } from './services.ts';
+import type { Services, UnitOfWork } from './services.ts';
 
 export type Transport = 'rest' | 'trpc';
 
@@ -11,6 +11,8 @@ export interface Context {
   requestId: string;
   log: Logger;
   services: Services;
+  /** The request's one unit of work: authentication, the signature check and the use case share it. */
+  unit: UnitOfWork;
   authorization: string | undefined;
   /** The exact request bytes, for signatures (REST, and partner commands over /trpc). */
   rawBody: Buffer | undefined;
@@ -31,6 +33,7 @@ export const contextFactory = (services: Services, transport: Transport) =>
       requestId: String(r.id ?? ''),
       log: r.log ?? services.log,
       services,
+      unit: services.unitOfWork(),
       authorization: req.headers.authorization,
       rawBody: r.rawBody,
       bodyProblem: r.bodyProblem ?? null,

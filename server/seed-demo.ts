@@ -24,7 +24,7 @@ const withId = (deps: Deps, id: string): Deps => ({ ...deps, ids: { newId: () =>
 
 /** Loads the demo once; answers false when it is there already. */
 export async function seedDemo(services: Services): Promise<boolean> {
-  return services.transact(async (deps) => {
+  return services.unitOfWork().transaction(async (deps) => {
     if (await deps.accounts.get(DEMO.brandId)) return false;
     await createAccount(withId(deps, DEMO.brandId), { name: 'Demo Brand', role: 'brand' });
     await createAccount(withId(deps, DEMO.masterId), { name: 'Demo Installers (master)', role: 'partner' });

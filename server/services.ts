@@ -9,21 +9,29 @@ export interface TestClockControl {
   advance(seconds: number): Date;
 }
 
+/**
+ * One unit of work (adapters/persistence/unit-of-work.ts): one EntityManager, forked when first needed, its
+ * repositories, and the process's services beside them (`deps`).
+ */
+export interface UnitOfWork {
+  readonly deps: Deps;
+  /** Runs work in one transaction on the unit: its changes and their events commit together or not at all. */
+  transaction<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
+  /**
+   * Runs work as statements that commit each on its own: reads, and work whose one write is a single atomic statement
+   * (accepting a command), where a transaction would only add round trips.
+   */
+  statements<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
+}
+
 /** What procedures may use: built once by the composition root and handed over in every context. */
 export interface Services {
   config: Config;
   log: Logger;
   /** This process's metrics (GET /metrics). */
   metrics: Metrics;
-  /** Runs work in one unit of work: its changes and their events commit together or not at all. */
-  transact<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
-  /** Runs read-only work without a transaction (one round trip per query, nothing written). */
-  read<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
-  /**
-   * Runs work without a transaction, each statement committing on its own: for work whose one write is a single
-   * atomic statement (accepting a command), where a transaction would only add round trips.
-   */
-  autocommit<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
+  /** A new unit of work: one per request (its context holds it), one per round of a worker task. */
+  unitOfWork(): UnitOfWork;
   /** Present only with TEST_CLOCK=1. */
   testClock: TestClockControl | null;
   /**

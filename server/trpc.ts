@@ -3,6 +3,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { ZodType } from 'zod';
 import type { Role } from '../domain/account.ts';
 import { DomainError } from '../domain/errors.ts';
+import type { Deps } from '../domain/ports.ts';
 import { admitCaller, identifyCaller } from '../domain/use-cases/authenticate.ts';
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
@@ -30,6 +31,11 @@ export type Meta = OpenApiMeta & {
     /** The body names exactly one of these members (a rule zod checks in a refinement, which the document cannot see). */
     exactlyOneOf?: readonly string[];
   };
+  /**
+   * How the use case runs in the request's unit of work: by default a mutation in one transaction, a query as
+   * statements; `statements` for a mutation that writes nothing, or whose one write is a single atomic statement.
+   */
+  unit?: 'transaction' | 'statements';
 };
 
 const t = initTRPC
@@ -86,10 +92,24 @@ export const baseProcedure = t.procedure.use(async ({ ctx, meta, getRawInput, ne
   return result;
 });
 
+/**
+ * The use case's part of the request's unit of work, handed to the procedure as `ctx.deps`; a procedure that fails
+ * undoes what its transaction did (its error, thrown, rolls it back, and the unit translates what it knows).
+ */
+const inUnitOfWork = middleware(async ({ ctx, meta, type, next }) => {
+  const proceed = (deps: Deps) => next({ ctx: { deps } });
+  let outcome: Awaited<ReturnType<typeof proceed>> | undefined;
+  await ctx.unit[meta?.unit ?? (type === 'mutation' ? 'transaction' : 'statements')](async (deps) => {
+    outcome = await proceed(deps);
+    if (!outcome.ok) throw outcome.error;
+  });
+  return outcome!;
+});
+
 export const adminProcedure = baseProcedure.use(({ ctx, next }) => {
   if (!isAdmin(ctx.authorization, ctx.services.config.adminToken)) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'A valid admin token is required.' });
   return next();
-});
+}).use(inUnitOfWork);
 
 /** The body, once it may be read: malformed JSON is raised here, after whatever checks come before the body. */
 const bodyReadable = middleware(({ ctx, next }) => {
@@ -100,27 +120,28 @@ const bodyReadable = middleware(({ ctx, next }) => {
 // Token first, before any input is read: a bad token beats a bad body.
 const authenticated = (roles: readonly Role[]) =>
   baseProcedure.meta({ roles }).use(async ({ ctx, next }) => {
-    const caller = await ctx.services.read((deps) => identifyCaller(deps, { accessToken: bearerToken(ctx.authorization), roles }));
+    const caller = await ctx.unit.statements((deps) => identifyCaller(deps, { accessToken: bearerToken(ctx.authorization), roles }));
     // The count and the rest run in the caller's account's lane: a tenant's burst queues there (the count of one account
     // queues on one row) instead of taking the pool from everyone; once its share is used up, the waiting ones are
     // refused as they come out, without a round trip.
     return ctx.services.inAccountLane(
       caller.accountId,
-      () => ctx.services.read((deps) => admitCaller(deps, caller)),
+      () => ctx.unit.statements((deps) => admitCaller(deps, caller)),
       (principal) => next({ ctx: { principal } }),
     );
   });
 
 /** Endpoints open to anyone (the two login steps). */
-export const publicProcedure = baseProcedure.use(bodyReadable);
-export const partnerProcedure = authenticated(['partner']).use(bodyReadable);
-export const brandProcedure = authenticated(['brand']).use(bodyReadable);
-export const integratorProcedure = authenticated(['brand', 'partner']).use(bodyReadable);
+export const publicProcedure = baseProcedure.use(bodyReadable).use(inUnitOfWork);
+export const partnerProcedure = authenticated(['partner']).use(bodyReadable).use(inUnitOfWork);
+export const brandProcedure = authenticated(['brand']).use(bodyReadable).use(inUnitOfWork);
+export const integratorProcedure = authenticated(['brand', 'partner']).use(bodyReadable).use(inUnitOfWork);
 
 /** Partner commands: token first, then the signature over the raw bytes, and only then the body (CONTRACT §5). */
 export const signedPartnerProcedure = authenticated(['partner'])
   .use(async ({ ctx, next }) => {
-    await ctx.services.read((deps) => checkCommandSignature(deps, ctx.principal, { rawBody: ctx.rawBody, signature: ctx.signature }));
+    await ctx.unit.statements((deps) => checkCommandSignature(deps, ctx.principal, { rawBody: ctx.rawBody, signature: ctx.signature }));
     return next();
   })
-  .use(bodyReadable);
+  .use(bodyReadable)
+  .use(inUnitOfWork);

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import type { EventFeed, FeedEntry } from '../../domain/ports.ts';
 import { json } from './command-log.ts';
 import { withDriverConnection } from './driver.ts';
@@ -41,15 +42,30 @@ const PAGE = `
 export class SqlEventFeed implements EventFeed {
   constructor(private readonly em: EntityManager) {}
 
-  /** Runs in a unit of work: the advisory lock is held, and the positions committed, by its transaction. */
+  /**
+   * A round in a transaction of its own (the advisory lock is held, and the positions committed, by it), or in the
+   * unit's transaction when it runs in one.
+   */
   sequence(limit: number): Promise<number> {
-    return withDriverConnection(this.em, async (client) => {
+    const round = async (client: pg.PoolClient) => {
       const { rows: [lock] } = await client.query<{ taken: boolean }>({
         name: 'feed-sequencer-lock', text: 'select pg_try_advisory_xact_lock($1) as taken', values: [SEQUENCER_LOCK],
       });
       if (!lock!.taken) return 0;
       const { rowCount } = await client.query({ name: 'feed-sequence', text: SEQUENCE, values: [limit] });
       return rowCount ?? 0;
+    };
+    if (this.em.isInTransaction()) return withDriverConnection(this.em, round);
+    return withDriverConnection(this.em, async (client) => {
+      await client.query('begin');
+      try {
+        const count = await round(client);
+        await client.query('commit');
+        return count;
+      } catch (error) {
+        await client.query('rollback').catch(() => { /* the connection is gone, and its transaction with it */ });
+        throw error;
+      }
     });
   }
 

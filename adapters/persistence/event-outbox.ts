@@ -32,6 +32,11 @@ export class SqlEventOutbox implements EventOutbox {
     this.pending.push(...events);
   }
 
+  /** Forgets the events of work that was rolled back. */
+  discardPending(): void {
+    this.pending = [];
+  }
+
   async writePending(): Promise<void> {
     const events = this.pending;
     this.pending = [];

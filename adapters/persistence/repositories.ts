@@ -1,5 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Repositories } from '../../domain/ports.ts';
+import type {
+  AccountRepository, CancellationReasonRepository, CommandLog, CommandQueue, ContactRepository, DeliveryQueue, EventFeed,
+  InvoiceRepository, JobRepository, OrderMappingRepository, PartnerOrderQueries, Repositories, WebhookConfigRepository,
+} from '../../domain/ports.ts';
 import { MikroOrmAccountRepository } from './account-repository.ts';
 import { MikroOrmCancellationReasonRepository } from './cancellation-reason-repository.ts';
 import { MikroOrmCommandLog } from './command-log.ts';
@@ -15,26 +18,48 @@ import { SqlPartnerOrderQueries } from './partner-order-queries.ts';
 import { SqlWebhookConfigRepository } from './webhook-config-repository.ts';
 import type { WorkNotices } from './work-notices.ts';
 
-// Each repository works on the unit of work's EntityManager: `save` only schedules the write, which
-// the surrounding transaction flushes once at its end.
-/** The repositories of one unit of work, and what it must do once its work is done, before it commits. */
-export function mikroOrmRepositories(em: EntityManager, notices: WorkNotices): { repositories: Repositories; workDone(): Promise<void> } {
-  const events = new SqlEventOutbox(em, notices);
-  return { repositories: repositoriesOn(em, notices, events), workDone: () => events.writePending() };
-}
+/**
+ * The repositories of one unit of work, all on its EntityManager, each built when first asked for. `save` only
+ * schedules a write, which the unit's transaction flushes once at its end; events wait for `workDone`.
+ */
+export class UnitRepositories implements Repositories {
+  private accountRepository?: AccountRepository;
+  private contactRepository?: ContactRepository;
+  private configRepository?: WebhookConfigRepository;
+  private jobRepository?: JobRepository;
+  private orderQueries?: PartnerOrderQueries;
+  private invoiceRepository?: InvoiceRepository;
+  private reasonRepository?: CancellationReasonRepository;
+  private mappingRepository?: OrderMappingRepository;
+  private outbox?: SqlEventOutbox;
+  private feed?: EventFeed;
+  private commandLog?: CommandLog;
+  private queue?: CommandQueue;
+  private deliveryQueue?: DeliveryQueue;
 
-const repositoriesOn = (em: EntityManager, notices: WorkNotices, events: SqlEventOutbox): Repositories => ({
-  accounts: new MikroOrmAccountRepository(em),
-  contacts: new MikroOrmContactRepository(em),
-  webhookConfigs: new SqlWebhookConfigRepository(em),
-  jobs: new SqlJobRepository(em),
-  partnerOrders: new SqlPartnerOrderQueries(em),
-  invoices: new MikroOrmInvoiceRepository(em),
-  cancellationReasons: new MikroOrmCancellationReasonRepository(em),
-  orderMappings: new MikroOrmOrderMappingRepository(em),
-  events,
-  eventFeed: new SqlEventFeed(em),
-  commands: new MikroOrmCommandLog(em, notices),
-  commandQueue: new MikroOrmCommandQueue(em),
-  deliveries: new SqlDeliveryQueue(em, notices),
-});
+  constructor(private readonly em: EntityManager, private readonly notices: WorkNotices) {}
+
+  get accounts() { return (this.accountRepository ??= new MikroOrmAccountRepository(this.em)); }
+  get contacts() { return (this.contactRepository ??= new MikroOrmContactRepository(this.em)); }
+  get webhookConfigs() { return (this.configRepository ??= new SqlWebhookConfigRepository(this.em)); }
+  get jobs() { return (this.jobRepository ??= new SqlJobRepository(this.em)); }
+  get partnerOrders() { return (this.orderQueries ??= new SqlPartnerOrderQueries(this.em)); }
+  get invoices() { return (this.invoiceRepository ??= new MikroOrmInvoiceRepository(this.em)); }
+  get cancellationReasons() { return (this.reasonRepository ??= new MikroOrmCancellationReasonRepository(this.em)); }
+  get orderMappings() { return (this.mappingRepository ??= new MikroOrmOrderMappingRepository(this.em)); }
+  get events() { return (this.outbox ??= new SqlEventOutbox(this.em, this.notices)); }
+  get eventFeed() { return (this.feed ??= new SqlEventFeed(this.em)); }
+  get commands() { return (this.commandLog ??= new MikroOrmCommandLog(this.em, this.notices)); }
+  get commandQueue() { return (this.queue ??= new MikroOrmCommandQueue(this.em)); }
+  get deliveries() { return (this.deliveryQueue ??= new SqlDeliveryQueue(this.em, this.notices)); }
+
+  /** What the work left to write once it is done: the events it emitted (two statements, whatever their number). */
+  async workDone(): Promise<void> {
+    await this.outbox?.writePending();
+  }
+
+  /** Forgets what a rolled-back transaction left to write. */
+  discardPending(): void {
+    this.outbox?.discardPending();
+  }
+}

@@ -1,11 +1,9 @@
-import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { DomainError } from '../../domain/errors.ts';
 import type { BackgroundWork, Repositories } from '../../domain/ports.ts';
-import { mikroOrmRepositories } from './repositories.ts';
+import { UnitRepositories } from './repositories.ts';
 import { unavailableOr } from './unavailable.ts';
 import { WorkNotices } from './work-notices.ts';
-
-export type Transact = <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>;
 
 export interface UnitOfWorkOptions {
   /** Called after a commit that created background work: it wakes the workers (see work-announcer.ts). */
@@ -13,47 +11,124 @@ export interface UnitOfWorkOptions {
 }
 
 /**
- * One unit of work: a fresh EntityManager, one transaction, one flush at its end. A unique index is
- * the backstop for the domain's own checks; its violation is a conflict, never a driver error.
+ * One unit of work, as MikroORM's RequestContext has it: one EntityManager, forked when the unit first touches the
+ * database, and the repositories on it, each built when first used. Everything a request does runs on it: the checks
+ * before its use case as single statements, the use case in one transaction on the same EntityManager (`transaction`)
+ * or as statements of their own (`statements`, for work whose one write is one atomic statement). `deps` is the
+ * repositories with the process's services beside them.
  */
-export const mikroOrmTransact = (orm: MikroORM, options: UnitOfWorkOptions = {}): Transact => async (work) => {
-  let notices: WorkNotices | undefined;
-  try {
-    const result = await orm.em.fork().transactional(async (em) => {
-      notices = new WorkNotices();
-      const { repositories, workDone } = mikroOrmRepositories(em, notices);
-      const value = await work(repositories);
-      await workDone();
-      return value;
-    });
-    if (notices!.kinds.size > 0) options.committed?.(notices!.kinds);
-    return result;
-  } catch (error) {
-    // From the ORM's flush, or from SQL run on the driver (23505: unique_violation).
-    if (error instanceof UniqueConstraintViolationException || (error as { code?: unknown }).code === '23505') {
-      throw new DomainError('CONFLICT', 'The change conflicts with existing data.');
-    }
-    throw unavailableOr(error);
-  }
-};
+export class MikroOrmUnitOfWork<S extends object> {
+  private fork: EntityManager | undefined;
+  private made: UnitRepositories | undefined;
+  private readonly notices = new WorkNotices();
+  readonly deps: Repositories & S;
 
+  constructor(private readonly orm: MikroORM, Deps: DepsType<S>, private readonly options: UnitOfWorkOptions = {}) {
+    this.deps = new Deps(() => this.repositories);
+  }
+
+  private get repositories(): UnitRepositories {
+    this.fork ??= this.orm.em.fork();
+    return (this.made ??= new UnitRepositories(this.fork, this.notices));
+  }
+
+  /**
+   * Runs work in one transaction: its changes, and the events it emitted, commit together or not at all. A unique
+   * index is the backstop for the domain's checks: its violation is a CONFLICT, never a driver error.
+   */
+  async transaction<T>(work: (deps: Repositories & S) => Promise<T>): Promise<T> {
+    const repositories = this.repositories;
+    const em = this.fork!;
+    try {
+      await em.begin();
+    } catch (error) {
+      throw unavailableOr(error);
+    }
+    try {
+      const value = await work(this.deps);
+      await repositories.workDone();
+      await em.commit();
+      this.announce();
+      return value;
+    } catch (error) {
+      if (em.isInTransaction()) await em.rollback().catch(() => { /* the connection is gone: so is its transaction */ });
+      repositories.discardPending();
+      this.notices.kinds.clear();
+      throw failureOf(error);
+    }
+  }
+
+  /** Runs work as statements that commit each on its own (reads, and writes of one atomic statement). */
+  async statements<T>(work: (deps: Repositories & S) => Promise<T>): Promise<T> {
+    try {
+      const value = await work(this.deps);
+      await this.made?.workDone();
+      return value;
+    } catch (error) {
+      throw failureOf(error);
+    } finally {
+      // Each statement committed on its own: what was created stands even when a later one failed.
+      this.announce();
+    }
+  }
+
+  private announce() {
+    if (this.notices.kinds.size === 0) return;
+    this.options.committed?.(new Set(this.notices.kinds));
+    this.notices.kinds.clear();
+  }
+}
+
+type DepsType<S extends object> = new (repositories: () => UnitRepositories) => Repositories & S;
 
 /**
- * Work without a transaction, each statement committing on its own: reads, and writes of one atomic statement (a
- * command accepted). A fresh EntityManager per call, so no identity map outlives the request.
+ * The type of a unit's dependencies, made once per process: the process's services on its prototype, as they are,
+ * and each repository taken from the unit when first used (a request that only counts its caller against the
+ * limiter builds none). A unit's `deps` is then one small object.
  */
-export const mikroOrmAutocommit = (orm: MikroORM, options: UnitOfWorkOptions = {}): Transact => async (work) => {
-  const em = orm.em.fork();
-  const notices = new WorkNotices();
-  const { repositories, workDone } = mikroOrmRepositories(em, notices);
-  try {
-    const result = await work(repositories);
-    await workDone();
-    return result;
-  } catch (error) {
-    throw unavailableOr(error);
-  } finally {
-    // Each statement committed on its own: what was created stands even when a later one failed.
-    if (notices.kinds.size > 0) options.committed?.(notices.kinds);
+function depsType<S extends object>(services: S): DepsType<S> {
+  class UnitDeps {
+    constructor(readonly repositories: () => UnitRepositories) {}
   }
+  Object.assign(UnitDeps.prototype, services);
+  for (const name of REPOSITORY_NAMES) {
+    Object.defineProperty(UnitDeps.prototype, name, { get(this: UnitDeps) { return this.repositories()[name]; } });
+  }
+  return UnitDeps as unknown as DepsType<S>;
+}
+
+/** Makes units of work on one ORM, each handing its work the process's `services` beside its repositories. */
+export function unitsOfWork<S extends object>(orm: MikroORM, services: S, options: UnitOfWorkOptions = {}) {
+  const Deps = depsType(services);
+  return () => new MikroOrmUnitOfWork(orm, Deps, options);
+}
+
+const REPOSITORY_NAMES: readonly (keyof Repositories)[] = [
+  'accounts', 'contacts', 'webhookConfigs', 'jobs', 'partnerOrders', 'invoices', 'cancellationReasons', 'orderMappings',
+  'events', 'eventFeed', 'commands', 'commandQueue', 'deliveries',
+];
+
+/** A failure as the core knows it: a unique index's violation is a CONFLICT, the database away UNAVAILABLE. */
+function failureOf(error: unknown): unknown {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    // From the ORM's flush, or from SQL run on the driver (23505: unique_violation).
+    if (e instanceof UniqueConstraintViolationException || (e as { code?: unknown }).code === '23505') {
+      return new DomainError('CONFLICT', 'The change conflicts with existing data.');
+    }
+  }
+  return unavailableOr(error);
+}
+
+export type Transact = <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>;
+
+/** A fresh unit for each piece of work, in a transaction (tests of the repositories, and tools). */
+export const mikroOrmTransact = (orm: MikroORM, options: UnitOfWorkOptions = {}): Transact => {
+  const unit = unitsOfWork(orm, {}, options);
+  return (work) => unit().transaction(work);
+};
+
+/** A fresh unit for each piece of work, as statements. */
+export const mikroOrmAutocommit = (orm: MikroORM, options: UnitOfWorkOptions = {}): Transact => {
+  const unit = unitsOfWork(orm, {}, options);
+  return (work) => unit().statements(work);
 };

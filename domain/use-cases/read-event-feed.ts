@@ -1,7 +1,7 @@
 import type { Principal } from '../auth.ts';
 import { DomainError } from '../errors.ts';
 import { integratorEndpoint } from '../integrator-endpoint.ts';
-import type { UnitOfWork } from './execute-command.ts';
+import type { Deps } from '../ports.ts';
 
 export const FEED_LIMIT = { default: 100, max: 500 } as const;
 /** Events the read path positions before it reads (the worker's sequencer does the rest in the background). */
@@ -21,31 +21,29 @@ export interface FeedPage {
 
 /**
  * GET /v3/events: the events of the caller's endpoint after `after`, oldest first, each exactly as delivered.
- * Pending events are positioned first, in a unit of work of their own, so that a reader sees what committed before
- * it asked; the page is read after that commit, never from positions that could still be rolled back. That round is a
- * courtesy: the page is correct without it (the worker's sequencer positions the rest), so its failure fails nothing.
+ * Events committed but not positioned yet are positioned first (the feed commits that round before it answers; a round
+ * another process is running positions them instead), so that a reader sees what committed before it asked; the page
+ * is read after that, never from positions that could still be rolled back.
  * A cursor is GONE once it is older than the retention window (CONTRACT §10), decided from its own time on the clock,
  * whether or not the purge has got that far; or once the purge has deleted an event after it.
  */
 export async function readEventFeed(
-  units: { transact: UnitOfWork; read: UnitOfWork },
+  deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'eventFeed' | 'clock'>,
   principal: Principal,
   input: { after: FeedCursor | null; limit?: number; retentionDays: number },
 ): Promise<FeedPage> {
   const limit = Math.min(input.limit ?? FEED_LIMIT.default, FEED_LIMIT.max);
   const gone = () => new DomainError('GONE', `Events are kept ${input.retentionDays} days, and what follows this cursor is past them: start again without "after".`);
-  const endpoint = await units.read(async (deps) => {
-    const found = await integratorEndpoint(deps, principal);
-    if (!input.after) return found;
+  const endpoint = await integratorEndpoint(deps, principal);
+  if (input.after) {
     if (input.after.createdAt.getTime() < deps.clock.now().getTime() - input.retentionDays * 86_400_000) throw gone();
     // Still needed within the window: positions follow commits, times follow inserts, so an event written before the
     // cursor's (in a transaction that committed later) can sit after it in the feed and be purged first. The purge
     // also works on its own process's clock and EVENT_RETENTION_DAYS, which may run ahead of this one's.
-    if (input.after.position < (await deps.eventFeed.purgedThrough(found.id))) throw gone();
-    return found;
-  });
-  await units.transact((deps) => deps.eventFeed.sequence(SEQUENCE_ON_READ)).catch(() => 0);
-  const entries = await units.read((deps) => deps.eventFeed.page(endpoint.id, input.after?.position ?? 0, limit));
+    if (input.after.position < (await deps.eventFeed.purgedThrough(endpoint.id))) throw gone();
+  }
+  await deps.eventFeed.sequence(SEQUENCE_ON_READ);
+  const entries = await deps.eventFeed.page(endpoint.id, input.after?.position ?? 0, limit);
   const last = entries.at(-1);
   return { items: entries.map((e) => e.payload), next: last ? { position: last.position, createdAt: last.createdAt } : input.after };
 }

@@ -3,7 +3,6 @@ import { isSuccess } from '../delivery.ts';
 import { DomainError } from '../errors.ts';
 import { integratorEndpoint } from '../integrator-endpoint.ts';
 import type { Deps } from '../ports.ts';
-import type { UnitOfWork } from './execute-command.ts';
 
 export interface EndpointTestOutcome {
   delivered: boolean;
@@ -14,16 +13,15 @@ export interface EndpointTestOutcome {
 
 /**
  * POST /v3/webhook-config/test: one signed WebhookTestEvent, sent at once through the webhook sender (its headers,
- * signatures, target rules and timeout), nothing stored. The configuration is read in a unit of work that ends before
- * anything is sent: no connection is held while the endpoint answers. A disabled endpoint is tested too: that is how
- * one is tried before it goes live.
+ * signatures, target rules and timeout), nothing stored. Run outside any transaction (the configuration is one read):
+ * no connection is held while the endpoint answers. A disabled endpoint is tested too: that is how one is tried
+ * before it goes live.
  */
 export async function testWebhookEndpoint(
-  read: UnitOfWork,
-  deps: Pick<Deps, 'webhookSender' | 'endpointTestLimiter' | 'ids' | 'clock'>,
+  deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'webhookSender' | 'endpointTestLimiter' | 'ids' | 'clock'>,
   principal: Principal,
 ): Promise<EndpointTestOutcome> {
-  const endpoint = await read((d) => integratorEndpoint(d, principal));
+  const endpoint = await integratorEndpoint(deps, principal);
   if (!endpoint.url) throw new DomainError('NOT_FOUND', 'Your webhook configuration has no URL to test: set one with PUT /v3/webhook-config.');
   // Per account (CONTRACT §10), and per endpoint too: the children that share their master's endpoint cannot multiply
   // the requests it gets.

@@ -22,65 +22,65 @@ const ok = { ok: true } as const;
 export const adminRouter = router({
   accounts: router({
     create: adminProcedure.input(admin.createAccount).mutation(async ({ ctx, input }) => {
-      const account = await ctx.services.transact((deps) => createAccount(deps, input));
+      const account = await createAccount(ctx.deps, input);
       return { id: account.id };
     }),
   }),
   contacts: router({
     create: adminProcedure.input(admin.createContact).mutation(async ({ ctx, input }) => {
-      const contact = await ctx.services.transact((deps) => createContact(deps, input));
+      const contact = await createContact(ctx.deps, input);
       return { id: contact.id };
     }),
     setApiAccess: adminProcedure.input(admin.setApiAccess).mutation(async ({ ctx, input }) => {
-      await ctx.services.transact((deps) => setContactApiAccess(deps, input));
+      await setContactApiAccess(ctx.deps, input);
       return ok;
     }),
   }),
   webhookConfigs: router({
     upsert: adminProcedure.input(admin.upsertWebhookConfig).mutation(async ({ ctx, input }) => {
-      const config = await ctx.services.transact((deps) => upsertWebhookConfig(deps, input));
+      const config = await upsertWebhookConfig(ctx.deps, input);
       return config.view();
     }),
   }),
   jobs: router({
     create: adminProcedure.input(admin.createJob).mutation(async ({ ctx, input }) =>
-      jobView(await ctx.services.transact((deps) => createJob(deps, input)))),
+      jobView(await createJob(ctx.deps, input))),
     assign: adminProcedure.input(admin.assignJob).mutation(async ({ ctx, input }) =>
-      jobView(await ctx.services.transact((deps) => assignJob(deps, input)))),
+      jobView(await assignJob(ctx.deps, input))),
     setStatus: adminProcedure.input(admin.setJobStatus).mutation(async ({ ctx, input }) =>
-      jobView(await ctx.services.transact((deps) => setJobStatus(deps, input)))),
+      jobView(await setJobStatus(ctx.deps, input))),
   }),
   invoices: router({
     create: adminProcedure.input(admin.createInvoice).mutation(async ({ ctx, input }) => {
-      const invoice = await ctx.services.transact((deps) => createInvoice(deps, input));
+      const invoice = await createInvoice(ctx.deps, input);
       return { id: invoice.id };
     }),
   }),
   cancellationReasons: router({
     upsert: adminProcedure.input(admin.upsertCancellationReason).mutation(async ({ ctx, input }) => {
-      await ctx.services.transact((deps) => upsertCancellationReason(deps, input));
+      await upsertCancellationReason(ctx.deps, input);
       return ok;
     }),
   }),
   orderMappings: router({
     upsert: adminProcedure.input(admin.upsertOrderMapping).mutation(async ({ ctx, input }) => {
-      await ctx.services.transact((deps) => upsertOrderMapping(deps, input));
+      await upsertOrderMapping(ctx.deps, input);
       return ok;
     }),
   }),
   deliveries: router({
     list: adminProcedure.input(admin.listDeliveries).query(async ({ ctx, input }) =>
-      ({ items: (await ctx.services.read((deps) => listDeliveries(deps, input ?? {}))).map(deliveryView) })),
+      ({ items: (await listDeliveries(ctx.deps, input ?? {})).map(deliveryView) })),
     redeliver: adminProcedure.input(admin.redeliver).mutation(async ({ ctx, input }) => {
-      await ctx.services.transact((deps) => redeliver(deps, input.deliveryId));
+      await redeliver(ctx.deps, input.deliveryId);
       return ok;
     }),
     redeliverFailed: adminProcedure.input(admin.redeliverFailed).mutation(({ ctx, input }) =>
-      ctx.services.transact((deps) => redeliverFailedOf(deps, input.accountId, input.since))),
+      redeliverFailedOf(ctx.deps, input.accountId, input.since)),
   }),
   commands: router({
     get: adminProcedure.input(admin.getCommand).query(async ({ ctx, input }) => {
-      const state = await ctx.services.read((deps) => lookUpCommand(deps, input.accountId, input.cid));
+      const state = await lookUpCommand(ctx.deps, input.accountId, input.cid);
       return state.status === 'accepted'
         ? { status: state.status, result: null, finishedAt: null }
         : { status: state.status, result: state.result, finishedAt: state.finishedAt.toISOString() };

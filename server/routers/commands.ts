@@ -12,10 +12,12 @@ export const commandsRouter = router({
           + 'the first answer and runs nothing; another body with the same _cid is 409. A refused command (4xx) is not stored.',
         successDescription: 'Accepted: stored, to be run.' },
       rest: { status: 202, problems: [409], body: brandCommands.union },
+      // Its one write (the command, with its `_cid` taken) is one atomic statement: no transaction around it.
+      unit: 'statements',
     })
     .input(brandCommands.command)
     .output(brandCommands.accepted)
-    .mutation(({ ctx, input }) => ctx.services.autocommit((deps) => acceptCommand(deps, ctx.principal, input))),
+    .mutation(({ ctx, input }) => acceptCommand(ctx.deps, ctx.principal, input)),
 
   result: integratorProcedure
     .meta({
@@ -26,5 +28,5 @@ export const commandsRouter = router({
     })
     .input(brandCommands.poll)
     .output(brandCommands.outcome)
-    .query(({ ctx, input }) => ctx.services.read((deps) => pollCommandResult(deps, ctx.principal, input.cid))),
+    .query(({ ctx, input }) => pollCommandResult(ctx.deps, ctx.principal, input.cid)),
 });

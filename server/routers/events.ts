@@ -19,8 +19,7 @@ export const eventsRouter = router({
     .input(selfService.feed)
     .output(selfService.feedAnswer)
     .query(async ({ ctx, input }) => {
-      const { services } = ctx;
-      const page = await readEventFeed(services, ctx.principal, { after: input.after ?? null, limit: input.limit, retentionDays: services.config.eventRetentionDays });
+      const page = await readEventFeed(ctx.deps, ctx.principal, { after: input.after ?? null, limit: input.limit, retentionDays: ctx.services.config.eventRetentionDays });
       return { items: page.items, next: page.next && encodeFeedCursor(page.next) };
     }),
 });

@@ -17,12 +17,12 @@ export const partnerCommandsRouter = router({
       partnerCommands.identifiers.setJobAppointment))
     .input(partnerCommands.setJobAppointment)
     .output(partnerCommands.answer)
-    .mutation(({ ctx, input }) => ctx.services.transact((deps) => setJobAppointment(deps, ctx.principal, input))),
+    .mutation(({ ctx, input }) => setJobAppointment(ctx.deps, ctx.principal, input)),
 
   setJobYourOrderId: signedPartnerProcedure
     .meta(meta('/v3/commands/partner/your-order-id', 'SetJobYourOrderId: set or overwrite your own order id on a job assigned to you',
       partnerCommands.identifiers.setJobYourOrderId))
     .input(partnerCommands.setJobYourOrderId)
     .output(partnerCommands.answer)
-    .mutation(({ ctx, input }) => ctx.services.transact((deps) => setJobYourOrderId(deps, ctx.principal, input))),
+    .mutation(({ ctx, input }) => setJobYourOrderId(ctx.deps, ctx.principal, input)),
 });

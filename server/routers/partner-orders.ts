@@ -1,19 +1,19 @@
 import type { z } from 'zod';
 import type { Principal } from '../../domain/auth.ts';
+import type { Deps } from '../../domain/ports.ts';
 import { PAGE_SIZE } from '../../domain/orders.ts';
 import { listPartnerOrdersPage, streamPartnerOrders } from '../../domain/use-cases/list-partner-orders.ts';
 import { pollOrder } from '../../domain/use-cases/poll-order.ts';
 import { partnerOrders } from '../schemas.ts';
-import type { Services } from '../services.ts';
 import { integratorProcedure, partnerProcedure, router } from '../trpc.ts';
 
 // One guard and one input for the legacy listing, whichever face serves it.
 const legacyListing = partnerProcedure.input(partnerOrders.legacy);
 type LegacyInput = z.output<typeof partnerOrders.legacy>;
-const legacyBatches = (ctx: { services: Services; principal: Principal }, input: LegacyInput) =>
-  ctx.services.read((deps) => streamPartnerOrders(deps, ctx.principal, {
+const legacyBatches = (ctx: { deps: Deps; principal: Principal }, input: LegacyInput) =>
+  streamPartnerOrders(ctx.deps, ctx.principal, {
     limit: input.limit ?? null, offset: input.offset ?? 0, updatedSince: input.updatedSince ?? null, active: input.active ?? false,
-  }));
+  });
 
 /**
  * GET /v3/partner-orders for REST clients: the same procedure, answering the batches themselves, which
@@ -31,9 +31,9 @@ export const partnerOrdersRouter = router({
       rest: { problems: [400, 403] } })
     .input(partnerOrders.page)
     .output(partnerOrders.pageAnswer)
-    .query(({ ctx, input }) => ctx.services.read((deps) => listPartnerOrdersPage(deps, ctx.principal, {
+    .query(({ ctx, input }) => listPartnerOrdersPage(ctx.deps, ctx.principal, {
       page: input.page ?? 1, pageSize: input.pageSize ?? PAGE_SIZE.default, updatedSince: input.updatedSince ?? null, active: input.active ?? false,
-    }))),
+    })),
 
   // Describes the path in the document and serves typed RPC clients; REST clients get the same listing streamed
   // (legacyStreamRouter).
@@ -57,5 +57,5 @@ export const partnerOrdersRouter = router({
       rest: { problems: [400, 403, 404] } })
     .input(partnerOrders.poll)
     .output(partnerOrders.legacyAnswer.element)
-    .query(({ ctx, input }) => ctx.services.read((deps) => pollOrder(deps, ctx.principal, input))),
+    .query(({ ctx, input }) => pollOrder(ctx.deps, ctx.principal, input)),
 });

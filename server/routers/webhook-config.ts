@@ -15,7 +15,7 @@ export const webhookConfigRouter = router({
     .output(webhookConfig.view)
     .query(async ({ ctx }) => {
       const { accountId, role } = ctx.principal;
-      const { accountId: _, ...view } = (await ctx.services.read((deps) => getWebhookConfig(deps, { accountId, scope: role }))).view();
+      const { accountId: _, ...view } = (await getWebhookConfig(ctx.deps, { accountId, scope: role })).view();
       return view;
     }),
   put: integratorProcedure
@@ -24,7 +24,7 @@ export const webhookConfigRouter = router({
     .output(webhookConfig.view)
     .mutation(async ({ ctx, input }) => {
       const { accountId, role } = ctx.principal;
-      const config = await ctx.services.transact((deps) => upsertWebhookConfig(deps, { ...input, accountId, scope: role, enabled: input.enabled ?? true }));
+      const config = await upsertWebhookConfig(ctx.deps, { ...input, accountId, scope: role, enabled: input.enabled ?? true });
       const { accountId: _, ...view } = config.view();
       return view;
     }),
@@ -36,8 +36,10 @@ export const webhookConfigRouter = router({
           + 'At most 10 a minute per account and per endpoint.',
         successDescription: 'What your endpoint did.' },
       rest: { problems: [403, 404, 429] },
+      // The endpoint answers while nothing is held: no transaction across the request it is sent.
+      unit: 'statements',
     })
     .input(selfService.endpointTest)
     .output(selfService.endpointTestAnswer)
-    .mutation(({ ctx }) => ctx.services.read((deps) => testWebhookEndpoint(ctx.services.read, deps, ctx.principal))),
+    .mutation(({ ctx }) => testWebhookEndpoint(ctx.deps, ctx.principal)),
 });

@@ -16,7 +16,7 @@ export const webhookDeliveriesRouter = router({
     .input(selfService.deliveries)
     .output(selfService.deliveriesAnswer)
     .query(async ({ ctx, input }) => {
-      const page = await ctx.services.read((deps) => listOwnDeliveries(deps, ctx.principal, input));
+      const page = await listOwnDeliveries(ctx.deps, ctx.principal, input);
       return {
         items: page.items.map((d) => {
           const { accountId: _a, scope: _s, ...view } = deliveryView(d);
@@ -35,7 +35,7 @@ export const webhookDeliveriesRouter = router({
     })
     .input(selfService.redeliver)
     .output(selfService.redeliverAnswer)
-    .mutation(({ ctx, input }) => ctx.services.transact((deps) => redeliverOwn(deps, ctx.principal, input.id))),
+    .mutation(({ ctx, input }) => redeliverOwn(ctx.deps, ctx.principal, input.id)),
   redeliverFailed: integratorProcedure
     .meta({
       openapi: { method: 'POST', path: '/v3/webhook-deliveries/redeliver-failed', tags: ['webhooks'], summary: 'Send every failed delivery since a time again',
@@ -46,5 +46,5 @@ export const webhookDeliveriesRouter = router({
     })
     .input(selfService.redeliverFailed)
     .output(selfService.redeliverFailedAnswer)
-    .mutation(({ ctx, input }) => ctx.services.transact((deps) => redeliverOwnFailed(deps, ctx.principal, input.since))),
+    .mutation(({ ctx, input }) => redeliverOwnFailed(ctx.deps, ctx.principal, input.since)),
 });

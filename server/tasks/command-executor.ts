@@ -42,10 +42,10 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
       const start = () => lanes.push(lane().catch((error: unknown) => { failures.push(error); }));
       const lane = async () => {
         while (!stopping()) {
-          const claimed = await services.autocommit((deps) => claimDueCommands(deps, options.batch, options.leaseMs));
+          const claimed = await services.unitOfWork().statements((deps) => claimDueCommands(deps, options.batch, options.leaseMs));
           const backlog = claimed.length === options.batch;
           if (backlog && lanes.length < options.concurrency) start();
-          await executeCommands(services.transact, claimed, options, {
+          await executeCommands((work) => services.unitOfWork().transaction(work), claimed, options, {
             executed: report,
             // A command's own failure (an unknown order, say) is expected and recorded below; anything else is worth a line.
             batchUndone: (err) => {
@@ -70,7 +70,7 @@ export function commandResultPurge(services: Services, batch = 500): WorkerTask 
     name: 'command result purge',
     idleDelayMs: 2000,
     async runOnce() {
-      return (await services.transact((deps) => purgeCommandResults(deps, batch))) === batch;
+      return (await services.unitOfWork().transaction((deps) => purgeCommandResults(deps, batch))) === batch;
     },
   };
 }

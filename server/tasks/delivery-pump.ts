@@ -54,7 +54,7 @@ export function deliveryPump(services: Services, signal: WorkSignal, options: Pu
       let nudge = () => {};
       const changed = () => nudge();
 
-      const record = (results: DeliveryResult[]) => services.autocommit((deps) => recordDeliveries(deps, results))
+      const record = (results: DeliveryResult[]) => services.unitOfWork().statements((deps) => recordDeliveries(deps, results))
         .then(() => {
           drained = false; // an outcome releases the next delivery of its order: look again at once, not at the next poll
           for (const { state, attempt } of results) {
@@ -88,7 +88,7 @@ export function deliveryPump(services: Services, signal: WorkSignal, options: Pu
           .finally(() => { inFlight--; changed(); });
       };
 
-      const giveBack = (claims: ClaimedDelivery[]) => services.autocommit((deps) => releaseDeliveries(deps, claims))
+      const giveBack = (claims: ClaimedDelivery[]) => services.unitOfWork().statements((deps) => releaseDeliveries(deps, claims))
         .catch((err: unknown) => services.log.warn({ err, deliveries: claims.length }, 'giving back claimed deliveries failed; they are sent after their lease'));
 
       for (;;) {
@@ -108,7 +108,7 @@ export function deliveryPump(services: Services, signal: WorkSignal, options: Pu
         const held = inFlight + claimedNotSent.length;
         if (!drained && !stopping() && held <= options.maxInFlight) {
           try {
-            const claimed = await services.autocommit((deps) => claimDueDeliveries(deps, holdAtMost - held, options.leaseMs));
+            const claimed = await services.unitOfWork().statements((deps) => claimDueDeliveries(deps, holdAtMost - held, options.leaseMs));
             drained = claimed.length < holdAtMost - held;
             claimedNotSent.push(...claimed);
           } catch (err) {
@@ -137,7 +137,7 @@ export function eventRetentionPurge(services: Services, retentionDays: number, b
     name: 'event retention purge',
     idleDelayMs: 10_000,
     async runOnce() {
-      return (await services.transact((deps) => purgeRetainedEvents(deps, retentionDays, batch))) === batch;
+      return (await services.unitOfWork().transaction((deps) => purgeRetainedEvents(deps, retentionDays, batch))) === batch;
     },
   };
 }

@@ -11,7 +11,7 @@ export function eventSequencer(services: Services, batch = 1000): WorkerTask {
     name: 'event feed sequencer',
     idleDelayMs: 500,
     async runOnce() {
-      return (await services.transact((deps) => sequenceEvents(deps, batch))) === batch;
+      return (await services.unitOfWork().statements((deps) => sequenceEvents(deps, batch))) === batch;
     },
   };
 }

@@ -111,7 +111,7 @@ test('MikroORM adapters and their SQL (100 runs)', async () => {
   const { services } = await testApp();
   let run = 0;
   await fc.assert(fc.asyncProperty(world, async (w) => {
-    await check(services.transact, services.read, w, `sql${++run}-${Date.now()}`);
+    await check((work) => services.unitOfWork().transaction(work), (work) => services.unitOfWork().statements(work), w, `sql${++run}-${Date.now()}`);
   }), { numRuns: 100 });
 });
 

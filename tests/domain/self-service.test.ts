@@ -1,48 +1,46 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Principal } from '../../domain/auth.ts';
-import type { Deps } from '../../domain/ports.ts';
 import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
 import { listOwnDeliveries, redeliverOwn } from '../../domain/use-cases/own-deliveries.ts';
 import { readEventFeed } from '../../domain/use-cases/read-event-feed.ts';
 import { testWebhookEndpoint } from '../../domain/use-cases/test-webhook-endpoint.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import { fakeDeps, ScriptedWebhookSender, type FakeDeps } from '../fakes.ts';
+import { fakeDeps, ScriptedWebhookSender } from '../fakes.ts';
 import { rejectsWith } from './helpers.ts';
 
 const test = suite('integrator self-service on the pure domain');
 const principal = (accountId: string, role: 'brand' | 'partner'): Principal => ({ contactId: 'c', accountId, role });
-const units = (deps: FakeDeps) => ({ transact: <T>(work: (d: Deps) => Promise<T>) => work(deps), read: <T>(work: (d: Deps) => Promise<T>) => work(deps) });
 const brandConfig = (accountId: string, url?: string) =>
   ({ accountId, scope: 'brand' as const, transformer: 'default' as const, version: '1.1.0' as const, ...(url && { url, signatureKey: 'key-0123456789abcdef' }) });
 
 test('the feed: the endpoint\'s events in order, limit capped at 500; GONE past the retention window, or once an event after the cursor was purged', async () => {
   const deps = fakeDeps();
   const brand = await createAccount(deps, { name: 'B', role: 'brand' });
-  await rejectsWith(readEventFeed(units(deps), principal(brand.id, 'brand'), { after: null, retentionDays: 30 }), 'NOT_FOUND');
+  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: null, retentionDays: 30 }), 'NOT_FOUND');
   await upsertWebhookConfig(deps, brandConfig(brand.id));
   await createJob(deps, { brandAccountId: brand.id });
   await createJob(deps, { brandAccountId: brand.id });
-  const page = await readEventFeed(units(deps), principal(brand.id, 'brand'), { after: null, limit: 1, retentionDays: 30 });
+  const page = await readEventFeed(deps, principal(brand.id, 'brand'), { after: null, limit: 1, retentionDays: 30 });
   assert.is(page.items.length, 1);
   assert.is(page.items[0]!._v, '1.1.0');
-  const rest = await readEventFeed(units(deps), principal(brand.id, 'brand'), { after: page.next, limit: 10_000, retentionDays: 30 });
+  const rest = await readEventFeed(deps, principal(brand.id, 'brand'), { after: page.next, limit: 10_000, retentionDays: 30 });
   assert.equal(rest.items.map((e) => e._eid), [deps.events.stored[1]!.id]);
-  const empty = await readEventFeed(units(deps), principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 });
+  const empty = await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 });
   assert.equal(empty, { items: [], next: rest.next }, 'an empty page keeps the cursor');
   // The backstop: an event after the cursor purged while the cursor is within the window (one written before the
   // cursor's event and positioned after it, as a transaction that commits late can do).
   const endpointId = deps.events.stored[0]!.endpointId!;
   deps.eventFeed.forget(endpointId, rest.next!.position);
-  assert.equal((await readEventFeed(units(deps), principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 })).items, [], 'nothing after it was purged');
-  await rejectsWith(readEventFeed(units(deps), principal(brand.id, 'brand'), { after: page.next, retentionDays: 30 }), 'GONE');
+  assert.equal((await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 })).items, [], 'nothing after it was purged');
+  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: page.next, retentionDays: 30 }), 'GONE');
   // Past the window, a cursor is gone whatever the purge did: nothing after rest.next was purged.
   deps.clock.advance(30 * 86_400);
-  assert.equal((await readEventFeed(units(deps), principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 })).items, [], 'on the edge of the window');
+  assert.equal((await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 })).items, [], 'on the edge of the window');
   deps.clock.advance(1);
-  await rejectsWith(readEventFeed(units(deps), principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }), 'GONE');
-  await rejectsWith(readEventFeed(units(deps), principal(brand.id, 'brand'), { after: { position: 0, createdAt: new Date(0) }, retentionDays: 30 }), 'GONE');
+  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }), 'GONE');
+  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: { position: 0, createdAt: new Date(0) }, retentionDays: 30 }), 'GONE');
 });
 
 test('a child partner uses its master\'s endpoint; a partner with none is FORBIDDEN', async () => {
@@ -66,16 +64,16 @@ test('the endpoint test: needs a URL, sends a WebhookTestEvent of the endpoint\'
   const brand = await createAccount(deps, { name: 'B', role: 'brand' });
   const caller = principal(brand.id, 'brand');
   await upsertWebhookConfig(deps, brandConfig(brand.id));
-  await rejectsWith(testWebhookEndpoint(units(deps).read, deps, caller), 'NOT_FOUND');
+  await rejectsWith(testWebhookEndpoint(deps, caller), 'NOT_FOUND');
   await upsertWebhookConfig(deps, brandConfig(brand.id, 'https://b.example.com/h'));
-  const outcome = await testWebhookEndpoint(units(deps).read, deps, caller);
+  const outcome = await testWebhookEndpoint(deps, caller);
   assert.equal(outcome, { delivered: true, statusCode: 200, durationMs: 1, error: null });
   const [sent] = (deps.webhookSender as ScriptedWebhookSender).sent;
   assert.equal(JSON.parse(sent!.body), { _eid: sent!.eventId, _type: 'WebhookTestEvent', _v: '1.1.0', sentAt: deps.clock.now().toISOString() });
   assert.equal([sent!.url, sent!.signatureKey], ['https://b.example.com/h', 'key-0123456789abcdef']);
   assert.is(deps.events.stored.length, 0, 'nothing stored');
-  for (let i = 2; i <= 10; i++) await testWebhookEndpoint(units(deps).read, deps, caller);
-  await rejectsWith(testWebhookEndpoint(units(deps).read, deps, caller), 'RATE_LIMITED');
+  for (let i = 2; i <= 10; i++) await testWebhookEndpoint(deps, caller);
+  await rejectsWith(testWebhookEndpoint(deps, caller), 'RATE_LIMITED');
 });
 
 test.run();

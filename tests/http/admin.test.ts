@@ -113,7 +113,7 @@ for (const [name, c] of Object.entries(cases)) {
 test('jobs.setStatus emits an OrderStatusEvent to the brand and the assigned partner', async () => {
   const job = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: ids.brand, partnerId: ids.child });
   await app.admin.call('jobs.setStatus', { apiId: job.apiId, status: 'started' });
-  const [toBrand, toChild] = await app.services.transact(async (d) => [
+  const [toBrand, toChild] = await app.services.unitOfWork().transaction(async (d) => [
     (await d.events.recentFor(ids.brand, 1))[0], (await d.events.recentFor(ids.child, 1))[0],
   ]);
   assert.equal([toBrand?.payload.orderId, toBrand?.payload.status], [job.apiId, 'started']);

@@ -56,7 +56,7 @@ async function run(who: Who, body: Record<string, unknown>) {
   return outcome(who, body._cid as string);
 }
 const eventsOf = (accountId: string, orderId: string | null = null) =>
-  app.services.read(async (d) => (await d.events.recentFor(accountId, 1000)).filter((e) => orderId === null || e.orderId === orderId));
+  app.services.unitOfWork().statements(async (d) => (await d.events.recentFor(accountId, 1000)).filter((e) => orderId === null || e.orderId === orderId));
 const pollOrder = (who: Who, orderId: string) => app.http.get(`/v3/poll/job/*/${orderId}`).set('authorization', `Bearer ${who.accessToken}`);
 
 test('a partner token is 401; invalid envelopes and bodies are 400 with issues and store nothing; fixed, the same _cid is accepted', async () => {
@@ -182,7 +182,7 @@ test('CreateOrderFromMapping: without a mapping, 100 orders in input order, and 
     assert.equal([polled.externalId, polled.status, polled.customer.firstName, polled.products], [`SHOP-${tag}-${i}`, 'new', `Customer ${i}`, [{ sku: 'WB-11KW', name: null, quantity: 1 }]]);
     assert.match(polled.orderNumber, /^O-\d{10}$/);
   }
-  const jobs = await app.services.read(async (d) => Promise.all(ids.map((id) => d.jobs.get(id))));
+  const jobs = await app.services.unitOfWork().statements(async (d) => Promise.all(ids.map((id) => d.jobs.get(id))));
   assert.ok(jobs.every((j) => j!.partnerId === null && j!.brandAccountId === brand.accountId));
   assert.is(new Set(jobs.map((j) => j!.name)).size, 100);
 });
@@ -233,7 +233,7 @@ test('the _cid race on either database: accepts of one _cid started together int
   // several accepts started in one tick: each statement commits alone, so even the embedded database's single
   // connection interleaves them (the first one's insert, then the second one's), and a server runs them at once.
   const principal = { accountId: brand.accountId, role: 'brand' } as Principal;
-  const accept = (body: Record<string, unknown>) => app.services.autocommit((d) => acceptCommand(d, principal, body as unknown as BrandCommand));
+  const accept = (body: Record<string, unknown>) => app.services.unitOfWork().statements((d) => acceptCommand(d, principal, body as unknown as BrandCommand));
   const rows = async (cid: string) => (await app.database.orm.em.getConnection().execute<{ n: number }[]>(
     'select count(*)::int as n from commands where account_id = ? and cid = ?', [brand.accountId, cid]))[0]!.n;
   for (let round = 0; round < 5; round++) {

@@ -28,10 +28,10 @@ async function accept(fields: Record<string, unknown>) {
   return cid;
 }
 async function claimAll(cids: string[], leaseMs = 60_000) {
-  const claimed = await app.services.autocommit((deps) => claimDueCommands(deps, 100, leaseMs));
+  const claimed = await app.services.unitOfWork().statements((deps) => claimDueCommands(deps, 100, leaseMs));
   // A command another suite left accepted (its worker stopped before running it) is given back as it was.
   const others = claimed.filter((c) => !cids.includes(c.cid));
-  await app.services.autocommit(async (deps) => { for (const c of others) await deps.commandQueue.release(c, deps.clock.now(), false); });
+  await app.services.unitOfWork().statements(async (deps) => { for (const c of others) await deps.commandQueue.release(c, deps.clock.now(), false); });
   assert.equal(claimed.filter((c) => cids.includes(c.cid)).map((c) => c.cid).sort(), [...cids].sort(), 'the batch holds the commands of this test');
   return cids.map((cid) => claimed.find((c) => c.cid === cid)!);
 }
@@ -47,7 +47,7 @@ test('a batch that succeeds whole commits in one transaction, with every result 
     await accept({ _type: 'UpdateOrderExternalId', orderId: a, externalId: 'batch-a-again' }),
   ];
   const eventsBefore = [(await orderEvents(a))[0]!.n, (await orderEvents(b))[0]!.n];
-  const executions = await executeCommands(app.services.transact, await claimAll(cids), policy);
+  const executions = await executeCommands((work) => app.services.unitOfWork().transaction(work), await claimAll(cids), policy);
   assert.equal(executions.map((e) => e.outcome), ['succeeded', 'succeeded', 'succeeded']);
   const transactions = await sql<{ xmin: string }>('select distinct xmin::text as xmin from commands where account_id = ? and cid in (?, ?, ?)', [brand.accountId, ...cids]);
   assert.is(transactions.length, 1, 'one transaction finished the three');
@@ -66,7 +66,7 @@ test('a batch with a failing command: nothing of the batch commits twice, the fa
     await accept({ _type: 'RefreshOrder', orderId: b }),
   ];
   const eventsBefore = [(await orderEvents(a))[0]!.n, (await orderEvents(b))[0]!.n];
-  const executions = await executeCommands(app.services.transact, await claimAll(cids), policy);
+  const executions = await executeCommands((work) => app.services.unitOfWork().transaction(work), await claimAll(cids), policy);
   assert.equal(executions.map((e) => e.outcome), ['succeeded', 'failed', 'failed', 'succeeded']);
   assert.equal([(await result(cids[1]!)).code, (await result(cids[2]!)).code], ['UNKNOWN_CANCELLATION_REASON', 'ORDER_NOT_FOUND']);
   assert.equal([(await result(cids[0]!))._type, (await result(cids[3]!))._type], ['CommandResultEvent', 'CommandResultEvent']);
@@ -83,8 +83,8 @@ test('an executor whose lease ran out finishes late, after another took the comm
   const [stale] = await claimAll([cid], 0); // a lease that has run out at once
   const [second] = await claimAll([cid]);
   assert.is(second!.attempts, 2, 'taken over');
-  assert.equal(await executeCommands(app.services.transact, [second!], policy), [{ outcome: 'succeeded' }]);
-  assert.equal(await executeCommands(app.services.transact, [stale!], policy), [{ outcome: 'lost' }], 'the late finish is refused');
+  assert.equal(await executeCommands((work) => app.services.unitOfWork().transaction(work), [second!], policy), [{ outcome: 'succeeded' }]);
+  assert.equal(await executeCommands((work) => app.services.unitOfWork().transaction(work), [stale!], policy), [{ outcome: 'lost' }], 'the late finish is refused');
   assert.is((await orderEvents(apiId))[0]!.n - eventsBefore, 1, 'one run of RefreshOrder: one OrderStatusEvent');
   const outcomes = await sql<{ eid: string }>(`select payload->>'_eid' as eid from events where type in ('CommandResultEvent', 'CommandErrorEvent') and payload->>'_cid' = ?`, [cid]);
   assert.is(outcomes.length, 1, 'one outcome event');
@@ -105,7 +105,7 @@ test('two batches at once over the same orders, taken in opposite orders (one th
     const first = await claim([{ _type: 'RefreshOrder', orderId: low! }, { _type: 'RefreshOrder', orderId: high! }]);
     const second = await claim([{ _type: 'RefreshInvoice', invoiceId: invoiceOfHigh }, { _type: 'RefreshOrder', orderId: low! }]);
     const undone: unknown[] = [];
-    const run = (batch: typeof first) => executeCommands(app.services.transact, batch, policy, { batchUndone: (error) => undone.push(error) });
+    const run = (batch: typeof first) => executeCommands((work) => app.services.unitOfWork().transaction(work), batch, policy, { batchUndone: (error) => undone.push(error) });
     const executions = await Promise.all([run(first), run(second)]);
     assert.equal(undone, [], 'neither batch was undone');
     assert.equal(executions.flat().map((e) => e.outcome), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);

@@ -48,14 +48,14 @@ test('410 GONE for a cursor older than the retention window, with or without a p
     assert.equal([gone.body.code, gone.body.title, gone.body.status], ['GONE', 'Gone', 410], what);
     assert.match(gone.body.detail, /30 days/, what);
   };
-  const stored = () => app.services.read((d) => d.events.recentFor(brand.accountId, 10));
+  const stored = () => app.services.unitOfWork().statements((d) => d.events.recentFor(brand.accountId, 10));
   assert.is((await stored()).length, 2, 'nothing purged yet');
   await isGone(afterFirst, 'an old cursor, before any purge');
   await isGone(afterAll, 'the old cursor of a feed where nothing new came, before any purge');
   const typed = await app.http.get(`/trpc/events.feed?input=${encodeURIComponent(JSON.stringify({ after: afterFirst }))}`).set('authorization', `Bearer ${access}`);
   assert.equal([typed.status, typed.body.error.data.code, typed.body.error.data.reason], [404, 'NOT_FOUND', 'GONE'], 'typed clients can tell it apart');
 
-  while ((await app.services.transact((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
+  while ((await app.services.unitOfWork().transaction((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
   assert.is((await stored()).length, 0, 'purged');
   await isGone(afterFirst, 'an old cursor, after the purge');
   await isGone(afterAll, 'the old cursor of a quiet feed, after the purge');

@@ -116,7 +116,7 @@ test('a refused token is not counted: bad tokens cannot use up an account\'s sha
 test('a withdrawn contact\'s token uses up nobody\'s share: 401 every time, and its colleague is still served', async () => {
   const leaver = await integrator(app, 'partner');
   const colleague = await app.admin.call<{ id: string }>('contacts.create', { accountId: leaver.accountId, email: `colleague-${Date.now()}@example.com` });
-  const colleagueToken = await app.services.read((deps) => deps.tokens.issue('access', { contactId: colleague.id, accountId: leaver.accountId, role: 'partner' }, deps.clock.now(), 3600));
+  const colleagueToken = await app.services.unitOfWork().statements((deps) => deps.tokens.issue('access', { contactId: colleague.id, accountId: leaver.accountId, role: 'partner' }, deps.clock.now(), 3600));
   await app.admin.call('contacts.setApiAccess', { contactId: leaver.contactId, apiAccess: false });
   await app.admin.call('webhookConfigs.upsert', { accountId: leaver.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0' });
   await waitForNextWindow();
@@ -128,7 +128,7 @@ test('at most 2 legacy listings of an account stream at once: a third is 429 wit
   await waitForNextWindow();
   const legacy = (on: App) => on.http.get('/v3/partner-orders').set('authorization', `Bearer ${partner.accessToken}`);
   for (let i = 0; i < 3; i++) { const res = await legacy(app); assert.is(res.status, 200, 'each listing gives its slot back when it ends'); }
-  const held = [await app.services.read((deps) => deps.streamSlots.take(partner.accountId)), await twin.services.read((deps) => deps.streamSlots.take(partner.accountId))];
+  const held = [await app.services.unitOfWork().statements((deps) => deps.streamSlots.take(partner.accountId)), await twin.services.unitOfWork().statements((deps) => deps.streamSlots.take(partner.accountId))];
   try {
     if (onPostgres) {
       // One slot held here and one by the other instance: the server's count is what counts.
@@ -136,7 +136,7 @@ test('at most 2 legacy listings of an account stream at once: a third is 429 wit
       assert.equal([refused.status, refused.body.code], [429, 'TOO_MANY_REQUESTS']);
       assert.ok(Number(refused.headers['retry-after']) >= 1);
     } else {
-      const third = await app.services.read((deps) => deps.streamSlots.take(partner.accountId));
+      const third = await app.services.unitOfWork().statements((deps) => deps.streamSlots.take(partner.accountId));
       held.push(third);
       const refused = await legacy(app);
       assert.equal([refused.status, refused.body.code], [429, 'TOO_MANY_REQUESTS']);

@@ -86,7 +86,7 @@ test('commands{state}: accepted while a command waits for an executor, running w
   const waiting = await fresh();
   assert.ok(value(waiting, 'commands{state="accepted"}') >= 1, 'the command waits');
   // Held for 10 s only: an executor of another suite on the same database runs it afterwards.
-  const claimed = await app.services.autocommit((deps) => claimDueCommands(deps, 1000, 10_000));
+  const claimed = await app.services.unitOfWork().statements((deps) => claimDueCommands(deps, 1000, 10_000));
   assert.ok(claimed.some((c) => c.cid === cid));
   const held = await fresh();
   assert.ok(value(held, 'commands{state="running"}') >= 1, `running: ${value(held, 'commands{state="running"}')}`);

@@ -55,7 +55,7 @@ function post(who: Who, path: string, body: unknown, signature: string | null | 
   return req.send(raw);
 }
 const eventsFor = (accountId: string, orderId: string) =>
-  app.services.transact(async (d) => (await d.events.recentFor(accountId, 500)).filter((e) => e.orderId === orderId));
+  app.services.unitOfWork().transaction(async (d) => (await d.events.recentFor(accountId, 500)).filter((e) => e.orderId === orderId));
 
 test('each identifier finds its job; the answer carries the order in the caller\'s shape', async () => {
   const cases: Record<string, string>[] = [

@@ -63,7 +63,7 @@ test('the feed: every event of the caller\'s endpoint, oldest first, exactly as 
   await createJob(other.accountId);
 
   const { items, next } = await drain(brand.accessToken, 2);
-  const stored = (await app.services.read((d) => d.events.recentFor(brand.accountId, 50))).reverse();
+  const stored = (await app.services.unitOfWork().statements((d) => d.events.recentFor(brand.accountId, 50))).reverse();
   assert.equal(items, stored.map((e) => e.payload), 'the payloads as stored, in order');
   assert.equal(items.map((e) => [e.orderId, e.status]), [[first, 'new'], [second, 'new'], [first, 'open'], [second, 'cancelled']]);
   assert.ok(next, 'an empty page still says where to go on from');
@@ -219,7 +219,7 @@ test('endpoint test: what the endpoint did, signed like a delivery, nothing stor
     if (outcome.delivered) assert.is(outcome.error, null);
     else assert.match(outcome.error, /500/);
   });
-  assert.is((await app.services.read((d) => d.events.recentFor(brand.accountId, 10))).length, 0, 'nothing stored');
+  assert.is((await app.services.unitOfWork().statements((d) => d.events.recentFor(brand.accountId, 10))).length, 0, 'nothing stored');
 
   await configure(brand.accountId, 'brand', await silentReceiver());
   const timedOut = await post('/v3/webhook-config/test', brand.accessToken);

@@ -29,7 +29,7 @@ async function writeEvents(receiverUrl: string, orders: number, perOrder: number
   await app.admin.call('webhookConfigs.upsert', { accountId: brandId, scope: 'brand', url: receiverUrl, transformer: 'default', version: '1.3.0' });
   const ids: { id: string; orderId: string }[] = [];
   for (let n = 0; n < perOrder; n++) {
-    await app.services.transact(async (deps) => {
+    await app.services.unitOfWork().transaction(async (deps) => {
       const brand = await receiverOf(deps, brandId, 'brand');
       const events: OutboxEvent[] = [];
       for (let o = 0; o < orders; o++) {

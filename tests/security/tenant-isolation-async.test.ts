@@ -71,7 +71,7 @@ async function account(role: Role, parent: string | null, kind: Kind, version?: 
   const { id } = await app.admin.call<{ id: string }>('accounts.create', { name: `${role} ${randomUUID().slice(0, 6)}`, role, ...(parent && { parentId: parent }) });
   const { id: contactId } = await app.admin.call<{ id: string }>('contacts.create', { accountId: id, email: `iso-async-${randomUUID().slice(0, 12)}@example.com` });
   if (kind !== 'none') await configure(id, role, kind, version);
-  const token = await app.services.read((deps) => deps.tokens.issue('access', { contactId, accountId: id, role }, deps.clock.now(), 3600));
+  const token = await app.services.unitOfWork().statements((deps) => deps.tokens.issue('access', { contactId, accountId: id, role }, deps.clock.now(), 3600));
   return { id, role, parent, kind, token };
 }
 

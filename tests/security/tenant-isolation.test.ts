@@ -28,7 +28,7 @@ async function account(role: 'brand' | 'partner', parent: string | null, config:
   const { id } = await app.admin.call<{ id: string }>('accounts.create', { name: `${role} ${randomUUID().slice(0, 6)}`, role, ...(parent && { parentId: parent }) });
   const { id: contactId } = await app.admin.call<{ id: string }>('contacts.create', { accountId: id, email: `iso-${randomUUID().slice(0, 12)}@example.com` });
   if (config) await app.admin.call('webhookConfigs.upsert', { accountId: id, scope: role, url: null, transformer: role === 'partner' ? 'partner-format' : 'default', version: '1.3.0' });
-  const token = await app.services.read((deps) => deps.tokens.issue('access', { contactId, accountId: id, role }, deps.clock.now(), 3600));
+  const token = await app.services.unitOfWork().statements((deps) => deps.tokens.issue('access', { contactId, accountId: id, role }, deps.clock.now(), 3600));
   return { id, role, parent, config, token };
 }
 

@@ -79,7 +79,7 @@ test('rebinding: a name public at configuration and loopback at delivery is refu
   assert.equal(tries[0]!.statusCode, null);
   assert.match(tries[0]!.error ?? '', `refused target: ${HOST} resolves to 127.0.0.1, which is not a public address`);
   assert.is(receiver.received.length, 0, 'nothing reached the loopback receiver');
-  const events = await app.services.read((d) => d.events.recentFor(brand.accountId, 10));
+  const events = await app.services.unitOfWork().statements((d) => d.events.recentFor(brand.accountId, 10));
   assert.equal(events.map((e) => [e.id, e.type, e.orderId]), [[items[0]!.eventId, 'OrderStatusEvent', apiId]], 'the refused delivery is the new order\'s event');
 });
 
