@@ -98,7 +98,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   const unitOfWork: () => UnitOfWork = unitsOfWork(database.orm, { ...deps, deferrer } satisfies ProcessServices, announce);
 
   let shuttingDown = false;
-  const metrics = createMetrics(operationalStats(database.orm));
+  const metrics = createMetrics({ ...operationalStats(database.orm), statementsSent: () => database.statements.count });
   const lanes = accountLanes(config.apiConcurrencyPerAccount, metrics.accountLaneWaiting, {
     // Past its share, an account's next share is spread over its window (1 s) instead of arriving in one burst: what is
     // left of it over what is left of the window, as the shared count last told this process, and never faster than

@@ -5,6 +5,8 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 export interface StatsSource {
   queues(): Promise<QueueStats>;
   pool(): { used: number; free: number; pending: number; max: number };
+  /** Statements this process has sent to the database so far (round trips). */
+  statementsSent(): number;
 }
 
 export interface QueueStats {
@@ -86,6 +88,15 @@ export function createMetrics(stats: StatsSource) {
   new Gauge({
     name: 'webhook_deliveries_oldest_pending_age_seconds', help: 'How long the most overdue sendable delivery has been due (0: none).', registers,
     async collect() { const read = await queues(); if (read) this.set(read.deliveries.oldestPendingAgeSeconds); },
+  });
+  let counted = 0;
+  new Counter({
+    name: 'db_statements_total', help: 'Statements this process has sent to the database: its round trips.', registers,
+    collect() {
+      const sent = stats.statementsSent();
+      this.inc(sent - counted);
+      counted = sent;
+    },
   });
   new Gauge({
     name: 'db_pool_connections', help: 'This process\'s database connections: used, free, waited for (pending), and the maximum.', labelNames: ['state'], registers,

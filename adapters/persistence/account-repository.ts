@@ -20,10 +20,25 @@ interface FamilyRow {
 }
 
 export class MikroOrmAccountRepository implements AccountRepository {
+  /**
+   * Families as first read in this unit of work (a request's): its authentication, signature check and use case ask
+   * for the caller's family in turn, and get it from one read, as the EntityManager's identity map gives entities.
+   */
+  private readonly families = new Map<string, Promise<PartnerFamily | null>>();
+
   constructor(private readonly em: EntityManager) {}
   async get(id: string) { return isStoredId(id) ? this.em.findOne(Account, { id }) : null; }
   partnerFamily(accountId: string): Promise<PartnerFamily | null> {
-    if (!isStoredId(accountId)) return Promise.resolve(null);
+    let family = this.families.get(accountId);
+    if (!family) {
+      family = this.readFamily(accountId);
+      this.families.set(accountId, family);
+      family.catch(() => this.families.delete(accountId));
+    }
+    return family;
+  }
+  private async readFamily(accountId: string): Promise<PartnerFamily | null> {
+    if (!isStoredId(accountId)) return null;
     return withDriverConnection(this.em, async (client) => {
       const { rows: [row] } = await client.query<FamilyRow>({ name: 'partner-family', text: PARTNER_FAMILY, values: [accountId] });
       if (!row) return null;
@@ -36,5 +51,8 @@ export class MikroOrmAccountRepository implements AccountRepository {
       };
     });
   }
-  async save(account: Account) { this.em.persist(account); }
+  async save(account: Account) {
+    this.families.clear();
+    this.em.persist(account);
+  }
 }

@@ -26,6 +26,8 @@ export interface DatabaseOptions {
 
 export interface Database {
   orm: MikroORM;
+  /** Every statement the ORM's connections send, counted (metrics: round trips; tests: what a request costs). */
+  statements: StatementCount;
   kind: 'embedded' | 'postgresql';
   /** A connection string for plain `pg` clients (listeners, locks). */
   url: string;
@@ -48,4 +50,33 @@ export async function ping(orm: MikroORM): Promise<boolean> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The statements sent on the ORM's connections: a count, and listeners for tests that look at which. */
+export class StatementCount {
+  count = 0;
+  private readonly listeners = new Set<(statement: string) => void>();
+
+  /** Calls `listener` with each statement's name (a prepared statement's) or text until the answered function is called. */
+  watch(listener: (statement: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Counts what a pooled connection sends from now on (a knex `afterCreate` hook): every statement, the ORM's and
+   * those run on the driver, goes through the connection's `query`.
+   */
+  readonly counting = (connection: { query: (...args: never[]) => unknown }) => {
+    const send = connection.query;
+    connection.query = ((...args: never[]) => {
+      this.count++;
+      if (this.listeners.size > 0) {
+        const first = args[0] as unknown as string | { name?: string; text?: string };
+        const statement = typeof first === 'string' ? first : first?.name ?? first?.text ?? '';
+        for (const listener of this.listeners) listener(statement);
+      }
+      return send.apply(connection, args);
+    }) as typeof connection.query;
+  };
 }

@@ -4,16 +4,19 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { baseConfig } from '../../mikro-orm.config.ts';
 import { lockDataFolder } from './data-folder-lock.ts';
-import { ping, type Database, type DatabaseOptions } from './database.ts';
+import { ping, StatementCount, type Database, type DatabaseOptions } from './database.ts';
 
 /**
  * PGlite is one PostgreSQL backend behind a socket: whatever a connection leaves in the session (prepared
  * statements above all) outlives that connection. Each new connection therefore starts from a clean session,
  * or re-preparing a named statement after a reconnect fails with 42P05.
  */
-function startCleanSession(connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) {
-  connection.query('discard all', (error: Error | null) => done(error, connection));
-}
+const startCleanSession = (statements: StatementCount) => (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => {
+  connection.query('discard all', (error: Error | null) => {
+    statements.counting(connection);
+    done(error, connection);
+  });
+};
 
 /** How often the WAL is checkpointed: a killed process's next start replays at most this long's writes. */
 const CHECKPOINT_EVERY_MS = 60_000;
@@ -37,7 +40,8 @@ export async function openEmbedded(options: DatabaseOptions): Promise<Database> 
   const url = `postgresql://postgres@${server.getServerConn()}/postgres`;
   // One backend: one connection, transactions one at a time. It is kept rather than dropped when idle (there is
   // nothing to save), and a replacement for a lost one starts from a clean session.
-  const orm = await MikroORM.init({ ...baseConfig, clientUrl: url, pool: { min: 1, max: 1, afterCreate: startCleanSession } });
+  const statements = new StatementCount();
+  const orm = await MikroORM.init({ ...baseConfig, clientUrl: url, pool: { min: 1, max: 1, afterCreate: startCleanSession(statements) } });
   await orm.getMigrator().up();
   // PGlite runs no checkpointer: without checkpoints, a process killed replays at its next start all the WAL written
   // since it opened the folder (14 s after 1.3 GB here), and pg_wal grows without end. A failed one waits for the next.
@@ -47,6 +51,7 @@ export async function openEmbedded(options: DatabaseOptions): Promise<Database> 
   checkpoints?.unref();
   return {
     orm,
+    statements,
     kind: 'embedded',
     url,
     ping: () => ping(orm),

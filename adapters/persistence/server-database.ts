@@ -1,7 +1,7 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { baseConfig } from '../../mikro-orm.config.ts';
-import { DatabaseSetupError, ping, type Database } from './database.ts';
+import { DatabaseSetupError, ping, type Database, StatementCount } from './database.ts';
 
 export async function openServer(
   url: string,
@@ -17,12 +17,16 @@ export async function openServer(
       await orm.close();
     }
   });
-  const orm = await MikroORM.init({ ...baseConfig, clientUrl: url, pool: { min: 0, max: poolSize }, driverOptions: bounded(timeoutMs) });
+  const statements = new StatementCount();
+  const orm = await MikroORM.init({
+    ...baseConfig, clientUrl: url, driverOptions: bounded(timeoutMs),
+    pool: { min: 0, max: poolSize, afterCreate: (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => { statements.counting(connection); done(null, connection); } },
+  });
   // The command and delivery queues update every row they carry: without autovacuum their dead rows pile up until
   // every claim steps over them (claims ten to fifty times slower after a few thousand commands, in bench/commands).
   const [setting] = await orm.em.getConnection().execute<{ autovacuum: string }[]>('show autovacuum');
   if (setting?.autovacuum === 'off') notice('autovacuum is off on this PostgreSQL server: the command and delivery queues will slow down as their tables bloat; turn it on, or VACUUM them regularly');
-  return { orm, kind: 'postgresql', url, ping: () => ping(orm), close: () => orm.close() };
+  return { orm, statements, kind: 'postgresql', url, ping: () => ping(orm), close: () => orm.close() };
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;

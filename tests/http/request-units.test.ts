@@ -1,0 +1,78 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { appWithMailbox, integrator } from '../support/integrators.ts';
+import { sharedDatabase } from '../support/shared.ts';
+
+// What one request costs the database: the EntityManager forks it makes (one unit of work per request, shared by
+// authentication, the signature check and the use case) and the statements it sends (its round trips). Counted on the
+// shared database while nothing else runs (no worker started); each figure is the least over a few requests, so that
+// stray background work can only make a count larger, never pass a wrong one.
+const test = suite('one request, one unit of work');
+type App = Awaited<ReturnType<typeof appWithMailbox>>;
+let app: App;
+const KEY = 'request-units-signing-key';
+
+test.before(async () => { app = await appWithMailbox(); });
+
+/** The forks and statements of a request (the least of `runs`), and the statements of the last one by name. */
+async function cost(send: (i: number) => Promise<{ status: number }>, expectStatus: number, runs = 5) {
+  const database = await sharedDatabase();
+  const forkId = () => database.orm.em.fork().id;
+  let forks = Infinity;
+  let statements = Infinity;
+  let seen: string[] = [];
+  for (let i = 0; i < runs; i++) {
+    const names: string[] = [];
+    const stop = database.statements.watch((s) => names.push(s));
+    const [forksBefore, sentBefore] = [forkId(), database.statements.count];
+    const res = await send(i);
+    const [forksAfter, sentAfter] = [forkId(), database.statements.count];
+    stop();
+    assert.is(res.status, expectStatus, JSON.stringify(res));
+    forks = Math.min(forks, forksAfter - forksBefore - 1);
+    if (sentAfter - sentBefore < statements) [statements, seen] = [sentAfter - sentBefore, names];
+  }
+  return { forks, statements, seen };
+}
+
+test('POST /v3/commands: one fork and at most three round trips (the caller, its count, the command)', async () => {
+  const brand = await integrator(app, 'brand');
+  const job = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
+  const { forks, statements, seen } = await cost((i) => app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`)
+    .send({ _v: '1.0.0', _cid: `units-${randomUUID()}-${i}`, _type: 'RefreshOrder', orderId: job.apiId }), 202);
+  assert.is(forks, 1, 'one EntityManager for the whole request');
+  assert.ok(statements <= 3, `${statements} statements: ${seen.join(' | ')}`);
+});
+
+test('a signed partner command: one fork, the partner\'s family read once', async () => {
+  const brand = await integrator(app, 'brand');
+  const partner = await integrator(app, 'partner');
+  await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0', signatureKey: KEY });
+  const job = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId, status: 'accepted' });
+  const { forks, seen } = await cost((i) => {
+    const body = JSON.stringify({ _v: '1.0.0', _cid: `units-${randomUUID()}-${i}`, _type: 'SetJobYourOrderId', jobApiId: job.apiId, yourOrderID: `Y-${i}` });
+    return app.http.post('/v3/commands/partner/your-order-id').set('authorization', `Bearer ${partner.accessToken}`)
+      .set('content-type', 'application/json').set('x-webhook-signature', createHmac('sha256', KEY).update(body).digest('hex')).send(body);
+  }, 200);
+  assert.is(forks, 1, 'one EntityManager: authentication, the signature check and the use case share it');
+  assert.is(seen.filter((s) => s === 'partner-family').length, 1, `the family read once: ${seen.join(' | ')}`);
+});
+
+test('the polls, the listing and the feed: one fork each', async () => {
+  const brand = await integrator(app, 'brand');
+  const partner = await integrator(app, 'partner');
+  await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0' });
+  await app.admin.call('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId, status: 'accepted' });
+  const get = (path: string, token: string) => () => app.http.get(path).set('authorization', `Bearer ${token}`);
+  for (const [path, token, status] of [
+    [`/v3/commands/no-such-${randomUUID()}`, brand.accessToken, 404],
+    ['/v3/partner-orders/paginated?page=1&pageSize=50', partner.accessToken, 200],
+    ['/v3/events?limit=10', partner.accessToken, 200],
+  ] as const) {
+    const { forks } = await cost(get(path, token), status);
+    assert.is(forks, 1, path);
+  }
+});
+
+test.run();
