@@ -97,7 +97,7 @@ export class FlexibleRateLimiter implements RateLimiter {
     return typeof (this.limiter as { getInMemoryBlockMsBeforeExpire?: unknown }).getInMemoryBlockMsBeforeExpire === 'function';
   }
 
-  refusing(key: string): number | null {
+  peek(key: string): number | null {
     // Only the store limiters remember a refusal in memory; counting in this process's memory costs nothing anyway.
     const limiter = this.limiter as RateLimiterAbstract & { getInMemoryBlockMsBeforeExpire?(rlKey: string): number; getKey(key: string): string };
     const ms = limiter.getInMemoryBlockMsBeforeExpire?.(limiter.getKey(key)) ?? 0;

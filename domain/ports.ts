@@ -286,15 +286,7 @@ export interface RateLimiter {
    * Without counting: the seconds to wait when the key is already known to be refused for the rest of its window
    * (remembered in this process), else null. Cheap enough to ask before any lookup.
    */
-  refusing(key: string): number | null;
-  /** Whether any key is refused from memory now: while none is, nothing is worth asking before the lookup. */
-  refusingAny(): boolean;
-  /**
-   * How far apart the key's requests from `startsInMs` from now would start to spread what is left of its share evenly
-   * over the rest of its window then (ms), from the last count this process saw for it; null when it saw none in that
-   * window, or none was left.
-   */
-  spacingMs(key: string, startsInMs?: number): number | null;
+  peek(key: string): number | null;
 }
 
 /** A stream of one account under way; released when it ends, whichever way. */

@@ -12,7 +12,6 @@ import { bodilessIsEmptyJson, edgeErrors, jsonBodiesOnly, MAX_BODY_BYTES, refuse
 import { safeError, type Logger } from './logger.ts';
 import { legacyOrdersRoute } from './routes/legacy-orders.ts';
 import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
-import { fairUseDoor } from './fair-use-door.ts';
 import { requestIdFor } from './request-id.ts';
 import type { Services } from './services.ts';
 import { httpMetrics } from './metrics.ts';
@@ -87,7 +86,7 @@ const unambiguousPath: express.RequestHandler = (req, res, next) => {
     'A path segment cannot be "." or "..", and a path cannot hold "\\".', { requestId: String(req.id) })));
 };
 
-/** The REST face, `/trpc`, health, metrics and docs, behind the fair-use door (server/fair-use-door.ts). */
+/** The REST face, `/trpc`, health, metrics and docs, behind the fair-use door (server/fair-use/door.ts). */
 export function createHttpApp({ router, services, openApiDocument }: HttpAppOptions): RequestListener {
   const app = express();
   app.disable('x-powered-by');
@@ -151,7 +150,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   for (const { method, route } of operations) app[method](route, unambiguousPath, ...bodies, rest);
   app.use(undocumented);
   app.use(edgeErrors(operations));
-  return fairUseDoor(router, operations, services, app);
+  return services.fairUse.door(router, operations, app);
 }
 
 /** A fault of ours is an error; the database away (a 503, an operational state /readyz shows too) a warning with its cause. */

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import express from 'express';
 import { FileMailer } from '../adapters/mail/file-mailer.ts';
 import { RetryingMailer } from '../adapters/mail/retrying-mailer.ts';
@@ -18,8 +17,7 @@ import { UndiciWebhookSender } from '../adapters/webhooks/sender.ts';
 import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
 import type { BackgroundWork, Clock, IdGenerator, LoginRateLimiter, Mailer, ProcessServices, WebhookSender, WebhookTargetPolicy } from '../domain/ports.ts';
 import { createHttpApp, healthRoutes, metricsRoute } from './app.ts';
-import { refuseEarlyPastShare } from '../domain/use-cases/fair-use-refusal.ts';
-import { accountLanes } from './account-lanes.ts';
+import { createFairUse } from './fair-use/index.ts';
 import { createDeferrer } from './background.ts';
 import type { Config } from './config.ts';
 import { createLogger, failureLevel, type Logger } from './logger.ts';
@@ -99,25 +97,16 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
 
   let shuttingDown = false;
   const metrics = createMetrics({ ...operationalStats(database.orm), statementsSent: () => database.statements.count });
-  const lanes = accountLanes(config.apiConcurrencyPerAccount, metrics.accountLaneWaiting, {
-    // Past its share, an account's next share is spread over its window (1 s) instead of arriving in one burst: what is
-    // left of it over what is left of the window, as the shared count last told this process, and never faster than
-    // its share's own pace here.
-    intervalMs: (accountId, startsInMs) => Math.max(1000 / config.apiRateLimitPerAccount, deps.requestLimiter.spacingMs(accountId, startsInMs) ?? 0),
-    maxWaitMs: 1000, memoryMs: 3000, now: () => performance.now(), sleep: (ms) => delay(ms),
-  });
   const services: Services = {
     config,
     log,
     metrics,
     unitOfWork,
     testClock,
-    refuseEarly: async (input) => {
-      const caller = await refuseEarlyPastShare(deps, input);
-      if (caller) lanes.refuseWhileBehind(caller.accountId);
-    },
-    mayRefuseEarly: () => deps.requestLimiter.refusingAny() || lanes.pacingAny(),
-    inAccountLane: lanes,
+    fairUse: createFairUse({
+      share: config.apiRateLimitPerAccount, concurrency: config.apiConcurrencyPerAccount, counter: deps.requestLimiter,
+      tokens: deps, metrics, log,
+    }),
     ready: async () => !shuttingDown && (await database.ping()),
   };
 

@@ -1,6 +1,5 @@
-import type { Role } from '../domain/account.ts';
 import type { Deps } from '../domain/ports.ts';
-import type { AccountLanes } from './account-lanes.ts';
+import type { FairUse } from './fair-use/index.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
@@ -34,15 +33,8 @@ export interface Services {
   unitOfWork(): UnitOfWork;
   /** Present only with TEST_CLOCK=1. */
   testClock: TestClockControl | null;
-  /**
-   * Fair use decided before the request path runs: throws RATE_LIMITED for an account refused in this process, past its
-   * share (domain/use-cases/fair-use-refusal.ts) or paced with its next turn too far away (server/account-lanes.ts).
-   */
-  refuseEarly(input: { accessToken: string | null; roles: readonly Role[] }): Promise<void>;
-  /** Whether `refuseEarly` could refuse anyone now (some account is refused or paced in this process): when not, it is skipped. */
-  mayRefuseEarly(): boolean;
-  /** Runs a request's admission and work in its account's lane: at most API_CONCURRENCY_PER_ACCOUNT at once in this process. */
-  inAccountLane: AccountLanes;
+  /** Fair use between accounts: the door before express, and the lanes (server/fair-use/). */
+  fairUse: FairUse;
   /** Whether the service can answer: the database responds and no shutdown has begun. */
   ready(): Promise<boolean>;
 }

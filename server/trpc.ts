@@ -124,7 +124,7 @@ const authenticated = (roles: readonly Role[]) =>
     // The count and the rest run in the caller's account's lane: a tenant's burst queues there (the count of one account
     // queues on one row) instead of taking the pool from everyone; once its share is used up, the waiting ones are
     // refused as they come out, without a round trip.
-    return ctx.services.inAccountLane(
+    return ctx.services.fairUse.admit(
       caller.accountId,
       () => ctx.unit.statements((deps) => admitCaller(deps, caller)),
       (principal) => next({ ctx: { principal } }),

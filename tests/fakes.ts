@@ -404,14 +404,8 @@ export class CountingRateLimiter implements RateLimiter {
     this.counts.set(key, n);
     return n > this.points ? 60 : null;
   }
-  refusing(key: string) {
+  peek(key: string) {
     return (this.counts.get(key) ?? 0) > this.points ? 60 : null;
-  }
-  refusingAny() {
-    return [...this.counts.values()].some((n) => n > this.points);
-  }
-  spacingMs() {
-    return null;
   }
 }
 

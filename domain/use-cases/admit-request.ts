@@ -13,7 +13,7 @@ export async function admitRequest(deps: Pick<Deps, 'requestLimiter'>, principal
 
 /** Refuses an account already known to be past its share for the rest of its window, without counting. */
 export function refuseWhilePastShare(deps: Pick<Deps, 'requestLimiter'>, principal: Principal): void {
-  const wait = deps.requestLimiter.refusing(principal.accountId);
+  const wait = deps.requestLimiter.peek(principal.accountId);
   if (wait !== null) throw pastShare(wait);
 }
 

@@ -63,9 +63,9 @@ for (const store of ['memory', 'postgres'] as const) {
     const wait = await limiter.consume(key);
     assert.ok(wait !== null && wait >= 1, `the 4th within the second is refused: ${wait}`);
     // On a server the refusal is remembered in this process, so that the rest of the window costs no round trip.
-    assert.is(limiter.refusing(key) !== null, store === 'postgres');
+    assert.is(limiter.peek(key) !== null, store === 'postgres');
     assert.is(limiter.refusingAny(), store === 'postgres');
-    assert.is(limiter.refusing(randomUUID()), null);
+    assert.is(limiter.peek(randomUUID()), null);
   });
 }
 

@@ -23,7 +23,7 @@ test.before(async () => {
 });
 
 /**
- * A partner of its own: an account refused for its share is paced for a few seconds after (server/account-lanes.ts),
+ * A partner of its own: an account refused for its share is paced for a few seconds after (server/fair-use/lanes.ts),
  * so a test of the window's own count starts from an account never refused.
  */
 async function freshPartner() {

@@ -1,5 +1,5 @@
 import pLimit, { type LimitFunction } from 'p-limit';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError } from '../../domain/errors.ts';
 
 /**
  * Runs a request's admission (its count), then its work, in its account's lane; an admission refused (RATE_LIMITED)

@@ -1,15 +1,16 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { pathToRegexp } from 'path-to-regexp';
 import type { OpenApiRouter } from 'trpc-to-openapi';
-import type { Role } from '../domain/account.ts';
-import { DomainError } from '../domain/errors.ts';
-import { problemFor } from './errors.ts';
-import { countAnswer } from './metrics.ts';
-import { requestIdFor } from './request-id.ts';
-import type { RestOperation } from './rest-routes.ts';
-import type { Services } from './services.ts';
-import { bearerToken } from './credentials.ts';
-import type { Meta } from './trpc.ts';
+import type { Role } from '../../domain/account.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { problemFor } from '../errors.ts';
+import { countAnswer } from '../metrics.ts';
+import { requestIdFor } from '../request-id.ts';
+import type { RestOperation } from '../rest-routes.ts';
+import type { Logger } from '../logger.ts';
+import type { Metrics } from '../metrics.ts';
+import { bearerToken } from '../credentials.ts';
+import type { Meta } from '../trpc.ts';
 
 /** The route the metrics count these answers under. */
 const FAIR_USE_ROUTE = 'fair use';
@@ -23,16 +24,23 @@ const FAIR_USE_ROUTE = 'fair use';
  * `/trpc`, a token that does not verify) goes through to `app` and gets the answer its own path gives. Counted in the
  * metrics under the route `fair use`, not logged one by one.
  */
-export function fairUseDoor(router: OpenApiRouter, operations: readonly RestOperation[], services: Services, app: RequestListener): RequestListener {
+/** What the door needs: whether anyone may be refused now, the refusal itself, and where to count and log. */
+export interface DoorServices {
+  refusals: { any(): boolean; check(input: { accessToken: string; roles: readonly Role[] }): Promise<void> };
+  metrics: Metrics;
+  log: Logger;
+}
+
+export function fairUseDoor(router: OpenApiRouter, operations: readonly RestOperation[], services: DoorServices, app: RequestListener): RequestListener {
   const guarded = guardedOperations(router, operations);
   return (req, res) => {
-    if (!services.mayRefuseEarly()) return app(req, res);
+    if (!services.refusals.any()) return app(req, res);
     const path = pathOf(req.url);
     const roles = plain(path) ? guarded.get(req.method ?? '')?.find((operation) => operation.path.test(path))?.roles : undefined;
     const accessToken = roles ? bearerToken(req.headers.authorization) : null;
     if (!roles || !accessToken) return app(req, res);
     const started = process.hrtime.bigint();
-    services.refuseEarly({ accessToken, roles }).then(() => app(req, res), (error: unknown) => {
+    services.refusals.check({ accessToken, roles }).then(() => app(req, res), (error: unknown) => {
       if (!(error instanceof DomainError)) {
         services.log.error({ err: error }, 'the early fair-use check failed; the request takes its usual path');
         return app(req, res);
