@@ -123,7 +123,6 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     deliveryPump(services, signal, {
       maxInFlight: config.webhookMaxInFlight, scheduleMs: config.webhookRetryScheduleMs,
       attemptMs: attemptMs(config), leaseMs: 2 * attemptMs(config),
-      sending: { webhookSender, clock },
     }),
     eventRetentionPurge(services, config.eventRetentionDays),
     eventSequencer(services),

@@ -1,5 +1,6 @@
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
 import type pg from 'pg';
+import { unavailableOr } from './unavailable.ts';
 
 /**
  * Runs work on a driver connection, past the ORM: for the hot paths, where query building and hydration would
@@ -8,9 +9,17 @@ import type pg from 'pg';
  */
 export async function withDriverConnection<T>(em: EntityManager, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const knex = (em.getTransactionContext() as Knex.Transaction | undefined) ?? em.getKnex();
-  const client = (await knex.client.acquireConnection()) as pg.PoolClient;
+  let client: pg.PoolClient;
+  try {
+    client = (await knex.client.acquireConnection()) as pg.PoolClient;
+  } catch (error) {
+    throw unavailableOr(error);
+  }
   try {
     return await work(client);
+  } catch (error) {
+    // No driver error that says the database is away escapes as one: the core knows it as UNAVAILABLE.
+    throw unavailableOr(error);
   } finally {
     await knex.client.releaseConnection(client);
   }

@@ -1,6 +1,36 @@
 import { isSuccess, stateAfter, type ClaimedDelivery, type DeliveryResult } from '../delivery.ts';
 import type { Deps } from '../ports.ts';
 
+export type DeliveryDeps = Pick<Deps, 'deliveries' | 'webhookSender' | 'clock' | 'ids'>;
+
+export interface DeliveryPolicy {
+  /** WEBHOOK_MAX_IN_FLIGHT: deliveries being sent at once by this process. */
+  maxInFlight: number;
+  /** The longest one attempt can take, its re-send on a new connection included. */
+  attemptMs: number;
+  /**
+   * How long a claim holds: a dead sender's deliveries are sent again after it. Longer than an attempt, so that a
+   * claim waiting in the buffer still has an attempt's time left when its turn comes (else it is given back).
+   */
+  leaseMs: number;
+  /** WEBHOOK_RETRY_SCHEDULE: the delays between durable attempts. */
+  scheduleMs: readonly number[];
+  /** A round that has nothing left to do waits for a due retry itself when it comes sooner than this (the idle poll). */
+  idleMs: number;
+}
+
+/** What a round needs from the process it runs in: waiting, and telling what happened. */
+export interface DeliveryRoundPorts {
+  /** Resolves once deliveries are announced (committed somewhere), after `ms` at the latest, or at once when stopping. */
+  waitForWork(ms: number): Promise<void>;
+  /** Whether the process is stopping: the round gives back what it holds unsent and ends. */
+  stopping(): boolean;
+  /** Each finished attempt, as it finishes (metrics, the log). */
+  attempted(delivery: ClaimedDelivery, result: DeliveryResult): void;
+  /** A step that failed (the database away, most likely): the round goes on; nothing is lost (leases run out). */
+  stepFailed(step: 'claim' | 'record' | 'give back' | 'send', error: unknown, deliveries: number): void;
+}
+
 /** The sender's next batch: due deliveries nobody holds, each claimed for `leaseMs` from now. */
 export function claimDueDeliveries(deps: Pick<Deps, 'deliveries' | 'clock' | 'ids'>, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
   const now = deps.clock.now();
@@ -22,12 +52,141 @@ export async function attemptDelivery(deps: Pick<Deps, 'webhookSender' | 'clock'
   return { deliveryId: claimed.id, claimToken: claimed.claimToken, attempt, state: stateAfter(claimed.attempts + 1, isSuccess(attempt.statusCode), scheduleMs, deps.clock.now()) };
 }
 
-/** Gives back claimed deliveries that will not be sent by this sender after all. */
-export function releaseDeliveries(deps: Pick<Deps, 'deliveries'>, claims: readonly ClaimedDelivery[]): Promise<void> {
-  return deps.deliveries.release(claims);
-}
-
-/** Stores what the attempts found, in one unit of work. */
+/** Stores what the attempts found. */
 export function recordDeliveries(deps: Pick<Deps, 'deliveries' | 'clock'>, results: readonly DeliveryResult[]): Promise<void> {
   return deps.deliveries.record(results, deps.clock.now());
+}
+
+/**
+ * The sender's story, one round: keep up to `maxInFlight` sends under way until nothing is due and nothing is under
+ * way. Sends run outside any transaction (the embedded database has one connection, never held across a send). The
+ * database sees short statements, each kind at most one at a time: a claim that tops up a buffer of claimed
+ * deliveries to twice `maxInFlight` once it has fallen to one `maxInFlight`, so that a finished send is followed by
+ * the next at once instead of by a claim's round trip; and one record of every attempt that finished while the
+ * previous record ran, so that sending never waits for bookkeeping either. The steps are in delivery-round.ts.
+ */
+export function deliverDueEvents(deps: DeliveryDeps, policy: DeliveryPolicy, ports: DeliveryRoundPorts): Promise<void> {
+  return new DeliveryRound(deps, policy, ports).run();
+}
+
+/** How often a round looks for more while sends are under way (a wake-up comes sooner). */
+const REFILL_MS = 50;
+/** How long a round waits before using the database again after it failed. */
+const DATABASE_BACKOFF_MS = 1000;
+
+/** One round's state: what it holds, sends, has finished and records; each step below is one thing it does. */
+class DeliveryRound {
+  private inFlight = 0;
+  private readonly claimedNotSent: ClaimedDelivery[] = [];
+  private readonly finished: DeliveryResult[] = [];
+  private recording: Promise<void> | null = null;
+  /** The last claim found less than it asked for: nothing more is due until a wake-up, a retry or an outcome. */
+  private drained = false;
+  private watching = false;
+  /** The soonest retry this round scheduled (ms after its try): waited for here when it comes before the idle poll. */
+  private soonestRetry = Infinity;
+  private nudge = () => {};
+
+  constructor(private readonly deps: DeliveryDeps, private readonly policy: DeliveryPolicy, private readonly ports: DeliveryRoundPorts) {}
+
+  async run(): Promise<void> {
+    for (;;) {
+      if (await this.giveBackUnsendable()) continue;
+      this.startRecording();
+      if (this.mayClaim()) {
+        await this.topUp();
+        continue;
+      }
+      if (this.idle()) {
+        if (this.ports.stopping() || this.soonestRetry >= this.policy.idleMs) return;
+        await this.ports.waitForWork(this.soonestRetry);
+        this.soonestRetry = Infinity;
+        this.drained = false;
+        continue;
+      }
+      if (this.drained) this.watchForWork();
+      await new Promise<void>((resolve) => { this.nudge = resolve; });
+    }
+  }
+
+  /**
+   * Sends what the buffer holds while there is room; gives back all of it when stopping, and any claim without an
+   * attempt's time left on its lease, which, sent now, could still be under way when another sender claims it over.
+   * Answers whether it gave any back.
+   */
+  private async giveBackUnsendable(): Promise<boolean> {
+    const unsent = this.ports.stopping() ? this.claimedNotSent.splice(0) : [];
+    while (this.inFlight < this.policy.maxInFlight && this.claimedNotSent.length > 0) {
+      const next = this.claimedNotSent.shift()!;
+      if (this.deps.clock.now().getTime() + this.policy.attemptMs <= next.leaseUntil.getTime()) this.send(next);
+      else unsent.push(next);
+    }
+    if (unsent.length === 0) return false;
+    await this.deps.deliveries.release(unsent).catch((error: unknown) => this.ports.stepFailed('give back', error, unsent.length));
+    return true;
+  }
+
+  private send(delivery: ClaimedDelivery) {
+    this.inFlight++;
+    attemptDelivery(this.deps, delivery, this.policy.scheduleMs)
+      .then((result) => {
+        this.finished.push(result);
+        this.ports.attempted(delivery, result);
+      })
+      // Unrecorded, it is sent again after its lease: at least once.
+      .catch((error: unknown) => this.ports.stepFailed('send', error, 1))
+      .finally(() => { this.inFlight--; this.nudge(); });
+  }
+
+  /** One record at a time, of every attempt that finished meanwhile. */
+  private startRecording() {
+    if (this.recording || this.finished.length === 0) return;
+    const results = this.finished.splice(0);
+    this.recording = recordDeliveries(this.deps, results)
+      .then(() => {
+        this.drained = false; // an outcome releases the next delivery of its order: look again at once, not at the next poll
+        for (const { state, attempt } of results) {
+          if (state.status === 'pending') this.soonestRetry = Math.min(this.soonestRetry, state.nextAttemptAt.getTime() - attempt.at.getTime());
+        }
+      }, async (error: unknown) => {
+        // Unrecorded deliveries are sent again after their lease: at least once, even when the database stays away.
+        this.ports.stepFailed('record', error, results.length);
+        if (!this.ports.stopping()) this.finished.unshift(...results);
+        await this.ports.waitForWork(DATABASE_BACKOFF_MS);
+      })
+      .finally(() => { this.recording = null; this.nudge(); });
+  }
+
+  private mayClaim() {
+    return !this.drained && !this.ports.stopping() && this.held() <= this.policy.maxInFlight;
+  }
+
+  private held() {
+    return this.inFlight + this.claimedNotSent.length;
+  }
+
+  /** Tops the buffer up to twice `maxInFlight`. */
+  private async topUp() {
+    const room = 2 * this.policy.maxInFlight - this.held();
+    try {
+      const claimed = await claimDueDeliveries(this.deps, room, this.policy.leaseMs);
+      this.drained = claimed.length < room;
+      this.claimedNotSent.push(...claimed);
+    } catch (error) {
+      this.ports.stepFailed('claim', error, 0);
+      await this.ports.waitForWork(DATABASE_BACKOFF_MS);
+    }
+  }
+
+  private idle() {
+    return this.inFlight === 0 && this.claimedNotSent.length === 0 && this.finished.length === 0 && !this.recording
+      && (this.drained || this.ports.stopping());
+  }
+
+  /** New work is announced by a wake-up; due retries and expired leases are found by looking again now and then. */
+  private watchForWork() {
+    if (this.watching) return;
+    this.watching = true;
+    void this.ports.waitForWork(REFILL_MS).then(() => { this.watching = false; this.drained = false; this.nudge(); });
+  }
 }
