@@ -1,0 +1,80 @@
+import { TRPCError } from '@trpc/server';
+import type { Role } from '../domain/account.ts';
+import type { Principal } from '../domain/auth.ts';
+import type { Deps } from '../domain/ports.ts';
+import { admitCaller, identifyCaller } from '../domain/use-cases/authenticate.ts';
+import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
+import type { Context } from './context.ts';
+import { bearerToken, isAdmin } from './credentials.ts';
+import { isGone, restGone, translateError } from './errors.ts';
+import type { Meta } from './meta.ts';
+
+// The steps the base procedures of trpc.ts take, in the order the contract fixes (CONTRACT §5: token, signature, body,
+// then the use case), each against the request's one unit of work.
+
+/**
+ * trpc-to-openapi hands path parameters over as they stand in the URL: decode them, on the REST face only (a typed
+ * client sends them as they are), so that `/v3/commands/a%20b` names the `_cid` "a b" and `%2A` is "*".
+ */
+export function decodedPathParameters(ctx: Context, meta: Meta | undefined, getRawInput: () => Promise<unknown>) {
+  const path = ctx.transport === 'rest' ? meta?.openapi?.path : undefined;
+  const names = [...(path ?? '').matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  if (names.length === 0) return undefined;
+  return async () => {
+    const raw = await getRawInput();
+    if (typeof raw !== 'object' || raw === null) return raw;
+    const decoded: Record<string, unknown> = { ...raw };
+    for (const name of names) {
+      const value = decoded[name];
+      if (typeof value !== 'string') continue;
+      try { decoded[name] = decodeURIComponent(value); } catch { /* not a valid escape: the schema judges it as it is */ }
+    }
+    return decoded;
+  };
+}
+
+/** A procedure's failure as its face answers it: domain errors and schema issues translated once, here. */
+export function failureFor(ctx: Context, error: TRPCError): TRPCError {
+  const translated = translateError(error);
+  return ctx.transport === 'rest' && isGone(translated) ? restGone(translated) : translated;
+}
+
+export function requireAdmin(ctx: Context): void {
+  if (!isAdmin(ctx.authorization, ctx.services.config.adminToken)) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'A valid admin token is required.' });
+}
+
+/**
+ * The caller of the token, then its count and `work` in its account's lane: a tenant's burst queues there (the count of
+ * one account queues on one row) instead of taking the pool from everyone; once its share is used up, the waiting ones
+ * are refused as they come out, without a round trip. Token first, before any input is read: a bad token beats a bad body.
+ */
+export async function asCaller<T>(ctx: Context, roles: readonly Role[], work: (principal: Principal) => Promise<T>): Promise<T> {
+  const caller = await ctx.unit.statements((deps) => identifyCaller(deps, { accessToken: bearerToken(ctx.authorization), roles }));
+  return ctx.services.fairUse.admit(caller.accountId, () => ctx.unit.statements((deps) => admitCaller(deps, caller)), work);
+}
+
+/** Partner commands: the signature over the raw bytes, before the body is read (CONTRACT §5). */
+export function checkSignature(ctx: Context, principal: Principal): Promise<void> {
+  return ctx.unit.statements((deps) => checkCommandSignature(deps, principal, { rawBody: ctx.rawBody, signature: ctx.signature }));
+}
+
+/** The body, once it may be read: a body no operation takes is raised here, after whatever checks come before the body. */
+export function checkBody(ctx: Context): void {
+  if (ctx.bodyProblem) throw new TRPCError(ctx.bodyProblem);
+}
+
+/**
+ * The use case's part of the request's unit of work, handed to the procedure as `deps`: by default a mutation in one
+ * transaction, a query as statements (meta `unit`). A procedure that fails undoes what its transaction did (its error,
+ * thrown, rolls it back, and the unit translates what it knows).
+ */
+export async function inUnitOfWork<R extends { ok: boolean; error?: unknown }>(
+  ctx: Context, meta: Meta | undefined, type: string, proceed: (deps: Deps) => Promise<R>,
+): Promise<R> {
+  let outcome: R | undefined;
+  await ctx.unit[meta?.unit ?? (type === 'mutation' ? 'transaction' : 'statements')](async (deps) => {
+    outcome = await proceed(deps);
+    if (!outcome.ok) throw outcome.error;
+  });
+  return outcome!;
+}
