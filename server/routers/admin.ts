@@ -12,7 +12,7 @@ import { setJobStatus } from '../../domain/use-cases/set-job-status.ts';
 import { upsertCancellationReason } from '../../domain/use-cases/upsert-cancellation-reason.ts';
 import { upsertOrderMapping } from '../../domain/use-cases/upsert-order-mapping.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import { admin } from '../schemas.ts';
+import { admin } from './admin.contract.ts';
 import { adminProcedure, router } from '../trpc.ts';
 import { deliveryView, jobView } from '../views.ts';
 

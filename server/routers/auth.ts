@@ -1,6 +1,6 @@
 import { mintAccessToken } from '../../domain/use-cases/mint-access-token.ts';
 import { requestRefreshToken } from '../../domain/use-cases/request-refresh-token.ts';
-import { auth } from '../schemas.ts';
+import { auth } from './auth.contract.ts';
 import { bearerToken } from '../credentials.ts';
 import { publicProcedure, router } from '../trpc.ts';
 

@@ -1,6 +1,6 @@
 import { acceptCommand } from '../../domain/use-cases/accept-command.ts';
 import { pollCommandResult } from '../../domain/use-cases/poll-command-result.ts';
-import { brandCommands } from '../schemas.ts';
+import { brandCommands } from './commands.contract.ts';
 import { brandProcedure, integratorProcedure, router } from '../trpc.ts';
 
 export const commandsRouter = router({

@@ -1,6 +1,6 @@
 import { readEventFeed } from '../../domain/use-cases/read-event-feed.ts';
 import { encodeFeedCursor } from '../cursors.ts';
-import { selfService } from '../schemas.ts';
+import { events } from './events.contract.ts';
 import { integratorProcedure, router } from '../trpc.ts';
 
 /** The event feed of the caller's endpoint (CONTRACT §10). */
@@ -16,8 +16,8 @@ export const eventsRouter = router({
         successDescription: 'A page of events and the cursor to go on from.' },
       rest: { problems: [400, 403, 404, 410] },
     })
-    .input(selfService.feed)
-    .output(selfService.feedAnswer)
+    .input(events.feed)
+    .output(events.feedAnswer)
     .query(async ({ ctx, input }) => {
       const page = await readEventFeed(ctx.deps, ctx.principal, { after: input.after ?? null, limit: input.limit, retentionDays: ctx.services.config.eventRetentionDays });
       return { items: page.items, next: page.next && encodeFeedCursor(page.next) };

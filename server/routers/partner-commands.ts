@@ -1,6 +1,6 @@
 import { setJobAppointment } from '../../domain/use-cases/set-job-appointment.ts';
 import { setJobYourOrderId } from '../../domain/use-cases/set-job-your-order-id.ts';
-import { partnerCommands } from '../schemas.ts';
+import { partnerCommands } from './partner-commands.contract.ts';
 import { router, signedPartnerProcedure, type Meta } from '../trpc.ts';
 
 const description = 'Signed with x-webhook-signature (hex HMAC-SHA256 of the raw body) when your resolved partner configuration has a key. '

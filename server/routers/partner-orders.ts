@@ -4,7 +4,7 @@ import type { Deps } from '../../domain/ports.ts';
 import { PAGE_SIZE } from '../../domain/orders.ts';
 import { listPartnerOrdersPage, streamPartnerOrders } from '../../domain/use-cases/list-partner-orders.ts';
 import { pollOrder } from '../../domain/use-cases/poll-order.ts';
-import { partnerOrders } from '../schemas.ts';
+import { partnerOrders } from './partner-orders.contract.ts';
 import { integratorProcedure, partnerProcedure, router } from '../trpc.ts';
 
 // One guard and one input for the legacy listing, whichever face serves it.

@@ -1,7 +1,7 @@
 import { getWebhookConfig } from '../../domain/use-cases/get-webhook-config.ts';
 import { testWebhookEndpoint } from '../../domain/use-cases/test-webhook-endpoint.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import { selfService, webhookConfig } from '../schemas.ts';
+import { webhookConfig } from './webhook-config.contract.ts';
 import { integratorProcedure, router, type Meta, type ProblemStatus } from '../trpc.ts';
 
 const meta = (method: 'GET' | 'PUT', summary: string, problems: readonly ProblemStatus[]): Meta =>
@@ -39,7 +39,7 @@ export const webhookConfigRouter = router({
       // The endpoint answers while nothing is held: no transaction across the request it is sent.
       unit: 'statements',
     })
-    .input(selfService.endpointTest)
-    .output(selfService.endpointTestAnswer)
+    .input(webhookConfig.endpointTest)
+    .output(webhookConfig.endpointTestAnswer)
     .mutation(({ ctx }) => testWebhookEndpoint(ctx.deps, ctx.principal)),
 });

@@ -1,6 +1,6 @@
 import { listOwnDeliveries, redeliverOwn, redeliverOwnFailed } from '../../domain/use-cases/own-deliveries.ts';
 import { encodeDeliveryCursor } from '../cursors.ts';
-import { selfService } from '../schemas.ts';
+import { webhookDeliveries } from './webhook-deliveries.contract.ts';
 import { integratorProcedure, router } from '../trpc.ts';
 import { deliveryView } from '../views.ts';
 
@@ -13,8 +13,8 @@ export const webhookDeliveriesRouter = router({
         successDescription: 'A page of deliveries.' },
       rest: { problems: [400, 403, 404] },
     })
-    .input(selfService.deliveries)
-    .output(selfService.deliveriesAnswer)
+    .input(webhookDeliveries.deliveries)
+    .output(webhookDeliveries.deliveriesAnswer)
     .query(async ({ ctx, input }) => {
       const page = await listOwnDeliveries(ctx.deps, ctx.principal, input);
       return {
@@ -33,8 +33,8 @@ export const webhookDeliveriesRouter = router({
         successDescription: 'Pending again.' },
       rest: { status: 202, problems: [403, 404] },
     })
-    .input(selfService.redeliver)
-    .output(selfService.redeliverAnswer)
+    .input(webhookDeliveries.redeliver)
+    .output(webhookDeliveries.redeliverAnswer)
     .mutation(({ ctx, input }) => redeliverOwn(ctx.deps, ctx.principal, input.id)),
   redeliverFailed: integratorProcedure
     .meta({
@@ -44,7 +44,7 @@ export const webhookDeliveriesRouter = router({
         successDescription: 'How many are pending again.' },
       rest: { status: 202, problems: [403, 404] },
     })
-    .input(selfService.redeliverFailed)
-    .output(selfService.redeliverFailedAnswer)
+    .input(webhookDeliveries.redeliverFailed)
+    .output(webhookDeliveries.redeliverFailedAnswer)
     .mutation(({ ctx, input }) => redeliverOwnFailed(ctx.deps, ctx.principal, input.since)),
 });

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { orderStatusEvent } from '../payload-docs.ts';
+import { wireString } from '../wire-text.ts';
+import { queryBool, queryInt } from './shared.contract.ts';
+
+const orderFilters = {
+  updatedSince: z.iso.datetime({ offset: true }).transform((v) => new Date(v))
+    .meta({ description: 'Only orders with updatedAt >= updatedSince; ISO 8601 with an offset.', examples: ['2026-11-01T00:00:00Z'] }).optional(),
+  active: queryBool.meta({ description: 'true or 1 leaves out orders that need no partner action (new, cancelled, closed, completed, invoice sent).' }).optional(),
+};
+
+
+export const partnerOrders = {
+  page: z.object({
+    page: queryInt(1, '1-based page; default 1.').optional(),
+    pageSize: queryInt(1, '1…200, default 50; larger values are answered as 200.').optional(),
+    ...orderFilters,
+  }),
+  pageAnswer: z.object({ items: z.array(orderStatusEvent), page: z.number().int(), pageSize: z.number().int(), total: z.number().int() }),
+  legacy: z.object({
+    limit: queryInt(0, 'At most this many orders; no server-side cap. Default: all.').optional(),
+    offset: queryInt(0, 'Skip the first N orders; default 0.').optional(),
+    ...orderFilters,
+  }),
+  legacyAnswer: z.array(orderStatusEvent),
+  poll: z.object({
+    version: wireString().meta({ description: '"*" for your configured version, or 1.0.0, 1.1.0, 1.3.0.', examples: ['*'] }),
+    orderId: wireString().meta({ description: 'The order\'s apiId.', examples: ['demo-job-04'] }),
+  }),
+};
+

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { DELIVERY_STATUSES } from '../../domain/delivery.ts';
+import { OWN_DELIVERY_LIMIT } from '../../domain/use-cases/own-deliveries.ts';
+import { deliveryCursor } from '../cursors.ts';
+import { reference } from '../wire-text.ts';
+import { boundedQueryInt, dateTime } from './shared.contract.ts';
+
+const attempt = z.object({
+  at: z.string().describe('When the try was made (ISO 8601, UTC).'),
+  statusCode: z.number().int().nullable().describe('Null when no answer came (refused target, connection error, timeout).'),
+  durationMs: z.number().int(),
+  error: z.string().nullable().describe('The error, or the start of a non-2xx answer.'),
+});
+
+/** The caller's delivery log and replay (CONTRACT §10). */
+export const webhookDeliveries = {
+  deliveries: z.object({
+    status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries in this state.'),
+    limit: boundedQueryInt(1, OWN_DELIVERY_LIMIT.max, `1…${OWN_DELIVERY_LIMIT.max}, default ${OWN_DELIVERY_LIMIT.default}.`).optional(),
+    before: deliveryCursor.optional(),
+  }),
+  deliveriesAnswer: z.object({
+    items: z.array(z.object({
+      id: z.string(),
+      eventId: z.string().describe('The event\'s `_eid`, also the `webhook-id` header.'),
+      eventType: z.string(),
+      url: z.string().nullable().describe('Your endpoint\'s URL as configured now.'),
+      status: z.enum(DELIVERY_STATUSES),
+      attempts: z.array(attempt).describe('Every try, oldest first.'),
+      createdAt: z.string(),
+      nextAttemptAt: z.string().nullable().describe('When a pending delivery is tried next; null otherwise.'),
+    })),
+    next: z.string().nullable().describe('Pass as `before` for older deliveries; null on the last page.'),
+  }),
+  redeliver: z.strictObject({ id: reference().meta({ description: 'The delivery\'s id, from GET /v3/webhook-deliveries.', examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'] }) }),
+  redeliverAnswer: z.object({ id: z.string(), status: z.literal('pending') }),
+  redeliverFailed: z.strictObject({ since: dateTime.describe('ISO 8601 with an offset: failed deliveries created at or after it are sent again.') }),
+  redeliverFailedAnswer: z.object({ count: z.number().int().describe('How many failed deliveries are pending again.') }),
+};
