@@ -111,7 +111,7 @@ export interface ClaimedCommand {
 }
 
 /** The value as it travels as JSON (dates become ISO strings). */
-export const asJson = (value: unknown): unknown => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
+const asJson = (value: unknown): unknown => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
 
 /**
  * What is stored and compared for a `_cid`: the command as the domain received it, as JSON. Whatever transport
@@ -129,7 +129,7 @@ export function replayOf<T>(held: StoredCommand, type: string, body: unknown): T
 }
 
 /** Equal as JSON, key order aside (CONTRACT §5). */
-export function sameJson(a: unknown, b: unknown): boolean {
+function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;

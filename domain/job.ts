@@ -8,12 +8,10 @@ export const JOB_STATUSES = [
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** Statuses after which no brand command may change a job (CONTRACT §2). */
-export const TERMINAL_STATUSES: readonly JobStatus[] = ['cancelled', 'closed'];
+const TERMINAL_STATUSES: readonly JobStatus[] = ['cancelled', 'closed'];
 
 /** Statuses that need no partner action: `active=true` leaves them out (SPEC §3). */
 export const INACTIVE_STATUSES: readonly JobStatus[] = ['new', 'cancelled', 'closed', 'completed', 'invoice sent'];
-
-export const isJobStatus = (value: string): value is JobStatus => (JOB_STATUSES as readonly string[]).includes(value);
 
 export interface Customer {
   email: string | null;

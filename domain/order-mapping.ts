@@ -54,7 +54,7 @@ const TARGET = new RegExp(
     ')$',
 );
 
-export const isMappingTarget = (target: string) => TARGET.test(target);
+const isMappingTarget = (target: string) => TARGET.test(target);
 
 /** The fields of a new order that a mapping can fill (CONTRACT §5). */
 export interface MappedOrder {

@@ -7,7 +7,7 @@ export type PayloadVersion = '1.0.0' | '1.1.0' | '1.3.0';
 export const SCOPES: readonly Scope[] = ['brand', 'partner'];
 export const TRANSFORMERS: readonly Transformer[] = ['default', 'partner-format'];
 export const PAYLOAD_VERSIONS: readonly PayloadVersion[] = ['1.0.0', '1.1.0', '1.3.0'];
-export const LATEST_VERSION: PayloadVersion = '1.3.0';
+const LATEST_VERSION: PayloadVersion = '1.3.0';
 
 export interface PayloadFormat {
   transformer: Transformer;

@@ -34,7 +34,7 @@ export function restGone(error: TRPCError): TRPCError {
  * Carries `{ path, message }` issues to the answer. trpc-to-openapi copies `cause.issues` into the body
  * only for a cause named ZodError, so this error takes that name; its issues are already in our shape.
  */
-export class InputIssues extends Error {
+class InputIssues extends Error {
   override readonly name = 'ZodError';
   constructor(readonly issues: Issue[]) {
     super('Input validation failed');
@@ -52,7 +52,7 @@ const issuesFromZod = (issues: ZodLikeIssue[]): Issue[] => issues.flatMap((i) =>
   ? i.keys.map((key) => ({ path: dotted([...i.path, key]), message: 'is not a member of this operation\'s input' }))
   : [{ path: dotted(i.path), message: i.message }]));
 
-export function validationError(issues: Issue[], message = 'The input is not valid.'): TRPCError {
+function validationError(issues: Issue[], message = 'The input is not valid.'): TRPCError {
   return new TRPCError({ code: 'BAD_REQUEST', message, cause: new InputIssues(issues) });
 }
 

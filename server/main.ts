@@ -1,5 +1,5 @@
-import { DatabaseSetupError } from '../adapters/persistence/database.ts';
-import { bindPort, type BoundPort } from './bind-port.ts';
+import { DatabaseSetupError } from '../adapters/persistence/database/database.ts';
+import { bindPort, type BoundPort } from './http/bind-port.ts';
 import type { BuiltApp } from './compose.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { createLogger } from './logger.ts';

@@ -1,5 +1,5 @@
 // `npm run db:migrate`: brings the schema of the configured database up to date, then exits.
-import { DatabaseSetupError, openDatabase } from '../adapters/persistence/open-database.ts';
+import { DatabaseSetupError, openDatabase } from '../adapters/persistence/database/open.ts';
 import { loadConfig } from './config.ts';
 
 const config = loadConfig();

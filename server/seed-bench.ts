@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import pg from 'pg';
-import { openDatabase } from '../adapters/persistence/open-database.ts';
+import { openDatabase } from '../adapters/persistence/database/open.ts';
 import { loadConfig } from './config.ts';
 
 const { values } = parseArgs({

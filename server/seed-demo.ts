@@ -7,7 +7,7 @@ import { upsertWebhookConfig } from '../domain/use-cases/upsert-webhook-config.t
 import type { Services } from './services.ts';
 
 /** Fixed ids, so that the README's curl examples work on every demo database. */
-export const DEMO = {
+const DEMO = {
   brandId: '00000000-0000-4000-8000-000000000001',
   masterId: '00000000-0000-4000-8000-000000000002',
   childAId: '00000000-0000-4000-8000-000000000003',

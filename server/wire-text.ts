@@ -3,7 +3,7 @@ import { z } from 'zod';
 // U+0000, or a surrogate half without its other half: JavaScript strings may hold them, PostgreSQL's text and jsonb
 // may not (22021, 22P05), and nothing an integrator means can need them.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-export const UNSTORABLE_MESSAGE = 'must not hold U+0000 or an unpaired surrogate';
+const UNSTORABLE_MESSAGE = 'must not hold U+0000 or an unpaired surrogate';
 
 /**
  * The one string type of every text input, in bodies, queries and paths alike (CONTRACT §3): a string that could not

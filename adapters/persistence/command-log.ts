@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StoredCommand } from '../../domain/command.ts';
 import type { CommandLog, CommandState, FinishedCommand } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
-import type { WorkNotices } from './work-notices.ts';
+import type { WorkNotices } from './wake-ups/notices.ts';
 import { isStoredId } from './stored-ids.ts';
 
 // jsonb arrives parsed from the driver, or as text where the ORM's setup keeps it raw.

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ClaimedDelivery, DeliveryFilter, DeliveryResult, DeliveryView } from '../../domain/delivery.ts';
 import type { DeliveryQueue } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
-import type { WorkNotices } from './work-notices.ts';
+import type { WorkNotices } from './wake-ups/notices.ts';
 import { isStoredId } from './stored-ids.ts';
 
 // One statement each, prepared, on the unit of work's connection (or, outside one, a pooled connection for just that

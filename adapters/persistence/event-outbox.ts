@@ -3,7 +3,7 @@ import { OutboxEvent } from '../../domain/event.ts';
 import type { EventOutbox } from '../../domain/ports.ts';
 import { json } from './command-log.ts';
 import { withDriverConnection } from './driver.ts';
-import type { WorkNotices } from './work-notices.ts';
+import type { WorkNotices } from './wake-ups/notices.ts';
 
 // Events and their deliveries are written at once, one statement each, on the unit of work's connection: an event
 // and its delivery commit with the change that caused them.

@@ -92,7 +92,7 @@ interface StreamPosition { updatedAt: string; apiId: string }
  * The next batch of a stream after `after`, in listing order, as `pageQuery` reads its shallow pages: per partner an
  * index range from the position on, merged. One short statement, whatever the size of the scope.
  */
-export function afterQuery(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number): Query {
+function afterQuery(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number): Query {
   const params: unknown[] = [partnerIds, after.updatedAt, after.apiId, limit];
   const where = filters(filter, params);
   const text = `

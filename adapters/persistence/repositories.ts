@@ -16,7 +16,7 @@ import { SqlJobRepository } from './job-repository.ts';
 import { MikroOrmOrderMappingRepository } from './order-mapping-repository.ts';
 import { SqlPartnerOrderQueries } from './partner-order-queries.ts';
 import { SqlWebhookConfigRepository } from './webhook-config-repository.ts';
-import type { WorkNotices } from './work-notices.ts';
+import type { WorkNotices } from './wake-ups/notices.ts';
 
 /**
  * The repositories of one unit of work, all on its EntityManager, each built when first asked for. `save` only

@@ -12,7 +12,7 @@ const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIME
 const UNAVAILABLE_MESSAGE = /Connection terminated|connection error and is not queryable|^timeout expired$|timeout exceeded when trying to connect|Timeout acquiring a connection/i;
 
 /** Whether an error (or any error it was caused by) says the database cannot be reached or cannot answer now. */
-export function isDatabaseUnavailable(error: unknown): boolean {
+function isDatabaseUnavailable(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const { code, sqlState } = e as { code?: unknown; sqlState?: unknown };
     const state = typeof sqlState === 'string' ? sqlState : typeof code === 'string' ? code : '';

@@ -3,7 +3,7 @@ import { DomainError } from '../../domain/errors.ts';
 import type { BackgroundWork, Repositories } from '../../domain/ports.ts';
 import { UnitRepositories } from './repositories.ts';
 import { unavailableOr } from './unavailable.ts';
-import { WorkNotices } from './work-notices.ts';
+import { WorkNotices } from './wake-ups/notices.ts';
 
 export interface UnitOfWorkOptions {
   /** Called after a commit that created background work: it wakes the workers (see work-announcer.ts). */

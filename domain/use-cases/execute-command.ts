@@ -100,7 +100,7 @@ export async function executeCommands(
  * (`lockForChange`), they are taken as partner commands take several, and the commands still run in acceptance order.
  * A RefreshInvoice names its invoice: its order is looked up here.
  */
-export async function ordersOf(deps: Pick<Deps, 'invoices'>, batch: readonly ClaimedCommand[]): Promise<string[]> {
+async function ordersOf(deps: Pick<Deps, 'invoices'>, batch: readonly ClaimedCommand[]): Promise<string[]> {
   const orders = new Set<string>();
   for (const { body } of batch) {
     const command = body as BrandCommand;

@@ -20,7 +20,7 @@ export async function requestRefreshToken(
 }
 
 /** Sends a refresh token to a contact with API access; does nothing for any other address. */
-export async function mailRefreshToken(deps: Pick<Deps, 'contacts' | 'accounts' | 'tokens' | 'mailer' | 'clock'>, email: string): Promise<boolean> {
+async function mailRefreshToken(deps: Pick<Deps, 'contacts' | 'accounts' | 'tokens' | 'mailer' | 'clock'>, email: string): Promise<boolean> {
   const contact = await deps.contacts.findByEmail(email);
   if (!contact?.apiAccess) return false;
   const account = await deps.accounts.get(contact.accountId);

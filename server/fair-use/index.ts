@@ -5,7 +5,7 @@ import type { Deps, RateLimiter } from '../../domain/ports.ts';
 import { refuseEarlyPastShare } from '../../domain/use-cases/fair-use-refusal.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
-import type { RestOperation } from '../rest-routes.ts';
+import type { RestOperation } from '../http/rest-routes.ts';
 import { fairUseDoor } from './door.ts';
 import { accountLanes } from './lanes.ts';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BRAND_COMMAND_TYPES, type BrandCommand, type BrandCommandType } from '../../domain/command.ts';
 import type { AcceptedAnswer } from '../../domain/use-cases/accept-command.ts';
-import { commandOutcomeEvent } from '../payload-docs.ts';
+import { commandOutcomeEvent } from '../openapi/payload-docs.ts';
 import { reference, wireString } from '../wire-text.ts';
 import { envelope, optionalText } from './shared.contract.ts';
 

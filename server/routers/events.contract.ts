@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FEED_LIMIT } from '../../domain/use-cases/read-event-feed.ts';
 import { feedCursor } from '../cursors.ts';
-import { deliveredEvent } from '../payload-docs.ts';
+import { deliveredEvent } from '../openapi/payload-docs.ts';
 import { boundedQueryInt } from './shared.contract.ts';
 
 /** GET /v3/events (CONTRACT §10). */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SetJobAppointmentCommand } from '../../domain/use-cases/set-job-appointment.ts';
 import type { SetJobYourOrderIdCommand } from '../../domain/use-cases/set-job-your-order-id.ts';
-import { orderStatusEvent } from '../payload-docs.ts';
+import { orderStatusEvent } from '../openapi/payload-docs.ts';
 import { reference } from '../wire-text.ts';
 import { dateTime, envelope, envelopeOf, exactlyOne, IDENTIFIERS, identifier, identifierOf } from './shared.contract.ts';
 

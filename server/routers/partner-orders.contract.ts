@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { orderStatusEvent } from '../payload-docs.ts';
+import { orderStatusEvent } from '../openapi/payload-docs.ts';
 import { wireString } from '../wire-text.ts';
 import { queryBool, queryInt } from './shared.contract.ts';
 

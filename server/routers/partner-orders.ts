@@ -17,7 +17,7 @@ const legacyBatches = (ctx: { deps: Deps; principal: Principal }, input: LegacyI
 
 /**
  * GET /v3/partner-orders for REST clients: the same procedure, answering the batches themselves, which
- * server/routes/legacy-orders.ts writes out as they are read. Not mounted on /trpc.
+ * server/http/legacy-orders.ts writes out as they are read. Not mounted on /trpc.
  */
 export const legacyStreamRouter = router({
   stream: legacyListing.query(({ ctx, input }) => legacyBatches(ctx, input)),

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DatabaseLockedError, lockDataFolder } from '../../adapters/persistence/data-folder-lock.ts';
+import { DatabaseLockedError, lockDataFolder } from '../../adapters/persistence/database/data-folder-lock.ts';
 
-// The embedded database's lock (adapters/persistence/data-folder-lock.ts), held by processes of their own.
+// The embedded database's lock (adapters/persistence/database/data-folder-lock.ts), held by processes of their own.
 const test = suite('the embedded data folder lock');
 const roots: string[] = [];
 const children: ChildProcess[] = [];

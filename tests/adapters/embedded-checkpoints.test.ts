@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openDatabase } from '../../adapters/persistence/open-database.ts';
+import { openDatabase } from '../../adapters/persistence/database/open.ts';
 
 // PGlite runs no checkpointer of its own: a process killed would replay at its next start all the WAL written since it
 // opened the folder (14 s after 1.3 GB on a loaded test machine), and pg_wal would grow without end.

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { notifyWork, workAnnouncer } from '../../adapters/persistence/work-announcer.ts';
-import { WORK_CHANNEL } from '../../adapters/persistence/work-notices.ts';
+import { notifyWork, workAnnouncer } from '../../adapters/persistence/wake-ups/announcer.ts';
+import { WORK_CHANNEL } from '../../adapters/persistence/wake-ups/notices.ts';
 import type { BackgroundWork } from '../../domain/ports.ts';
 import { sharedDatabase } from '../support/shared.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';

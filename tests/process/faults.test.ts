@@ -321,7 +321,7 @@ test('PostgreSQL stopped and started under load: /readyz follows it, nothing han
   }
   // Nothing hung and nothing failed at the network level: every request got an answer, and quickly. A stopped
   // server refuses connections at once; the longest wait the service imposes then is the readiness ping's 5 s
-  // (adapters/persistence/database.ts), so 6 s bounds every answer.
+  // (adapters/persistence/database/database.ts), so 6 s bounds every answer.
   const unanswered = outcomes.filter((o) => o.status === null);
   assert.equal(unanswered.map((o) => `${o.what}: ${o.error}`), [], 'requests without an answer');
   const slowest = outcomes.reduce((a, b) => (b.ms > a.ms ? b : a));

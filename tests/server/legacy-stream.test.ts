@@ -4,7 +4,7 @@ import request from 'supertest';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DomainError } from '../../domain/errors.ts';
-import { streamBatches } from '../../server/routes/legacy-orders.ts';
+import { streamBatches } from '../../server/http/legacy-orders.ts';
 
 // The legacy listing's status goes out with its first bytes: what fails before them is still a proper answer.
 const test = suite('the legacy listing stream');

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bindPort } from '../../server/bind-port.ts';
+import { bindPort } from '../../server/http/bind-port.ts';
 
 // A client that sends its request slowly, or stops half-way, holds a socket only until the request timeouts: the
 // server answers 408 and closes. Without them Node waits 300 s for a request (its default requestTimeout).
@@ -37,7 +37,7 @@ test('headers that never end, and a body that never comes, are answered 408 and 
 });
 
 test('the service\'s own timeouts are bounded: headers within 10 s, the whole request within 30 s', async () => {
-  const { REQUEST_TIMEOUTS } = await import('../../server/bind-port.ts');
+  const { REQUEST_TIMEOUTS } = await import('../../server/http/bind-port.ts');
   const bound = await bindPort(0);
   try {
     assert.equal([bound.server.headersTimeout, bound.server.requestTimeout], [REQUEST_TIMEOUTS.headersMs, REQUEST_TIMEOUTS.requestMs]);

@@ -5,7 +5,7 @@ import supertest from 'supertest';
 import { pino } from 'pino';
 import { buildApp, type BuildOverrides } from '../../server/compose.ts';
 import { loadConfig } from '../../server/config.ts';
-import { buildOpenApiDocument } from '../../server/openapi.ts';
+import { buildOpenApiDocument } from '../../server/openapi/document.ts';
 import { appRouter } from '../../server/routers/index.ts';
 import { checkedAgent } from './openapi-validation.ts';
 import { closeAtEnd, sharedDatabase } from './shared.ts';

@@ -11,7 +11,7 @@ if (process.env.LOCK_TAKER_HOSTNAME) {
   os.hostname = () => process.env.LOCK_TAKER_HOSTNAME!;
   syncBuiltinESMExports();
 }
-const { DatabaseLockedError, lockDataFolder } = await import('../../adapters/persistence/data-folder-lock.ts');
+const { DatabaseLockedError, lockDataFolder } = await import('../../adapters/persistence/database/data-folder-lock.ts');
 const [dir, holdMs] = [process.argv[2]!, process.argv[3] === undefined ? Infinity : Number(process.argv[3])];
 
 console.log('ready');

@@ -2,7 +2,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type supertest from 'supertest';
 import type { OpenAPIObject } from 'trpc-to-openapi';
-import { documentedOperations } from '../../server/rest-routes.ts';
+import { documentedOperations } from '../../server/http/rest-routes.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

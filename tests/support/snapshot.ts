@@ -1,4 +1,4 @@
-import type { Database } from '../../adapters/persistence/open-database.ts';
+import type { Database } from '../../adapters/persistence/database/open.ts';
 
 /** Bookkeeping of the migrator, not data: it changes only when the schema does. */
 const NOT_DATA = new Set(['mikro_orm_migrations']);

@@ -1,4 +1,4 @@
-import type { BackgroundWork } from '../domain/ports.ts';
+import type { BackgroundWork } from '../../domain/ports.ts';
 
 /**
  * Wakes the worker's loops in this process when work of their kind was committed (here, or by another process,

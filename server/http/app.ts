@@ -5,18 +5,18 @@ import express from 'express';
 import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import { createOpenApiExpressMiddleware, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
-import { isUnavailable } from '../domain/errors.ts';
-import { contextFactory, type Context } from './context.ts';
-import { problem, retryAfterOf } from './errors.ts';
+import { isUnavailable } from '../../domain/errors.ts';
+import { contextFactory, type Context } from '../context.ts';
+import { problem, retryAfterOf } from '../errors.ts';
 import { bodilessIsEmptyJson, edgeErrors, jsonBodiesOnly, MAX_BODY_BYTES, refuseDeclaredTooLarge, restJsonBodies, trpcBodies } from './json-body.ts';
-import { safeError, type Logger } from './logger.ts';
-import { legacyOrdersRoute } from './routes/legacy-orders.ts';
+import { safeError, type Logger } from '../logger.ts';
+import { legacyOrdersRoute } from './legacy-orders.ts';
 import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
 import { requestIdFor } from './request-id.ts';
-import type { Services } from './services.ts';
-import { httpMetrics } from './metrics.ts';
-import { isAdmin } from './credentials.ts';
-import type { Meta } from './trpc.ts';
+import type { Services } from '../services.ts';
+import { httpMetrics } from '../metrics.ts';
+import { isAdmin } from '../credentials.ts';
+import type { Meta } from '../trpc.ts';
 
 export interface HttpAppOptions {
   /** The app router; tests may hand in a router that adds procedures of their own. */

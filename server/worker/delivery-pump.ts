@@ -2,8 +2,8 @@ import { failureLevel } from '../logger.ts';
 import { deliverDueEvents, type DeliveryPolicy } from '../../domain/use-cases/deliver-events.ts';
 import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-events.ts';
 import type { Services } from '../services.ts';
-import type { WorkSignal } from '../work-signal.ts';
-import type { WorkerTask } from '../worker.ts';
+import type { WorkSignal } from './work-signal.ts';
+import type { WorkerTask } from './worker.ts';
 
 const STEP_FAILED = {
   claim: 'claiming deliveries failed; trying again shortly',

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import type { BackgroundWork } from '../../domain/ports.ts';
-import { WORK_CHANNEL } from './work-notices.ts';
+import type { BackgroundWork } from '../../../domain/ports.ts';
+import { WORK_CHANNEL } from './notices.ts';
 
 const KINDS: readonly BackgroundWork[] = ['commands', 'deliveries'];
 const RECONNECT_MS = 1000;

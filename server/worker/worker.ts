@@ -1,5 +1,5 @@
-import type { BackgroundWork } from '../domain/ports.ts';
-import { failureLevel, type Logger } from './logger.ts';
+import type { BackgroundWork } from '../../domain/ports.ts';
+import { failureLevel, type Logger } from '../logger.ts';
 import type { WorkSignal } from './work-signal.ts';
 
 export interface WorkerTask {

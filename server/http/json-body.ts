@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
-import { GENERIC_INTERNAL_DETAIL, problem, type ProblemCode } from './errors.ts';
-import type { Issue } from '../domain/errors.ts';
+import { GENERIC_INTERNAL_DETAIL, problem, type ProblemCode } from '../errors.ts';
+import type { Issue } from '../../domain/errors.ts';
 import { undecodableParameter, type RestOperation } from './rest-routes.ts';
 
 /**
@@ -9,7 +9,7 @@ import { undecodableParameter, type RestOperation } from './rest-routes.ts';
  * levels deep, and, for an operation that takes a body, a JSON object. Both faces (REST and /trpc) check these here.
  */
 export const MAX_BODY_BYTES = 1024 * 1024;
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /** A body that cannot be the input of any operation: the procedure raises it once the checks before the body passed. */
 export interface BodyProblem {
@@ -17,9 +17,9 @@ export interface BodyProblem {
   message: string;
 }
 
-export const TOO_DEEP: BodyProblem = { code: 'BAD_REQUEST', message: `The body is nested deeper than ${MAX_JSON_DEPTH} levels.` };
-export const NOT_AN_OBJECT: BodyProblem = { code: 'BAD_REQUEST', message: 'The body must be a JSON object.' };
-export const MALFORMED: BodyProblem = { code: 'PARSE_ERROR', message: 'The body is not well-formed JSON.' };
+const TOO_DEEP: BodyProblem = { code: 'BAD_REQUEST', message: `The body is nested deeper than ${MAX_JSON_DEPTH} levels.` };
+const NOT_AN_OBJECT: BodyProblem = { code: 'BAD_REQUEST', message: 'The body must be a JSON object.' };
+const MALFORMED: BodyProblem = { code: 'PARSE_ERROR', message: 'The body is not well-formed JSON.' };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -31,7 +31,7 @@ const CLOSE = new Set([0x5d, 0x7d]);
  * everything after it (trpc-to-openapi stringifies the body again, zod walks it) recurse, and a few thousand levels
  * overflow the stack. UTF-8 never puts an ASCII byte inside a multi-byte character, so bytes are enough.
  */
-export function nestedDeeperThan(text: Uint8Array | string, limit = MAX_JSON_DEPTH): boolean {
+function nestedDeeperThan(text: Uint8Array | string, limit = MAX_JSON_DEPTH): boolean {
   const bytes = typeof text === 'string' ? Buffer.from(text) : text;
   let depth = 0;
   let inString = false;
@@ -49,11 +49,11 @@ export function nestedDeeperThan(text: Uint8Array | string, limit = MAX_JSON_DEP
 }
 
 /** Whether a parsed body is the JSON object every operation's body is (not an array, a string, a number or null). */
-export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+const isJsonObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** An error that body-parser's `verify` hook may throw: it keeps `type`, and the edge's error handler answers it. */
-export class BodyTooDeep extends Error {
+class BodyTooDeep extends Error {
   readonly type = 'entity.too.deep';
   constructor() {
     super(TOO_DEEP.message);
@@ -61,7 +61,7 @@ export class BodyTooDeep extends Error {
 }
 
 /** Whether a request's declared length already exceeds the body limit (answered 413 before reading a byte). */
-export function declaredTooLarge(contentLength: string | undefined): boolean {
+function declaredTooLarge(contentLength: string | undefined): boolean {
   if (contentLength === undefined) return false;
   const length = Number(contentLength);
   return Number.isFinite(length) && length > MAX_BODY_BYTES;
@@ -76,7 +76,7 @@ const trpcProcedureOf = (req: Request) => {
 };
 
 /** One failure answered outside any procedure, in the shape of the face it was asked on (tRPC's at /trpc, else a problem). */
-export function answerEdgeFailure(req: Request, res: express.Response, status: number, code: ProblemCode, detail: string, issues?: Issue[]) {
+function answerEdgeFailure(req: Request, res: express.Response, status: number, code: ProblemCode, detail: string, issues?: Issue[]) {
   const procedure = trpcProcedureOf(req);
   if (procedure !== null) {
     if (status >= 500) detail = GENERIC_INTERNAL_DETAIL;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { COMMAND_ERROR_CODES } from '../domain/command.ts';
-import { CUSTOMER_BILLING_KEYS, CUSTOMER_KEYS, JOB_STATUSES, SHIPPING_ADDRESS_KEYS } from '../domain/job.ts';
-import { PAYLOAD_VERSIONS } from '../domain/webhook-config.ts';
+import { COMMAND_ERROR_CODES } from '../../domain/command.ts';
+import { CUSTOMER_BILLING_KEYS, CUSTOMER_KEYS, JOB_STATUSES, SHIPPING_ADDRESS_KEYS } from '../../domain/job.ts';
+import { PAYLOAD_VERSIONS } from '../../domain/webhook-config.ts';
 
 // Documentation of the payloads the domain renders (domain/payloads.ts). The service does not validate its answers
 // against it (the renderer is the single source, covered by golden tests, and checking 50 items a page costs ~10 %);

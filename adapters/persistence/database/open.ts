@@ -1,6 +1,6 @@
 import type { Database, DatabaseOptions } from './database.ts';
-import { openEmbedded } from './embedded-database.ts';
-import { openServer } from './server-database.ts';
+import { openEmbedded } from './embedded.ts';
+import { openServer } from './server.ts';
 
 export { DatabaseSetupError, type Database } from './database.ts';
 

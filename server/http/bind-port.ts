@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError } from './config.ts';
-import { problem } from './errors.ts';
+import { ConfigError } from '../config.ts';
+import { problem } from '../errors.ts';
 import { requestIdFor } from './request-id.ts';
 
 export interface RequestTimeouts {

@@ -1,9 +1,9 @@
 import type { AnyProcedure } from '@trpc/server';
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import { z, type ZodType } from 'zod';
-import { problemCodes } from './errors.ts';
-import { OPERATION_EXAMPLES } from './openapi-examples.ts';
-import type { Meta, ProblemStatus } from './trpc.ts';
+import { problemCodes } from '../errors.ts';
+import { OPERATION_EXAMPLES } from './examples.ts';
+import type { Meta, ProblemStatus } from '../trpc.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -1,6 +1,6 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import { baseConfig } from '../../mikro-orm.config.ts';
+import { baseConfig } from '../../../mikro-orm.config.ts';
 import { DatabaseSetupError, ping, type Database, StatementCount } from './database.ts';
 
 export async function openServer(

@@ -1,5 +1,5 @@
-import type { Deferrer, Deps } from '../domain/ports.ts';
-import type { Logger } from './logger.ts';
+import type { Deferrer, Deps } from '../../domain/ports.ts';
+import type { Logger } from '../logger.ts';
 
 /**
  * Deferred work of this process: started after the answer, awaited at shutdown, failures logged only.

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
-import { baseConfig } from '../../mikro-orm.config.ts';
+import { baseConfig } from '../../../mikro-orm.config.ts';
 import { lockDataFolder } from './data-folder-lock.ts';
 import { ping, StatementCount, type Database, type DatabaseOptions } from './database.ts';
 

@@ -1,4 +1,4 @@
-import type { BackgroundWork } from '../../domain/ports.ts';
+import type { BackgroundWork } from '../../../domain/ports.ts';
 
 /** The channel on which committed work is announced to every process sharing a PostgreSQL server. */
 export const WORK_CHANNEL = 'pbi_work';

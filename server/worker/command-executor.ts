@@ -4,7 +4,7 @@ import { CommandError, type ClaimedCommand } from '../../domain/command.ts';
 import { executeCommands, type Execution, type ExecutionPolicy } from '../../domain/use-cases/execute-command.ts';
 import { purgeCommandResults } from '../../domain/use-cases/purge-command-results.ts';
 import type { Services } from '../services.ts';
-import type { WorkerTask } from '../worker.ts';
+import type { WorkerTask } from './worker.ts';
 
 export interface ExecutorOptions extends ExecutionPolicy {
   /** Commands a lane claims at a time. */

@@ -1,6 +1,6 @@
-import { LOGIN_STATUS_MESSAGE } from '../domain/auth.ts';
-import { Job } from '../domain/job.ts';
-import { POLLED_EID, renderOrderStatus } from '../domain/payloads.ts';
+import { LOGIN_STATUS_MESSAGE } from '../../domain/auth.ts';
+import { Job } from '../../domain/job.ts';
+import { POLLED_EID, renderOrderStatus } from '../../domain/payloads.ts';
 
 // Examples of the API reference, keyed by operationId. They name the demo data (SEED_DEMO=1), so that "Try it out" on
 // /docs works as shown; the orders are rendered by the domain's own renderer, so they cannot drift from real answers.

@@ -1,6 +1,6 @@
 import { sequenceEvents } from '../../domain/use-cases/sequence-events.ts';
 import type { Services } from '../services.ts';
-import type { WorkerTask } from '../worker.ts';
+import type { WorkerTask } from './worker.ts';
 
 /**
  * Gives committed events their feed positions in the background, so that a feed read finds them positioned (reads

@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { BackgroundWork } from '../../domain/ports.ts';
-import { withDriverConnection } from './driver.ts';
-import { unavailableOr } from './unavailable.ts';
-import { WORK_CHANNEL } from './work-notices.ts';
+import type { BackgroundWork } from '../../../domain/ports.ts';
+import { withDriverConnection } from '../driver.ts';
+import { unavailableOr } from '../unavailable.ts';
+import { WORK_CHANNEL } from './notices.ts';
 
 type State = 'idle' | 'sending' | 'again';
 

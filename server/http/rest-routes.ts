@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { match } from 'path-to-regexp';
 import type { OpenAPIObject } from 'trpc-to-openapi';
-import { problem } from './errors.ts';
+import { problem } from '../errors.ts';
 
 type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 const METHODS: readonly HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
