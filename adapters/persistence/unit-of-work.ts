@@ -82,19 +82,17 @@ export class MikroOrmUnitOfWork<S extends object> {
 type DepsType<S extends object> = new (repositories: () => UnitRepositories) => Repositories & S;
 
 /**
- * The type of a unit's dependencies, made once per process: the process's services on its prototype, as they are,
- * and each repository taken from the unit when first used (a request that only counts its caller against the
- * limiter builds none). A unit's `deps` is then one small object.
+ * The type of a unit's dependencies, made once per process: the process's services as they are, and each repository
+ * taken from the unit when first used (a request that only counts its caller against the limiter builds none). All
+ * are the object's own, so that `{ ...deps, ids }` hands on everything (spreading builds every repository).
  */
 function depsType<S extends object>(services: S): DepsType<S> {
-  class UnitDeps {
-    constructor(readonly repositories: () => UnitRepositories) {}
-  }
-  Object.assign(UnitDeps.prototype, services);
-  for (const name of REPOSITORY_NAMES) {
-    Object.defineProperty(UnitDeps.prototype, name, { get(this: UnitDeps) { return this.repositories()[name]; } });
-  }
-  return UnitDeps as unknown as DepsType<S>;
+  return function UnitDeps(this: Record<string, unknown>, repositories: () => UnitRepositories) {
+    Object.assign(this, services);
+    for (const name of REPOSITORY_NAMES) {
+      Object.defineProperty(this, name, { get: () => repositories()[name], enumerable: true, configurable: true });
+    }
+  } as unknown as DepsType<S>;
 }
 
 /** Makes units of work on one ORM, each handing its work the process's `services` beside its repositories. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
+import { mikroOrmTransact, unitsOfWork } from '../../adapters/persistence/unit-of-work.ts';
 import { Account } from '../../domain/account.ts';
 import { Contact } from '../../domain/contact.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -65,6 +65,18 @@ test('a unique-index violation at commit becomes a CONFLICT, not a driver error'
   ).catch((e: unknown) => e);
   assert.instance(error, DomainError);
   assert.is((error as DomainError).code, 'CONFLICT');
+});
+
+test('a unit\'s deps hand on everything when spread: the services, and every repository on the unit\'s one EntityManager', async () => {
+  const clock = { now: () => now };
+  const unit = unitsOfWork((await sharedDatabase()).orm, { clock })();
+  const spread = { ...unit.deps, ids: { newId: () => 'x' } };
+  assert.is(spread.clock, clock);
+  assert.is(spread.accounts, unit.deps.accounts, 'the same repository, not a second one');
+  for (const name of ['accounts', 'contacts', 'jobs', 'events', 'commands', 'deliveries'] as const) assert.ok(spread[name], name);
+  const account = brand();
+  await unit.transaction(async (deps) => { await ({ ...deps }).accounts.save(account); });
+  assert.ok(await unitsOfWork((await sharedDatabase()).orm, {})().statements((deps) => deps.accounts.get(account.id)), 'saved through the spread deps');
 });
 
 test.run();
