@@ -85,10 +85,12 @@ function serviceEnv(database: Record<string, string>, dataDir: string, role: 'al
 
 /**
  * One database: fixtures made by an `all` process (it runs the brand commands whose results are read), then an `api`
- * process and the floor app, both pinned to CPU 0, warmed up on every path, then ROUNDS rounds of REQUESTS requests per
- * path and process, the two processes taking turns first.
+ * process (`all` on the embedded database) and the floor app, both pinned to CPU 0, warmed up on every path, then ROUNDS
+ * rounds of REQUESTS requests per path and process, the two processes taking turns first.
  */
 async function measure(database: Record<string, string>) {
+  // The embedded database serves one process, which must then also be the executor.
+  const role = database.DATABASE_URL ? 'api' : 'all';
   const dataDir = mkdtempSync(join(tmpdir(), 'pbi-bench-cpu-'));
   const setup = launch('server/main.ts', serviceEnv(database, dataDir, 'all'));
   const fixtures = await prepare(processClient(await setup.listening, ADMIN), dataDir);
@@ -96,7 +98,7 @@ async function measure(database: Record<string, string>) {
   const answersFile = join(dataDir, 'floor-answers.json');
   writeFileSync(answersFile, JSON.stringify(fixtures.answers));
   const paths = benchPaths(fixtures);
-  const service = launch('server/main.ts', serviceEnv(database, dataDir, 'api'), 0);
+  const service = launch('server/main.ts', serviceEnv(database, dataDir, role), 0);
   const floor = launch('bench/floor-app.ts', { NODE_ENV: 'production', FLOOR_ANSWERS: answersFile }, 0);
   const ports = { service: await service.listening, floor: await floor.listening };
   const pids = { service: service.child.pid!, floor: floor.child.pid! };
@@ -237,7 +239,9 @@ Forks of the EntityManager per request cannot be seen from outside the process: 
 The statements of one more request of each path, in order (the start of each):
 ${NAMES.map((name) => `- ${LABELS[name].label}: ${pgRun.rt.result[name].statements.map((t) => `\`${t.replace(/`/g, "'")}\``).join(' → ')}`).join('\n')}
 ` : ''}${runs.embedded ? `
-On the embedded database (PGlite runs inside the service's process, so its CPU is in the service's figures; no wire to count round trips on):
+On the embedded database, one \`SERVICE_ROLE=all\` process (the embedded database serves one process): PGlite runs inside it,
+so the database's CPU is in the service's figures, and so is the executor's, which runs each accepted RefreshOrder meanwhile;
+no wire to count round trips on.
 
 ${table(runs.embedded.measured)}
 
