@@ -13,7 +13,7 @@ import { Pool } from 'undici';
 import { processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
 import { benchPaths, prepare, type BenchPath, type PathName } from './cpu-fixtures.ts';
 import { roundTripProxy } from './pg-round-trips.ts';
-import { median, writeSection } from './report.ts';
+import { codeLine, median, writeSection } from './report.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const EMBEDDED = process.env.BENCH_EMBEDDED === '1' || !DATABASE_URL;
@@ -35,7 +35,6 @@ const launch = (script: string, env: Record<string, string>, cpu?: number) => {
   return proc;
 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const git = (...args: string[]) => execFileSync('git', args, { cwd: join(import.meta.dirname, '..'), encoding: 'utf8' }).trim();
 
 /** CPU time used so far by a process, all its threads, in µs. */
 function cpuMicros(pid: number) {
@@ -192,9 +191,6 @@ if (EMBEDDED) {
   runs.embedded = await measure({ PGLITE_DIR: join(dir, 'pglite') });
 }
 
-const head = git('rev-parse', '--short', 'HEAD');
-const serviceCommit = git('log', '-1', '--format=%h (%s)', '--', 'server', 'domain', 'adapters');
-const dirty = git('status', '--porcelain', '--', 'server', 'domain', 'adapters') !== '';
 const pgRun = runs.postgres;
 const command = pgRun ? pgRun.measured.command : undefined;
 const commandRatio = command ? median(command.service.map((s, i) => s.micros / command.floor[i]!.micros)) : NaN;
@@ -209,7 +205,7 @@ const version = DATABASE_URL ? (await (async () => {
 await writeSection('CPU per request: five paths against the stack\'s floor', `
 Command: \`${LABEL ? `BENCH_LABEL='${LABEL}' ` : ''}${DATABASE_URL ? 'DATABASE_URL=… ' : ''}${EMBEDDED && DATABASE_URL ? 'BENCH_EMBEDDED=1 ' : ''}npm run bench:cpu\` (${new Date().toISOString().slice(0, 10)};
 ${ROUNDS} rounds of ${REQUESTS} requests per path and process from ${CONNECTIONS} clients, after ${WARMUP} of warm-up each${DATABASE_URL ? `; PostgreSQL ${version}` : ''}).
-Code: commit ${head}, the service's code as of ${serviceCommit}${dirty ? ', **with uncommitted changes**' : ''}.${LABEL ? ` Measured on ${LABEL}.` : ''}
+${codeLine(LABEL)}
 
 Service: the real \`server/main.ts\` with \`SERVICE_ROLE=api\` (no command runs in it), \`LOG_LEVEL=info\`, the per-account limits
 set high (\`API_RATE_LIMIT_PER_ACCOUNT\`, \`API_CONCURRENCY_PER_ACCOUNT\`) so that nothing is refused. Floor: \`bench/floor-app.ts\`,
