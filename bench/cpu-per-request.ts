@@ -13,7 +13,7 @@ import { Pool } from 'undici';
 import { processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
 import { benchPaths, prepare, type BenchPath, type PathName } from './cpu-fixtures.ts';
 import { roundTripProxy } from './pg-round-trips.ts';
-import { codeLine, median, writeSection } from './report.ts';
+import { codeLine, loadAverage, median, writeSection } from './report.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const EMBEDDED = process.env.BENCH_EMBEDDED === '1' || !DATABASE_URL;
@@ -27,6 +27,7 @@ const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }
 try { execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }); } catch { /* unpinned */ }
 
 const ADMIN = 'bench-admin-token-0123456789';
+const loadAtStart = loadAverage();
 const started: ServiceProcess[] = [];
 process.on('exit', () => { for (const proc of started) proc.child.kill('SIGKILL'); });
 const launch = (script: string, env: Record<string, string>, cpu?: number) => {
@@ -205,7 +206,8 @@ const version = DATABASE_URL ? (await (async () => {
 await writeSection('CPU per request: five paths against the stack\'s floor', `
 Command: \`${LABEL ? `BENCH_LABEL='${LABEL}' ` : ''}${DATABASE_URL ? 'DATABASE_URL=… ' : ''}${EMBEDDED && DATABASE_URL ? 'BENCH_EMBEDDED=1 ' : ''}npm run bench:cpu\` (${new Date().toISOString().slice(0, 10)};
 ${ROUNDS} rounds of ${REQUESTS} requests per path and process from ${CONNECTIONS} clients, after ${WARMUP} of warm-up each${DATABASE_URL ? `; PostgreSQL ${version}` : ''}).
-${codeLine(LABEL)}
+${codeLine(LABEL)} The machine's 1-minute load average at the start and the end: ${loadAtStart.toFixed(1)} and
+${loadAverage().toFixed(1)} (2 fills both cores; other work on this shared machine counts too).
 
 Service: the real \`server/main.ts\` with \`SERVICE_ROLE=api\` (no command runs in it), \`LOG_LEVEL=info\`, the per-account limits
 set high (\`API_RATE_LIMIT_PER_ACCOUNT\`, \`API_CONCURRENCY_PER_ACCOUNT\`) so that nothing is refused. Floor: \`bench/floor-app.ts\`,

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -37,3 +38,6 @@ export function codeLine(label = process.env.BENCH_LABEL) {
   return `Code: commit ${git('rev-parse', '--short', 'HEAD')}, the service's code as of ${git('log', '-1', '--format=%h (%s)', '--', 'server', 'domain', 'adapters')}`
     + `${dirty ? ', **with uncommitted changes**' : ''}.${label ? ` Measured on ${label}.` : ''}`;
 }
+
+/** The machine's 1-minute load average (other users of the machine included; 2 fills both cores here). */
+export const loadAverage = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
