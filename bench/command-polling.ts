@@ -6,17 +6,26 @@ import { percentile } from './report.ts';
 
 export const POLL_MS = 20;
 
-export interface PolledFlow { sent: number; finished: number; failures: number; polls: number; p50: number; p99: number }
+export interface PolledFlow {
+  sent: number; finished: number; polls: number; p50: number; p99: number;
+  /** POSTs not answered 202, polls answered neither 200 nor 204 (or not at all), and results still missing after `giveUpMs`. */
+  failures: { post: number; poll: number; gaveUp: number };
+  /** The statuses of those failed POSTs and polls (0: no answer). */
+  unexpected: Record<number, number>;
+}
 
 /**
  * `rate` commands a second for `seconds` (`command()` gives each body, a new `_cid`), each polled from its 202 on until
- * its result answers 200, at most `giveUpMs` after its POST. Latency: from just before the POST to the 200's last byte.
+ * its result answers 200, at most `giveUpMs` after its POST. Latency: from just before the POST to the 200's last byte;
+ * Infinity for a command whose result did not come.
  */
 export async function polledFlow(o: { port: number; token: string; seconds: number; rate: number; command: () => string; giveUpMs?: number }): Promise<PolledFlow> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
   const giveUpMs = o.giveUpMs ?? 60_000;
   const latencies: number[] = [];
-  let failures = 0;
+  const failures = { post: 0, poll: 0, gaveUp: 0 };
+  const unexpected: Record<number, number> = {};
+  const odd = (status: number) => { unexpected[status] = (unexpected[status] ?? 0) + 1; };
   let polls = 0;
   const exchange = (method: 'GET' | 'POST', path: string, body?: string) => new Promise<number>((resolve) => {
     const req = http.request({
@@ -33,14 +42,16 @@ export async function polledFlow(o: { port: number; token: string; seconds: numb
     const body = o.command();
     const cid = (JSON.parse(body) as { _cid: string })._cid;
     const started = performance.now();
-    if (await exchange('POST', '/v3/commands', body) !== 202) { failures++; return; }
+    const accepted = await exchange('POST', '/v3/commands', body);
+    if (accepted !== 202) { failures.post++; odd(accepted); return; }
     for (let k = 1; ; k++) {
       const wait = started + k * POLL_MS - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       polls++;
       const status = await exchange('GET', `/v3/commands/${encodeURIComponent(cid)}`);
       if (status === 200) { latencies.push(performance.now() - started); return; }
-      if (status !== 204 || performance.now() - started > giveUpMs) { failures++; return; }
+      if (status !== 204) { failures.poll++; odd(status); return; }
+      if (performance.now() - started > giveUpMs) { failures.gaveUp++; return; }
     }
   };
   const inFlight: Promise<void>[] = [];
@@ -52,8 +63,8 @@ export async function polledFlow(o: { port: number; token: string; seconds: numb
   }
   await Promise.all(inFlight);
   agent.destroy();
-  return {
-    sent: inFlight.length, finished: latencies.length, failures, polls,
-    p50: latencies.length ? percentile(latencies, 0.5) : NaN, p99: latencies.length ? percentile(latencies, 0.99) : NaN,
-  };
+  // A command whose result never came is later than any that came: percentiles over all, so that losing results cannot
+  // improve them.
+  const all = [...latencies, ...Array.from({ length: inFlight.length - latencies.length }, () => Infinity)];
+  return { sent: inFlight.length, finished: latencies.length, failures, unexpected, polls, p50: percentile(all, 0.5), p99: percentile(all, 0.99) };
 }
