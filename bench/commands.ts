@@ -88,6 +88,8 @@ for (let round = 0; round < (STEADY_ONLY ? 0 : ROUNDS); round++) {
     const from = new Date();
     const r = await load(port, path, DURATION, kind !== 'bare');
     const to = new Date();
+    // Why a round had errors is in the server's last lines.
+    if (r.errors) console.log(`${kind}: ${r.errors} errors, ${r.timeouts} timeouts; its last output:\n${proc.output().slice(-3000)}`);
     await proc.stop();
     const executed = kind === 'all' ? (await db.query<{ n: number }>(`select count(*)::int as n from commands where account_id = $1
       and status in ('succeeded', 'failed') and finished_at between $2 and $3`, [brandId, from, to])).rows[0]!.n / DURATION : undefined;
@@ -213,7 +215,8 @@ const flow = flows['api + worker'];
 const single = flows['one process'];
 
 const med = (xs: Sample[], k: Exclude<keyof Sample, 'executed'>) => median(xs.map((x) => x[k]));
-const ratio = median(accepted.service.map((s, i) => s.rps / accepted.bare[i]!.rps));
+const toBare = (kind: 'service' | 'all') => median(accepted[kind].map((s, i) => s.rps / accepted.bare[i]!.rps));
+const ratio = toBare('service');
 const serviceRps = med(accepted.service, 'rps');
 const allRps = med(accepted.all, 'rps');
 const judged = polled.find((x) => x.rate === 100)?.flow;
@@ -232,11 +235,11 @@ input, \`_cid\` claim with INSERT … ON CONFLICT in one autocommit statement, 2
 pg, no auth or validation, the same row written by BEGIN; INSERT … ON CONFLICT; COMMIT. The same service as one \`SERVICE_ROLE=all\`
 process (CPU 0) also runs the commands it accepts, meanwhile (executed/s: the commands it finished during the load).
 
-| target | accepted/s | p50 / p99 ms | non-2xx | errors |
-|---|---:|---:|---:|---:|
-| service (\`api\`) | ${serviceRps.toFixed(0)} | ${med(accepted.service, 'p50')} / ${med(accepted.service, 'p99')} | ${accepted.service.reduce((a, s) => a + s.non2xx, 0)} | ${accepted.service.reduce((a, s) => a + s.errors, 0)} |
-| one \`all\` process, executing meanwhile (${median(accepted.all.map((s) => s.executed ?? NaN)).toFixed(0)} executed/s) | ${allRps.toFixed(0)} | ${med(accepted.all, 'p50')} / ${med(accepted.all, 'p99')} | ${accepted.all.reduce((a, s) => a + s.non2xx, 0)} | ${accepted.all.reduce((a, s) => a + s.errors, 0)} |
-| bare node:http + pg | ${med(accepted.bare, 'rps').toFixed(0)} | ${med(accepted.bare, 'p50')} / ${med(accepted.bare, 'p99')} | ${accepted.bare.reduce((a, s) => a + s.non2xx, 0)} | ${accepted.bare.reduce((a, s) => a + s.errors, 0)} |
+| target | accepted/s | ÷ bare (same round) | p50 / p99 ms | non-2xx | errors |
+|---|---:|---:|---:|---:|---:|
+| service (\`api\`) | ${serviceRps.toFixed(0)} | ${ratio.toFixed(2)}× | ${med(accepted.service, 'p50')} / ${med(accepted.service, 'p99')} | ${accepted.service.reduce((a, s) => a + s.non2xx, 0)} | ${accepted.service.reduce((a, s) => a + s.errors, 0)} |
+| one \`all\` process, executing meanwhile (${median(accepted.all.map((s) => s.executed ?? NaN)).toFixed(0)} executed/s) | ${allRps.toFixed(0)} | ${toBare('all').toFixed(2)}× | ${med(accepted.all, 'p50')} / ${med(accepted.all, 'p99')} | ${accepted.all.reduce((a, s) => a + s.non2xx, 0)} | ${accepted.all.reduce((a, s) => a + s.errors, 0)} |
+| bare node:http + pg | ${med(accepted.bare, 'rps').toFixed(0)} | | ${med(accepted.bare, 'p50')} / ${med(accepted.bare, 'p99')} | ${accepted.bare.reduce((a, s) => a + s.non2xx, 0)} | ${accepted.bare.reduce((a, s) => a + s.errors, 0)} |
 
 Service / bare: **${ratio.toFixed(2)}×**.
 
