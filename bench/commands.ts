@@ -264,7 +264,7 @@ Targets:
 - accepted/s at ${CONNECTIONS} clients ${serviceRps.toFixed(0)} (≥ 1,500): ${serviceRps >= 1500 ? 'met' : 'not met'}; service/bare ${ratio.toFixed(2)}× (≥ 0.45×): ${ratio >= 0.45 ? 'met' : 'not met'}
 - POST-to-result p99 ${p99.toFixed(1)} ms at ${RATE}/s, api + worker (≤ 250 ms): ${p99 <= 250 ? 'met' : 'not met'}
 - one \`SERVICE_ROLE=all\` process on PostgreSQL accepts ≥ 600 commands/s from ${CONNECTIONS} clients while it executes them: ${allRps.toFixed(0)}: ${allRps >= 600 ? 'met' : 'not met'}
-- POST-to-result p99 ≤ 250 ms at 100 commands/s in that process, each result polled every ${POLL_MS} ms: ${judged ? `${late(judged.p99)} ms: ${judged.p99 <= 250 && judged.finished === judged.sent ? 'met' : 'not met'}` : 'not measured (BENCH_POLLED_RATES without 100)'}
+- POST-to-result p99 ≤ 250 ms at 100 commands/s in that process, each result polled every ${POLL_MS} ms: ${judged ? `${Number.isFinite(judged.p99) ? `${judged.p99.toFixed(1)} ms` : 'no result within 60 s for over 1 % of the commands'}: ${judged.p99 <= 250 && judged.finished === judged.sent ? 'met' : 'not met'}` : 'not measured (BENCH_POLLED_RATES without 100)'}
 
 What moved the latency (runs of 2026-11-23 on this machine): before, p50 10.2 s / p99 17.6 s as api + worker and
 0.8 s / 5.6 s in one process, with the executor CPU-bound at about 200 commands/s. A profile of the worker showed a third
