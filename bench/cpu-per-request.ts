@@ -5,7 +5,7 @@
 // BENCH_EMBEDDED=1 adds a run on the embedded database (alone when there is no DATABASE_URL). BENCH_REQUESTS (2000),
 // BENCH_CONNECTIONS (16), BENCH_ROUNDS (3), BENCH_LABEL (what code this is, written into the section).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -35,6 +35,8 @@ const launch = (script: string, env: Record<string, string>, cpu?: number) => {
   started.push(proc);
   return proc;
 };
+const temporary: string[] = [];
+const temporaryDir = (prefix: string) => { const dir = mkdtempSync(join(tmpdir(), prefix)); temporary.push(dir); return dir; };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** CPU time used so far by a process, all its threads, in µs. */
@@ -91,7 +93,7 @@ function serviceEnv(database: Record<string, string>, dataDir: string, role: 'al
 async function measure(database: Record<string, string>) {
   // The embedded database serves one process, which must then also be the executor.
   const role = database.DATABASE_URL ? 'api' : 'all';
-  const dataDir = mkdtempSync(join(tmpdir(), 'pbi-bench-cpu-'));
+  const dataDir = temporaryDir('pbi-bench-cpu-');
   const setup = launch('server/main.ts', serviceEnv(database, dataDir, 'all'));
   const fixtures = await prepare(processClient(await setup.listening, ADMIN), dataDir);
   await setup.stop();
@@ -188,7 +190,7 @@ if (DATABASE_URL) {
   runs.postgres = { ...run, rt: await roundTrips(run.dataDir, run.fixtures) };
 }
 if (EMBEDDED) {
-  const dir = mkdtempSync(join(tmpdir(), 'pbi-bench-cpu-pglite-'));
+  const dir = temporaryDir('pbi-bench-cpu-pglite-');
   runs.embedded = await measure({ PGLITE_DIR: join(dir, 'pglite') });
 }
 
@@ -250,4 +252,5 @@ Targets:
 - its CPU is at most 2× the floor app's: ${Number.isFinite(commandRatio) ? `${commandRatio.toFixed(2)}×: ${met(commandRatio <= 2)}` : 'not measured (no PostgreSQL run)'}
 `);
 console.log('written to docs/BENCHMARKS.md');
+for (const dir of temporary) rmSync(dir, { recursive: true, force: true }); // mails, answers, the embedded database (a failed run keeps them)
 process.exit(0);
