@@ -1,7 +1,9 @@
-// npm run bench:commands — brand commands accepted per second at 32 concurrent clients, against a bare node:http + pg
-// peer writing the same accepted-command row in one transaction per request; then POST-to-result latency at a steady
-// rate with the executor running. Needs DATABASE_URL (any database: the service migrates it and makes its own
-// accounts). Writes its section of docs/BENCHMARKS.md.
+// npm run bench:commands — brand commands accepted per second at 32 concurrent clients, by an `api` process and by one
+// `all` process that runs them meanwhile, against a bare node:http + pg peer writing the same accepted-command row in
+// one transaction per request; then POST-to-result latency at a steady rate with the executor running, read from the
+// database, and as a client polling each result sees it (BENCH_POLLED_RATES, default 100,200). Needs DATABASE_URL (any
+// database: the service migrates it and makes its own accounts). Writes its section of docs/BENCHMARKS.md; BENCH_LABEL
+// says there what code was measured.
 //
 // Server processes are pinned to CPU 0 and the load generator (this process) to CPU 1; PostgreSQL is left free.
 import { execFileSync } from 'node:child_process';
@@ -13,13 +15,16 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { integratorLoggedIn, processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
-import { median, percentile, writeSection } from './report.ts';
+import { polledFlow, POLL_MS, type PolledFlow } from './command-polling.ts';
+import { codeLine, loadAverage, median, percentile, writeSection } from './report.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 if (!DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL database');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
+// POST-to-result with the client polling each result, in one `all` process: judged at 100/s.
+const POLLED_RATES = (process.env.BENCH_POLLED_RATES ?? '100,200').split(',').map(Number);
 // BENCH_STEADY_ONLY=1: only the POST-to-result part, printed and not written (to try a change of the executor).
 const STEADY_ONLY = process.env.BENCH_STEADY_ONLY === '1';
 const CONNECTIONS = 32;
@@ -28,6 +33,7 @@ const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 try { execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }); } catch { /* unpinned */ }
 
 const ADMIN = 'bench-admin-token-0123456789';
+const loadAtStart = loadAverage();
 const dataDir = mkdtempSync(join(tmpdir(), 'pbi-bench-commands-'));
 const env = (role: string) => ({
   DATABASE_URL, DATA_DIR: dataDir, NODE_ENV: 'production', JWT_SECRET: 'bench-secret-0123456789-0123456789-0123', ADMIN_TOKEN: ADMIN,
@@ -64,28 +70,36 @@ const load = (port: number, path: string, seconds: number, auth: boolean) => new
   }, (err, result) => (err ? reject(err) : resolve(result)));
 });
 
-type Sample = { rps: number; p50: number; p99: number; non2xx: number; errors: number };
-const accepted: { service: Sample[]; bare: Sample[] } = { service: [], bare: [] };
-for (let round = 0; round < (STEADY_ONLY ? 0 : ROUNDS); round++) {
-  for (const kind of round % 2 === 0 ? ['bare', 'service'] as const : ['service', 'bare'] as const) {
-    // The API role alone: accepting is measured without the executor competing for the same core.
-    const proc = kind === 'service' ? start('api') : startScript('bench/bare-commands.ts', { DATABASE_URL, BRAND_ID: brandId }, { cpu: 0 });
-    started.push(proc);
-    const port = await proc.listening;
-    const path = kind === 'service' ? '/v3/commands' : '/commands';
-    await load(port, path, 3, kind === 'service');
-    const r = await load(port, path, DURATION, kind === 'service');
-    accepted[kind].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
-    console.log(`${kind}: ${r.requests.average.toFixed(0)} accepted/s p99 ${r.latency.p99} ms non2xx ${r.non2xx} errors ${r.errors}`);
-    await proc.stop();
-  }
-}
-
-// The accepted commands above would all run first in the next part: end them, as if run. They stay as finished
-// results, as a day of them does on a live server.
+type Sample = { rps: number; p50: number; p99: number; non2xx: number; errors: number; executed?: number };
+type Kind = 'bare' | 'service' | 'all';
+const accepted: Record<Kind, Sample[]> = { service: [], all: [], bare: [] };
 const db = new pg.Client({ connectionString: DATABASE_URL });
 await db.connect();
-await settle(db);
+const KINDS: Kind[] = ['bare', 'service', 'all'];
+for (let round = 0; round < (STEADY_ONLY ? 0 : ROUNDS); round++) {
+  for (const kind of round % 2 === 0 ? KINDS : [...KINDS].reverse()) {
+    // `service`: the API role alone, accepting without the executor on its core; `all`: one process that also runs
+    // what it accepts, meanwhile.
+    const proc = kind === 'bare' ? startScript('bench/bare-commands.ts', { DATABASE_URL, BRAND_ID: brandId }, { cpu: 0 }) : start(kind === 'all' ? 'all' : 'api');
+    started.push(proc);
+    const port = await proc.listening;
+    const path = kind === 'bare' ? '/commands' : '/v3/commands';
+    await load(port, path, 3, kind !== 'bare');
+    const from = new Date();
+    const r = await load(port, path, DURATION, kind !== 'bare');
+    const to = new Date();
+    // Why a round had errors is in the server's last lines.
+    if (r.errors) console.log(`${kind}: ${r.errors} errors, ${r.timeouts} timeouts; its last output:\n${proc.output().slice(-3000)}`);
+    await proc.stop();
+    const executed = kind === 'all' ? (await db.query<{ n: number }>(`select count(*)::int as n from commands where account_id = $1
+      and status in ('succeeded', 'failed') and finished_at between $2 and $3`, [brandId, from, to])).rows[0]!.n / DURATION : undefined;
+    accepted[kind].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, executed });
+    console.log(`${kind}: ${r.requests.average.toFixed(0)} accepted/s p99 ${r.latency.p99} ms non2xx ${r.non2xx} errors ${r.errors}${executed === undefined ? '' : `, executed ${executed.toFixed(0)}/s`}`);
+    // What a round left accepted would run first in the next one: end it, as if run. They stay as finished results, as a
+    // day of them does on a live server.
+    await settle(db);
+  }
+}
 await db.end();
 
 /**
@@ -176,28 +190,56 @@ for (const topology of ['api + worker', 'one process'] as const) {
   console.log(`steady ${RATE}/s, ${topology}: p50 ${percentile(flow.latencies, 0.5).toFixed(1)} ms p99 ${percentile(flow.latencies, 0.99).toFixed(1)} ms `
     + `(POST p50 ${flow.post.p50.toFixed(1)} p99 ${flow.post.p99.toFixed(1)}) failures ${flow.failures}`);
 }
+
+// The issue's case: one `all` process whose client polls every result until it is there.
+const polled: { rate: number; flow: PolledFlow }[] = [];
+for (const rate of POLLED_RATES) {
+  const proc = start('all');
+  try {
+    const port = await proc.listening;
+    await polledFlow({ port, token, seconds: 3, rate, command });
+    const flow = await polledFlow({ port, token, seconds: DURATION * 2, rate, command });
+    polled.push({ rate, flow });
+    console.log(`polled every ${POLL_MS} ms at ${rate}/s, one process: p50 ${flow.p50.toFixed(1)} ms p99 ${flow.p99.toFixed(1)} ms, `
+      + `${flow.finished} of ${flow.sent} finished, failures ${JSON.stringify(flow.failures)} ${JSON.stringify(flow.unexpected)}, ${(flow.polls / flow.sent).toFixed(1)} polls per command`);
+  } finally {
+    await proc.stop();
+  }
+  const db = new pg.Client({ connectionString: DATABASE_URL });
+  await db.connect();
+  await settle(db);
+  await db.end();
+}
 if (STEADY_ONLY) process.exit(0);
 const flow = flows['api + worker'];
 const single = flows['one process'];
 
-const med = (xs: Sample[], k: keyof Sample) => median(xs.map((x) => x[k]));
-const ratio = median(accepted.service.map((s, i) => s.rps / accepted.bare[i]!.rps));
+const med = (xs: Sample[], k: Exclude<keyof Sample, 'executed'>) => median(xs.map((x) => x[k]));
+const toBare = (kind: 'service' | 'all') => median(accepted[kind].map((s, i) => s.rps / accepted.bare[i]!.rps));
+const ratio = toBare('service');
 const serviceRps = med(accepted.service, 'rps');
+const allRps = med(accepted.all, 'rps');
+const judged = polled.find((x) => x.rate === 100)?.flow;
+const late = (ms: number) => (Number.isFinite(ms) ? ms.toFixed(1) : 'no result');
 const p50 = percentile(flow.latencies, 0.5);
 const p99 = percentile(flow.latencies, 0.99);
 await writeSection('Brand commands: accepted per second and POST-to-result latency', `
-Command: \`DATABASE_URL=… npm run bench:commands\` (${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds of ${DURATION} s, interleaved,
-each in a fresh process; PostgreSQL 15 with default settings).
+Command: \`${process.env.BENCH_LABEL ? `BENCH_LABEL='${process.env.BENCH_LABEL}' ` : ''}DATABASE_URL=… npm run bench:commands\` (${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds of ${DURATION} s, interleaved,
+each in a fresh process; PostgreSQL 15 with default settings). The machine's 1-minute load average at the start and the end:
+${loadAtStart.toFixed(1)} and ${loadAverage().toFixed(1)} (2 fills both cores; other work on this shared machine counts too).
+${codeLine()}
 
 Accepting: autocannon, ${CONNECTIONS} connections, each request a RefreshOrder with a new \`_cid\` (over 200 orders); server pinned to CPU 0, client to
 CPU 1, PostgreSQL free. Service: the real \`server/main.ts\` with \`SERVICE_ROLE=api\` (token check with the contact lookup, the account's request counter in PostgreSQL (rate-limiter-flexible, \`API_RATE_LIMIT_PER_ACCOUNT\` set high), zod
 input, \`_cid\` claim with INSERT … ON CONFLICT in one autocommit statement, 202, then the coalesced NOTIFY). Peer: \`bench/bare-commands.ts\`, node:http +
-pg, no auth or validation, the same row written by BEGIN; INSERT … ON CONFLICT; COMMIT.
+pg, no auth or validation, the same row written by BEGIN; INSERT … ON CONFLICT; COMMIT. The same service as one \`SERVICE_ROLE=all\`
+process (CPU 0) also runs the commands it accepts, meanwhile (executed/s: the commands it finished during the load).
 
-| target | accepted/s | p50 / p99 ms | non-2xx | errors |
-|---|---:|---:|---:|---:|
-| service | ${serviceRps.toFixed(0)} | ${med(accepted.service, 'p50')} / ${med(accepted.service, 'p99')} | ${accepted.service.reduce((a, s) => a + s.non2xx, 0)} | ${accepted.service.reduce((a, s) => a + s.errors, 0)} |
-| bare node:http + pg | ${med(accepted.bare, 'rps').toFixed(0)} | ${med(accepted.bare, 'p50')} / ${med(accepted.bare, 'p99')} | ${accepted.bare.reduce((a, s) => a + s.non2xx, 0)} | ${accepted.bare.reduce((a, s) => a + s.errors, 0)} |
+| target | accepted/s | ÷ bare (same round) | p50 / p99 ms | non-2xx | errors |
+|---|---:|---:|---:|---:|---:|
+| service (\`api\`) | ${serviceRps.toFixed(0)} | ${ratio.toFixed(2)}× | ${med(accepted.service, 'p50')} / ${med(accepted.service, 'p99')} | ${accepted.service.reduce((a, s) => a + s.non2xx, 0)} | ${accepted.service.reduce((a, s) => a + s.errors, 0)} |
+| one \`all\` process, executing meanwhile (${median(accepted.all.map((s) => s.executed ?? NaN)).toFixed(0)} executed/s) | ${allRps.toFixed(0)} | ${toBare('all').toFixed(2)}× | ${med(accepted.all, 'p50')} / ${med(accepted.all, 'p99')} | ${accepted.all.reduce((a, s) => a + s.non2xx, 0)} | ${accepted.all.reduce((a, s) => a + s.errors, 0)} |
+| bare node:http + pg | ${med(accepted.bare, 'rps').toFixed(0)} | | ${med(accepted.bare, 'p50')} / ${med(accepted.bare, 'p99')} | ${accepted.bare.reduce((a, s) => a + s.non2xx, 0)} | ${accepted.bare.reduce((a, s) => a + s.errors, 0)} |
 
 Service / bare: **${ratio.toFixed(2)}×**.
 
@@ -209,9 +251,20 @@ of its result (\`commands.finished_at\`, read afterwards, same machine clock, mi
 | \`api\` process (CPU 0) + \`worker\` process, as deployed on PostgreSQL | ${flow.latencies.length} of ${flow.sent} | ${flow.failures} | **${p50.toFixed(1)}** | **${p99.toFixed(1)}** |
 | one process, one core (\`SERVICE_ROLE=all\`, CPU 0) | ${single.latencies.length} of ${single.sent} | ${single.failures} | ${percentile(single.latencies, 0.5).toFixed(1)} | ${percentile(single.latencies, 0.99).toFixed(1)} |
 
+POST to result as a polling client sees it: one \`SERVICE_ROLE=all\` process (CPU 0) on PostgreSQL; commands in an open loop for
+${DURATION * 2} s (after 3 s of warm-up at the same rate), each polled with GET /v3/commands/{cid} every ${POLL_MS} ms from its 202 until it
+answers 200 (given up after 60 s); from just before the POST to the last byte of that 200, a command without a result counting
+as later than all (\`no result\`). The polls are load on the same process.
+
+| commands/s | finished | POST not 202 | poll not 200/204 | given up | polls per command | p50 ms | p99 ms |
+|---:|---:|---:|---:|---:|---:|---:|---:|
+${polled.map(({ rate, flow: f }) => `| ${rate} | ${f.finished} of ${f.sent} | ${f.failures.post} | ${f.failures.poll}${f.failures.post + f.failures.poll ? ` (statuses ${Object.entries(f.unexpected).map(([code, n]) => `${code}: ${n}`).join(', ')})` : ''} | ${f.failures.gaveUp} | ${(f.polls / f.sent).toFixed(1)} | ${late(f.p50)} | ${rate === 100 ? `**${late(f.p99)}**` : late(f.p99)} |`).join('\n')}
+
 Targets:
 - accepted/s at ${CONNECTIONS} clients ${serviceRps.toFixed(0)} (≥ 1,500): ${serviceRps >= 1500 ? 'met' : 'not met'}; service/bare ${ratio.toFixed(2)}× (≥ 0.45×): ${ratio >= 0.45 ? 'met' : 'not met'}
 - POST-to-result p99 ${p99.toFixed(1)} ms at ${RATE}/s, api + worker (≤ 250 ms): ${p99 <= 250 ? 'met' : 'not met'}
+- one \`SERVICE_ROLE=all\` process on PostgreSQL accepts ≥ 600 commands/s from ${CONNECTIONS} clients while it executes them: ${allRps.toFixed(0)}: ${allRps >= 600 ? 'met' : 'not met'}
+- POST-to-result p99 ≤ 250 ms at 100 commands/s in that process, each result polled every ${POLL_MS} ms: ${judged ? `${Number.isFinite(judged.p99) ? `${judged.p99.toFixed(1)} ms` : 'no result within 60 s for over 1 % of the commands'}: ${judged.p99 <= 250 && judged.finished === judged.sent ? 'met' : 'not met'}` : 'not measured (BENCH_POLLED_RATES without 100)'}
 
 What moved the latency (runs of 2026-11-23 on this machine): before, p50 10.2 s / p99 17.6 s as api + worker and
 0.8 s / 5.6 s in one process, with the executor CPU-bound at about 200 commands/s. A profile of the worker showed a third

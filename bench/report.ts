@@ -1,7 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-const FILE = join(import.meta.dirname, '..', 'docs', 'BENCHMARKS.md');
+const ROOT = join(import.meta.dirname, '..');
+const FILE = join(ROOT, 'docs', 'BENCHMARKS.md');
 const HEADER = '# Benchmarks\n\nMeasured on the project machine (2 cores). Each section names the command that produced it; rerunning the command replaces the section.\n';
 
 /** Replaces (or appends) the section `## title` of docs/BENCHMARKS.md. */
@@ -24,3 +27,17 @@ export const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 export const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+
+/**
+ * Which code a section measured: the commit, and the last one that changed the service (server/, domain/, adapters/),
+ * which a benchmark's own commits leave alone; BENCH_LABEL says what that code is (e.g. before or after a change).
+ */
+export function codeLine(label = process.env.BENCH_LABEL) {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+  const dirty = git('status', '--porcelain', '--', 'server', 'domain', 'adapters') !== '';
+  return `Code: commit ${git('rev-parse', '--short', 'HEAD')}, the service's code as of ${git('log', '-1', '--format=%h (%s)', '--', 'server', 'domain', 'adapters')}`
+    + `${dirty ? ', **with uncommitted changes**' : ''}.${label ? ` Measured on ${label}.` : ''}`;
+}
+
+/** The machine's 1-minute load average (other users of the machine included; 2 fills both cores here). */
+export const loadAverage = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 
@@ -8,8 +8,12 @@ const test = suite('architecture');
 
 const sources = (dir: string) =>
   (readdirSync(join(root, dir), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f));
-const importsOf = (file: string) =>
-  [...readFileSync(join(root, file), 'utf8').matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+/** Static imports and re-exports, and dynamic `import('…')` of a literal. */
+const importsIn = (text: string) => [
+  ...[...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g)].map((m) => m[1]!),
+  ...[...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]!),
+];
+const importsOf = (file: string) => importsIn(readFileSync(join(root, file), 'utf8'));
 
 const INTO_ADAPTERS = /^\.{1,2}\/(?:\.\.\/)*adapters\//;
 const FORBIDDEN_IN_DOMAIN = /^(express|@trpc\/|@mikro-orm\/|jose$|pg$|pg-|p-retry$|zod$|zod\/|trpc-to-openapi|nodemailer|@electric-sql\/|pino|undici)/;
@@ -32,7 +36,49 @@ test('only the composition root and entry points import adapters/', () => {
   assert.equal(offenders, []);
 });
 
+/**
+ * What bench/ and server/seed-bench.ts may import, besides node: built-ins, bench/ itself and domain/: benchmarks start
+ * the service as a process and talk to it over HTTP; the few pieces of it they use directly are named here, each for a
+ * reason, so that a benchmark cannot quietly come to measure something else than the service (a composition of its own).
+ */
+const BENCH_MODULES = new Set([
+  'tests/support/process.ts', // starting the service and logging integrators in, as the process tests do
+  'adapters/persistence/partner-order-queries.ts', 'adapters/persistence/rows.ts', // the bare listing peer runs the service's own SQL
+  'adapters/signatures.ts', // the signature-timing bench and the bare sender sign as the service does
+  'adapters/persistence/open-database.ts', 'server/config.ts', // seed-bench opens and migrates the configured database
+  'server/schemas.ts', 'server/logger.ts', // the floor app: the service's own zod schemas and logger, on the bare stack
+]);
+const BENCH_PACKAGES = new Set([
+  'pg', 'pg-cursor', 'autocannon', 'undici', 'cli-progress',
+  '@electric-sql/pglite', // the embedded soak reads the stopped service's events from its data folder
+  'express', '@trpc/server', 'trpc-to-openapi', 'pino-http', // the floor app's stack
+]);
+const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+function benchImportAllowed(file: string, specifier: string) {
+  if (specifier.startsWith('node:')) return true;
+  if (!specifier.startsWith('.')) return BENCH_PACKAGES.has(packageOf(specifier));
+  const target = posix.normalize(posix.join(dirname(file), specifier));
+  return target.startsWith('bench/') || target.startsWith('domain/') || BENCH_MODULES.has(target);
+}
+
+test('bench/ and server/seed-bench.ts import only what is listed for them', () => {
+  const offenders = [...sources('bench'), 'server/seed-bench.ts']
+    .flatMap((file) => importsOf(file).filter((s) => !benchImportAllowed(file, s)).map((s) => `${file}: ${s}`));
+  assert.equal(offenders, []);
+});
+
 test('the checks above do detect a forbidden import', () => {
+  assert.ok(benchImportAllowed('bench/soak/load.ts', './config.ts'));
+  assert.ok(benchImportAllowed('bench/floor-app.ts', '../server/schemas.ts'));
+  assert.ok(benchImportAllowed('bench/bare-server.ts', '../domain/payloads.ts'));
+  assert.ok(benchImportAllowed('bench/soak/processes.ts', '../../tests/support/process.ts'));
+  assert.ok(benchImportAllowed('bench/noise.ts', 'undici'));
+  assert.not.ok(benchImportAllowed('bench/commands.ts', '../server/compose.ts'));
+  assert.not.ok(benchImportAllowed('bench/soak/index.ts', '../../adapters/persistence/unit-of-work.ts'));
+  assert.not.ok(benchImportAllowed('server/seed-bench.ts', './routers/index.ts'));
+  assert.not.ok(benchImportAllowed('bench/commands.ts', '@mikro-orm/core'));
+  assert.not.ok(benchImportAllowed('bench/commands.ts', '../tests/fakes.ts'));
+  assert.equal(importsIn("const { PGlite } = await import('@electric-sql/pglite');"), ['@electric-sql/pglite']);
   assert.ok(FORBIDDEN_IN_DOMAIN.test('@mikro-orm/core'));
   assert.ok(FORBIDDEN_IN_DOMAIN.test('zod'));
   assert.ok(FORBIDDEN_IN_DOMAIN.test('jose'));
