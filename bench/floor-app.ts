@@ -1,6 +1,6 @@
 // The floor of bench/cpu-per-request: the mandated stack with nothing of ours behind it. express 5, pino-http logging
 // every request at info through the service's own logger (JSON lines on stdout), trpc-to-openapi, and one procedure
-// per measured path with the service's own zod input and output schemas (server/schemas.ts); each answers a fixed
+// per measured path with the service's own zod input and output schemas (server/routers/*.contract.ts); each answers a fixed
 // answer of the same shape, no database, no auth, no signature check. FLOOR_ANSWERS names a JSON file of the answers
 // (the service's own, captured by the bench): { result, partnerCommand, page, feed }. PORT.
 import { randomUUID } from 'node:crypto';
@@ -12,7 +12,10 @@ import express from 'express';
 import { pinoHttp } from 'pino-http';
 import { createOpenApiExpressMiddleware, type OpenApiMeta } from 'trpc-to-openapi';
 import { createLogger } from '../server/logger.ts';
-import { brandCommands, partnerCommands, partnerOrders, selfService } from '../server/schemas.ts';
+import { brandCommands } from '../server/routers/commands.contract.ts';
+import { events } from '../server/routers/events.contract.ts';
+import { partnerCommands } from '../server/routers/partner-commands.contract.ts';
+import { partnerOrders } from '../server/routers/partner-orders.contract.ts';
 
 type Answers = { result: Record<string, unknown>; partnerCommand: { order: Record<string, unknown> }; page: { items: Record<string, unknown>[]; page: number; pageSize: number; total: number }; feed: { items: Record<string, unknown>[]; next: string | null } };
 const answers = JSON.parse(readFileSync(process.env.FLOOR_ANSWERS!, 'utf8')) as Answers;
@@ -32,7 +35,7 @@ const router = t.router({
     .input(partnerOrders.page).output(partnerOrders.pageAnswer)
     .query(() => answers.page),
   feed: t.procedure.meta({ openapi: { method: 'GET', path: '/v3/events' } })
-    .input(selfService.feed).output(selfService.feedAnswer)
+    .input(events.feed).output(events.feedAnswer)
     .query(() => answers.feed),
 });
 

@@ -45,8 +45,10 @@ const BENCH_MODULES = new Set([
   'tests/support/process.ts', // starting the service and logging integrators in, as the process tests do
   'adapters/persistence/partner-order-queries.ts', 'adapters/persistence/rows.ts', // the bare listing peer runs the service's own SQL
   'adapters/signatures.ts', // the signature-timing bench and the bare sender sign as the service does
-  'adapters/persistence/open-database.ts', 'server/config.ts', // seed-bench opens and migrates the configured database
-  'server/schemas.ts', 'server/logger.ts', // the floor app: the service's own zod schemas and logger, on the bare stack
+  'adapters/persistence/database/open.ts', 'server/config.ts', // seed-bench opens and migrates the configured database
+  // the floor app: the service's own zod contracts and logger, on the bare stack
+  'server/routers/commands.contract.ts', 'server/routers/events.contract.ts', 'server/routers/partner-commands.contract.ts',
+  'server/routers/partner-orders.contract.ts', 'server/logger.ts',
 ]);
 const BENCH_PACKAGES = new Set([
   'pg', 'pg-cursor', 'autocannon', 'undici', 'cli-progress',
@@ -69,7 +71,7 @@ test('bench/ and server/seed-bench.ts import only what is listed for them', () =
 
 test('the checks above do detect a forbidden import', () => {
   assert.ok(benchImportAllowed('bench/soak/load.ts', './config.ts'));
-  assert.ok(benchImportAllowed('bench/floor-app.ts', '../server/schemas.ts'));
+  assert.ok(benchImportAllowed('bench/floor-app.ts', '../server/routers/commands.contract.ts'));
   assert.ok(benchImportAllowed('bench/bare-server.ts', '../domain/payloads.ts'));
   assert.ok(benchImportAllowed('bench/soak/processes.ts', '../../tests/support/process.ts'));
   assert.ok(benchImportAllowed('bench/noise.ts', 'undici'));
