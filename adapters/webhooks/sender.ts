@@ -145,7 +145,7 @@ function describe(error: unknown, timeoutMs: number): string {
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return `timeout: no complete answer within ${timeoutMs} ms`;
   if (e instanceof RefusedTarget || e.cause instanceof RefusedTarget) return (e instanceof RefusedTarget ? e : e.cause!).message;
   const code = codeOf(error);
-  return (code ? `${code}: ` : '') + (e.message ?? String(error)).slice(0, EXCERPT);
+  return storable((code ? `${code}: ` : '') + (e.message ?? String(error)));
 }
 
 /** The start of a failed answer, for the log: a few hundred bytes at most, on one line. */
@@ -159,5 +159,14 @@ async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): P
   } catch { /* what was read is enough */ } finally {
     body.destroy();
   }
-  return text.slice(0, EXCERPT).replace(/\s+/g, ' ').trim();
+  return storable(text.replace(/\s+/g, ' ').trim());
+}
+
+/**
+ * What a receiver answers is stored and shown: text PostgreSQL can hold (U+0000 and unpaired surrogates replaced; a
+ * NUL in one attempt's error failed the record of a whole batch, every tenant's), cut at a character, not inside one.
+ */
+export function storable(text: string, max = EXCERPT): string {
+  const wellFormed = text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\u0000/g, '\ufffd');
+  return Array.from(wellFormed).slice(0, max).join('');
 }

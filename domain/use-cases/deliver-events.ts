@@ -1,4 +1,5 @@
 import { isSuccess, stateAfter, type ClaimedDelivery, type DeliveryResult } from '../delivery.ts';
+import { isUnavailable } from '../errors.ts';
 import type { Deps } from '../ports.ts';
 
 export type DeliveryDeps = Pick<Deps, 'deliveries' | 'webhookSender' | 'clock' | 'ids'>;
@@ -63,7 +64,7 @@ export function recordDeliveries(deps: Pick<Deps, 'deliveries' | 'clock'>, resul
  * database sees short statements, each kind at most one at a time: a claim that tops up a buffer of claimed
  * deliveries to twice `maxInFlight` once it has fallen to one `maxInFlight`, so that a finished send is followed by
  * the next at once instead of by a claim's round trip; and one record of every attempt that finished while the
- * previous record ran, so that sending never waits for bookkeeping either. The steps are in delivery-round.ts.
+ * previous record ran, so that sending never waits for bookkeeping either. The steps are DeliveryRound's, below.
  */
 export function deliverDueEvents(deps: DeliveryDeps, policy: DeliveryPolicy, ports: DeliveryRoundPorts): Promise<void> {
   return new DeliveryRound(deps, policy, ports).run();
@@ -79,6 +80,8 @@ class DeliveryRound {
   private inFlight = 0;
   private readonly claimedNotSent: ClaimedDelivery[] = [];
   private readonly finished: DeliveryResult[] = [];
+  /** Results of a batch the store refused, recorded one by one. */
+  private readonly oneByOne: DeliveryResult[] = [];
   private recording: Promise<void> | null = null;
   /** The last claim found less than it asked for: nothing more is due until a wake-up, a retry or an outcome. */
   private drained = false;
@@ -138,10 +141,10 @@ class DeliveryRound {
       .finally(() => { this.inFlight--; this.nudge(); });
   }
 
-  /** One record at a time, of every attempt that finished meanwhile. */
+  /** One record at a time, of every attempt that finished meanwhile (after a refused batch, of one at a time). */
   private startRecording() {
-    if (this.recording || this.finished.length === 0) return;
-    const results = this.finished.splice(0);
+    if (this.recording || (this.finished.length === 0 && this.oneByOne.length === 0)) return;
+    const results = this.oneByOne.length > 0 ? this.oneByOne.splice(0, 1) : this.finished.splice(0);
     this.recording = recordDeliveries(this.deps, results)
       .then(() => {
         this.drained = false; // an outcome releases the next delivery of its order: look again at once, not at the next poll
@@ -151,8 +154,13 @@ class DeliveryRound {
       }, async (error: unknown) => {
         // Unrecorded deliveries are sent again after their lease: at least once, even when the database stays away.
         this.ports.stepFailed('record', error, results.length);
-        if (!this.ports.stopping()) this.finished.unshift(...results);
-        await this.ports.waitForWork(DATABASE_BACKOFF_MS);
+        if (isUnavailable(error)) {
+          if (!this.ports.stopping()) this.finished.unshift(...results);
+          await this.ports.waitForWork(DATABASE_BACKOFF_MS);
+        } else if (results.length > 1) {
+          // A result the store refuses must not hold the others back: they are recorded one by one next.
+          this.oneByOne.push(...results);
+        } // else that one is given up: sent again after its lease.
       })
       .finally(() => { this.recording = null; this.nudge(); });
   }
@@ -179,7 +187,7 @@ class DeliveryRound {
   }
 
   private idle() {
-    return this.inFlight === 0 && this.claimedNotSent.length === 0 && this.finished.length === 0 && !this.recording
+    return this.inFlight === 0 && this.claimedNotSent.length === 0 && this.finished.length === 0 && this.oneByOne.length === 0 && !this.recording
       && (this.drained || this.ports.stopping());
   }
 

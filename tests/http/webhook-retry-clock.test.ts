@@ -86,4 +86,29 @@ test('a delivery whose reused keep-alive connection was dropped before any answe
   }
 });
 
+test('a receiver answering with U+0000 and a broken surrogate is recorded like any other, and holds no other tenant up', async () => {
+  const app = await appWithMailbox({ WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_TIMEOUT_MS: '2000' });
+  app.worker.start();
+  const { createServer } = await import('node:http');
+  const odd = createServer((req, res) => { req.resume(); res.writeHead(500, { 'content-type': 'text/plain' }); res.end(Buffer.from('oops\u0000nul \xed\xa0\x80 end', 'latin1')); });
+  await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
+  try {
+    const fine = await startReceiver(() => 200);
+    const oddBrand = await brandAt(app, `http://127.0.0.1:${(odd.address() as { port: number }).port}/hooks`);
+    const fineBrand = await brandAt(app, fine.url());
+    await app.admin.call('jobs.create', { brandAccountId: oddBrand, status: 'accepted' });
+    await app.admin.call('jobs.create', { brandAccountId: fineBrand, status: 'accepted' });
+    // Before: the record of the batch failed on the NUL (22021), both stayed pending and were sent again after every lease.
+    const [refused] = await deliveriesOnce(app, oddBrand, (log) => log[0]?.attempts.length === 1, 'the odd answer recorded');
+    assert.equal([refused!.status, refused!.attempts[0]!.statusCode], ['pending', 500]);
+    assert.match(refused!.attempts[0]!.error ?? '', /^HTTP 500: oops\ufffdnul/);
+    assert.not.ok((refused!.attempts[0]!.error ?? '').includes('\u0000'));
+    const [delivered] = await deliveriesOnce(app, fineBrand, (log) => log[0]?.status === 'delivered', 'the other tenant\'s delivery recorded');
+    assert.equal(delivered!.attempts.length, 1);
+  } finally {
+    odd.close();
+    await app.worker.stop();
+  }
+});
+
 test.run();
