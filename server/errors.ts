@@ -52,7 +52,7 @@ const issuesFromZod = (issues: ZodLikeIssue[]): Issue[] => issues.flatMap((i) =>
   ? i.keys.map((key) => ({ path: dotted([...i.path, key]), message: 'is not a member of this operation\'s input' }))
   : [{ path: dotted(i.path), message: i.message }]));
 
-function validationError(issues: Issue[], message = 'The input is not valid.'): TRPCError {
+export function validationError(issues: Issue[], message = 'The input is not valid.'): TRPCError {
   return new TRPCError({ code: 'BAD_REQUEST', message, cause: new InputIssues(issues) });
 }
 

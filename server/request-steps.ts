@@ -6,7 +6,7 @@ import { admitCaller, identifyCaller } from '../domain/use-cases/authenticate.ts
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
 import { bearerToken, isAdmin } from './credentials.ts';
-import { isGone, restGone, translateError } from './errors.ts';
+import { isGone, restGone, translateError, validationError } from './errors.ts';
 import type { Meta } from './meta.ts';
 
 // The steps the base procedures of trpc.ts take, in the order the contract fixes (CONTRACT §5: token, signature, body,
@@ -60,7 +60,8 @@ export function checkSignature(ctx: Context, principal: Principal): Promise<void
 
 /** The body, once it may be read: a body no operation takes is raised here, after whatever checks come before the body. */
 export function checkBody(ctx: Context): void {
-  if (ctx.bodyProblem) throw new TRPCError(ctx.bodyProblem);
+  const problem = ctx.bodyProblem;
+  if (problem) throw problem.issues ? validationError(problem.issues, problem.message) : new TRPCError(problem);
 }
 
 /**

@@ -17,7 +17,8 @@ const t = initTRPC
       const internal = error.code === 'INTERNAL_SERVER_ERROR';
       const message = internal ? GENERIC_INTERNAL_DETAIL : shape.message;
       const issues = issuesOf(error);
-      if (ctx?.transport === 'trpc') {
+      // Without a context the failure came before any procedure on /trpc (REST bodies are read, and refused, before).
+      if (ctx?.transport !== 'rest') {
         // Typed clients parse tRPC's own shape: keep it, minus any exception text.
         // `reason`: the domain's own code, where tRPC's is coarser (GONE travels as NOT_FOUND).
         const reason = error.cause instanceof DomainError ? error.cause.code : undefined;

@@ -15,9 +15,15 @@ const MAX_JSON_DEPTH = 64;
 export interface BodyProblem {
   code: 'PARSE_ERROR' | 'BAD_REQUEST';
   message: string;
+  issues?: Issue[];
 }
 
 const TOO_DEEP: BodyProblem = { code: 'BAD_REQUEST', message: `The body is nested deeper than ${MAX_JSON_DEPTH} levels.` };
+/** A member no operation defines, refused before parsing: parsed, it would become a copy's prototype instead of a member. */
+const PROTO_MEMBER: BodyProblem = {
+  code: 'BAD_REQUEST', message: 'The body has a member named __proto__, which no operation takes.',
+  issues: [{ path: '__proto__', message: 'is not a member of this operation\'s input' }],
+};
 const NOT_AN_OBJECT: BodyProblem = { code: 'BAD_REQUEST', message: 'The body must be a JSON object.' };
 const MALFORMED: BodyProblem = { code: 'PARSE_ERROR', message: 'The body is not well-formed JSON.' };
 
@@ -122,10 +128,16 @@ export const jsonBodiesOnly: RequestHandler = (req, res, next) => {
 };
 
 /** Keeps the exact bytes (signatures are made over them) and refuses nesting before anything parses it. */
-function keepAndCheck(req: Request, _res: unknown, buf: Buffer) {
+function keepAndCheck(req: Request, _res: unknown, buf: Buffer, encoding: string) {
+  // The depth is read in UTF-8 bytes: a body in another charset is refused (in UTF-16 a quote can hide in a character).
+  if (encoding.toLowerCase().replace('_', '-') !== 'utf-8') throw Object.assign(new Error('The body must be UTF-8 JSON.'), { type: 'charset.unsupported' });
   (req as BodyRequest).rawBody = buf;
   if (nestedDeeperThan(buf)) throw new BodyTooDeep();
+  // A member named __proto__ is no operation's; taken from JSON it would become the prototype of a copy, unseen.
+  if (buf.includes('"__proto__"') && PROTO_KEY.test(buf.toString('latin1'))) throw Object.assign(new Error(PROTO_MEMBER.message), { type: 'entity.proto.key' });
 }
+
+const PROTO_KEY = /"__proto__"\s*:/;
 
 /**
  * The REST face's JSON bodies. A body that no operation can take is not answered here: the problem travels with the
@@ -141,7 +153,7 @@ export function restJsonBodies(): RequestHandler[] {
   });
   const deferProblem: ErrorRequestHandler = (err, req, _res, next) => {
     const type = (err as { type?: string }).type;
-    const found = type === 'entity.parse.failed' ? MALFORMED : type === 'entity.too.deep' ? TOO_DEEP : null;
+    const found = type === 'entity.parse.failed' ? MALFORMED : type === 'entity.too.deep' ? TOO_DEEP : type === 'entity.proto.key' ? PROTO_MEMBER : null;
     if (!found) return next(err);
     (req as BodyRequest).bodyProblem = found;
     req.body = {};
@@ -163,12 +175,17 @@ export function restJsonBodies(): RequestHandler[] {
  */
 export function trpcBodies(): RequestHandler[] {
   const read = express.text({ type: () => true, limit: MAX_BODY_BYTES, verify: keepAndCheck });
+  // A body that is not JSON is 415 in tRPC's shape, saying what is taken (tRPC's own has no request id and is text/plain).
+  const jsonOnly: RequestHandler = (req, res, next) => {
+    if (mediaType(req) === 'application/json' || req.headers['content-length'] === '0' || (!req.headers['content-type'] && !req.headers['transfer-encoding'])) return next();
+    answerEdgeFailure(req, res, 415, 'UNSUPPORTED_MEDIA_TYPE', `The body must be JSON, sent with content-type: application/json; this one is ${mediaType(req) || 'unnamed'}.`);
+  };
   const queryDepth: RequestHandler = (req, res, next) => {
     const input = new URL(req.originalUrl, 'http://x').searchParams.get('input');
     if (input !== null && nestedDeeperThan(input)) return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', TOO_DEEP.message);
     next();
   };
-  return [queryDepth, (req, res, next) => (BODY_METHODS.has(req.method) ? read(req, res, next) : next())];
+  return [queryDepth, (req, res, next) => (BODY_METHODS.has(req.method) ? jsonOnly(req, res, () => read(req, res, next)) : next())];
 }
 
 /** Failures before any procedure (body reading, path decoding): each answered in its face's shape. */
@@ -177,6 +194,7 @@ export function edgeErrors(operations: readonly RestOperation[]): ErrorRequestHa
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') return answerEdgeFailure(req, res, 413, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.');
     if (type === 'entity.too.deep') return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', TOO_DEEP.message);
+    if (type === 'entity.proto.key') return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', PROTO_MEMBER.message, PROTO_MEMBER.issues);
     if (type === 'entity.parse.failed') return answerEdgeFailure(req, res, 400, 'PARSE_ERROR', MALFORMED.message);
     if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
       return answerEdgeFailure(req, res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The body must be UTF-8 JSON.');

@@ -36,7 +36,8 @@ export const brandCommands = {
   union: z.discriminatedUnion('_type', Object.entries(brandCommandVariants).map(([type, schema]) => schema.meta({ id: `${type}Command` })) as
     unknown as [z.ZodObject, ...z.ZodObject[]]).meta({ id: 'BrandCommand' }),
   command: z.object({ ...envelope('RefreshOrder'), _type: wireString() }).passthrough().transform((value, ctx): BrandCommand => {
-    const variant = brandCommandVariants[value._type as BrandCommandType];
+    // Own members only: `toString` or `constructor` name no command.
+    const variant = Object.hasOwn(brandCommandVariants, value._type) ? brandCommandVariants[value._type as BrandCommandType] : undefined;
     if (!variant) {
       ctx.addIssue({ code: 'custom', path: ['_type'], message: `_type must be one of ${BRAND_COMMAND_TYPES.join(', ')}.` });
       return z.NEVER;

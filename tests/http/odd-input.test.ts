@@ -172,6 +172,39 @@ test('a member the operation does not define is 400 naming it, on every body, an
   assert.equal(after, before, 'the configuration stayed as it was');
 });
 
+test('names of Object.prototype, a member named __proto__, and a charset other than UTF-8 are refused like any odd input', async () => {
+  await unchanged(async () => {
+    for (const type of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+      const rest = await rawPost('/v3/commands', JSON.stringify({ _v: '1.0.0', _cid: `proto-${type}`, _type: type, orderId: jobApiId }), brand.accessToken);
+      assertProblem(rest, 400, 'BAD_REQUEST');
+      const rpc = await app.http.post('/trpc/commands.send').set('authorization', `Bearer ${brand.accessToken}`).set('content-type', 'application/json')
+        .send(JSON.stringify({ _v: '1.0.0', _cid: `proto-${type}`, _type: type, orderId: jobApiId }));
+      assertTrpcError(rpc, 400, 'BAD_REQUEST');
+    }
+    // Parsed, a __proto__ member would become the prototype of a copy and slip past the strict checks.
+    for (const body of [
+      `{"_v":"1.0.0","_cid":"proto-member","_type":"RefreshOrder","orderId":"${jobApiId}","__proto__":{"a":1}}`,
+      `{"_v":"1.0.0","_cid":"proto-meta","_type":"RefreshOrder","orderId":"${jobApiId}","_metadata":{"__proto__":"v"}}`,
+    ]) {
+      const rest = await rawPost('/v3/commands', body, brand.accessToken);
+      assertProblem(rest, 400, 'BAD_REQUEST');
+      assert.equal((rest.body.issues as { path: string }[]).map((i) => i.path), ['__proto__']);
+      assertTrpcError(await app.http.post('/trpc/commands.send').set('authorization', `Bearer ${brand.accessToken}`).set('content-type', 'application/json').send(body), 400, 'BAD_REQUEST');
+    }
+    // The depth is read in UTF-8: in UTF-16 a quote hides in a character, and the nesting behind it went unseen (500).
+    const utf16 = Buffer.from(`{"email":"\u4122","x":${nested(5000)}}`, 'utf16le');
+    const rest16 = await app.http.post('/v3/auth/login').set('content-type', 'application/json; charset=utf-16le').send(utf16);
+    assertProblem(rest16, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    const rpc16 = await app.http.post('/trpc/admin.accounts.create').set('authorization', ADMIN).set('content-type', 'application/json; charset=utf-16le').send(utf16);
+    assertTrpcError(rpc16, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+});
+
+test('/trpc answers a body of another media type in tRPC\'s shape, not a problem', async () => {
+  const res = await app.http.post('/trpc/admin.accounts.create').set('authorization', ADMIN).set('content-type', 'application/jsonx').send('{"name":"x","role":"brand"}');
+  assertTrpcError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+});
+
 /** Sends only the head of a request that declares `length` body bytes; answers what came back and whether the server closed. */
 async function declared(base: string, path: string, length: number) {
   const { hostname, port } = new URL(base);
