@@ -34,24 +34,35 @@ export const router = t.router;
 /** Under every procedure: REST path parameters decoded, failures translated once (server/request-steps.ts). */
 export const baseProcedure = t.procedure.use(async ({ ctx, meta, getRawInput, next }) => {
   const getDecoded = decodedPathParameters(ctx, meta, getRawInput);
-  const result = await (getDecoded ? next({ getRawInput: getDecoded }) : next());
+  // A /trpc batch runs several procedures on one context: each takes a unit of work of its own (a REST request is one).
+  const result = await (ctx.transport === 'trpc' ? next({ ctx: { unit: ctx.services.unitOfWork() } })
+    : getDecoded ? next({ getRawInput: getDecoded }) : next());
   if (!result.ok) throw failureFor(ctx, result.error);
   return result;
 });
 
-const useCase = t.middleware(({ ctx, meta, type, next }) => inUnitOfWork(ctx, meta, type, (deps) => next({ ctx: { deps } })));
-const body = t.middleware(({ ctx, next }) => { checkBody(ctx); return next(); });
-const caller = (roles: readonly Role[]) =>
-  baseProcedure.meta({ roles }).use(({ ctx, next }) => asCaller(ctx, roles, (principal) => next({ ctx: { principal } })));
+/**
+ * The steps after the base, in one middleware per kind of procedure (each `next({ ctx })` copies the context): the
+ * caller and its lane, the signature of a partner command, the body, then the use case in the request's unit of work.
+ */
+const guarded = (roles: readonly Role[], signed = false) => baseProcedure.meta({ roles }).use(({ ctx, meta, type, next }) =>
+  asCaller(ctx, roles, async (principal) => {
+    if (signed) await checkSignature(ctx, principal);
+    checkBody(ctx);
+    return inUnitOfWork(ctx, meta, type, (deps) => next({ ctx: { principal, deps } }));
+  }));
 
 /** Endpoints open to anyone (the two login steps). */
-export const publicProcedure = baseProcedure.use(body).use(useCase);
-export const adminProcedure = baseProcedure.use(({ ctx, next }) => { requireAdmin(ctx); return next(); }).use(useCase);
-export const partnerProcedure = caller(['partner']).use(body).use(useCase);
-export const brandProcedure = caller(['brand']).use(body).use(useCase);
-export const integratorProcedure = caller(['brand', 'partner']).use(body).use(useCase);
+export const publicProcedure = baseProcedure.use(({ ctx, meta, type, next }) => {
+  checkBody(ctx);
+  return inUnitOfWork(ctx, meta, type, (deps) => next({ ctx: { deps } }));
+});
+export const adminProcedure = baseProcedure.use(({ ctx, meta, type, next }) => {
+  requireAdmin(ctx);
+  return inUnitOfWork(ctx, meta, type, (deps) => next({ ctx: { deps } }));
+});
+export const partnerProcedure = guarded(['partner']);
+export const brandProcedure = guarded(['brand']);
+export const integratorProcedure = guarded(['brand', 'partner']);
 /** Partner commands: token first, then the signature over the raw bytes, and only then the body (CONTRACT §5). */
-export const signedPartnerProcedure = caller(['partner'])
-  .use(async ({ ctx, next }) => { await checkSignature(ctx, ctx.principal); return next(); })
-  .use(body)
-  .use(useCase);
+export const signedPartnerProcedure = guarded(['partner'], true);

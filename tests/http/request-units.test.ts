@@ -2,6 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
+import { WORK_ANNOUNCEMENT } from '../../adapters/persistence/wake-ups/announcer.ts';
 import { sharedDatabase } from '../support/shared.ts';
 
 // What one request costs the database: the EntityManager forks it makes (one unit of work per request, shared by
@@ -25,13 +26,15 @@ async function cost(send: (i: number) => Promise<{ status: number }>, expectStat
   for (let i = 0; i < runs; i++) {
     const names: string[] = [];
     const stop = database.statements.watch((s) => names.push(s));
-    const [forksBefore, sentBefore] = [forkId(), database.statements.count];
+    const forksBefore = forkId();
     const res = await send(i);
-    const [forksAfter, sentAfter] = [forkId(), database.statements.count];
+    const forksAfter = forkId();
     stop();
     assert.is(res.status, expectStatus, JSON.stringify(res));
     forks = Math.min(forks, forksAfter - forksBefore - 1);
-    if (sentAfter - sentBefore < statements) [statements, seen] = [sentAfter - sentBefore, names];
+    // The wake-up notice after a commit (PostgreSQL) is the workers', coalesced across requests: counted apart.
+    const own = names.filter((name) => name !== WORK_ANNOUNCEMENT);
+    if (own.length < statements) [statements, seen] = [own.length, own];
   }
   return { forks, statements, seen };
 }

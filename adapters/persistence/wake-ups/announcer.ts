@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { BackgroundWork } from '../../../domain/ports.ts';
-import { withDriverConnection } from '../driver.ts';
+import type pg from 'pg';
 import { unavailableOr } from '../unavailable.ts';
 import { WORK_CHANNEL } from './notices.ts';
 
@@ -59,14 +59,21 @@ export function workAnnouncer(send: (kind: BackgroundWork) => Promise<void>, onE
 
 /**
  * One NOTIFY in a statement of its own that does not wait for the disk (synchronous_commit off for its own implicit
- * transaction), on a fresh EntityManager: never on the unit of work that the caller's async context may still carry.
+ * transaction), on a pooled connection of its own: never in a unit of work (nor an EntityManager forked for it).
  */
 export const notifyWork = (orm: MikroORM) => async (kind: BackgroundWork): Promise<void> => {
+  const knex = orm.em.getKnex();
   try {
-    await withDriverConnection(orm.em.fork(), (client) => client.query({
-      name: 'work-announce', text: "select set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", values: [WORK_CHANNEL, kind],
-    }));
+    const client = (await knex.client.acquireConnection()) as pg.PoolClient;
+    try {
+      await client.query({ name: WORK_ANNOUNCEMENT, text: "select set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", values: [WORK_CHANNEL, kind] });
+    } finally {
+      await knex.client.releaseConnection(client);
+    }
   } catch (error) {
     throw unavailableOr(error);
   }
 };
+
+/** The announcement's statement, by name: a request's measured round trips leave it out (it is coalesced across requests). */
+export const WORK_ANNOUNCEMENT = 'work-announce';
