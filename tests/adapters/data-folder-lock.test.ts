@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -91,6 +91,16 @@ test('processes racing to take over a dead owner\'s lock: exactly one gets it, t
     assert.equal(outcomes.filter((o) => o === 'refused').length, 3, `round with a lock ${ageMs} ms old: ${outcomes.join(', ')}`);
     await Promise.all(racers.map((r) => new Promise((resolve) => (r.child.exitCode === null ? r.child.once('exit', resolve) : resolve(null)))));
   }
+});
+
+test('a lock 10 s stale whose recorded pid is alive on this host (reused since) is taken over, not held forever', async () => {
+  const dir = dataFolder();
+  await lockOfKilledProcess(dir);
+  // The dead owner's pid given to a live process since (after a reboot, say): here, the process that runs this test's runner.
+  writeFileSync(join(`${dir}.lock`, 'holder', 'owner.json'), JSON.stringify({ pid: process.ppid, hostname: hostname() }));
+  ageLock(dir, 11_000);
+  const release = await lockDataFolder(dir);
+  await release();
 });
 
 test('an owner on another host: refused while its lock is fresh, taken over once it is 10 s stale', async () => {

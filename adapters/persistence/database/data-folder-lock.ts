@@ -139,14 +139,14 @@ async function readOwner(path: string): Promise<Holder | null> {
 }
 
 /**
- * On this host the pid says it. Of another host (or unreadable), an owner lives while its lock is renewed, and a
- * claimer (which renews nothing) for as long as the lock's staleness, from its claim's time.
+ * A holder lives while its lock is renewed (an owner renews it every 2 s; a claimer, which renews nothing, counts from
+ * its claim's time), for as long as the lock's staleness. On this host a dead pid ends that at once; a live pid does not
+ * prolong it: the pid of an owner gone long ago may belong to another process by now (after a reboot, say).
  */
 async function isAlive(holder: Holder | null, lockPath: string, claimPath?: string): Promise<boolean> {
-  if (!holder || holder.hostname !== hostname()) {
-    const info = await stat(claimPath ?? lockPath).catch(() => null);
-    return info !== null && (claimPath ? info.ctimeMs : info.mtimeMs) >= Date.now() - STALE_MS;
-  }
+  const info = await stat(claimPath ?? lockPath).catch(() => null);
+  const fresh = info !== null && (claimPath ? info.ctimeMs : info.mtimeMs) >= Date.now() - STALE_MS;
+  if (!holder || holder.hostname !== hostname() || !fresh) return fresh;
   // Our own pid: an earlier life of this process (a container restarted gives the same pid again), unless we hold it.
   if (holder.pid === process.pid) return held.has(lockPath);
   try {
