@@ -13,7 +13,7 @@ import pg from 'pg';
 import { startScript, type ServiceProcess } from '../tests/support/process.ts';
 import { median, percentile, writeSection } from './report.ts';
 
-// What the service's work announcer sends after a commit (adapters/persistence/work-announcer.ts).
+// What the service's work announcer sends after a commit (adapters/persistence/wake-ups/announcer.ts).
 const ANNOUNCE = "select set_config('synchronous_commit', 'off', true), pg_notify('pbi_work', 'deliveries')";
 const DATABASE_URL = process.env.DATABASE_URL;
 if (!DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL database');

@@ -195,10 +195,10 @@ export interface DeliveryQueue {
 /** The event feed (CONTRACT §10): every event of an endpoint, in the order the events became visible. */
 export interface EventFeed {
   /**
-   * Gives up to `limit` committed events without a position their positions, in one round of its own that has
-   * committed when it answers, unless another round is under way (then nothing, 0): positions grow in the order events
-   * commit, and every round commits its positions at once, so that a reader never passes a position that is filled
-   * in later. Answers how many got one.
+   * Gives up to `limit` committed events without a position their positions, in one round, unless another round is
+   * under way (then nothing, 0): positions grow in the order events commit, and every round commits its positions at
+   * once, so that a reader never passes a position that is filled in later. Outside a transaction the round is one of
+   * its own, committed when it answers; inside the unit's transaction it commits with it. Answers how many got one.
    */
   sequence(limit: number): Promise<number>;
   /** The highest position of the endpoint's events that the retention purge has deleted (0: none). */

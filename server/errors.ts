@@ -47,9 +47,12 @@ const isZodError = (e: unknown): e is Error & { issues: ZodLikeIssue[] } =>
 
 const dotted = (path: PropertyKey[]) => path.map(String).join('.');
 
+/** The issue of a member the operation does not define, named by its own path. */
+export const NOT_A_MEMBER = 'is not a member of this operation\'s input';
+
 /** Our issues for zod's: a member the operation does not define is named by its own path, one issue each. */
 const issuesFromZod = (issues: ZodLikeIssue[]): Issue[] => issues.flatMap((i) => (i.code === 'unrecognized_keys' && i.keys
-  ? i.keys.map((key) => ({ path: dotted([...i.path, key]), message: 'is not a member of this operation\'s input' }))
+  ? i.keys.map((key) => ({ path: dotted([...i.path, key]), message: NOT_A_MEMBER }))
   : [{ path: dotted(i.path), message: i.message }]));
 
 export function validationError(issues: Issue[], message = 'The input is not valid.'): TRPCError {

@@ -6,7 +6,7 @@ import { unavailableOr } from './unavailable.ts';
 import { WorkNotices } from './wake-ups/notices.ts';
 
 export interface UnitOfWorkOptions {
-  /** Called after a commit that created background work: it wakes the workers (see work-announcer.ts). */
+  /** Called after a commit that created background work: it wakes the workers (see wake-ups/announcer.ts). */
   committed?: (kinds: ReadonlySet<BackgroundWork>) => void;
 }
 

@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
-import { GENERIC_INTERNAL_DETAIL, problem, type ProblemCode } from '../errors.ts';
+import { GENERIC_INTERNAL_DETAIL, NOT_A_MEMBER, problem, type ProblemCode } from '../errors.ts';
 import type { Issue } from '../../domain/errors.ts';
 import { undecodableParameter, type RestOperation } from './rest-routes.ts';
 
@@ -22,7 +22,7 @@ const TOO_DEEP: BodyProblem = { code: 'BAD_REQUEST', message: `The body is neste
 /** A member no operation defines, refused before parsing: parsed, it would become a copy's prototype instead of a member. */
 const PROTO_MEMBER: BodyProblem = {
   code: 'BAD_REQUEST', message: 'The body has a member named __proto__, which no operation takes.',
-  issues: [{ path: '__proto__', message: 'is not a member of this operation\'s input' }],
+  issues: [{ path: '__proto__', message: NOT_A_MEMBER }],
 };
 const NOT_AN_OBJECT: BodyProblem = { code: 'BAD_REQUEST', message: 'The body must be a JSON object.' };
 const MALFORMED: BodyProblem = { code: 'PARSE_ERROR', message: 'The body is not well-formed JSON.' };

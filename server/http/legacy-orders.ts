@@ -36,7 +36,7 @@ function refuse(req: Request, res: Response, error: unknown) {
  * Writes the batches as one JSON array. The status goes out with the first bytes, so that a failure before them
  * (the first read, which opens the cursor) is still a proper problem answer; after them, the answer is cut short.
  */
-export async function streamBatches(req: Request, res: Response, batches: AsyncIterable<Record<string, unknown>[]>, stallTimeoutMs = DEFAULT_STALL_TIMEOUT_MS) {
+export async function streamBatches(req: Request, res: Response, batches: AsyncIterable<Record<string, unknown>[]>, stallTimeoutMs: number) {
   res.status(200).type('application/json');
   // `[` goes out with the first rows, so that the first byte means data (or the end of an empty list).
   let first = true;
@@ -67,11 +67,11 @@ export async function streamBatches(req: Request, res: Response, batches: AsyncI
   }
 }
 
-// A stream holds no database connection while it waits for its client (it reads in short keyset batches); a client that
-// stops reading still holds its stream slot and the buffered batch, so it is dropped after this long (LISTING_STALL_TIMEOUT_MS).
-const DEFAULT_STALL_TIMEOUT_MS = 30_000;
 
-/** Resolves true once the client has taken the buffered data, false if it left or stalled for `timeoutMs`. */
+/**
+ * Resolves true once the client has taken the buffered data, false if it left or stalled for `timeoutMs`
+ * (LISTING_STALL_TIMEOUT_MS): a stream holds no database connection while it waits, but its slot and a batch.
+ */
 function drained(res: Response, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const finish = (ok: boolean) => {

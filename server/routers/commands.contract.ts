@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BRAND_COMMAND_TYPES, type BrandCommand, type BrandCommandType } from '../../domain/command.ts';
 import type { AcceptedAnswer } from '../../domain/use-cases/accept-command.ts';
 import { commandOutcomeEvent } from '../openapi/payload-docs.ts';
+import { NOT_A_MEMBER } from '../errors.ts';
 import { reference, wireString } from '../wire-text.ts';
 import { envelope, optionalText } from './shared.contract.ts';
 
@@ -47,7 +48,7 @@ export const brandCommands = {
       for (const issue of parsed.error.issues) {
         // Each member the command does not define is named by its own path, as on every other input (server/errors.ts).
         if (issue.code === 'unrecognized_keys') {
-          for (const key of issue.keys) ctx.addIssue({ code: 'custom', path: [...issue.path, key], message: 'is not a member of this command' });
+          for (const key of issue.keys) ctx.addIssue({ code: 'custom', path: [...issue.path, key], message: NOT_A_MEMBER });
         } else ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
       }
       return z.NEVER;

@@ -13,7 +13,7 @@ function appStreaming(batches: () => AsyncIterable<Record<string, unknown>[]>) {
   const app = express();
   app.get('/list', (req, res) => {
     Object.assign(req, { id: 'request-1', log: pino({ level: 'silent' }) });
-    void streamBatches(req, res, batches());
+    void streamBatches(req, res, batches(), 30_000);
   });
   return app;
 }

@@ -5,7 +5,7 @@ export const WORK_CHANNEL = 'pbi_work';
 
 /**
  * What a unit of work created for the workers, collected while it runs and handed to its `committed` hook once it
- * has committed (see work-announcer.ts for why not a NOTIFY inside the transaction).
+ * has committed (see announcer.ts for why not a NOTIFY inside the transaction).
  */
 export class WorkNotices {
   readonly kinds = new Set<BackgroundWork>();
