@@ -50,6 +50,7 @@ const unstorable = () => fc.tuple(fc.string({ maxLength: 8 }), fc.constantFrom('
 const text = () => fc.oneof(
   fc.constantFrom(...ids), fc.string(), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.constantFrom('', ' ', '..', '%00', '%2F', 'null', '-1', '1e309', '0x10', '2026-02-30T25:61:00Z'),
   fc.string({ minLength: 300, maxLength: 2000 }), unstorable(), oddIds(),
+  fc.constantFrom('constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'prototype'),
 );
 /** Nesting from just within the limit (64) to far beyond it, around a value that might be anything. */
 const deeplyNested = () => fc.tuple(fc.integer({ min: 60, max: 6000 }), fc.constantFrom('[', '{"a":')).map(([depth, open]) =>
@@ -103,7 +104,8 @@ const request = (ops: Operation[]) => fc.constantFrom(...ops).chain((op) => fc.r
   body: fc.oneof(mutated(op.example), fc.constant(undefined), fc.string().map((s) => ({ __raw: s })), oddBodies()),
   // Mostly tokens of the right kind for some path, so that most requests get past the guards to the input checks.
   token: fc.oneof({ arbitrary: fc.constantFrom('brand', 'partner', 'child'), weight: 4 }, { arbitrary: fc.constantFrom(...Object.keys(tokens)), weight: 1 }),
-  contentType: fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', null),
+  contentType: fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', null,
+    'application/json; charset=utf-16le', 'application/json; charset=latin1', 'application/jsonx'),
   signature: fc.option(fc.oneof(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }), fc.string()), { nil: undefined }),
 }));
 
@@ -160,18 +162,21 @@ test('REST: no 5xx, answers as documented, a 4xx changes nothing', async () => {
   }), { numRuns: RUNS, ...replay });
 });
 
-test('/trpc admin procedures: no 5xx, tRPC error shapes, a 4xx changes nothing', async () => {
+test('/trpc procedures, every one: no 5xx, tRPC error shapes, a 4xx changes nothing', async () => {
   const procedures = Object.entries((appRouter as unknown as { _def: { procedures: Record<string, { _def: { type: string } }> } })._def.procedures)
-    .filter(([name]) => name.startsWith('admin.')).map(([name, p]) => ({ name, type: p._def.type }));
-  assert.ok(procedures.length >= 15, `${procedures.length} admin procedures`);
-  const members = fc.dictionary(fc.constantFrom('accountId', 'apiId', 'name', 'role', 'email', 'status', 'url', 'brandAccountId', 'partnerId', 'contactId', 'deliveryId', 'parentId', 'fields', 'limit', 'since', 'cid', 'seconds', 'unknownMember'), text(), { maxKeys: 5 });
+    .map(([name, p]) => ({ name, type: p._def.type }));
+  assert.ok(procedures.filter((p) => !p.name.startsWith('admin.')).length >= 10, `${procedures.length} procedures`);
+  const members = fc.dictionary(fc.constantFrom('accountId', 'apiId', 'name', 'role', 'email', 'status', 'url', 'brandAccountId', 'partnerId',
+    'contactId', 'deliveryId', 'parentId', 'fields', 'limit', 'since', 'cid', 'seconds', 'unknownMember', '_v', '_cid', '_type', 'orderId',
+    'jobApiId', 'after', 'id', 'version', 'transformer', '__proto__'), text(), { maxKeys: 5 });
   const input = fc.oneof(fc.jsonValue(), members, deeplyNested().map((raw) => ({ __raw: raw })));
-  await fc.assert(fc.asyncProperty(fc.constantFrom(...procedures), input, fc.constantFrom('admin', 'none', 'brand', 'garbage'), async (procedure, value, who) => {
+  const contentType = fc.constantFrom('application/json', 'application/json', 'application/json', 'application/json; charset=utf-16le', 'text/plain', 'application/jsonx');
+  await fc.assert(fc.asyncProperty(fc.constantFrom(...procedures), input, fc.constantFrom('admin', 'none', 'brand', 'partner', 'child', 'refresh', 'garbage'), contentType, async (procedure, value, who, type) => {
     const token = tokens[who];
     const path = `/trpc/${procedure.name}`;
     const json = typeof value === 'object' && value !== null && '__raw' in value ? String((value as { __raw: string }).__raw) : JSON.stringify(value);
     // A query's input is cut to what a URL carries (Node answers a longer one 431 before any route runs).
-    let req = procedure.type === 'query' ? raw.get(`${path}?input=${encodeURIComponent(json.slice(0, 4000))}`) : raw.post(path).set('content-type', 'application/json').send(json);
+    let req = procedure.type === 'query' ? raw.get(`${path}?input=${encodeURIComponent(json.slice(0, 4000))}`) : raw.post(path).set('content-type', type).send(json);
     if (token) req = req.set('authorization', `Bearer ${token}`);
     const before = lastSnapshot.value ?? await snapshot(app.database);
     lastSnapshot.value = undefined;
