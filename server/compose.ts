@@ -47,11 +47,12 @@ export interface BuildOverrides {
 
 /** The composition root: the one place that picks adapters and wires them to the core and the edge. */
 export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
-  const log = overrides.logger ?? createLogger(config.logLevel);
+  const log = overrides.logger ?? createLogger(config.logLevel, config.logFormat);
   const database = overrides.database ?? (await openDatabase({
     url: config.databaseUrl, pgliteDir: config.pgliteDir, embeddedIdleTimeoutMs: config.testEmbeddedDropIdleMs,
     poolSize: config.databasePoolSize, timeoutMs: config.databaseTimeoutMs,
     notice: (message) => log.warn(message),
+    progress: (message) => log.info(message),
   }));
   log.info({ database: database.kind }, 'database ready');
 

@@ -2,6 +2,7 @@ import { DatabaseSetupError } from '../adapters/persistence/database/database.ts
 import { bindPort, type BoundPort } from './http/bind-port.ts';
 import type { BuiltApp } from './compose.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { readyLine, startLine } from './console-lines.ts';
 import { createLogger } from './logger.ts';
 
 /** A setting that cannot work: one plain sentence naming it and the fix, and exit code 1. */
@@ -18,7 +19,10 @@ try {
   refuseToStart(error);
 }
 
-const log = createLogger(config.logLevel);
+const log = createLogger(config.logLevel, config.logFormat, Boolean(process.stdout.isTTY));
+const start = startLine(config);
+log.info(start.fields, start.message);
+log.flush();
 // The last line before dying must reach the log (the logger flushes on exit).
 process.on('uncaughtException', (err) => { log.fatal({ err }, 'uncaught exception; exiting'); process.exit(1); });
 process.on('unhandledRejection', (err) => { log.fatal({ err }, 'unhandled rejection; exiting'); process.exit(1); });
@@ -32,7 +36,7 @@ try {
 } catch (error) {
   refuseToStart(error);
 }
-log.info({ port: http.port }, 'port bound; starting');
+log.debug({ port: http.port }, 'port bound');
 
 let built: BuiltApp;
 try {
@@ -44,7 +48,8 @@ try {
 
 const server = http.server;
 http.serve(built.app);
-log.info({ port: http.port, role: config.role }, 'listening');
+const ready = readyLine(config, http.port);
+log.info(ready.fields, ready.message);
 log.flush(); // start-up lines go out at once
 if (config.role !== 'api') built.worker.start();
 

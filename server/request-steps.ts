@@ -6,6 +6,7 @@ import { admitCaller, identifyCaller } from '../domain/use-cases/authenticate.ts
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
 import { bearerToken, isAdmin } from './credentials.ts';
+import { DomainError } from '../domain/errors.ts';
 import { isGone, restGone, translateError, validationError } from './errors.ts';
 import type { Meta } from './meta.ts';
 
@@ -56,6 +57,20 @@ export async function asCaller<T>(ctx: Context, roles: readonly Role[], work: (p
 /** Partner commands: the signature over the raw bytes, before the body is read (CONTRACT §5). */
 export function checkSignature(ctx: Context, principal: Principal): Promise<void> {
   return ctx.unit.statements((deps) => checkCommandSignature(deps, principal, { rawBody: ctx.rawBody, signature: ctx.signature }));
+}
+
+/**
+ * A partner command's outcome, one line, as the executor says a brand command's: its `_cid` (in the fields, never in the
+ * message: it is the sender's text), the account, the command and its outcome or error code; never the body.
+ */
+export async function logCommandOutcome(ctx: Context, principal: Principal, path: string, getRawInput: () => Promise<unknown>, failure: unknown) {
+  const raw = await getRawInput().catch(() => undefined);
+  const cid = typeof raw === 'object' && raw !== null && typeof (raw as { _cid?: unknown })._cid === 'string' ? (raw as { _cid: string })._cid : undefined;
+  const error = failure === null ? undefined
+    : translateError(failure instanceof TRPCError ? failure : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: failure }));
+  const code = error && (error.cause instanceof DomainError ? error.cause.code : error.code);
+  ctx.log.info({ _cid: cid, account: principal.accountId, command: path, outcome: code ? 'failed' : 'succeeded', ...(code && { code }) },
+    code ? `partner command failed: ${code}` : 'partner command succeeded');
 }
 
 /** The body, once it may be read: a body no operation takes is raised here, after whatever checks come before the body. */

@@ -129,7 +129,7 @@ const expectations: Record<string, Expectation> = {
   'postgres-processes': {
     shows: [/schema up to date \(postgresql\): Migration20261122000000_initial, /, '{"status":"ready"}', '{"status":"ok"}'],
     after: async ({ dir }) => {
-      const roles = readdirSync(join(dir, 'log', 'partner-api')).map((f) => /"role":"(\w+)","msg":"listening"/.exec(readFileSync(join(dir, 'log', 'partner-api', f), 'utf8'))?.[1]);
+      const roles = readdirSync(join(dir, 'log', 'partner-api')).map((f) => /"port":\d+,"role":"(\w+)"[^\n]*"msg":"ready: /.exec(readFileSync(join(dir, 'log', 'partner-api', f), 'utf8'))?.[1]);
       assert.equal(roles.sort(), ['api', 'api', 'worker']);
     },
   },
