@@ -31,6 +31,7 @@ import { eventSequencer } from './worker/event-sequencer.ts';
 import { createMetrics } from './metrics.ts';
 import { operationalStats } from '../adapters/persistence/operational-stats.ts';
 import { WorkSignal } from './worker/work-signal.ts';
+import { useWireMessages } from './zod-messages.ts';
 import { createWorker } from './worker/worker.ts';
 
 export interface BuildOverrides {
@@ -47,6 +48,7 @@ export interface BuildOverrides {
 
 /** The composition root: the one place that picks adapters and wires them to the core and the edge. */
 export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
+  useWireMessages();
   const log = overrides.logger ?? createLogger(config.logLevel, config.logFormat);
   const database = overrides.database ?? (await openDatabase({
     url: config.databaseUrl, pgliteDir: config.pgliteDir, embeddedIdleTimeoutMs: config.testEmbeddedDropIdleMs,

@@ -5,7 +5,7 @@ import type { Deps } from '../domain/ports.ts';
 import { admitCaller, identifyCaller } from '../domain/use-cases/authenticate.ts';
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
-import { bearerToken, isAdmin } from './credentials.ts';
+import { adminRefusal, bearerToken, isAdmin } from './credentials.ts';
 import { DomainError } from '../domain/errors.ts';
 import { isGone, restGone, translateError, validationError } from './errors.ts';
 import type { Meta } from './meta.ts';
@@ -41,7 +41,8 @@ export function failureFor(ctx: Context, error: TRPCError): TRPCError {
 }
 
 export function requireAdmin(ctx: Context): void {
-  if (!isAdmin(ctx.authorization, ctx.services.config.adminToken)) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'A valid admin token is required.' });
+  const { adminToken } = ctx.services.config;
+  if (!isAdmin(ctx.authorization, adminToken)) throw new TRPCError({ code: 'UNAUTHORIZED', message: adminRefusal(adminToken) });
 }
 
 /**
