@@ -17,6 +17,7 @@ import { UndiciWebhookSender } from '../adapters/webhooks/sender.ts';
 import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
 import type { BackgroundWork, Clock, IdGenerator, LoginRateLimiter, Mailer, ProcessServices, WebhookSender, WebhookTargetPolicy } from '../domain/ports.ts';
 import { createHttpApp, healthRoutes, metricsRoute } from './http/app.ts';
+import { undocumentedRoute } from './http/rest-routes.ts';
 import { createFairUse } from './fair-use/index.ts';
 import { createDeferrer } from './worker/deferrer.ts';
 import type { Config } from './config.ts';
@@ -116,7 +117,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   if (config.seedDemo && (await seedDemo(services))) log.info('demo data loaded');
 
   const app = config.role === 'worker'
-    ? express().use(healthRoutes(services)).use(metricsRoute(services))
+    ? express().disable('x-powered-by').use(healthRoutes(services)).use(metricsRoute(services)).use(undocumentedRoute([]))
     : createHttpApp({ router: appRouter, services, openApiDocument: buildOpenApiDocument(appRouter) });
   const tasks = config.role === 'api' ? [] : [
     commandExecutor(services, {

@@ -22,7 +22,7 @@ const t = initTRPC
         // Typed clients parse tRPC's own shape: keep it, minus any exception text.
         // `reason`: the domain's own code, where tRPC's is coarser (GONE travels as NOT_FOUND).
         const reason = error.cause instanceof DomainError ? error.cause.code : undefined;
-        return { ...shape, message, data: { ...shape.data, stack: undefined, issues, reason, retryAfter: retryAfterOf(error) } };
+        return { ...shape, message, data: { ...shape.data, stack: undefined, issues, reason, retryAfter: retryAfterOf(error), requestId: ctx?.requestId } };
       }
       const code = error.code as ProblemCode;
       return problem(code, code === 'GONE' ? 410 : shape.data.httpStatus, message, { issues, requestId: ctx?.requestId });

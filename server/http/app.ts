@@ -135,6 +135,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
     onError: ({ error, ctx, path }) => logFailure(ctx?.log ?? services.log, error, path),
   }));
 
+  app.get('/', (_req, res) => { res.redirect(302, '/docs'); });
   app.get('/openapi.json', (_req, res) => { res.json(openApiDocument); });
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, {
     customSiteTitle: 'Partner and Brand Integration API',
