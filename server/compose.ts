@@ -55,7 +55,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     url: config.databaseUrl, pgliteDir: config.pgliteDir, embeddedIdleTimeoutMs: config.testEmbeddedDropIdleMs,
     poolSize: config.databasePoolSize, timeoutMs: config.databaseTimeoutMs,
     notice: (message) => log.warn(message),
-    progress: (message) => log.info(message),
+    // Said as it begins, not with the next block of lines: the step may keep the event loop busy for seconds.
+    progress: (message) => { log.info(message); log.flush(); },
   }));
   log.info({ database: database.kind }, 'database ready');
 
