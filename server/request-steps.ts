@@ -61,17 +61,29 @@ export function checkSignature(ctx: Context, principal: Principal): Promise<void
 }
 
 /**
- * A partner command's outcome, one line, as the executor says a brand command's: its `_cid` (in the fields, never in the
- * message: it is the sender's text), the account, the command and its outcome or error code; never the body.
+ * A partner command, its outcome logged in one line whatever ends it after the token (the signature included), as the
+ * executor logs a brand command's: its `_cid` (in the fields, never in the message: it is the sender's text), the
+ * account, the command and its outcome or error code; never the body.
  */
-export async function logCommandOutcome(ctx: Context, principal: Principal, path: string, getRawInput: () => Promise<unknown>, failure: unknown) {
-  const raw = await getRawInput().catch(() => undefined);
-  const cid = typeof raw === 'object' && raw !== null && typeof (raw as { _cid?: unknown })._cid === 'string' ? (raw as { _cid: string })._cid : undefined;
-  const error = failure === null ? undefined
-    : translateError(failure instanceof TRPCError ? failure : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: failure }));
-  const code = error && (error.cause instanceof DomainError ? error.cause.code : error.code);
-  ctx.log.info({ _cid: cid, account: principal.accountId, command: path, outcome: code ? 'failed' : 'succeeded', ...(code && { code }) },
-    code ? `partner command failed: ${code}` : 'partner command succeeded');
+export async function withOutcomeLogged<T>(ctx: Context, principal: Principal, path: string, getRawInput: () => Promise<unknown>, run: () => Promise<T>): Promise<T> {
+  const log = async (failure: unknown) => {
+    const raw = (await getRawInput().catch(() => undefined)) as { _cid?: unknown; _type?: unknown } | null | undefined;
+    const error = failure === null ? undefined
+      : translateError(failure instanceof TRPCError ? failure : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: failure }));
+    const code = error && (error.cause instanceof DomainError ? error.cause.code : error.code);
+    ctx.log.info({
+      _cid: typeof raw?._cid === 'string' ? raw._cid : undefined, account: principal.accountId,
+      type: typeof raw?._type === 'string' ? raw._type : path, outcome: code ? 'failed' : 'succeeded', ...(code && { code }),
+    }, code ? `partner command failed: ${code}` : 'partner command succeeded');
+  };
+  try {
+    const result = await run();
+    await log(null);
+    return result;
+  } catch (error) {
+    await log(error);
+    throw error;
+  }
 }
 
 /** The body, once it may be read: a body no operation takes is raised here, after whatever checks come before the body. */

@@ -4,7 +4,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { Context } from './context.ts';
 import { GENERIC_INTERNAL_DETAIL, issuesOf, problem, retryAfterOf, type ProblemCode } from './errors.ts';
 import type { Meta } from './meta.ts';
-import { asCaller, checkBody, logCommandOutcome, checkSignature, decodedPathParameters, failureFor, inUnitOfWork, requireAdmin } from './request-steps.ts';
+import { asCaller, checkBody, withOutcomeLogged, checkSignature, decodedPathParameters, failureFor, inUnitOfWork, requireAdmin } from './request-steps.ts';
 
 export type { Meta, ProblemStatus } from './meta.ts';
 
@@ -46,22 +46,13 @@ export const baseProcedure = t.procedure.use(async ({ ctx, meta, getRawInput, ne
  * caller and its lane, the signature of a partner command, the body, then the use case in the request's unit of work.
  */
 const guarded = (roles: readonly Role[], signed = false) => baseProcedure.meta({ roles }).use(({ ctx, meta, type, path, getRawInput, next }) =>
-  asCaller(ctx, roles, async (principal) => {
+  asCaller(ctx, roles, (principal) => {
     const run = async () => {
       if (signed) await checkSignature(ctx, principal);
       checkBody(ctx);
       return inUnitOfWork(ctx, meta, type, (deps) => next({ ctx: { principal, deps } }));
     };
-    if (!signed) return run();
-    // A partner command's outcome is logged, whatever ends it after the token (the signature included).
-    try {
-      const result = await run();
-      await logCommandOutcome(ctx, principal, path, getRawInput, null);
-      return result;
-    } catch (error) {
-      await logCommandOutcome(ctx, principal, path, getRawInput, error);
-      throw error;
-    }
+    return signed ? withOutcomeLogged(ctx, principal, path, getRawInput, run) : run();
   }));
 
 /** Endpoints open to anyone (the two login steps). */

@@ -122,7 +122,7 @@ test('each command outcome, brand and partner: info with _cid, the account and t
   const done = `cid-${randomUUID()}`;
   assert.is((await app.http.post('/v3/commands/partner/appointment').set('authorization', `Bearer ${partner.accessToken}`).send({ ...appointment, _cid: done })).status, 200);
   const ok = await lineWhere((l) => l._cid === done);
-  assert.equal([ok.level, ok.account, ok.outcome, ok.msg], [30, partner.accountId, 'succeeded', 'partner command succeeded']);
+  assert.equal([ok.level, ok.account, ok.type, ok.outcome, ok.msg], [30, partner.accountId, 'SetJobAppointment', 'succeeded', 'partner command succeeded']);
   const missing = `cid-${randomUUID()}`;
   const res = await app.http.post('/trpc/partnerCommands.setJobAppointment').set('authorization', `Bearer ${partner.accessToken}`)
     .send({ ...appointment, _cid: missing, jobApiId: marker });
