@@ -84,6 +84,8 @@ test('every problem is documented as application/problem+json with the one Probl
     }
     assert.ok(Array.isArray(operation.security), `${method} ${path}: security`);
   }
+  const unauthorized = (document().paths as Json)['/v3/webhook-config'].get.responses['401'];
+  assert.equal(Object.keys(unauthorized.headers), ['WWW-Authenticate']);
   const signed = document().paths!['/v3/commands/partner/appointment']!.post!.parameters as Json[];
   assert.equal(signed.map((p) => [p.in, p.name, p.required ?? false]), [['header', 'x-webhook-signature', false]]);
 });
