@@ -38,12 +38,8 @@ async function run(format: 'pretty' | 'json') {
     LOG_FORMAT: format, ADMIN_TOKEN: markers.adminToken, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_RETRY_SCHEDULE: '200ms,200ms',
     DATA_DIR: dir, ...(server ? { DATABASE_URL: server } : { PGLITE_DIR: join(dir, 'pglite') }),
   });
-  let firstLineAfterMs = -1;
   const chunks: { at: number; text: string }[] = [];
-  service.child.stdout!.on('data', (chunk: Buffer) => {
-    if (chunks.length === 0) firstLineAfterMs = Date.now() - started;
-    chunks.push({ at: Date.now(), text: String(chunk) });
-  });
+  service.child.stdout!.on('data', (chunk: Buffer) => { chunks.push({ at: Date.now(), text: String(chunk) }); });
   const port = await service.listening;
   const client = processClient(port, markers.adminToken);
   const receiver = await startReceiver(() => 500);
@@ -56,7 +52,16 @@ async function run(format: 'pretty' | 'json') {
   const { token } = await integratorLoggedIn(client, dir, 'partner', `console-${randomUUID().slice(0, 8)}@example.com`);
   assert.is((await client.rest('/v3/webhook-config', { token })).status, 404);
   assert.is((await client.rest('/v3/webhook-config', { token: markers.badToken })).status, 401);
-  return { service, port, firstLineAfterMs, chunks, markers, secrets: [...Object.values(markers), token] };
+  // When the first line was written, by its own time (it is flushed as it is written): this process, busy with its own
+  // work, may read the pipe later than that. The pretty time is the local time of day.
+  const firstLine = chunks[0]!.text.split('\n')[0]!;
+  const time = format === 'json' ? Date.parse(JSON.parse(firstLine).time) : (() => {
+    const [h, m, sec] = /^\[(\d\d):(\d\d):(\d\d\.\d+)\]/.exec(firstLine)!.slice(1).map(Number) as [number, number, number];
+    const at = new Date(started);
+    at.setHours(h, m, Math.floor(sec), Math.round((sec % 1) * 1000));
+    return at.getTime() < started - 43_200_000 ? at.getTime() + 86_400_000 : at.getTime();
+  })();
+  return { service, port, firstLineAfterMs: time - started, chunks, markers, secrets: [...Object.values(markers), token] };
 }
 
 /** None of the secrets, nor the payload, anywhere in what the process printed. */
@@ -68,7 +73,7 @@ test('JSON lines: the first line within 1 s, the ready line with the URL, a fail
   const { service, port, firstLineAfterMs, chunks, secrets } = await run('json');
   try {
     const lines = () => service.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.ok(firstLineAfterMs >= 0 && firstLineAfterMs < 1000, `first line after ${firstLineAfterMs} ms`);
+    assert.ok(firstLineAfterMs > 0 && firstLineAfterMs < 1000, `first line after ${firstLineAfterMs} ms`);
     const [first] = lines();
     assert.match(String(first!.msg), server ? /^starting the API and the worker on PostgreSQL at [\w.-]+:\d+\/\w+$/
       : /^starting the API and the worker on the embedded database in \/.*pglite$/);
@@ -97,7 +102,7 @@ test('lines for people: the same facts, one readable line each, no colours into 
   const { service, port, firstLineAfterMs, secrets } = await run('pretty');
   const lines = () => service.output().split('\n');
   try {
-    assert.ok(firstLineAfterMs >= 0 && firstLineAfterMs < 1000, `first line after ${firstLineAfterMs} ms`);
+    assert.ok(firstLineAfterMs > 0 && firstLineAfterMs < 1000, `first line after ${firstLineAfterMs} ms`);
     assert.match(lines()[0]!, server ? /^\[[\d:.]+\] INFO: starting the API and the worker on PostgreSQL at [\w.-]+:\d+\/\w+ \{"role":"all"/
       : /^\[[\d:.]+\] INFO: starting the API and the worker on the embedded database in \/\S*pglite \{"role":"all"/);
     assert.ok(lines().some((l) => l.includes(`INFO: ready: http://localhost:${port} (API reference: http://localhost:${port}/docs)`)), service.output());
