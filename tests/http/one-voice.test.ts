@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import supertest from 'supertest';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { bindPort } from '../../server/http/bind-port.ts';
 import { listening, testApp } from '../support/app.ts';
 
 // One voice per face: /trpc answers every failure in tRPC's shape with the request id; the worker's port answers
@@ -55,6 +56,22 @@ async function chunked(path: string, body: string): Promise<TrpcFailure> {
     req.end();
   });
 }
+
+test('while the process starts, /trpc answers 503 in tRPC\'s shape and REST in a problem, both with Retry-After and the request id', async () => {
+  const bound = await bindPort(0);
+  try {
+    const base = `http://127.0.0.1:${bound.port}`;
+    const rpc = await fetch(`${base}/trpc/auth.login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assertTrpcShape({ status: rpc.status, headers: Object.fromEntries(rpc.headers), body: await rpc.json() as TrpcFailure['body'] },
+      503, 'SERVICE_UNAVAILABLE', /^The service is starting; try again in a moment\.$/);
+    assert.is(rpc.headers.get('retry-after'), '2');
+    const rest = await fetch(`${base}/v3/webhook-config`);
+    assert.equal([rest.status, rest.headers.get('content-type'), rest.headers.get('retry-after')], [503, 'application/problem+json', '2']);
+    assert.is(((await rest.json()) as { code: string }).code, 'SERVICE_UNAVAILABLE');
+  } finally {
+    await new Promise((resolve) => bound.server.close(resolve));
+  }
+});
 
 test('GET / redirects to /docs', async () => {
   const res = await app.http.get('/');
