@@ -58,7 +58,7 @@ export function metricsRoute(services: Services) {
     const { adminToken } = services.config;
     if (!isAdmin(req.headers.authorization, adminToken)) {
       res.status(401).type('application/problem+json').setHeader('www-authenticate', bearerChallenge(req.headers.authorization));
-      res.send(JSON.stringify(problem('UNAUTHORIZED', 401, adminRefusal(adminToken), { requestId: String(req.id ?? res.getHeader('x-request-id') ?? '') })));
+      res.send(JSON.stringify(problem('UNAUTHORIZED', 401, adminRefusal(adminToken), { requestId: String(req.id ?? requestIdFor(req, res)) })));
       return;
     }
     res.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics());

@@ -91,6 +91,8 @@ test('the worker\'s port answers an unknown path with the API\'s problem+json 40
     message: 'There is no GET /v3/partner-orders.', requestId: 'worker-404-probe',
   });
   assert.is((await http.get('/readyz')).status, 200);
+  const metrics = await http.get('/metrics').set('x-request-id', 'worker-metrics-probe');
+  assert.equal([metrics.status, metrics.body.requestId, metrics.headers['www-authenticate']], [401, 'worker-metrics-probe', 'Bearer']);
   assert.is((await http.get('/')).status, 404);
 });
 
