@@ -24,6 +24,8 @@ export interface DeliveryPolicy {
 export interface DeliveryRoundPorts {
   /** Resolves once deliveries are announced (committed somewhere), after `ms` at the latest, or at once when stopping. */
   waitForWork(ms: number): Promise<void>;
+  /** Resolves after `ms`, or at once when stopping; an announcement does not cut it short (a backoff). */
+  pause(ms: number): Promise<void>;
   /** Whether the process is stopping: the round gives back what it holds unsent and ends. */
   stopping(): boolean;
   /** Each finished attempt, as it finishes (metrics, the log). */
@@ -156,7 +158,7 @@ class DeliveryRound {
         this.ports.stepFailed('record', error, results.length);
         if (isUnavailable(error)) {
           if (!this.ports.stopping()) this.finished.unshift(...results);
-          await this.ports.waitForWork(DATABASE_BACKOFF_MS);
+          await this.ports.pause(DATABASE_BACKOFF_MS);
         } else if (results.length > 1) {
           // A result the store refuses must not hold the others back: they are recorded one by one next.
           this.oneByOne.push(...results);
@@ -182,7 +184,7 @@ class DeliveryRound {
       this.claimedNotSent.push(...claimed);
     } catch (error) {
       this.ports.stepFailed('claim', error, 0);
-      await this.ports.waitForWork(DATABASE_BACKOFF_MS);
+      await this.ports.pause(DATABASE_BACKOFF_MS);
     }
   }
 

@@ -25,6 +25,7 @@ export function deliveryPump(services: Services, signal: WorkSignal, policy: Omi
     async runOnce({ stopping }) {
       await services.unitOfWork().statements((deps) => deliverDueEvents(deps, { ...policy, idleMs: idleDelayMs }, {
         waitForWork: (ms) => signal.wait('deliveries', ms),
+        pause: (ms) => signal.wait(undefined, ms),
         stopping,
         attempted: (delivery, { state, attempt }) => {
           services.metrics.deliveries.inc({ outcome: state.status === 'pending' ? 'retry_scheduled' : state.status });
