@@ -33,9 +33,9 @@ export function deliveryPump(services: Services, signal: WorkSignal, policy: Omi
             services.metrics.deliveryLag.observe((attempt.at.getTime() + attempt.durationMs - delivery.createdAt.getTime()) / 1000);
           }
         },
-        stepFailed: (step, err, deliveries) => {
+        stepFailed: (step, err, about) => {
           const level = step === 'send' ? 'error' : step === 'give back' ? 'warn' : failureLevel(err);
-          services.log[level]({ err, deliveries }, STEP_FAILED[step]);
+          services.log[level]({ err, ...about }, STEP_FAILED[step]);
         },
       }));
       return false;

@@ -74,4 +74,20 @@ test('after the database failed, a round pauses for its backoff: a wake-up does 
   assert.is(claims, 2);
 });
 
+test('a send that fails is reported with its delivery\'s id', async () => {
+  const deps = fakeDeps();
+  const brand = await createAccount(deps, { name: 'Brand', role: 'brand' });
+  await upsertWebhookConfig(deps, { accountId: brand.id, scope: 'brand', url: 'https://b.example.com/1', transformer: 'default', version: '1.3.0' });
+  await createJob(deps, { brandAccountId: brand.id });
+  const [pending] = deps.deliveries.rows;
+  const failure = new Error('the sender broke');
+  deps.webhookSender.send = async () => { throw failure; };
+  const reports: unknown[] = [];
+  await deliverDueEvents(deps, { maxInFlight: 2, attemptMs: 1000, leaseMs: 2000, scheduleMs: [1000], idleMs: 1000 }, {
+    waitForWork: async () => {}, pause: async () => {}, stopping: () => false, attempted: () => {},
+    stepFailed: (step, error, about) => { reports.push({ step, error, about }); },
+  });
+  assert.equal(reports, [{ step: 'send', error: failure, about: { deliveries: 1, deliveryId: pending!.id } }]);
+});
+
 test.run();
