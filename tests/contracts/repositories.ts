@@ -74,6 +74,23 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     assert.is(await run((r) => r.accounts.partnerFamily(randomUUID())), null);
   });
 
+  test('accounts: a family read again in the same unit after its configuration was saved has the new configuration', async () => {
+    const master = account('partner');
+    const now = at('2026-01-01T00:00:00.000Z');
+    const config = new WebhookConfig({
+      id: randomUUID(), accountId: master.id, scope: 'partner', url: null, transformer: 'partner-format', version: '1.1.0',
+      signatureKey: 'first-key-0123456789', enabled: true, createdAt: now, updatedAt: now,
+    });
+    await run(async (r) => { await r.accounts.save(master); await r.webhookConfigs.save(config); });
+    const [before, after] = await run(async (r) => {
+      const first = (await r.accounts.partnerFamily(master.id))!.ownConfig?.signatureKey;
+      await r.webhookConfigs.save(new WebhookConfig({ ...config, signatureKey: 'second-key-0123456789' }));
+      return [first, (await r.accounts.partnerFamily(master.id))!.ownConfig?.signatureKey];
+    });
+    assert.is(before, 'first-key-0123456789');
+    assert.is(after, 'second-key-0123456789', 'the configuration saved in this unit, not the family read before it');
+  });
+
   test('contacts: e-mail looked up case-insensitively; unique regardless of case; updates persist', async () => {
     const owner = account();
     const email = `Mixed.${randomUUID().slice(0, 8)}@Example.com`;
