@@ -21,13 +21,21 @@ export class MikroOrmUnitOfWork<S extends object> {
   private fork: EntityManager | undefined;
   private made: UnitRepositories | undefined;
   private readonly notices = new WorkNotices();
-  readonly deps: Repositories & S;
+  /** Why the unit is spent: its work failed, and what it held is gone. */
+  private failed: { cause: unknown } | undefined;
+  private readonly unitDeps: Repositories & S;
 
   constructor(private readonly orm: MikroORM, Deps: DepsType<S>, private readonly options: UnitOfWorkOptions = {}) {
-    this.deps = new Deps(() => this.repositories);
+    this.unitDeps = new Deps(() => this.repositories);
+  }
+
+  get deps(): Repositories & S {
+    this.refuseIfSpent();
+    return this.unitDeps;
   }
 
   private get repositories(): UnitRepositories {
+    this.refuseIfSpent();
     this.fork ??= this.orm.em.fork();
     return (this.made ??= new UnitRepositories(this.fork, this.notices));
   }
@@ -40,11 +48,11 @@ export class MikroOrmUnitOfWork<S extends object> {
     const repositories = this.repositories;
     const em = this.fork!;
     try {
-      await em.begin();
-    } catch (error) {
-      throw unavailableOr(error);
-    }
-    try {
+      try {
+        await em.begin();
+      } catch (error) {
+        throw unavailableOr(error);
+      }
       const value = await work(this.deps);
       await repositories.workDone();
       await em.commit();
@@ -52,24 +60,42 @@ export class MikroOrmUnitOfWork<S extends object> {
       return value;
     } catch (error) {
       if (em.isInTransaction()) await em.rollback().catch(() => { /* the connection is gone: so is its transaction */ });
-      repositories.discardPending();
       this.notices.kinds.clear();
-      throw failureOf(error);
+      throw this.spend(error);
+    } finally {
+      // A commit or rollback that failed half-way leaves the context behind: nothing may run on it again.
+      em.resetTransactionContext();
     }
   }
 
   /** Runs work as statements that commit each on its own (reads, and writes of one atomic statement). */
   async statements<T>(work: (deps: Repositories & S) => Promise<T>): Promise<T> {
+    this.refuseIfSpent();
     try {
       const value = await work(this.deps);
       await this.made?.workDone();
       return value;
     } catch (error) {
-      throw failureOf(error);
+      throw this.spend(error);
     } finally {
       // Each statement committed on its own: what was created stands even when a later one failed.
       this.announce();
     }
+  }
+
+  /**
+   * After a failure the unit is spent: what it had left to write is dropped and its EntityManager forgets every
+   * entity it held (changed ones included), so that nothing of the failed work can be flushed by a later one.
+   */
+  private spend(error: unknown): unknown {
+    this.made?.discardPending();
+    this.fork?.clear();
+    this.failed = { cause: error };
+    return failureOf(error);
+  }
+
+  private refuseIfSpent(): void {
+    if (this.failed) throw new Error('This unit of work is spent: its work failed. Take a new unit for more work.', this.failed);
   }
 
   private announce() {
