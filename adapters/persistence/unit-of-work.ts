@@ -2,6 +2,7 @@ import { UniqueConstraintViolationException, type EntityManager, type MikroORM }
 import { DomainError } from '../../domain/errors.ts';
 import type { BackgroundWork, Repositories } from '../../domain/ports.ts';
 import { UnitRepositories } from './repositories.ts';
+import { gate } from './statement-gate.ts';
 import { unavailableOr } from './unavailable.ts';
 import { WorkNotices } from './wake-ups/notices.ts';
 
@@ -15,7 +16,8 @@ export interface UnitOfWorkOptions {
  * database, and the repositories on it, each built when first used. Everything a request does runs on it: the checks
  * before its use case as single statements, the use case in one transaction on the same EntityManager (`transaction`)
  * or as statements of their own (`statements`, for work whose one write is one atomic statement). `deps` is the
- * repositories with the process's services beside them.
+ * repositories with the process's services beside them. A transaction begins on the first call of a repository's
+ * method, so work that never reaches the database (refused by its input, or with nothing to store) sends nothing.
  */
 export class MikroOrmUnitOfWork<S extends object> {
   private fork: EntityManager | undefined;
@@ -23,10 +25,14 @@ export class MikroOrmUnitOfWork<S extends object> {
   private readonly notices = new WorkNotices();
   /** Why the unit is spent: its work failed, and what it held is gone. */
   private failed: { cause: unknown } | undefined;
+  /** A transaction's work is under way: `begun` is its BEGIN once a repository's method has been called. */
+  private inTransaction = false;
+  private begun: Promise<void> | undefined;
+  private readonly gated = new Map<keyof Repositories, object>();
   private readonly unitDeps: Repositories & S;
 
   constructor(private readonly orm: MikroORM, Deps: DepsType<S>, private readonly options: UnitOfWorkOptions = {}) {
-    this.unitDeps = new Deps(() => this.repositories);
+    this.unitDeps = new Deps((name) => this.repository(name));
   }
 
   get deps(): Repositories & S {
@@ -40,31 +46,49 @@ export class MikroOrmUnitOfWork<S extends object> {
     return (this.made ??= new UnitRepositories(this.fork, this.notices));
   }
 
+  /** A repository as the unit's work gets it: each of its methods first begins the transaction under way, if any. */
+  private repository<K extends keyof Repositories>(name: K): Repositories[K] {
+    const repository = this.repositories[name];
+    let gated = this.gated.get(name);
+    if (!gated) this.gated.set(name, (gated = gate(repository, () => this.beforeStatement())));
+    return gated as Repositories[K];
+  }
+
+  /** Resolves once a statement may be sent: at once outside a transaction, else after its BEGIN. */
+  private beforeStatement(): Promise<void> | undefined {
+    this.refuseIfSpent();
+    if (!this.inTransaction) return undefined;
+    return (this.begun ??= this.fork!.begin().catch((error: unknown) => { throw unavailableOr(error); }));
+  }
+
   /**
    * Runs work in one transaction: its changes, and the events it emitted, commit together or not at all. A unique
    * index is the backstop for the domain's checks: its violation is a CONFLICT, never a driver error.
    */
   async transaction<T>(work: (deps: Repositories & S) => Promise<T>): Promise<T> {
-    const repositories = this.repositories;
-    const em = this.fork!;
+    const deps = this.deps;
+    this.inTransaction = true;
     try {
-      try {
-        await em.begin();
-      } catch (error) {
-        throw unavailableOr(error);
-      }
-      const value = await work(this.deps);
-      await repositories.workDone();
-      await em.commit();
-      this.announce();
+      const value = await work(deps);
+      if (this.begun) {
+        await this.begun;
+        await this.made!.workDone();
+        await this.fork!.commit();
+        this.announce();
+      } // else the work sent nothing: nothing to commit
       return value;
     } catch (error) {
-      if (em.isInTransaction()) await em.rollback().catch(() => { /* the connection is gone: so is its transaction */ });
+      // A BEGIN still on its way would open a transaction after the rollback: wait for it first.
+      await this.begun?.catch(() => {});
+      const em = this.fork;
+      if (em?.isInTransaction()) await em.rollback().catch(() => { /* the connection is gone: so is its transaction */ });
       this.notices.kinds.clear();
       throw this.spend(error);
     } finally {
+      this.inTransaction = false;
+      this.begun = undefined;
       // A commit or rollback that failed half-way leaves the context behind: nothing may run on it again.
-      em.resetTransactionContext();
+      this.fork?.resetTransactionContext();
     }
   }
 
@@ -105,7 +129,7 @@ export class MikroOrmUnitOfWork<S extends object> {
   }
 }
 
-type DepsType<S extends object> = new (repositories: () => UnitRepositories) => Repositories & S;
+type DepsType<S extends object> = new (repository: <K extends keyof Repositories>(name: K) => Repositories[K]) => Repositories & S;
 
 /**
  * The type of a unit's dependencies, made once per process: the process's services as they are, and each repository
@@ -113,10 +137,10 @@ type DepsType<S extends object> = new (repositories: () => UnitRepositories) => 
  * are the object's own, so that `{ ...deps, ids }` hands on everything (spreading builds every repository).
  */
 function depsType<S extends object>(services: S): DepsType<S> {
-  return function UnitDeps(this: Record<string, unknown>, repositories: () => UnitRepositories) {
+  return function UnitDeps(this: Record<string, unknown>, repository: (name: keyof Repositories) => unknown) {
     Object.assign(this, services);
     for (const name of REPOSITORY_NAMES) {
-      Object.defineProperty(this, name, { get: () => repositories()[name], enumerable: true, configurable: true });
+      Object.defineProperty(this, name, { get: () => repository(name), enumerable: true, configurable: true });
     }
   } as unknown as DepsType<S>;
 }

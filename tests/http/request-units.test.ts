@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { WORK_ANNOUNCEMENT } from '../../adapters/persistence/wake-ups/announcer.ts';
+import { ADMIN_TOKEN } from '../support/app.ts';
 import { sharedDatabase } from '../support/shared.ts';
 
 // What one request costs the database: the EntityManager forks it makes (one unit of work per request, shared by
@@ -14,7 +15,7 @@ type App = Awaited<ReturnType<typeof appWithMailbox>>;
 let app: App;
 const KEY = 'request-units-signing-key';
 
-test.before(async () => { app = await appWithMailbox(); });
+test.before(async () => { app = await appWithMailbox({ TEST_CLOCK: '1' }); });
 
 /** The forks and statements of a request (the least of `runs`), and the statements of the last one by name. */
 async function cost(send: (i: number) => Promise<{ status: number }>, expectStatus: number, runs = 5) {
@@ -75,6 +76,20 @@ test('the polls, the listing and the feed: one fork each', async () => {
   ] as const) {
     const { forks } = await cost(get(path, token), status);
     assert.is(forks, 1, path);
+  }
+});
+
+test('a mutation refused by its input, and one that needs no database, send nothing: the transaction begins on first use', async () => {
+  const admin = (name: string, body: string) => () => app.http.post(`/trpc/admin.${name}`).set('authorization', `Bearer ${ADMIN_TOKEN}`)
+    .set('content-type', 'application/json').send(body);
+  for (const [name, body, status] of [
+    ['accounts.create', JSON.stringify({ name: 42, role: 'brand' }), 400],
+    ['accounts.create', '{"name": "unfinished', 400],
+    ['testClock.advance', JSON.stringify({ seconds: 1 }), 200],
+  ] as const) {
+    const { forks, statements, seen } = await cost(admin(name, body), status);
+    assert.is(statements, 0, `${name} ${body}: ${seen.join(' | ')}`);
+    assert.is(forks, 0, `${name} ${body}: no EntityManager either`);
   }
 });
 
