@@ -29,15 +29,14 @@ export class MikroOrmUnitOfWork<S extends object> {
   private inTransaction = false;
   private begun: Promise<void> | undefined;
   private readonly gated = new Map<keyof Repositories, object>();
-  private readonly unitDeps: Repositories & S;
+  private unitDeps: (Repositories & S) | undefined;
 
-  constructor(private readonly orm: MikroORM, Deps: DepsType<S>, private readonly options: UnitOfWorkOptions = {}) {
-    this.unitDeps = new Deps((name) => this.repository(name));
-  }
+  constructor(private readonly orm: MikroORM, private readonly services: S, private readonly options: UnitOfWorkOptions = {}) {}
 
+  /** Made when first asked for: a unit that is never used (a /trpc context's, before its calls take their own) costs nothing. */
   get deps(): Repositories & S {
     this.refuseIfSpent();
-    return this.unitDeps;
+    return (this.unitDeps ??= makeDeps(this.services, (name) => this.repository(name)));
   }
 
   private get repositories(): UnitRepositories {
@@ -129,26 +128,22 @@ export class MikroOrmUnitOfWork<S extends object> {
   }
 }
 
-type DepsType<S extends object> = new (repository: <K extends keyof Repositories>(name: K) => Repositories[K]) => Repositories & S;
-
 /**
- * The type of a unit's dependencies, made once per process: the process's services as they are, and each repository
- * taken from the unit when first used (a request that only counts its caller against the limiter builds none). All
- * are the object's own, so that `{ ...deps, ids }` hands on everything (spreading builds every repository).
+ * A unit's dependencies: the process's services as they are, and each repository taken from the unit when first used (a
+ * request that only counts its caller against the limiter builds none). All are the object's own, so that
+ * `{ ...deps, ids }` hands on everything (spreading builds every repository).
  */
-function depsType<S extends object>(services: S): DepsType<S> {
-  return function UnitDeps(this: Record<string, unknown>, repository: (name: keyof Repositories) => unknown) {
-    Object.assign(this, services);
-    for (const name of REPOSITORY_NAMES) {
-      Object.defineProperty(this, name, { get: () => repository(name), enumerable: true, configurable: true });
-    }
-  } as unknown as DepsType<S>;
+function makeDeps<S extends object>(services: S, repository: <K extends keyof Repositories>(name: K) => Repositories[K]): Repositories & S {
+  const deps = { ...services };
+  for (const name of REPOSITORY_NAMES) {
+    Object.defineProperty(deps, name, { get: () => repository(name), enumerable: true, configurable: true });
+  }
+  return deps as Repositories & S;
 }
 
 /** Makes units of work on one ORM, each handing its work the process's `services` beside its repositories. */
 export function unitsOfWork<S extends object>(orm: MikroORM, services: S, options: UnitOfWorkOptions = {}) {
-  const Deps = depsType(services);
-  return () => new MikroOrmUnitOfWork(orm, Deps, options);
+  return () => new MikroOrmUnitOfWork(orm, services, options);
 }
 
 const REPOSITORY_NAMES: readonly (keyof Repositories)[] = [

@@ -108,6 +108,8 @@ test('a mutation refused by its input, and one that needs no database, send noth
     ['accounts.create', JSON.stringify({ name: 42, role: 'brand' }), 400],
     ['accounts.create', '{"name": "unfinished', 400],
     ['testClock.advance', JSON.stringify({ seconds: 1 }), 200],
+    // A batch: each call takes a unit of its own, as lazy as a request's.
+    ['testClock.advance,admin.testClock.advance?batch=1', JSON.stringify({ 0: { seconds: 1 }, 1: { seconds: 1 } }), 200],
   ] as const) {
     const { forks, statements, seen, notices } = await cost(admin(name, body), status);
     assert.is(statements + notices, 0, `${name} ${body}: ${seen.join(' | ')}`);
