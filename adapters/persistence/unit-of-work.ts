@@ -19,7 +19,7 @@ export interface UnitOfWorkOptions {
  * repositories with the process's services beside them. A transaction begins on the first call of a repository's
  * method, so work that never reaches the database (refused by its input, or with nothing to store) sends nothing.
  */
-export class MikroOrmUnitOfWork<S extends object> {
+class MikroOrmUnitOfWork<S extends object> {
   private fork: EntityManager | undefined;
   private made: UnitRepositories | undefined;
   private readonly notices = new WorkNotices();
@@ -39,7 +39,8 @@ export class MikroOrmUnitOfWork<S extends object> {
     return (this.unitDeps ??= makeDeps(this.services, (name) => this.repository(name)));
   }
 
-  private get repositories(): UnitRepositories {
+  /** The unit's EntityManager and repositories, made on first use. */
+  private open(): UnitRepositories {
     this.refuseIfSpent();
     this.fork ??= this.orm.em.fork();
     return (this.made ??= new UnitRepositories(this.fork, this.notices));
@@ -47,7 +48,7 @@ export class MikroOrmUnitOfWork<S extends object> {
 
   /** A repository as the unit's work gets it: each of its methods first begins the transaction under way, if any. */
   private repository<K extends keyof Repositories>(name: K): Repositories[K] {
-    const repository = this.repositories[name];
+    const repository = this.open()[name];
     let gated = this.gated.get(name);
     if (!gated) this.gated.set(name, (gated = gate(repository, () => this.beforeStatement())));
     return gated as Repositories[K];
