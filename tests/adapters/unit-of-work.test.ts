@@ -6,7 +6,7 @@ import { Account } from '../../domain/account.ts';
 import { Contact } from '../../domain/contact.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { OutboxEvent } from '../../domain/event.ts';
-import { job as sampleJob } from '../contracts/repositories.ts';
+import { job as sampleJob } from '../contracts/samples.ts';
 import { sharedDatabase } from '../support/shared.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
 
