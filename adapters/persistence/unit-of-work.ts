@@ -12,12 +12,13 @@ export interface UnitOfWorkOptions {
 }
 
 /**
- * One unit of work, as MikroORM's RequestContext has it: one EntityManager, forked when the unit first touches the
- * database, and the repositories on it, each built when first used. Everything a request does runs on it: the checks
+ * One unit of work, as MikroORM's RequestContext has it: one EntityManager, forked when a repository is first asked
+ * for, and the repositories on it, each built when first used. Everything a request does runs on it: the checks
  * before its use case as single statements, the use case in one transaction on the same EntityManager (`transaction`)
  * or as statements of their own (`statements`, for work whose one write is one atomic statement). `deps` is the
  * repositories with the process's services beside them. A transaction begins on the first call of a repository's
- * method, so work that never reaches the database (refused by its input, or with nothing to store) sends nothing.
+ * method, so work that never reaches the database (refused by its input, or with nothing to store) sends nothing. A
+ * unit whose work failed is spent (see `spend`).
  */
 class MikroOrmUnitOfWork<S extends object> {
   private fork: EntityManager | undefined;
