@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,21 @@ async function until(check: () => boolean, ms: number, what: string, output: () 
   }
 }
 
+/**
+ * How long this machine takes right now to start a process under tsx and have it print a line: about 200 ms when idle,
+ * over a second when other test runs load it. What the service does before its first line comes on top of that.
+ */
+async function tsxStartMs(): Promise<number> {
+  const started = Date.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', '--eval', 'console.log(1)'], { cwd: join(import.meta.dirname, '..', '..'), stdio: ['ignore', 'pipe', 'ignore'] });
+  await new Promise((resolve) => child.stdout.once('data', resolve));
+  const took = Date.now() - started;
+  await new Promise((resolve) => child.once('exit', resolve));
+  return took;
+}
+/** The first line within 1 s of start on an idle machine; the time tsx alone takes beyond its idle 250 ms is forgiven. */
+const firstLineBoundMs = (tsxMs: number) => 1000 + Math.max(0, tsxMs - 250);
+
 interface Markers { payload: string; key: string; adminToken: string; badToken: string }
 
 /** Starts the service in this format, timing its first line; then a delivery that fails, a login and calls with tokens. */
@@ -33,6 +49,7 @@ async function run(format: 'pretty' | 'json') {
     payload: `payload-marker-${randomUUID()}`, key: `signature-key-marker-${randomUUID()}`,
     adminToken: `admin-token-marker-${randomUUID()}`, badToken: `token-marker-${randomUUID()}`,
   };
+  const tsxMs = await tsxStartMs();
   const started = Date.now();
   const service = startService({
     LOG_FORMAT: format, ADMIN_TOKEN: markers.adminToken, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_RETRY_SCHEDULE: '200ms,200ms',
@@ -61,7 +78,7 @@ async function run(format: 'pretty' | 'json') {
     at.setHours(h, m, Math.floor(sec), Math.round((sec % 1) * 1000));
     return at.getTime() < started - 43_200_000 ? at.getTime() + 86_400_000 : at.getTime();
   })();
-  return { service, port, firstLineAfterMs: time - started, chunks, markers, secrets: [...Object.values(markers), token] };
+  return { service, port, firstLineAfterMs: time - started, tsxMs, chunks, markers, secrets: [...Object.values(markers), token] };
 }
 
 /** None of the secrets, nor the payload, anywhere in what the process printed. */
@@ -70,10 +87,10 @@ function assertNothingSecret(output: string, secrets: readonly string[]) {
 }
 
 test('JSON lines: the first line within 1 s, the ready line with the URL, a failed attempt as a warning with its status, no secret', async () => {
-  const { service, port, firstLineAfterMs, chunks, secrets } = await run('json');
+  const { service, port, firstLineAfterMs, tsxMs, chunks, secrets } = await run('json');
   try {
     const lines = () => service.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.ok(firstLineAfterMs > 0 && firstLineAfterMs < 1000, `first line after ${firstLineAfterMs} ms`);
+    assert.ok(firstLineAfterMs > 0 && firstLineAfterMs < firstLineBoundMs(tsxMs), `first line after ${firstLineAfterMs} ms (tsx alone: ${tsxMs} ms)`);
     const [first] = lines();
     assert.match(String(first!.msg), server ? /^starting the API and the worker on PostgreSQL at [\w.-]+:\d+\/\w+$/
       : /^starting the API and the worker on the embedded database in \/.*pglite$/);
@@ -99,10 +116,10 @@ test('JSON lines: the first line within 1 s, the ready line with the URL, a fail
 });
 
 test('lines for people: the same facts, one readable line each, no colours into a pipe, and the fatal line before the exit', async () => {
-  const { service, port, firstLineAfterMs, secrets } = await run('pretty');
+  const { service, port, firstLineAfterMs, tsxMs, secrets } = await run('pretty');
   const lines = () => service.output().split('\n');
   try {
-    assert.ok(firstLineAfterMs > 0 && firstLineAfterMs < 1000, `first line after ${firstLineAfterMs} ms`);
+    assert.ok(firstLineAfterMs > 0 && firstLineAfterMs < firstLineBoundMs(tsxMs), `first line after ${firstLineAfterMs} ms (tsx alone: ${tsxMs} ms)`);
     assert.match(lines()[0]!, server ? /^\[[\d:.]+\] INFO: starting the API and the worker on PostgreSQL at [\w.-]+:\d+\/\w+ \{"role":"all"/
       : /^\[[\d:.]+\] INFO: starting the API and the worker on the embedded database in \/\S*pglite \{"role":"all"/);
     assert.ok(lines().some((l) => l.includes(`INFO: ready: http://localhost:${port} (API reference: http://localhost:${port}/docs)`)), service.output());
