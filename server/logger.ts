@@ -37,7 +37,7 @@ export function createLogger(level: string, format: 'pretty' | 'json' = 'json', 
  * stream or transport would hand lines to another stream or thread, and the last line before an exit could be lost.
  */
 function prettyLines(destination: ReturnType<typeof pino.destination>, colors: boolean): DestinationStream {
-  const pretty = prettyFactory({ colorize: colors, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', singleLine: true });
+  const pretty = prettyFactory({ colorize: colors, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service', singleLine: true });
   return {
     write: (line: string) => destination.write(pretty(line)),
     // What the logger's flush and the exit's last lines call on its stream.
