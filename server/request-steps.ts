@@ -1,12 +1,12 @@
 import { TRPCError } from '@trpc/server';
 import type { Role } from '../domain/account.ts';
 import type { Principal } from '../domain/auth.ts';
+import { DomainError } from '../domain/errors.ts';
 import type { Deps } from '../domain/ports.ts';
 import { admitCaller, identifyCaller } from '../domain/use-cases/authenticate.ts';
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
 import { adminRefusal, bearerToken, isAdmin } from './credentials.ts';
-import { DomainError } from '../domain/errors.ts';
 import { isGone, restGone, translateError, validationError } from './errors.ts';
 import type { Meta } from './meta.ts';
 

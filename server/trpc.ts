@@ -4,7 +4,7 @@ import { DomainError } from '../domain/errors.ts';
 import type { Context } from './context.ts';
 import { GENERIC_INTERNAL_DETAIL, issuesOf, problem, retryAfterOf, type ProblemCode } from './errors.ts';
 import type { Meta } from './meta.ts';
-import { asCaller, checkBody, withOutcomeLogged, checkSignature, decodedPathParameters, failureFor, inUnitOfWork, requireAdmin } from './request-steps.ts';
+import { asCaller, checkBody, checkSignature, decodedPathParameters, failureFor, inUnitOfWork, requireAdmin, withOutcomeLogged } from './request-steps.ts';
 
 export type { Meta, ProblemStatus } from './meta.ts';
 
