@@ -100,7 +100,7 @@ test('the admin client\'s network failures name the URL and the cause, not "fetc
   const code = await runCli(['accounts', 'create', '--name', 'X', '--role', 'brand'], { ADMIN_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN: 'an-admin-token-0123456789' },
     { stdout: (text) => printed.push(text), stderr: (text) => printed.push(text) });
   assert.is(code, 1);
-  assert.match(printed.join(''), `could not reach http://127.0.0.1:${port}/trpc: ECONNREFUSED`);
+  assert.match(printed.join(''), `failed (NETWORK): could not reach http://127.0.0.1:${port}/trpc: ECONNREFUSED`);
   assert.not.match(printed.join(''), 'fetch failed');
   const nowhere = await outcome(createAdminClient('http://no-such-host.invalid:3000', 'an-admin-token-0123456789').admin.accounts.create.mutate({ name: 'X', role: 'brand' }));
   assert.match(nowhere.ok ? '' : nowhere.error.message, /^could not reach http:\/\/no-such-host\.invalid:3000\/trpc: (ENOTFOUND|EAI_AGAIN) /);
