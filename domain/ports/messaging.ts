@@ -14,7 +14,8 @@ export interface WebhookRequest {
   eventId: string;
   /** The exact bytes to send and sign. */
   body: string;
-  signatureKey: string | null;
+  /** The keys to sign with, the current one first (none: unsigned); see `keysInForce`. */
+  signatureKeys: readonly string[];
 }
 
 export interface WebhookSender {

@@ -3,6 +3,7 @@ import { isSuccess } from '../delivery.ts';
 import { DomainError } from '../errors.ts';
 import { integratorEndpoint } from '../integrator-endpoint.ts';
 import type { Deps } from '../ports.ts';
+import { keysInForce } from '../webhook-config.ts';
 
 export interface EndpointTestOutcome {
   delivered: boolean;
@@ -30,6 +31,6 @@ export async function testWebhookEndpoint(
   if (retryAfter > 0) throw new DomainError('RATE_LIMITED', 'At most 10 endpoint tests a minute per account and per endpoint.', [], retryAfter);
   const eventId = deps.ids.newId();
   const body = JSON.stringify({ _eid: eventId, _type: 'WebhookTestEvent', _v: endpoint.version, sentAt: deps.clock.now().toISOString() });
-  const tried = await deps.webhookSender.send({ url: endpoint.url, eventId, body, signatureKey: endpoint.signatureKey });
+  const tried = await deps.webhookSender.send({ url: endpoint.url, eventId, body, signatureKeys: keysInForce(endpoint, deps.clock.now()) });
   return { delivered: isSuccess(tried.statusCode), statusCode: tried.statusCode, durationMs: Math.round(tried.durationMs), error: tried.error };
 }

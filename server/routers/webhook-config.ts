@@ -1,4 +1,5 @@
 import { getWebhookConfig } from '../../domain/use-cases/get-webhook-config.ts';
+import { rotateSignatureKey } from '../../domain/use-cases/rotate-signature-key.ts';
 import { testWebhookEndpoint } from '../../domain/use-cases/test-webhook-endpoint.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
 import { webhookConfig } from './webhook-config.contract.ts';
@@ -26,6 +27,23 @@ export const webhookConfigRouter = router({
       const { accountId, role } = ctx.principal;
       const config = await upsertWebhookConfig(ctx.deps, { ...input, accountId, scope: role, enabled: input.enabled ?? true });
       const { accountId: _, ...view } = config.view();
+      return view;
+    }),
+  rotateKey: integratorProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/v3/webhook-config/rotate-key', tags: ['webhooks'], summary: 'Change your signature key without losing a webhook',
+        description: 'Makes `signatureKey` the key of your own configuration and keeps the current one valid for `previousKeyValidFor` '
+          + 'seconds: meanwhile `webhook-signature` carries a `v1,` signature with each key (the new one first), `x-webhook-signature` '
+          + 'is made with the new key, and partner commands may be signed with either. A PUT with a `signatureKey` member ends the window. '
+          + '404 when your account has no configuration of its own; 409 when it has no key to rotate (set one with PUT).',
+        successDescription: 'Your configuration, as GET shows it.' },
+      rest: { problems: [404, 409] },
+    })
+    .input(webhookConfig.rotateKey)
+    .output(webhookConfig.view)
+    .mutation(async ({ ctx, input }) => {
+      const { accountId, role } = ctx.principal;
+      const { accountId: _, ...view } = (await rotateSignatureKey(ctx.deps, { ...input, accountId, scope: role })).view();
       return view;
     }),
   test: integratorProcedure
