@@ -302,6 +302,7 @@ test('webhook configuration: each account reads, tests and replaces its own; smu
     const endpointOwner = (a: Account) => (own(a) ? a : a.role === 'partner' && a.parent && own(byId.get(a.parent)!) ? byId.get(a.parent)! : null);
     const viewOf = (config: Json) => ({
       scope: config.scope, url: config.url, transformer: config.transformer, version: config.version, enabled: config.enabled, hasSignatureKey: config.signature_key !== null,
+      previousKeyExpiresAt: config.previous_key_expires_at && new Date(config.previous_key_expires_at).toISOString(),
     });
 
     for (const [i, x] of accounts.entries()) {
@@ -350,7 +351,7 @@ test('webhook configuration: each account reads, tests and replaces its own; smu
         assert.equal(await rows(), model, 'a refused PUT changes nothing');
         assert.is((await put('/v3/webhook-config', x, { url, transformer, version: p.version, enabled: p.enabled, signatureKey: newKey })).status, 200);
       } else {
-        assert.equal([replaced.status, replaced.body], [200, { scope: x.role, url, transformer, version: p.version, enabled: p.enabled, hasSignatureKey: true }]);
+        assert.equal([replaced.status, replaced.body], [200, { scope: x.role, url, transformer, version: p.version, enabled: p.enabled, hasSignatureKey: true, previousKeyExpiresAt: null }]);
         assert.not.ok(replaced.text.includes(newKey), 'the key is never echoed');
       }
       const now = await rows();
