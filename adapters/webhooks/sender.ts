@@ -106,6 +106,7 @@ export class UndiciWebhookSender implements WebhookSender {
       'user-agent': 'partner-brand-api-webhooks/1',
       'webhook-id': webhook.eventId,
       'webhook-timestamp': String(timestamp),
+      ...(webhook.test && { 'webhook-test': '1' }),
       ...signatureHeaders(webhook.signatureKeys, webhook.eventId, timestamp, webhook.body),
     };
   }

@@ -94,7 +94,7 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; requests?: 
   },
   'webhookDeliveries-redeliver': { response: { id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', status: 'pending' } },
   'webhookDeliveries-redeliverFailed': { request: { since: '2026-11-23T00:00:00Z' }, response: { count: 12 } },
-  'webhookConfig-test': { request: {}, response: { delivered: true, statusCode: 200, durationMs: 87, error: null } },
+  'webhookConfig-test': { request: { eventType: 'OrderStatusEvent' }, response: { delivered: true, statusCode: 200, durationMs: 87, error: null } },
   'webhookConfig-get': { response: config },
   'webhookConfig-rotateKey': {
     request: { signatureKey: 'a-new-long-random-signing-key', previousKeyValidFor: 86400 },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EXAMPLE_EVENT_TYPES } from '../../domain/example-events.ts';
 import {
   PAYLOAD_VERSIONS, PREVIOUS_KEY_DEFAULT_SECONDS, PREVIOUS_KEY_MAX_SECONDS, SCOPES, SIGNATURE_KEY_MIN_LENGTH, TRANSFORMERS,
 } from '../../domain/webhook-config.ts';
@@ -35,8 +36,11 @@ export const webhookConfig = {
     signatureKey: signatureKey().describe('Your new HMAC key (at least 16 characters). Never shown again.'),
     previousKeyValidFor: previousKeyValidFor(),
   }),
-  // POST /v3/webhook-config/test (CONTRACT §10).
-  endpointTest: z.strictObject({}),
+  // POST /v3/webhook-config/test (CONTRACT §10, §11).
+  endpointTest: z.strictObject({
+    eventType: z.enum(EXAMPLE_EVENT_TYPES).optional()
+      .describe('The type of the example to send, in your configuration\'s transformer and version (WebhookTestEvent by default).'),
+  }),
   endpointTestAnswer: z.object({
     delivered: z.boolean().describe('Whether your endpoint answered 2xx.'),
     statusCode: httpStatus().nullable().describe('Its status; null when no answer came.'),

@@ -48,10 +48,12 @@ export const webhookConfigRouter = router({
     }),
   test: integratorProcedure
     .meta({
-      openapi: { method: 'POST', path: '/v3/webhook-config/test', tags: ['webhooks'], summary: 'Send a test event to your endpoint now',
-        description: 'One signed WebhookTestEvent `{ _eid, _type: "WebhookTestEvent", _v, sentAt }`, sent at once with the headers, '
-          + 'signatures, target rules and timeout of real deliveries (a disabled endpoint is tested too); nothing is stored. '
-          + 'At most 10 a minute per account and per endpoint.',
+      openapi: { method: 'POST', path: '/v3/webhook-config/test', tags: ['webhooks'], summary: 'Send a test or example event to your endpoint now',
+        description: 'One signed event, sent at once with the headers, signatures, target rules and timeout of real deliveries and '
+          + 'the header `webhook-test: 1` (a disabled endpoint is tested too); nothing is stored. By default a WebhookTestEvent '
+          + '`{ _eid, _type: "WebhookTestEvent", _v, sentAt }`; with `eventType`, a complete example of that type in your '
+          + 'configuration\'s transformer and version, every member present, with a fresh `_eid` (the schemas: WebhookTestEvent, '
+          + 'DeliveredEvent). At most 10 a minute per account and per endpoint.',
         successDescription: 'What your endpoint did.' },
       rest: { problems: [403, 404, 429] },
       // The endpoint answers while nothing is held: no transaction across the request it is sent.
@@ -59,5 +61,5 @@ export const webhookConfigRouter = router({
     })
     .input(webhookConfig.endpointTest)
     .output(webhookConfig.endpointTestAnswer)
-    .mutation(({ ctx }) => testWebhookEndpoint(ctx.deps, ctx.principal)),
+    .mutation(({ ctx, input }) => testWebhookEndpoint(ctx.deps, ctx.principal, input.eventType)),
 });
