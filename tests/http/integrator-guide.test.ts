@@ -7,6 +7,7 @@ import http from 'node:http';
 import { allOrders, ApiProblem, commandOutcome, legacyOrders, logIn, order, requestRefreshToken, sendBrandCommand, sendPartnerCommand, type Session } from '../../examples/api-client.ts';
 import { catchUp } from '../../examples/catch-up.ts';
 import { rotateSignatureKey } from '../../examples/rotate-key.ts';
+import { EVENT_TYPES, tryEveryEventType } from '../../examples/example-events.ts';
 import { verifyWebhook } from '../../examples/verify-webhook.ts';
 import { listening, uniqueEmail } from '../support/app.ts';
 import { appWithMailbox, integrator, tokenMailedTo } from '../support/integrators.ts';
@@ -33,7 +34,7 @@ const createJob = async (brandId: string) => (await app.admin.call<{ apiId: stri
 test('docs/integrators.md shows the example files exactly as they are', () => {
   const guide = readFileSync(join(root, 'docs', 'integrators.md'), 'utf8');
   const shown = [...guide.matchAll(/<!-- file: ([\w/.-]+) -->\n```ts\n([\s\S]*?)```/g)];
-  assert.equal(shown.map((m) => m[1]), ['examples/api-client.ts', 'examples/first-steps.ts', 'examples/verify-webhook.ts', 'examples/rotate-key.ts', 'examples/catch-up.ts']);
+  assert.equal(shown.map((m) => m[1]), ['examples/api-client.ts', 'examples/first-steps.ts', 'examples/verify-webhook.ts', 'examples/rotate-key.ts', 'examples/catch-up.ts', 'examples/example-events.ts']);
   for (const [, file, code] of shown) assert.fixture(code!, readFileSync(join(root, file!), 'utf8'), file);
 });
 
@@ -75,6 +76,19 @@ test('rotateSignatureKey: during the window verifyWebhook accepts a delivery wit
   const keyless = await integrator(app, 'brand');
   await configure(keyless.accountId, null);
   await rotateSignatureKey(baseUrl, keyless.accessToken, newKey).then(() => assert.unreachable('rotated without a key'), (error: Error) => assert.match(error.message, /answered 409: .*CONFLICT/));
+});
+
+test('tryEveryEventType: the receiver gets and verifies one example of each type, marked webhook-test: 1; the outcomes say delivered', async () => {
+  const receiver = await startReceiver();
+  const brand = await integrator(app, 'brand');
+  const key = 'guide-examples-key-0123456789';
+  await configure(brand.accountId, receiver.url(`/${brand.accountId}`), key);
+  const outcomes = await tryEveryEventType(baseUrl, brand.accessToken);
+  assert.equal(Object.keys(outcomes), [...EVENT_TYPES]);
+  assert.ok(Object.values(outcomes).every((o) => o.delivered && o.statusCode === 200), JSON.stringify(outcomes));
+  assert.equal(receiver.received.map((r) => [verifyWebhook(r.body, r.headers, key)._type, r.headers['webhook-test']]), EVENT_TYPES.map((t) => [t, '1']));
+  await tryEveryEventType(baseUrl, brand.accessToken); // tests 6 to 10 of the minute
+  await tryEveryEventType(baseUrl, brand.accessToken).then(() => assert.unreachable('more than 10 tests a minute'), (error: Error) => assert.match(error.message, /answered 429/));
 });
 
 test('catchUp after an outage: every event the endpoint missed, in order, then only what is new', async () => {
