@@ -1,6 +1,6 @@
 import { invalid, notFound } from '../errors.ts';
 import type { Deps } from '../ports.ts';
-import { checkSignatureKey, type PayloadVersion, type Scope, type Transformer, WebhookConfig } from '../webhook-config.ts';
+import { type PayloadVersion, type Scope, type Transformer, WebhookConfig } from '../webhook-config.ts';
 
 export interface UpsertWebhookConfigInput {
   accountId: string;
@@ -21,7 +21,6 @@ export async function upsertWebhookConfig(
   const account = await deps.accounts.get(input.accountId);
   if (!account) throw notFound('The account');
   if (account.role !== input.scope) throw invalid('scope', `A ${account.role} account can only have a ${account.role}-scoped configuration.`);
-  if (input.signatureKey) checkSignatureKey(input.signatureKey);
   if (input.url) {
     const reason = await deps.webhookTargets.refusalReason(input.url);
     if (reason) throw invalid('url', reason);
