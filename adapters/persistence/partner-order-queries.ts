@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import type { Job } from '../../domain/job.ts';
 import type { OrderFilter } from '../../domain/orders.ts';
 import type { PartnerOrderQueries } from '../../domain/ports.ts';
@@ -85,33 +86,61 @@ export function countQuery(partnerIds: readonly string[], filter: OrderFilter): 
   return { text: `select count(*)::int as n from jobs where partner_id = any($1::uuid[])${filters(filter, params)}`, values: params };
 }
 
-/** Where a stream stands: the last row it gave, its `updated_at` as the server wrote it (microseconds kept). */
-interface StreamPosition { updatedAt: string; apiId: string }
+/**
+ * Where a stream stands: the last row it gave, its `updated_at` as the server wrote it (microseconds kept), and the
+ * `updated_at` of the first row of the batch that ended there, whose span sizes the next batch's window.
+ */
+interface StreamPosition { updatedAt: string; apiId: string; batchFrom: string }
+
+// Rows after the position, written so that the index range starts at the position: a bare `a < x or (a = x and …)`
+// is only a filter, and each batch rescanned every partner's index from its top (quadratic in the scope).
+const AFTER = `updated_at <= $2::timestamptz and (updated_at < $2::timestamptz or api_id > $3)`;
+
+/** The next `limit` keys after the position, per partner an index range of at most `limit` entries (`bounds` narrows it), merged. */
+function afterKeys(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number, window: boolean) {
+  const params: unknown[] = [partnerIds, after.updatedAt, after.apiId, limit];
+  // The window: as far back from the position as twice the span of the batch before.
+  if (window) params.push(after.batchFrom);
+  const bounds = window ? ` and updated_at >= $2::timestamptz - 2 * ($5::timestamptz - $2::timestamptz)` : '';
+  const where = filters(filter, params);
+  return {
+    params,
+    text: `
+      select ${pageColumns}
+      from (
+        select x.api_id, x.updated_at
+        from unnest($1::uuid[]) as p(partner_id)
+        cross join lateral (
+          select api_id, updated_at from jobs
+          where partner_id = p.partner_id and ${AFTER}${bounds}${where}
+          order by updated_at desc, api_id
+          limit $4
+        ) x
+        order by x.updated_at desc, x.api_id
+        limit $4
+      ) k
+      join jobs j on j.api_id = k.api_id
+      order by k.updated_at desc, k.api_id`,
+  };
+}
 
 /**
  * The next batch of a stream after `after`, in listing order, as `pageQuery` reads its shallow pages: per partner an
- * index range from the position on, merged. One short statement, whatever the size of the scope.
+ * index range from the position on, merged. Each partner reads up to `limit` entries (41 partners: ~20,000 for 500 rows).
  */
-function afterQuery(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number): Query {
-  const params: unknown[] = [partnerIds, after.updatedAt, after.apiId, limit];
-  const where = filters(filter, params);
-  const text = `
-    select ${pageColumns}
-    from (
-      select x.api_id, x.updated_at
-      from unnest($1::uuid[]) as p(partner_id)
-      cross join lateral (
-        select api_id, updated_at from jobs
-        where partner_id = p.partner_id and (updated_at < $2::timestamptz or (updated_at = $2::timestamptz and api_id > $3))${where}
-        order by updated_at desc, api_id
-        limit $4
-      ) x
-      order by x.updated_at desc, x.api_id
-      limit $4
-    ) k
-    join jobs j on j.api_id = k.api_id
-    order by k.updated_at desc, k.api_id`;
+export function afterQuery(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number): Query {
+  const { text, params } = afterKeys(partnerIds, filter, after, limit, false);
   return { name: `jobs-after-${variant(filter)}`, text, values: params };
+}
+
+/**
+ * `afterQuery` bounded by a window of time learned from the batch before: each partner reads only its rows inside the
+ * window (~2 × limit in all at an even rate). When the window holds `limit` rows, they are exactly the next `limit`
+ * (every row after the position and outside the window is older); when it holds fewer, the caller asks `afterQuery`.
+ */
+export function windowQuery(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number): Query {
+  const { text, params } = afterKeys(partnerIds, filter, after, limit, true);
+  return { name: `jobs-window-${variant(filter)}`, text, values: params };
 }
 
 export const rowsToJobs = (rows: JobRow[]) => rows.map(toJob);
@@ -139,15 +168,19 @@ export class SqlPartnerOrderQueries implements PartnerOrderQueries {
     let after: StreamPosition | null = null;
     while (left > 0) {
       const size = Math.min(this.batch, left);
-      const query: Query = after ? afterQuery(partnerIds, filter, after, size) : pageQuery(partnerIds, filter, offset, size);
       // A database away is said as such (a 503 while no byte of the answer is out), however far the stream got.
-      const rows: JobRow[] = await withDriverConnection(this.em, async (client) => (await client.query<JobRow>(query)).rows)
+      const rows: JobRow[] = await withDriverConnection(this.em, (client) => this.next(client, partnerIds, filter, offset, after, size))
         .catch((error: unknown) => { throw unavailableOr(error); });
       if (rows.length > 0) yield rowsToJobs(rows);
       if (rows.length < size) return;
       left -= rows.length;
-      const last = rows.at(-1)!;
-      after = { updatedAt: last.updated_at, apiId: last.api_id };
+      after = { updatedAt: rows.at(-1)!.updated_at, apiId: rows.at(-1)!.api_id, batchFrom: rows[0]!.updated_at };
     }
+  }
+
+  private async next(client: pg.PoolClient, partnerIds: readonly string[], filter: OrderFilter, offset: number, after: StreamPosition | null, size: number) {
+    if (!after) return (await client.query<JobRow>(pageQuery(partnerIds, filter, offset, size))).rows;
+    const rows = (await client.query<JobRow>(windowQuery(partnerIds, filter, after, size))).rows;
+    return rows.length === size ? rows : (await client.query<JobRow>(afterQuery(partnerIds, filter, after, size))).rows;
   }
 }
