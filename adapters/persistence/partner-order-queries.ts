@@ -179,8 +179,18 @@ export class SqlPartnerOrderQueries implements PartnerOrderQueries {
   }
 
   private async next(client: pg.PoolClient, partnerIds: readonly string[], filter: OrderFilter, offset: number, after: StreamPosition | null, size: number) {
-    if (!after) return (await client.query<JobRow>(pageQuery(partnerIds, filter, offset, size))).rows;
-    const rows = (await client.query<JobRow>(windowQuery(partnerIds, filter, after, size))).rows;
-    return rows.length === size ? rows : (await client.query<JobRow>(afterQuery(partnerIds, filter, after, size))).rows;
+    if (!after) return takeRows(await client.query<JobRow>(pageQuery(partnerIds, filter, offset, size)));
+    const rows = takeRows(await client.query<JobRow>(windowQuery(partnerIds, filter, after, size)));
+    return rows.length === size ? rows : takeRows(await client.query<JobRow>(afterQuery(partnerIds, filter, after, size)));
   }
+}
+
+/**
+ * The rows, moved out of the driver's result into an array made now. pg makes a result's array when it sends the
+ * statement; V8 scavenges while the process idles waiting for the answer, so that array is already a survivor when
+ * the rows arrive, is promoted at the next scavenge, and, dead but not yet collected, keeps the whole batch alive
+ * through the one after: every batch went to the old generation (3 MB a scavenge, 326 MB peak RSS for 60k orders).
+ */
+function takeRows(result: pg.QueryResult<JobRow>): JobRow[] {
+  return result.rows.splice(0);
 }
