@@ -96,50 +96,48 @@ interface StreamPosition { updatedAt: string; apiId: string; batchFrom: string }
 // is only a filter, and each batch rescanned every partner's index from its top (quadratic in the scope).
 const AFTER = `updated_at <= $2::timestamptz and (updated_at < $2::timestamptz or api_id > $3)`;
 
-/** The next `limit` keys after the position, per partner an index range of at most `limit` entries (`bounds` narrows it), merged. */
-function afterKeys(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number, window: boolean) {
-  const params: unknown[] = [partnerIds, after.updatedAt, after.apiId, limit];
-  // The window: as far back from the position as twice the span of the batch before.
-  if (window) params.push(after.batchFrom);
-  const bounds = window ? ` and updated_at >= $2::timestamptz - 2 * ($5::timestamptz - $2::timestamptz)` : '';
-  const where = filters(filter, params);
-  return {
-    params,
-    text: `
-      select ${pageColumns}
-      from (
-        select x.api_id, x.updated_at
-        from unnest($1::uuid[]) as p(partner_id)
-        cross join lateral (
-          select api_id, updated_at from jobs
-          where partner_id = p.partner_id and ${AFTER}${bounds}${where}
-          order by updated_at desc, api_id
-          limit $4
-        ) x
-        order by x.updated_at desc, x.api_id
-        limit $4
-      ) k
-      join jobs j on j.api_id = k.api_id
-      order by k.updated_at desc, k.api_id`,
-  };
-}
-
 /**
  * The next batch of a stream after `after`, in listing order, as `pageQuery` reads its shallow pages: per partner an
  * index range from the position on, merged. Each partner reads up to `limit` entries (41 partners: ~20,000 for 500 rows).
  */
 export function afterQuery(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number): Query {
-  const { text, params } = afterKeys(partnerIds, filter, after, limit, false);
+  const params: unknown[] = [partnerIds, after.updatedAt, after.apiId, limit];
+  const where = filters(filter, params);
+  const text = `
+    select ${pageColumns}
+    from (
+      select x.api_id, x.updated_at
+      from unnest($1::uuid[]) as p(partner_id)
+      cross join lateral (
+        select api_id, updated_at from jobs
+        where partner_id = p.partner_id and ${AFTER}${where}
+        order by updated_at desc, api_id
+        limit $4
+      ) x
+      order by x.updated_at desc, x.api_id
+      limit $4
+    ) k
+    join jobs j on j.api_id = k.api_id
+    order by k.updated_at desc, k.api_id`;
   return { name: `jobs-after-${variant(filter)}`, text, values: params };
 }
 
 /**
- * `afterQuery` bounded by a window of time learned from the batch before: each partner reads only its rows inside the
- * window (~2 × limit in all at an even rate). When the window holds `limit` rows, they are exactly the next `limit`
- * (every row after the position and outside the window is older); when it holds fewer, the caller asks `afterQuery`.
+ * The same batch read only within a window of time learned from the batch before: as far back from the position as
+ * twice that batch's span. Each partner's index range is then short (~2 × limit rows in all at an even rate), so the
+ * rows are read whole and sorted, with no per-partner top-k and no second lookup by key. When the window holds
+ * `limit` rows, they are exactly the next `limit` (every row after the position and outside the window is older); when
+ * it holds fewer, the caller asks `afterQuery`.
  */
 export function windowQuery(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number): Query {
-  const { text, params } = afterKeys(partnerIds, filter, after, limit, true);
+  const params: unknown[] = [partnerIds, after.updatedAt, after.apiId, limit, after.batchFrom];
+  const where = filters(filter, params);
+  const text = `
+    select ${COLUMNS} from jobs
+    where partner_id = any($1::uuid[]) and ${AFTER}
+      and updated_at >= $2::timestamptz - 2 * ($5::timestamptz - $2::timestamptz)${where}
+    order by updated_at desc, api_id
+    limit $4`;
   return { name: `jobs-window-${variant(filter)}`, text, values: params };
 }
 
