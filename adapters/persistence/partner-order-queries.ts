@@ -157,23 +157,36 @@ export class SqlPartnerOrderQueries implements PartnerOrderQueries {
   }
 
   /**
-   * Keyset batches, each one short statement on a pooled connection given back before the batch is yielded: however
+   * Keyset batches, each one short statement on a pooled connection given back as soon as it has answered: however
    * slowly the consumer reads, and whether it reads at all, the stream holds no connection while it waits (the
-   * embedded database has one). The first batch skips `offset` as a page would; each next one starts after the last row.
+   * embedded database has one). The first batch skips `offset` as a page would; each next one starts after the last
+   * row, and is asked for as soon as the batch before has arrived, so that the database reads it while that batch is
+   * rendered and written (one statement ahead, then nothing until the consumer asks again).
    */
   async *stream(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number | null): AsyncIterable<Job[]> {
     let left = limit ?? Infinity;
-    let after: StreamPosition | null = null;
-    while (left > 0) {
-      const size = Math.min(this.batch, left);
-      // A database away is said as such (a 503 while no byte of the answer is out), however far the stream got.
-      const rows: JobRow[] = await withDriverConnection(this.em, (client) => this.next(client, partnerIds, filter, offset, after, size))
-        .catch((error: unknown) => { throw unavailableOr(error); });
-      if (rows.length > 0) yield rowsToJobs(rows);
-      if (rows.length < size) return;
+    let size = Math.min(this.batch, left);
+    let pending: Promise<JobRow[]> | null = this.read(partnerIds, filter, offset, null, size);
+    while (pending) {
+      const rows: JobRow[] = await pending;
       left -= rows.length;
-      after = { updatedAt: rows.at(-1)!.updated_at, apiId: rows.at(-1)!.api_id, batchFrom: rows[0]!.updated_at };
+      pending = null;
+      if (rows.length === size && left > 0) {
+        const after = { updatedAt: rows.at(-1)!.updated_at, apiId: rows.at(-1)!.api_id, batchFrom: rows[0]!.updated_at };
+        size = Math.min(this.batch, left);
+        pending = this.read(partnerIds, filter, offset, after, size);
+      }
+      if (rows.length > 0) yield rowsToJobs(rows);
     }
+  }
+
+  /** One batch's statement. A read ahead that fails is thrown when the stream comes to it, not left unhandled. */
+  private read(partnerIds: readonly string[], filter: OrderFilter, offset: number, after: StreamPosition | null, size: number) {
+    // A database away is said as such (a 503 while no byte of the answer is out), however far the stream got.
+    const rows = withDriverConnection(this.em, (client) => this.next(client, partnerIds, filter, offset, after, size))
+      .catch((error: unknown) => { throw unavailableOr(error); });
+    rows.catch(() => {});
+    return rows;
   }
 
   private async next(client: pg.PoolClient, partnerIds: readonly string[], filter: OrderFilter, offset: number, after: StreamPosition | null, size: number) {

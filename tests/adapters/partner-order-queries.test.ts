@@ -137,4 +137,32 @@ test('a stream holds no connection while its consumer waits: a pool of one serve
   }
 });
 
+test('a batch read ahead that fails is thrown when the stream comes to it, never left as an unhandled rejection', async () => {
+  const row = (i: number) => ({
+    api_id: `ra-${i}`, brand_account_id: 'b', partner_id: 'p', name: 'O-1', status: 'open', invoicing_eid: null, eid: null, ext_partner_id: null,
+    customer: null, customer_billing: null, shipping_address: null, products: null, documents: null, order_type: null, project_id: null,
+    project_name: null, appointment_start: null, appointment_end: null, start_timestamp: null, finish_timestamp: null,
+    created_at: '2026-01-01 00:00:00+00', updated_at: `2026-01-01 00:00:0${9 - i}+00`,
+  });
+  const lost = Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+  let statements = 0;
+  const client = { query: async () => (++statements === 1 ? { rows: [row(0), row(1)] } : Promise.reject(lost)) };
+  const em = { getTransactionContext: () => undefined, getKnex: () => ({ client: { acquireConnection: async () => client, releaseConnection: async () => {} } }) };
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const batches = new SqlPartnerOrderQueries(em as never, 2).stream(['p'], { updatedSince: null, active: false }, 0, null)[Symbol.asyncIterator]();
+    assert.equal((await batches.next()).value!.map((j: { apiId: string }) => j.apiId), ['ra-0', 'ra-1']);
+    // The consumer is busy with its batch while the read ahead fails.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.is(statements, 2);
+    assert.equal(unhandled, []);
+    const failure = await batches.next().then(() => null, (error: unknown) => error);
+    assert.ok(failure, 'the next batch fails');
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
+
 test.run();
