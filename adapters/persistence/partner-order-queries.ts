@@ -124,10 +124,11 @@ export function afterQuery(partnerIds: readonly string[], filter: OrderFilter, a
 
 /**
  * The same batch read only within a window of time learned from the batch before: as far back from the position as
- * twice that batch's span. Each partner's index range is then short (~2 × limit rows in all at an even rate), so the
- * rows are read whole and sorted, with no per-partner top-k and no second lookup by key. When the window holds
- * `limit` rows, they are exactly the next `limit` (every row after the position and outside the window is older); when
- * it holds fewer, the caller asks `afterQuery`.
+ * 1.5 times that batch's span (~1.5 × limit rows in all at an even rate; the rate must fall by a third from one batch
+ * to the next for the window to fall short). Each partner's index range is then short, so the rows are read whole and
+ * sorted, with no per-partner top-k and no second lookup by key. When the window holds `limit` rows, they are exactly
+ * the next `limit` (every row after the position and outside the window is older); when it holds fewer, the caller
+ * asks `afterQuery`.
  */
 export function windowQuery(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number): Query {
   const params: unknown[] = [partnerIds, after.updatedAt, after.apiId, limit, after.batchFrom];
@@ -135,7 +136,7 @@ export function windowQuery(partnerIds: readonly string[], filter: OrderFilter, 
   const text = `
     select ${COLUMNS} from jobs
     where partner_id = any($1::uuid[]) and ${AFTER}
-      and updated_at >= $2::timestamptz - 2 * ($5::timestamptz - $2::timestamptz)${where}
+      and updated_at >= $2::timestamptz - 1.5 * ($5::timestamptz - $2::timestamptz)${where}
     order by updated_at desc, api_id
     limit $4`;
   return { name: `jobs-window-${variant(filter)}`, text, values: params };
