@@ -1,4 +1,5 @@
 import type { Role } from './account.ts';
+import type { DisabledReason } from './endpoint-health.ts';
 
 export type Scope = Role;
 export type Transformer = 'default' | 'partner-format';
@@ -23,6 +24,10 @@ export interface WebhookConfigProps {
   version: PayloadVersion;
   signatureKey: string | null;
   enabled: boolean;
+  /** Endpoint health (CONTRACT §11): written by the record of attempts, never by a save (see the repository). */
+  failingSince: Date | null;
+  disabledReason: DisabledReason | null;
+  failureMailedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -39,11 +44,25 @@ export class WebhookConfig {
   version!: PayloadVersion;
   signatureKey!: string | null;
   enabled!: boolean;
+  failingSince!: Date | null;
+  disabledReason!: DisabledReason | null;
+  failureMailedAt!: Date | null;
   createdAt!: Date;
   updatedAt!: Date;
 
   constructor(props: WebhookConfigProps) {
     Object.assign(this, props);
+  }
+
+  /**
+   * Enabled, or disabled by the integrator. A new URL, or enabling again what was disabled, starts its health afresh:
+   * it fails only from its next attempt without a 2xx.
+   */
+  configure(url: string | null, enabled: boolean): void {
+    if (url !== this.url || (enabled && !this.enabled)) this.failingSince = null;
+    this.url = url;
+    this.enabled = enabled;
+    this.disabledReason = enabled ? null : 'integrator';
   }
 
   payloadFormat(): PayloadFormat {
@@ -60,6 +79,8 @@ export class WebhookConfig {
       version: this.version,
       enabled: this.enabled,
       hasSignatureKey: this.signatureKey !== null,
+      failingSince: this.failingSince?.toISOString() ?? null,
+      disabledReason: this.disabledReason,
     };
   }
 }

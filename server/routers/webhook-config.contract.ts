@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DISABLED_REASONS } from '../../domain/endpoint-health.ts';
 import { PAYLOAD_VERSIONS, SCOPES, SIGNATURE_KEY_MIN_LENGTH, TRANSFORMERS } from '../../domain/webhook-config.ts';
 import { wireString } from '../wire-text.ts';
 import { count, exactBoolean, httpStatus } from './shared.contract.ts';
@@ -11,6 +12,10 @@ export const webhookConfig = {
     version: z.enum(PAYLOAD_VERSIONS),
     enabled: z.boolean(),
     hasSignatureKey: z.boolean(),
+    failingSince: z.string().nullable()
+      .describe('Since when your endpoint fails: its first attempt without a 2xx after its last 2xx (or after its URL was set, or it was enabled again); null while it answers 2xx.'),
+    disabledReason: z.enum(DISABLED_REASONS).nullable()
+      .describe('Why it is disabled: `failing` (it failed for WEBHOOK_DISABLE_AFTER, 5 days by default), `integrator` (PUT with `enabled: false`); null while enabled.'),
   }),
   put: z.strictObject({
     url: wireString().max(2000).describe('http(s) URL that receives the events; private addresses are refused.'),

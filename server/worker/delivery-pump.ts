@@ -11,6 +11,7 @@ const STEP_FAILED = {
   record: 'recording delivery attempts failed; trying again',
   'give back': 'giving back claimed deliveries failed; they are sent after their lease',
   send: 'delivery attempt failed; it is sent again after its lease',
+  mail: 'mailing an endpoint\'s contacts about its health failed; its state is stored',
 } as const;
 
 /**
@@ -37,7 +38,7 @@ export function deliveryPump(services: Services, signal: WorkSignal, policy: Omi
           }
         },
         stepFailed: (step, err, about) => {
-          const level = step === 'send' ? 'error' : step === 'give back' ? 'warn' : failureLevel(err);
+          const level = step === 'send' || step === 'mail' ? 'error' : step === 'give back' ? 'warn' : failureLevel(err);
           services.log[level]({ err, ...about }, STEP_FAILED[step]);
         },
       }));

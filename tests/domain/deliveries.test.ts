@@ -46,7 +46,7 @@ test('an endpoint disabled after the event was written gets nothing: the deliver
   const result = await attemptDelivery(deps, claimed!, [1000]);
   assert.equal([result.state, result.attempt.error], [{ status: 'failed' }, 'the endpoint is disabled']);
   assert.equal((deps.webhookSender as ScriptedWebhookSender).sent, []);
-  await recordDeliveries(deps, [result]);
+  await recordDeliveries(deps, [result], 5 * 86_400_000);
   const [logged] = await deps.deliveries.list({ accountId: brand.id, limit: 5 });
   assert.equal([logged!.status, logged!.attempts.length], ['failed', 1]);
 });
@@ -61,7 +61,7 @@ test('after the database failed, a round pauses for its backoff: a wake-up does 
   };
   const waits: string[] = [];
   const failed: string[] = [];
-  await deliverDueEvents(deps, { maxInFlight: 2, attemptMs: 1000, leaseMs: 2000, scheduleMs: [1000], idleMs: 1000 }, {
+  await deliverDueEvents(deps, { maxInFlight: 2, attemptMs: 1000, leaseMs: 2000, scheduleMs: [1000], idleMs: 1000, disableAfterMs: 5 * 86_400_000 }, {
     // A wake-up pending all along: a wait for work ends at once, and the backoff would be skipped if it were one.
     waitForWork: async (ms) => { waits.push(`work ${ms}`); },
     pause: async (ms) => { waits.push(`pause ${ms}; claims so far ${claims}`); },
@@ -83,7 +83,7 @@ test('a send that fails is reported with its delivery\'s id', async () => {
   const failure = new Error('the sender broke');
   deps.webhookSender.send = async () => { throw failure; };
   const reports: unknown[] = [];
-  await deliverDueEvents(deps, { maxInFlight: 2, attemptMs: 1000, leaseMs: 2000, scheduleMs: [1000], idleMs: 1000 }, {
+  await deliverDueEvents(deps, { maxInFlight: 2, attemptMs: 1000, leaseMs: 2000, scheduleMs: [1000], idleMs: 1000, disableAfterMs: 5 * 86_400_000 }, {
     waitForWork: async () => {}, pause: async () => {}, stopping: () => false, attempted: () => {},
     stepFailed: (step, error, about) => { reports.push({ step, error, about }); },
   });
