@@ -324,9 +324,8 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
   async get(deliveryId: string, endpointId?: string): Promise<DeliveryDetail | null> {
     const d = this.rows.find((x) => x.id === deliveryId && (!endpointId || x.event.endpointId === endpointId));
     if (!d) return null;
-    const [view] = await this.list({ limit: 1, before: { createdAt: new Date(d.createdAt.getTime() + 1), seq: d.seq + 1 }, endpointId: d.event.endpointId! });
     return {
-      ...view!, endpointId: d.event.endpointId!, payload: JSON.stringify(d.event.payload),
+      ...this.view(d), endpointId: d.event.endpointId!, payload: JSON.stringify(d.event.payload),
       attempts: d.tries.map(({ exchange, ...t }) => ({ ...t, request: exchange ? structuredClone(exchange.request) : null, response: exchange?.response ? structuredClone(exchange.response) : null })),
     };
   }
@@ -349,11 +348,14 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
       .filter((d) => (!filter.accountId || d.event.accountId === filter.accountId) && (!filter.endpointId || d.event.endpointId === filter.endpointId) && (!filter.status || d.status === filter.status))
       .filter((d) => !before || d.createdAt < before.createdAt || (d.createdAt.getTime() === before.createdAt.getTime() && d.seq < before.seq))
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.seq - a.seq).slice(0, filter.limit)
-      .map((d) => ({
-        id: d.id, seq: d.seq, eventId: d.event.id, eventType: d.event.type, accountId: d.event.accountId, scope: d.event.scope,
-        url: this.configs.byId(d.event.endpointId!)?.url ?? null, status: d.status, attempts: d.tries.map(({ exchange: _, ...t }) => ({ ...t })),
-        createdAt: d.createdAt, nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt : null,
-      }));
+      .map((d) => this.view(d));
+  }
+  private view(d: DeliveryRow): DeliveryView {
+    return {
+      id: d.id, seq: d.seq, eventId: d.event.id, eventType: d.event.type, accountId: d.event.accountId, scope: d.event.scope,
+      url: this.configs.byId(d.event.endpointId!)?.url ?? null, status: d.status, attempts: d.tries.map(({ exchange: _, ...t }) => ({ ...t })),
+      createdAt: d.createdAt, nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt : null,
+    };
   }
   async purgeBefore(before: Date, limit: number) {
     const old = this.rows.filter((d) => d.createdAt < before && d.status !== 'pending').slice(0, limit);
