@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { uniqueEmail } from '../support/app.ts';
+import { ADMIN_TOKEN, uniqueEmail } from '../support/app.ts';
 import { appWithMailbox, integrator, refreshTokenFor } from '../support/integrators.ts';
 import { startReceiver } from '../support/receiver.ts';
 
@@ -46,6 +46,15 @@ async function accessToken(email: string) {
   const res = await app.http.post('/v3/auth/access-token').set(bearer(refresh)).send({});
   assert.is(res.status, 200);
   return res.body.access_token as string;
+}
+
+/** A gauge's value from GET /metrics, read afresh (the queue gauges are read at most every 2 s). */
+async function gauge(series: string) {
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  const res = await app.http.get('/metrics').set('authorization', `Bearer ${ADMIN_TOKEN}`);
+  const line = res.text.split('\n').find((l) => l.startsWith(`${series} `));
+  assert.ok(line, `${series} is reported`);
+  return Number(line.slice(series.length + 1));
 }
 
 const config = async (email: string) => {
@@ -107,6 +116,7 @@ test('failing from the first failed attempt; warned once a day; disabled after W
   assert.ok(mails.every((m) => m.subject === `Webhook endpoint disabled: ${receiver.url()}` && m.text.includes('Failed deliveries: 3.')
     && m.text.includes('PUT /v3/webhook-config') && m.text.includes(failingSince)), mails[0]!.text);
   assert.equal(await config(brand.email).then((c) => [c.enabled, c.disabledReason, c.failingSince]), [false, 'failing', failingSince]);
+  assert.ok(await gauge('webhook_endpoints_disabled{reason="failing"}') >= 1);
 
   // Disabled: no delivery is made, and the feed goes on.
   const requests = receiver.received.length;
@@ -139,6 +149,7 @@ test('a 2xx ends the failing state; PUT with enabled false is the integrator\'s,
   await app.admin.call('jobs.create', { brandAccountId: brand.accountId });
   const [first] = await deliveriesOnce(brand.accountId, ([d]) => d?.attempts.length === 1, 'the first attempt');
   assert.is((await config(brand.email)).failingSince, first!.attempts[0]!.at);
+  assert.ok(await gauge('webhook_endpoints_failing') >= 1);
   answer = 200;
   await advance(HOUR);
   await deliveriesOnce(brand.accountId, ([d]) => d?.status === 'delivered', 'the retry delivered');
@@ -146,6 +157,7 @@ test('a 2xx ends the failing state; PUT with enabled false is the integrator\'s,
 
   const off = await put({ enabled: false });
   assert.equal([off.body.enabled, off.body.disabledReason], [false, 'integrator']);
+  assert.ok(await gauge('webhook_endpoints_disabled{reason="integrator"}') >= 1);
   assert.equal([(await put({})).body.enabled, (await config(brand.email)).disabledReason], [true, null]);
 });
 
