@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { loadConfig } from '../../server/config.ts';
 import { ADMIN_TOKEN, uniqueEmail } from '../support/app.ts';
 import { appWithMailbox, integrator, refreshTokenFor } from '../support/integrators.ts';
 import { startReceiver } from '../support/receiver.ts';
@@ -18,6 +19,13 @@ test.before(async () => {
 test.after(() => app.worker.stop());
 
 const HOUR = 3600;
+
+test('WEBHOOK_DISABLE_AFTER: 5 days unless set, a duration with a unit up to days, anything else refused by name', () => {
+  assert.is(loadConfig({}).webhookDisableAfterMs, 5 * 86_400_000);
+  assert.is(loadConfig({ WEBHOOK_DISABLE_AFTER: '36h' }).webhookDisableAfterMs, 36 * 3_600_000);
+  assert.throws(() => loadConfig({ WEBHOOK_DISABLE_AFTER: 'soon' }), /WEBHOOK_DISABLE_AFTER: must be a duration such as 5d/);
+  assert.throws(() => loadConfig({ WEBHOOK_DISABLE_AFTER: '0d' }), /WEBHOOK_DISABLE_AFTER/);
+});
 const advance = (seconds: number) => app.admin.call('testClock.advance', { seconds });
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
