@@ -35,7 +35,7 @@ export const webhookDeliveries = {
     items: z.array(listed),
     next: z.string().nullable().describe('Pass as `before` for older deliveries; null on the last page.'),
   }),
-  delivery: z.strictObject({ id: reference().meta({ description: 'The delivery\'s id, from GET /v3/webhook-deliveries.', examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'] }) }),
+  delivery: z.object({ id: reference().meta({ description: 'The delivery\'s id, from GET /v3/webhook-deliveries.', examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'] }) }),
   deliveryAnswer: listed.extend({
     payload: z.string().describe('The exact JSON text that was sent (and signed), as a string.'),
     attempts: z.array(attempt.extend({

@@ -31,7 +31,7 @@ export const webhookDeliveriesRouter = router({
         description: 'The delivery as listed, with the exact payload sent and, on each try, the request\'s URL and headers (signatures '
           + 'included) and the answer\'s headers and first 4096 bytes. Another endpoint\'s delivery is 404.',
         successDescription: 'The delivery in full.' },
-      rest: { problems: [403, 404] },
+      rest: { problems: [400, 403, 404] },
     })
     .input(webhookDeliveries.delivery)
     .output(webhookDeliveries.deliveryAnswer)

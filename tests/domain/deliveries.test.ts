@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stateAfter } from '../../domain/delivery.ts';
 import { createAccount } from '../../domain/use-cases/create-account.ts';
+import { createContact } from '../../domain/use-cases/create-contact.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { attemptDelivery, claimDueDeliveries, deliverDueEvents, recordDeliveries } from '../../domain/use-cases/deliver-events.ts';
@@ -88,6 +89,33 @@ test('a send that fails is reported with its delivery\'s id', async () => {
     stepFailed: (step, error, about) => { reports.push({ step, error, about }); },
   });
   assert.equal(reports, [{ step: 'send', error: failure, about: { deliveries: 1, deliveryId: pending!.id } }]);
+});
+
+test('a mail that cannot be sent is reported, the other contacts are mailed, and the endpoint\'s state stands', async () => {
+  const deps = fakeDeps();
+  const brand = await createAccount(deps, { name: 'Brand', role: 'brand' });
+  for (const [email, apiAccess] of [['broken@example.com', true], ['fine@example.com', true], ['none@example.com', false]] as const) {
+    await createContact(deps, { accountId: brand.id, email, apiAccess });
+  }
+  await upsertWebhookConfig(deps, { accountId: brand.id, scope: 'brand', url: 'https://b.example.com/1', transformer: 'default', version: '1.3.0' });
+  await createJob(deps, { brandAccountId: brand.id });
+  deps.webhookSender = new ScriptedWebhookSender(deps.clock, () => 500);
+  const refusal = new Error('the SMTP server refused');
+  const mailed: string[] = [];
+  deps.mailer.send = async (message) => {
+    if (message.to === 'broken@example.com') throw refusal;
+    mailed.push(`${message.to}: ${message.subject}`);
+  };
+  const reports: unknown[] = [];
+  await deliverDueEvents(deps, { maxInFlight: 2, attemptMs: 1000, leaseMs: 2000, scheduleMs: [], idleMs: 1000, disableAfterMs: 0 }, {
+    waitForWork: async () => {}, pause: async () => {}, stopping: () => false, attempted: () => {},
+    stepFailed: (step, error, about) => { reports.push({ step, error, about }); },
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(mailed, ['fine@example.com: Webhook endpoint disabled: https://b.example.com/1']);
+  assert.equal(reports, [{ step: 'mail', error: refusal, about: { deliveries: 1 } }]);
+  const config = await deps.webhookConfigs.find(brand.id, 'brand');
+  assert.equal([config!.enabled, config!.disabledReason, config!.failingSince], [false, 'failing', deps.clock.now()]);
 });
 
 test.run();
