@@ -68,6 +68,7 @@ test('webhook configuration: scope follows the role; an absent key is kept, null
   assert.is(second.signatureKey, 'a-very-secret-key-123');
   assert.is(second.url, 'https://hooks.example.com/a');
   assert.is(second.enabled, true);
+  assert.is(second.disabledReason, null, 'enabled again: no reason to be disabled');
   const third = await upsertWebhookConfig(deps, { accountId: partner.id, scope: 'partner', transformer: 'partner-format', version: '1.3.0', signatureKey: null, url: null });
   assert.is(third.signatureKey, null);
   assert.is(third.url, null);
