@@ -39,8 +39,8 @@ const RECORD = `
   ended as (select endpoint_id, count(*)::int as n from updated where status = 'failed' group by endpoint_id),
   locked as (
     select w.id, w.account_id, w.url, w.enabled, w.failing_since, w.failure_mailed_at from webhook_configs w
-    where w.id in (select endpoint_id from sent where not ok union select endpoint_id from ended)
-       or (w.failing_since is not null and w.id in (select endpoint_id from sent))
+    where w.id in (select endpoint_id from sent union select endpoint_id from ended)
+      and (w.failing_since is not null or w.id in (select endpoint_id from sent where not ok union select endpoint_id from ended))
     order by w.id for update),
   answered as (
     select l.*, coalesce(e.n, 0) as ended_failed, (select max(s.at) from sent s where s.endpoint_id = l.id and s.ok) as last_ok

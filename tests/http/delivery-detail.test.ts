@@ -23,9 +23,13 @@ test.after(() => app.worker.stop());
 
 const LONG = 'x'.repeat(5000);
 
+/** Headers as the receivers below got them, by path. */
+const arrived = new Map<string, Record<string, string | string[] | undefined>>();
+
 /** A receiver: `/long` answers 500 with 5000 bytes, `/silent` never answers, anything else 200 with a short body. */
 async function receiver() {
   const server = createServer((req, res) => {
+    arrived.set(req.url!, req.headers);
     req.resume();
     req.on('end', () => {
       if (req.url === '/silent') return; // no answer: the sender times out
@@ -70,6 +74,8 @@ test('the stored request verifies against the stored payload with the endpoint\'
 
   const { url, headers } = attempt.request;
   assert.is(url, `${base}/ok`);
+  const got = arrived.get('/ok')!;
+  for (const [name, value] of Object.entries(headers as Record<string, string>)) assert.is(got[name], value, `${name} as the receiver got it`);
   assert.equal([headers['content-type'], headers['webhook-id']], ['application/json', listed.eventId]);
   // Verified as a receiver's library does it, and by hand: HMAC-SHA256 over id.timestamp.payload with the key's bytes.
   assert.equal(new Webhook(key).verify(payload, headers), JSON.parse(payload));
