@@ -34,6 +34,8 @@ export interface DeliveryRoundPorts {
   stopping(): boolean;
   /** Each finished attempt, as it finishes (metrics, the log). */
   attempted(delivery: ClaimedDelivery, result: DeliveryResult): void;
+  /** What a record decided about an endpoint's health (the log), once it has committed and before it is mailed. */
+  noticed(notice: EndpointNotice): void;
   /**
    * A step that failed (the database away, most likely): the round goes on; nothing is lost (leases run out). `about`
    * counts the deliveries concerned, and names the one when it is one (a send, a result recorded alone).
@@ -102,6 +104,8 @@ class DeliveryRound {
   /** Results of a batch the store refused, recorded one by one. */
   private readonly oneByOne: DeliveryResult[] = [];
   private recording: Promise<void> | null = null;
+  /** Mails being sent about endpoints' health: a round ends (and a stopping process waits) once they are out. */
+  private mailing = 0;
   /** The last claim found less than it asked for: nothing more is due until a wake-up, a retry or an outcome. */
   private drained = false;
   private watching = false;
@@ -166,10 +170,7 @@ class DeliveryRound {
     const results = this.oneByOne.length > 0 ? this.oneByOne.splice(0, 1) : this.finished.splice(0);
     this.recording = recordDeliveries(this.deps, results, this.policy.disableAfterMs)
       .then((notices) => {
-        // Committed: the mails go out beside the round, which does not wait for them.
-        if (notices.length > 0) {
-          void mailEndpointNotices(this.deps, notices, (error, notice) => this.ports.stepFailed('mail', error, { deliveries: notice.failedDeliveries }));
-        }
+        if (notices.length > 0) this.mail(notices);
         this.drained = false; // an outcome releases the next delivery of its order: look again at once, not at the next poll
         for (const { state, attempt } of results) {
           if (state.status === 'pending') this.soonestRetry = Math.min(this.soonestRetry, state.nextAttemptAt.getTime() - attempt.at.getTime());
@@ -186,6 +187,14 @@ class DeliveryRound {
         } // else that one is given up: sent again after its lease.
       })
       .finally(() => { this.recording = null; this.nudge(); });
+  }
+
+  /** Committed: the mails go out beside the sends, which do not wait for them. */
+  private mail(notices: readonly EndpointNotice[]) {
+    for (const notice of notices) this.ports.noticed(notice);
+    this.mailing++;
+    void mailEndpointNotices(this.deps, notices, (error, notice) => this.ports.stepFailed('mail', error, { deliveries: notice.failedDeliveries }))
+      .finally(() => { this.mailing--; this.nudge(); });
   }
 
   private mayClaim() {
@@ -211,7 +220,7 @@ class DeliveryRound {
 
   private idle() {
     return this.inFlight === 0 && this.claimedNotSent.length === 0 && this.finished.length === 0 && this.oneByOne.length === 0 && !this.recording
-      && (this.drained || this.ports.stopping());
+      && this.mailing === 0 && (this.drained || this.ports.stopping());
   }
 
   /** New work is announced by a wake-up; due retries and expired leases are found by looking again now and then. */

@@ -67,7 +67,7 @@ test('after the database failed, a round pauses for its backoff: a wake-up does 
     waitForWork: async (ms) => { waits.push(`work ${ms}`); },
     pause: async (ms) => { waits.push(`pause ${ms}; claims so far ${claims}`); },
     stopping: () => false,
-    attempted: () => {},
+    attempted: () => {}, noticed: () => {},
     stepFailed: (step) => { failed.push(step); },
   });
   assert.equal(failed, ['claim']);
@@ -85,7 +85,7 @@ test('a send that fails is reported with its delivery\'s id', async () => {
   deps.webhookSender.send = async () => { throw failure; };
   const reports: unknown[] = [];
   await deliverDueEvents(deps, { maxInFlight: 2, attemptMs: 1000, leaseMs: 2000, scheduleMs: [1000], idleMs: 1000, disableAfterMs: 5 * 86_400_000 }, {
-    waitForWork: async () => {}, pause: async () => {}, stopping: () => false, attempted: () => {},
+    waitForWork: async () => {}, pause: async () => {}, stopping: () => false, attempted: () => {}, noticed: () => {},
     stepFailed: (step, error, about) => { reports.push({ step, error, about }); },
   });
   assert.equal(reports, [{ step: 'send', error: failure, about: { deliveries: 1, deliveryId: pending!.id } }]);
@@ -107,11 +107,14 @@ test('a mail that cannot be sent is reported, the other contacts are mailed, and
     mailed.push(`${message.to}: ${message.subject}`);
   };
   const reports: unknown[] = [];
+  const noticed: string[] = [];
   await deliverDueEvents(deps, { maxInFlight: 2, attemptMs: 1000, leaseMs: 2000, scheduleMs: [], idleMs: 1000, disableAfterMs: 0 }, {
     waitForWork: async () => {}, pause: async () => {}, stopping: () => false, attempted: () => {},
+    noticed: (notice) => { noticed.push(`${notice.kind} ${notice.url} ${notice.failedDeliveries}`); },
     stepFailed: (step, error, about) => { reports.push({ step, error, about }); },
   });
-  await new Promise((resolve) => setImmediate(resolve));
+  // The round ends once its mails are out.
+  assert.equal(noticed, ['disabled https://b.example.com/1 1']);
   assert.equal(mailed, ['fine@example.com: Webhook endpoint disabled: https://b.example.com/1']);
   assert.equal(reports, [{ step: 'mail', error: refusal, about: { deliveries: 1 } }]);
   const config = await deps.webhookConfigs.find(brand.id, 'brand');
