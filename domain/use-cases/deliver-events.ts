@@ -2,6 +2,7 @@ import { isSuccess, stateAfter, type ClaimedDelivery, type DeliveryResult } from
 import { isUnavailable } from '../errors.ts';
 import type { EndpointNotice } from '../endpoint-health.ts';
 import type { Deps } from '../ports.ts';
+import { keysInForce } from '../webhook-config.ts';
 import { mailEndpointNotices } from './mail-endpoint-notices.ts';
 
 export type DeliveryDeps = Pick<Deps, 'deliveries' | 'webhookSender' | 'clock' | 'ids' | 'contacts' | 'mailer'>;
@@ -51,7 +52,7 @@ export function claimDueDeliveries(deps: Pick<Deps, 'deliveries' | 'clock' | 'id
 
 /**
  * One durable attempt of a claimed delivery, outside any transaction: sent to the endpoint's current URL with its
- * current key, and judged by its outcome. An endpoint disabled, or left without a URL, since the event was
+ * current keys, and judged by its outcome. An endpoint disabled, or left without a URL, since the event was
  * written gets nothing: the delivery fails at once, and may be sent again (redelivered) once the endpoint is back.
  */
 export async function attemptDelivery(deps: Pick<Deps, 'webhookSender' | 'clock'>, claimed: ClaimedDelivery, scheduleMs: readonly number[]): Promise<DeliveryResult> {
@@ -63,7 +64,8 @@ export async function attemptDelivery(deps: Pick<Deps, 'webhookSender' | 'clock'
       state: { status: 'failed' },
     };
   }
-  const { exchange, ...attempt } = await deps.webhookSender.send({ url: endpoint.url, eventId: claimed.eventId, body: claimed.body, signatureKey: endpoint.signatureKey });
+  const signatureKeys = keysInForce(endpoint, deps.clock.now());
+  const { exchange, ...attempt } = await deps.webhookSender.send({ url: endpoint.url, eventId: claimed.eventId, body: claimed.body, signatureKeys });
   return {
     deliveryId: claimed.id, claimToken: claimed.claimToken, attempt, exchange,
     state: stateAfter(claimed.attempts + 1, isSuccess(attempt.statusCode), scheduleMs, deps.clock.now()),

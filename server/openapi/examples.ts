@@ -27,8 +27,10 @@ const yourOrderId = {
   _v: '1.0.0', _cid: 'your-id-demo-job-04-0001', _type: 'SetJobYourOrderId', _metadata: { 'ext-ticket': 'T-1043' },
   jobApiId: 'demo-job-04', yourOrderID: 'INST-4711',
 };
-const config = { scope: 'partner', url: 'https://hooks.example.com/partner', transformer: 'partner-format', version: '1.3.0', enabled: true, hasSignatureKey: true };
-const health = { failingSince: '2026-11-23T09:30:00.012Z', disabledReason: null };
+const config = {
+  scope: 'partner', url: 'https://hooks.example.com/partner', transformer: 'partner-format', version: '1.3.0', enabled: true, hasSignatureKey: true,
+  previousKeyExpiresAt: null, failingSince: null, disabledReason: null,
+};
 
 const command = (type: string, cid: string, fields: Record<string, unknown>) =>
   ({ _v: '1.0.0', _cid: cid, _type: type, _metadata: { 'ext-ticket': 'T-2001' }, ...fields });
@@ -95,7 +97,7 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; requests?: 
   },
   'webhookDeliveries-redeliver': { response: { id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', status: 'pending' } },
   'webhookDeliveries-redeliverFailed': { request: { since: '2026-11-23T00:00:00Z' }, response: { count: 12 } },
-  'webhookConfig-test': { request: {}, response: { delivered: true, statusCode: 200, durationMs: 87, error: null } },
+  'webhookConfig-test': { request: { eventType: 'OrderStatusEvent' }, response: { delivered: true, statusCode: 200, durationMs: 87, error: null } },
   'webhookDeliveries-get': {
     response: {
       id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', eventId: '5b2e8f1a-9c4d-4e7b-8a16-3f0d2c9e7b41', eventType: 'OrderStatusEvent',
@@ -115,9 +117,13 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; requests?: 
       }],
     },
   },
-  'webhookConfig-get': { response: { ...config, ...health } },
+  'webhookConfig-get': { response: { ...config, failingSince: '2026-11-23T09:30:00.012Z' } },
+  'webhookConfig-rotateKey': {
+    request: { signatureKey: 'a-new-long-random-signing-key', previousKeyValidFor: 86400 },
+    response: { ...config, previousKeyExpiresAt: '2026-11-24T09:30:00.000Z' },
+  },
   'webhookConfig-put': {
     request: { url: config.url, transformer: config.transformer, version: config.version, enabled: true, signatureKey: 'a-long-random-signing-key' },
-    response: { ...config, failingSince: null, disabledReason: null },
+    response: config,
   },
 };
