@@ -59,7 +59,7 @@ export function metricsRoute(services: Services) {
         .send(JSON.stringify(problem('UNAUTHORIZED', 401, 'A valid admin token is required.', { requestId: String(req.id ?? res.getHeader('x-request-id') ?? '') })));
       return;
     }
-    res.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics());
+    res.type(services.metrics.registry.contentType).send(await services.scrapeMetrics());
   });
   return routes;
 }

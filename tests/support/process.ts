@@ -12,7 +12,10 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `server/main.ts` the way `npm start` does, with exactly these settings. */
+/**
+ * Starts `server/main.ts` the way `npm start` does, with exactly these settings; as one process on PostgreSQL too,
+ * unless they set WEB_CONCURRENCY (tests/process/cluster.test.ts).
+ */
 export const startService = (env: Record<string, string>) => startScript('server/main.ts', env);
 
 /**
@@ -24,7 +27,7 @@ export function startScript(script: string, env: Record<string, string>, options
   const [command, argv] = options.cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', String(options.cpu), process.execPath, ...args]];
   const child = spawn(command, argv, {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', WEB_CONCURRENCY: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
