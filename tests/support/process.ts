@@ -19,11 +19,11 @@ export interface ServiceProcess {
 export const startService = (env: Record<string, string>) => startScript('server/main.ts', env);
 
 /**
- * Starts a TypeScript entry point that logs `{"port":N,"role":…}` once it listens; optionally pinned to one
- * CPU (benchmarks). Only the last 256 KiB of its output are kept.
+ * Starts a TypeScript entry point (under tsx; `javascript`: a JavaScript one, as is) that logs `{"port":N,"role":…}` once
+ * it listens; optionally pinned to one CPU (benchmarks). Only the last 256 KiB of its output are kept.
  */
-export function startScript(script: string, env: Record<string, string>, options: { cpu?: number; nodeArgs?: string[] } = {}): ServiceProcess {
-  const args = [...(options.nodeArgs ?? []), '--import', 'tsx', script];
+export function startScript(script: string, env: Record<string, string>, options: { cpu?: number; nodeArgs?: string[]; javascript?: boolean } = {}): ServiceProcess {
+  const args = [...(options.nodeArgs ?? []), ...(options.javascript ? [] : ['--import', 'tsx']), script];
   const [command, argv] = options.cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', String(options.cpu), process.execPath, ...args]];
   const child = spawn(command, argv, {
     cwd: root,
