@@ -19,7 +19,7 @@ const KILL_AFTER_MS = 20_000;
 /**
  * The primary of a cluster (node:cluster): it serves no request and opens no database. It binds the port first (a port
  * in use stops the start at once, before any process claims work), forks the API processes and the worker, hands the
- * port to the API processes once one is built (each joins it only when it can serve), replaces a process that dies,
+ * port to the API processes once all are built (each joins it only when it can serve), replaces a process that dies,
  * relays SIGTERM and SIGINT as one stop to each, adds up every process's metrics for whichever API process is
  * scraped, and exits 1 if a process did not drain.
  */
@@ -38,7 +38,7 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
   const execArgv = entry.endsWith('.ts') && !process.execArgv.join(' ').includes('tsx') ? [...process.execArgv, '--import', 'tsx'] : process.execArgv;
   cluster.setupPrimary({ exec: fileURLToPath(entry), execArgv });
 
-  const members = new Map<Member, { role: Role; built: boolean; listening: boolean }>();
+  const members = new Map<Member, { role: Role; built: boolean; asked: boolean; listening: boolean }>();
   const restarts = restartPolicy();
   const pendingForks = new Set<NodeJS.Timeout>();
   let handOver: Promise<void> | null = null;
@@ -51,7 +51,7 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
   function fork(role: Role) {
     // The demo data is loaded by the worker alone: API processes loading it at once would collide.
     const member = cluster.fork({ SERVICE_ROLE: role, PORT: String(port), ...(role === 'api' && { SEED_DEMO: '0' }) });
-    members.set(member, { role, built: false, listening: false });
+    members.set(member, { role, built: false, asked: false, listening: false });
     member.on('message', (message: unknown) => {
       if (!isMemberMessage(message)) return;
       const state = members.get(member);
@@ -59,7 +59,7 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
       switch (message.pbi) {
         case 'built':
           state.built = true;
-          if (role === 'api') void letListen(member);
+          void letListen();
           noteReady();
           break;
         case 'listening': state.listening = true; noteReady(); break;
@@ -70,16 +70,24 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
     member.on('exit', (code, signal) => exited(member, code, signal));
   }
 
-  /** The starting answers end when the first API process is built; then the API processes bind the port in turn. */
-  async function letListen(member: Member) {
-    handOver ??= new Promise<void>((resolve) => {
-      const server = starting!.server;
-      starting = null;
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+  /**
+   * The starting answers end once every process of the start is built, and the API processes join the port together:
+   * so that the first 200 comes from a whole cluster (its metrics, its worker), never from one process while others
+   * still answer 503. A replacement joins once it is built.
+   */
+  async function letListen() {
+    if (!handOver) {
+      const all = [...members.values()];
+      if (all.length < processes || !all.every((m) => m.built)) return;
+      handOver = new Promise<void>((resolve) => {
+        const server = starting!.server;
+        starting = null;
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    }
     await handOver;
-    send(member, { pbi: 'listen' });
+    for (const [member, state] of members) if (state.role === 'api' && state.built && !state.asked) { state.asked = true; send(member, { pbi: 'listen' }); }
   }
 
   function noteReady() {

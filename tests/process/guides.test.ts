@@ -134,7 +134,8 @@ const expectations: Record<string, Expectation> = {
     },
   },
   'health-and-shutdown': {
-    shows: ['{"status":"ok"}', '{"status":"ready"}', '"msg":"shutting down: no new connections, finishing requests under way"', '"msg":"stopped"'],
+    shows: ['{"status":"ok"}', '{"status":"ready"}', '"msg":"stopped"',
+      server ? '"msg":"shutting down: every process drains"' : '"msg":"shutting down: no new connections, finishing requests under way"'],
   },
   'shared-limits': { shows: [/^\d+: 200\n\d+: 200\n\d+: 429$/m] },
   metrics: {
