@@ -168,7 +168,7 @@ count SQL (imported from the adapter), the same renderer and bytes.
 |---|---:|---:|---:|---:|---:|---:|
 ${rows.join('\n')}
 
-Legacy listing \`GET /v3/partner-orders\` of the whole scope (streamed from a cursor in batches of 500; the first byte carries \`[\` and the first rows), one client:
+Legacy listing \`GET /v3/partner-orders\` of the whole scope (the service streams keyset batches of 500, each a short statement that holds no connection while the client reads; the bare peer holds one connection and reads a server-side cursor 500 rows at a time; the first byte carries \`[\` and the first rows), one client:
 
 | target | first byte s (warm) | last byte s (warm) | last byte s (first request) | peak RSS MB | body MB |
 |---|---:|---:|---:|---:|---:|

@@ -6,8 +6,9 @@ import { legacyStreamRouter } from '../routers/partner-orders.ts';
 import type { Services } from '../services.ts';
 
 /**
- * GET /v3/partner-orders streamed: `[`, then each batch of rendered orders as the database cursor yields
- * it, then `]`, honouring backpressure, so that memory stays flat however large the scope. It calls the
+ * GET /v3/partner-orders streamed: `[`, then each batch of rendered orders as the repository's keyset reads
+ * yield it (each a short statement; no connection held between them), then `]`, honouring backpressure, so
+ * that memory stays flat however large the scope. It calls the
  * listing's procedure (same guard, input and errors as the documented one), whose answer is the batches;
  * every refusal comes before the first byte, while it can still be a proper problem answer.
  */
