@@ -59,6 +59,8 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
       switch (message.pbi) {
         case 'built':
           state.built = true;
+          // A stop sent while it was still loading its code may have come before it listened for one.
+          if (stopping) { send(member, { pbi: 'stop' }); break; }
           void letListen();
           noteReady();
           break;
