@@ -74,9 +74,9 @@ test('two API processes and the worker start under one primary; the ready line c
   port = ready.port as number;
   assert.is(ready.processes, 3);
   assert.is(ready.databaseConnections, 15);
-  const pids = apiPids();
-  assert.is(new Set(pids).size, 2, 'two API processes listen');
-  assert.ok(lines().some((l) => l.msg === 'worker started' && typeof l.pid === 'number'), 'the worker process started its work');
+  // Each process writes its own lines: they may come out just after the primary's.
+  const pids = await eventually('two API processes listening', () => (new Set(apiPids()).size === 2 ? apiPids() : undefined), 5000);
+  await eventually('the worker process started its work', () => lines().find((l) => l.msg === 'worker started' && typeof l.pid === 'number'), 5000);
   const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(service.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
   assert.is(children.length, 3, 'the primary has three processes');
   for (const pid of pids) assert.ok(children.includes(pid));
@@ -157,6 +157,27 @@ test('SIGTERM: API processes serve on through SHUTDOWN_DELAY_MS (not ready), all
     (select count(*)::int from commands where status = 'running') as commands,
     (select count(*)::int from deliveries where status = 'pending' and lease_until > now()) as deliveries`);
   assert.equal(claimed, { commands: 0, deliveries: 0 }, 'nothing is left claimed');
+});
+
+test('a role that dies 5 times within a minute is given up: everything stops, exit code 1, one line says why', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const crashing = startService({ DATABASE_URL: databaseUrl(), WEB_CONCURRENCY: '2', DATA_DIR: dataDir, JWT_SECRET: 'cluster-test-secret-0123456789-0123456789' });
+  try {
+    const workers = () => crashing.output().split('\n').filter((l) => l.includes('"msg":"worker started"')).map((l) => Number(/"pid":(\d+)/.exec(l)![1]));
+    for (let death = 1; death <= 5; death++) {
+      const deadline = Date.now() + 60_000;
+      while (workers().length < death) {
+        assert.ok(Date.now() < deadline && crashing.child.exitCode === null, `worker ${death} did not start:\n${crashing.output().slice(-3000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      process.kill(workers()[death - 1]!, 'SIGKILL');
+    }
+    assert.is(await crashing.exited, 1);
+    assert.match(crashing.output(), /"msg":"the worker process died 5 times within a minute; stopping \(the lines above say why\)"/);
+    assert.is(crashing.output().split('\n').filter((l) => l.includes('"msg":"worker started"')).length, 5, 'no sixth worker');
+  } finally {
+    await crashing.stop('SIGKILL');
+  }
 });
 
 test('a port in use stops a cluster start at once, with the one line, before any process is forked', async () => {
