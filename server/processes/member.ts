@@ -13,7 +13,7 @@ const SCRAPE_TIMEOUT_MS = 5000;
 /**
  * A process the primary forked (server/processes/primary.ts): an API process (SERVICE_ROLE=api), which joins the
  * shared port once its app is built, or the worker (SERVICE_ROLE=worker), which serves no port. It stops when the
- * primary says so, or when the primary is gone.
+ * primary says so; should the primary die, node:cluster ends it at once (its claims are taken up after their leases).
  */
 export async function serveAsMember(config: Config, log: Logger, refuse: Refuse) {
   const tell = (message: MemberMessage) => process.send?.(message);
@@ -49,8 +49,6 @@ export async function serveAsMember(config: Config, log: Logger, refuse: Refuse)
       case 'scraped': scrapes.get(message.id)?.(message.text); break;
     }
   });
-  // The primary gone (killed), nobody would stop this process: it drains now.
-  process.on('disconnect', () => void stop());
 
   const scrapeMetrics = () => new Promise<string>((resolve, reject) => {
     const id = ++scrapeIds;
