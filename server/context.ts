@@ -11,7 +11,10 @@ export interface Context {
   requestId: string;
   log: Logger;
   services: Services;
-  /** The request's one unit of work: authentication, the signature check and the use case share it. */
+  /**
+   * The request's one unit of work: authentication, the signature check and the use case share it (over /trpc, each
+   * call of a batch takes one of its own: server/trpc.ts). It forks, and begins, only when first used.
+   */
   unit: UnitOfWork;
   authorization: string | undefined;
   /** The exact request bytes, for signatures (REST, and partner commands over /trpc). */

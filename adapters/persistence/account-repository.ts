@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../../domain/account.ts';
 import type { AccountRepository, PartnerFamily } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
+import type { FamilyMemo } from './family-memo.ts';
 import { toConfig, type ConfigRow } from './rows.ts';
 import { isStoredId } from './stored-ids.ts';
 
@@ -20,22 +21,10 @@ interface FamilyRow {
 }
 
 export class MikroOrmAccountRepository implements AccountRepository {
-  /**
-   * Families as first read in this unit of work (a request's): its authentication, signature check and use case ask
-   * for the caller's family in turn, and get it from one read, as the EntityManager's identity map gives entities.
-   */
-  private readonly families = new Map<string, Promise<PartnerFamily | null>>();
-
-  constructor(private readonly em: EntityManager) {}
+  constructor(private readonly em: EntityManager, private readonly families: FamilyMemo) {}
   async get(id: string) { return isStoredId(id) ? this.em.findOne(Account, { id }) : null; }
   partnerFamily(accountId: string): Promise<PartnerFamily | null> {
-    let family = this.families.get(accountId);
-    if (!family) {
-      family = this.readFamily(accountId);
-      this.families.set(accountId, family);
-      family.catch(() => this.families.delete(accountId));
-    }
-    return family;
+    return this.families.get(accountId, (id) => this.readFamily(id));
   }
   private async readFamily(accountId: string): Promise<PartnerFamily | null> {
     if (!isStoredId(accountId)) return null;
@@ -52,7 +41,7 @@ export class MikroOrmAccountRepository implements AccountRepository {
     });
   }
   async save(account: Account) {
-    this.families.clear();
+    this.families.forget();
     this.em.persist(account);
   }
 }

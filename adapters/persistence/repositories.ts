@@ -11,6 +11,7 @@ import { MikroOrmContactRepository } from './contact-repository.ts';
 import { SqlDeliveryQueue } from './delivery-queue.ts';
 import { SqlEventFeed } from './event-feed.ts';
 import { SqlEventOutbox } from './event-outbox.ts';
+import { FamilyMemo } from './family-memo.ts';
 import { MikroOrmInvoiceRepository } from './invoice-repository.ts';
 import { SqlJobRepository } from './job-repository.ts';
 import { MikroOrmOrderMappingRepository } from './order-mapping-repository.ts';
@@ -37,11 +38,13 @@ export class UnitRepositories implements Repositories {
   private queue?: CommandQueue;
   private deliveryQueue?: DeliveryQueue;
 
+  private readonly families = new FamilyMemo();
+
   constructor(private readonly em: EntityManager, private readonly notices: WorkNotices) {}
 
-  get accounts() { return (this.accountRepository ??= new MikroOrmAccountRepository(this.em)); }
+  get accounts() { return (this.accountRepository ??= new MikroOrmAccountRepository(this.em, this.families)); }
   get contacts() { return (this.contactRepository ??= new MikroOrmContactRepository(this.em)); }
-  get webhookConfigs() { return (this.configRepository ??= new SqlWebhookConfigRepository(this.em)); }
+  get webhookConfigs() { return (this.configRepository ??= new SqlWebhookConfigRepository(this.em, this.families)); }
   get jobs() { return (this.jobRepository ??= new SqlJobRepository(this.em)); }
   get partnerOrders() { return (this.orderQueries ??= new SqlPartnerOrderQueries(this.em)); }
   get invoices() { return (this.invoiceRepository ??= new MikroOrmInvoiceRepository(this.em)); }

@@ -2,6 +2,7 @@ import { UniqueConstraintViolationException, type EntityManager, type MikroORM }
 import { DomainError } from '../../domain/errors.ts';
 import type { BackgroundWork, Repositories } from '../../domain/ports.ts';
 import { UnitRepositories } from './repositories.ts';
+import { gate } from './statement-gate.ts';
 import { unavailableOr } from './unavailable.ts';
 import { WorkNotices } from './wake-ups/notices.ts';
 
@@ -11,25 +12,54 @@ export interface UnitOfWorkOptions {
 }
 
 /**
- * One unit of work, as MikroORM's RequestContext has it: one EntityManager, forked when the unit first touches the
- * database, and the repositories on it, each built when first used. Everything a request does runs on it: the checks
+ * One unit of work, as MikroORM's RequestContext has it: one EntityManager, forked when a repository is first asked
+ * for, and the repositories on it, each built when first used. Everything a request does runs on it: the checks
  * before its use case as single statements, the use case in one transaction on the same EntityManager (`transaction`)
  * or as statements of their own (`statements`, for work whose one write is one atomic statement). `deps` is the
- * repositories with the process's services beside them.
+ * repositories with the process's services beside them. A transaction begins on the first call of a repository's
+ * method, so work that never reaches the database (refused by its input, or with nothing to store) sends nothing. A
+ * unit whose work failed is spent (see `spend`).
  */
-export class MikroOrmUnitOfWork<S extends object> {
+class MikroOrmUnitOfWork<S extends object> {
   private fork: EntityManager | undefined;
   private made: UnitRepositories | undefined;
   private readonly notices = new WorkNotices();
-  readonly deps: Repositories & S;
+  /** Why the unit is spent: its work failed, and what it held is gone. */
+  private failed: { cause: unknown } | undefined;
+  /** A transaction's work is under way: `begun` is its BEGIN once a repository's method has been called. */
+  private inTransaction = false;
+  private begun: Promise<void> | undefined;
+  private readonly gated = new Map<keyof Repositories, object>();
+  private unitDeps: (Repositories & S) | undefined;
 
-  constructor(private readonly orm: MikroORM, Deps: DepsType<S>, private readonly options: UnitOfWorkOptions = {}) {
-    this.deps = new Deps(() => this.repositories);
+  constructor(private readonly orm: MikroORM, private readonly services: S, private readonly options: UnitOfWorkOptions = {}) {}
+
+  /** Made when first asked for: a unit that is never used (a /trpc context's, before its calls take their own) costs nothing. */
+  get deps(): Repositories & S {
+    this.refuseIfSpent();
+    return (this.unitDeps ??= makeDeps(this.services, (name) => this.repository(name)));
   }
 
-  private get repositories(): UnitRepositories {
+  /** The unit's EntityManager and repositories, made on first use. */
+  private open(): UnitRepositories {
+    this.refuseIfSpent();
     this.fork ??= this.orm.em.fork();
     return (this.made ??= new UnitRepositories(this.fork, this.notices));
+  }
+
+  /** A repository as the unit's work gets it: each of its methods first begins the transaction under way, if any. */
+  private repository<K extends keyof Repositories>(name: K): Repositories[K] {
+    const repository = this.open()[name];
+    let gated = this.gated.get(name);
+    if (!gated) this.gated.set(name, (gated = gate(repository, () => this.beforeStatement())));
+    return gated as Repositories[K];
+  }
+
+  /** Resolves once a statement may be sent: at once outside a transaction, else after its BEGIN. */
+  private beforeStatement(): Promise<void> | undefined {
+    this.refuseIfSpent();
+    if (!this.inTransaction) return undefined;
+    return (this.begun ??= this.fork!.begin().catch((error: unknown) => { throw unavailableOr(error); }));
   }
 
   /**
@@ -37,39 +67,60 @@ export class MikroOrmUnitOfWork<S extends object> {
    * index is the backstop for the domain's checks: its violation is a CONFLICT, never a driver error.
    */
   async transaction<T>(work: (deps: Repositories & S) => Promise<T>): Promise<T> {
-    const repositories = this.repositories;
-    const em = this.fork!;
+    const deps = this.deps;
+    this.inTransaction = true;
     try {
-      await em.begin();
-    } catch (error) {
-      throw unavailableOr(error);
-    }
-    try {
-      const value = await work(this.deps);
-      await repositories.workDone();
-      await em.commit();
-      this.announce();
+      const value = await work(deps);
+      if (this.begun) {
+        await this.begun;
+        await this.made!.workDone();
+        await this.fork!.commit();
+        this.announce();
+      } // else the work sent nothing: nothing to commit
       return value;
     } catch (error) {
-      if (em.isInTransaction()) await em.rollback().catch(() => { /* the connection is gone: so is its transaction */ });
-      repositories.discardPending();
+      // A BEGIN still on its way would open a transaction after the rollback: wait for it first.
+      await this.begun?.catch(() => {});
+      const em = this.fork;
+      if (em?.isInTransaction()) await em.rollback().catch(() => { /* the connection is gone: so is its transaction */ });
       this.notices.kinds.clear();
-      throw failureOf(error);
+      throw this.spend(error);
+    } finally {
+      this.inTransaction = false;
+      this.begun = undefined;
+      // A commit or rollback that failed half-way leaves the context behind: nothing may run on it again.
+      this.fork?.resetTransactionContext();
     }
   }
 
   /** Runs work as statements that commit each on its own (reads, and writes of one atomic statement). */
   async statements<T>(work: (deps: Repositories & S) => Promise<T>): Promise<T> {
+    this.refuseIfSpent();
     try {
       const value = await work(this.deps);
       await this.made?.workDone();
       return value;
     } catch (error) {
-      throw failureOf(error);
+      throw this.spend(error);
     } finally {
       // Each statement committed on its own: what was created stands even when a later one failed.
       this.announce();
     }
+  }
+
+  /**
+   * After a failure the unit is spent: what it had left to write is dropped and its EntityManager forgets every
+   * entity it held (changed ones included), so that nothing of the failed work can be flushed by a later one.
+   */
+  private spend(error: unknown): unknown {
+    this.made?.discardPending();
+    this.fork?.clear();
+    this.failed = { cause: error };
+    return failureOf(error);
+  }
+
+  private refuseIfSpent(): void {
+    if (this.failed) throw new Error('This unit of work is spent: its work failed. Take a new unit for more work.', this.failed);
   }
 
   private announce() {
@@ -79,26 +130,22 @@ export class MikroOrmUnitOfWork<S extends object> {
   }
 }
 
-type DepsType<S extends object> = new (repositories: () => UnitRepositories) => Repositories & S;
-
 /**
- * The type of a unit's dependencies, made once per process: the process's services as they are, and each repository
- * taken from the unit when first used (a request that only counts its caller against the limiter builds none). All
- * are the object's own, so that `{ ...deps, ids }` hands on everything (spreading builds every repository).
+ * A unit's dependencies: the process's services as they are, and each repository taken from the unit when first used (a
+ * request that only counts its caller against the limiter builds none). All are the object's own, so that
+ * `{ ...deps, ids }` hands on everything (spreading builds every repository).
  */
-function depsType<S extends object>(services: S): DepsType<S> {
-  return function UnitDeps(this: Record<string, unknown>, repositories: () => UnitRepositories) {
-    Object.assign(this, services);
-    for (const name of REPOSITORY_NAMES) {
-      Object.defineProperty(this, name, { get: () => repositories()[name], enumerable: true, configurable: true });
-    }
-  } as unknown as DepsType<S>;
+function makeDeps<S extends object>(services: S, repository: <K extends keyof Repositories>(name: K) => Repositories[K]): Repositories & S {
+  const deps = { ...services };
+  for (const name of REPOSITORY_NAMES) {
+    Object.defineProperty(deps, name, { get: () => repository(name), enumerable: true, configurable: true });
+  }
+  return deps as Repositories & S;
 }
 
 /** Makes units of work on one ORM, each handing its work the process's `services` beside its repositories. */
 export function unitsOfWork<S extends object>(orm: MikroORM, services: S, options: UnitOfWorkOptions = {}) {
-  const Deps = depsType(services);
-  return () => new MikroOrmUnitOfWork(orm, Deps, options);
+  return () => new MikroOrmUnitOfWork(orm, services, options);
 }
 
 const REPOSITORY_NAMES: readonly (keyof Repositories)[] = [

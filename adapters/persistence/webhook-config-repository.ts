@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WebhookConfigRepository } from '../../domain/ports.ts';
 import { WebhookConfig, type Scope } from '../../domain/webhook-config.ts';
 import { withDriverConnection } from './driver.ts';
+import type { FamilyMemo } from './family-memo.ts';
 import { CONFIG_COLUMNS, configValues, toConfig, type ConfigRow } from './rows.ts';
 import { isStoredId } from './stored-ids.ts';
 
@@ -11,7 +12,7 @@ import { isStoredId } from './stored-ids.ts';
  */
 export class SqlWebhookConfigRepository implements WebhookConfigRepository {
   private readonly seen = new Map<string, Promise<WebhookConfig | null>>();
-  constructor(private readonly em: EntityManager) {}
+  constructor(private readonly em: EntityManager, private readonly families: FamilyMemo) {}
 
   find(accountId: string, scope: Scope): Promise<WebhookConfig | null> {
     const key = `${accountId}/${scope}`;
@@ -34,6 +35,7 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
   /** Inserts or replaces the account's configuration of that scope, in the unit of work at once. */
   async save(config: WebhookConfig): Promise<void> {
     this.seen.delete(`${config.accountId}/${config.scope}`);
+    this.families.forget();
     await withDriverConnection(this.em, (client) => client.query({
       name: 'webhook-config-save',
       text: `insert into webhook_configs (${CONFIG_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)

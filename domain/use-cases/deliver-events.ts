@@ -24,12 +24,17 @@ export interface DeliveryPolicy {
 export interface DeliveryRoundPorts {
   /** Resolves once deliveries are announced (committed somewhere), after `ms` at the latest, or at once when stopping. */
   waitForWork(ms: number): Promise<void>;
+  /** Resolves after `ms`, or at once when stopping; an announcement does not cut it short (a backoff). */
+  pause(ms: number): Promise<void>;
   /** Whether the process is stopping: the round gives back what it holds unsent and ends. */
   stopping(): boolean;
   /** Each finished attempt, as it finishes (metrics, the log). */
   attempted(delivery: ClaimedDelivery, result: DeliveryResult): void;
-  /** A step that failed (the database away, most likely): the round goes on; nothing is lost (leases run out). */
-  stepFailed(step: 'claim' | 'record' | 'give back' | 'send', error: unknown, deliveries: number): void;
+  /**
+   * A step that failed (the database away, most likely): the round goes on; nothing is lost (leases run out). `about`
+   * counts the deliveries concerned, and names the one when it is one (a send, a result recorded alone).
+   */
+  stepFailed(step: 'claim' | 'record' | 'give back' | 'send', error: unknown, about: { deliveries: number; deliveryId?: string }): void;
 }
 
 /** The sender's next batch: due deliveries nobody holds, each claimed for `leaseMs` from now. */
@@ -69,6 +74,10 @@ export function recordDeliveries(deps: Pick<Deps, 'deliveries' | 'clock'>, resul
 export function deliverDueEvents(deps: DeliveryDeps, policy: DeliveryPolicy, ports: DeliveryRoundPorts): Promise<void> {
   return new DeliveryRound(deps, policy, ports).run();
 }
+
+/** The deliveries a failed step concerned, as its report gives them. */
+const about = (deliveries: readonly { id: string }[]) =>
+  (deliveries.length === 1 ? { deliveries: 1, deliveryId: deliveries[0]!.id } : { deliveries: deliveries.length });
 
 /** How often a round looks for more while sends are under way (a wake-up comes sooner). */
 const REFILL_MS = 50;
@@ -125,7 +134,7 @@ class DeliveryRound {
       else unsent.push(next);
     }
     if (unsent.length === 0) return false;
-    await this.deps.deliveries.release(unsent).catch((error: unknown) => this.ports.stepFailed('give back', error, unsent.length));
+    await this.deps.deliveries.release(unsent).catch((error: unknown) => this.ports.stepFailed('give back', error, about(unsent)));
     return true;
   }
 
@@ -137,7 +146,7 @@ class DeliveryRound {
         this.ports.attempted(delivery, result);
       })
       // Unrecorded, it is sent again after its lease: at least once.
-      .catch((error: unknown) => this.ports.stepFailed('send', error, 1))
+      .catch((error: unknown) => this.ports.stepFailed('send', error, about([delivery])))
       .finally(() => { this.inFlight--; this.nudge(); });
   }
 
@@ -153,10 +162,10 @@ class DeliveryRound {
         }
       }, async (error: unknown) => {
         // Unrecorded deliveries are sent again after their lease: at least once, even when the database stays away.
-        this.ports.stepFailed('record', error, results.length);
+        this.ports.stepFailed('record', error, about(results.map((r) => ({ id: r.deliveryId }))));
         if (isUnavailable(error)) {
           if (!this.ports.stopping()) this.finished.unshift(...results);
-          await this.ports.waitForWork(DATABASE_BACKOFF_MS);
+          await this.ports.pause(DATABASE_BACKOFF_MS);
         } else if (results.length > 1) {
           // A result the store refuses must not hold the others back: they are recorded one by one next.
           this.oneByOne.push(...results);
@@ -181,8 +190,8 @@ class DeliveryRound {
       this.drained = claimed.length < room;
       this.claimedNotSent.push(...claimed);
     } catch (error) {
-      this.ports.stepFailed('claim', error, 0);
-      await this.ports.waitForWork(DATABASE_BACKOFF_MS);
+      this.ports.stepFailed('claim', error, about([]));
+      await this.ports.pause(DATABASE_BACKOFF_MS);
     }
   }
 

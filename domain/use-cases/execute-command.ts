@@ -5,8 +5,8 @@ import { DomainError, isUnavailable } from '../errors.ts';
 import type { Deps } from '../ports.ts';
 import { receiverOf } from '../receivers.ts';
 
-/** Runs work in a unit of work of its own: it commits whole, or not at all. */
-export type UnitOfWork = <T>(work: (deps: Deps) => Promise<T>) => Promise<T>;
+/** Runs work in a new unit of work, in one transaction: it commits whole, or not at all. */
+export type RunInUnit = <T>(work: (deps: Deps) => Promise<T>) => Promise<T>;
 
 export interface ExecutionPolicy {
   /** Executions an unexpected failure may take before the command ends as INTERNAL_ERROR. */
@@ -30,7 +30,7 @@ class ClaimLost extends Error {}
  * CommandErrorEvent. An unexpected failure gives the command back to be tried again later, until the last attempt,
  * after which it ends as INTERNAL_ERROR, without the failure's text.
  */
-export async function executeCommand(transact: UnitOfWork, claimed: ClaimedCommand, policy: ExecutionPolicy): Promise<Execution> {
+export async function executeCommand(transact: RunInUnit, claimed: ClaimedCommand, policy: ExecutionPolicy): Promise<Execution> {
   const command = claimed.body as BrandCommand;
   try {
     await transact(async (deps) => {
@@ -65,7 +65,7 @@ export async function executeCommand(transact: UnitOfWork, claimed: ClaimedComma
  * recorded, retried or fenced exactly as when it runs alone, and the others succeed as they would have.
  */
 export async function executeCommands(
-  transact: UnitOfWork,
+  transact: RunInUnit,
   batch: readonly ClaimedCommand[],
   policy: ExecutionPolicy,
   hooks: BatchHooks = {},
@@ -120,7 +120,7 @@ export interface BatchHooks {
   batchUndone?(error: unknown): void;
 }
 
-async function record(transact: UnitOfWork, claimed: ClaimedCommand, command: BrandCommand, error: CommandError): Promise<Execution> {
+async function record(transact: RunInUnit, claimed: ClaimedCommand, command: BrandCommand, error: CommandError): Promise<Execution> {
   try {
     await transact((deps) => finish(deps, claimed, command, { status: 'failed', error }));
     return { outcome: 'failed' };

@@ -13,6 +13,12 @@ export interface FeedCursor {
   createdAt: Date;
 }
 
+/** What a read tells the process it runs in. */
+export interface FeedReadPorts {
+  /** The positioning round before the read failed: the read goes on with what earlier rounds positioned. */
+  sequencingFailed(error: unknown): void;
+}
+
 export interface FeedPage {
   items: Record<string, unknown>[];
   /** Where to go on from: the last item's cursor, else the one given (null when the feed was read from the start). */
@@ -23,7 +29,8 @@ export interface FeedPage {
  * GET /v3/events: the events of the caller's endpoint after `after`, oldest first, each exactly as delivered.
  * Events committed but not positioned yet are positioned first (the feed commits that round before it answers; a round
  * another process is running positions them instead), so that a reader sees what committed before it asked; the page
- * is read after that, never from positions that could still be rolled back.
+ * is read after that, never from positions that could still be rolled back. That round is a courtesy: when it fails,
+ * the failure is told to `ports` and the page is read all the same (the worker's sequencer positions the rest).
  * A cursor is GONE once it is older than the retention window (CONTRACT §10), decided from its own time on the clock,
  * whether or not the purge has got that far; or once the purge has deleted an event after it.
  */
@@ -31,6 +38,7 @@ export async function readEventFeed(
   deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'eventFeed' | 'clock'>,
   principal: Principal,
   input: { after: FeedCursor | null; limit?: number; retentionDays: number },
+  ports: FeedReadPorts,
 ): Promise<FeedPage> {
   const limit = Math.min(input.limit ?? FEED_LIMIT.default, FEED_LIMIT.max);
   const gone = () => new DomainError('GONE', `Events are kept ${input.retentionDays} days, and what follows this cursor is past them: start again without "after".`);
@@ -42,7 +50,11 @@ export async function readEventFeed(
     // also works on its own process's clock and EVENT_RETENTION_DAYS, which may run ahead of this one's.
     if (input.after.position < (await deps.eventFeed.purgedThrough(endpoint.id))) throw gone();
   }
-  await deps.eventFeed.sequence(SEQUENCE_ON_READ);
+  try {
+    await deps.eventFeed.sequence(SEQUENCE_ON_READ);
+  } catch (error) {
+    ports.sequencingFailed(error);
+  }
   const entries = await deps.eventFeed.page(endpoint.id, input.after?.position ?? 0, limit);
   const last = entries.at(-1);
   return { items: entries.map((e) => e.payload), next: last ? { position: last.position, createdAt: last.createdAt } : input.after };

@@ -25,6 +25,7 @@ export function deliveryPump(services: Services, signal: WorkSignal, policy: Omi
     async runOnce({ stopping }) {
       await services.unitOfWork().statements((deps) => deliverDueEvents(deps, { ...policy, idleMs: idleDelayMs }, {
         waitForWork: (ms) => signal.wait('deliveries', ms),
+        pause: (ms) => signal.wait(undefined, ms),
         stopping,
         attempted: (delivery, { state, attempt }) => {
           services.metrics.deliveries.inc({ outcome: state.status === 'pending' ? 'retry_scheduled' : state.status });
@@ -32,9 +33,9 @@ export function deliveryPump(services: Services, signal: WorkSignal, policy: Omi
             services.metrics.deliveryLag.observe((attempt.at.getTime() + attempt.durationMs - delivery.createdAt.getTime()) / 1000);
           }
         },
-        stepFailed: (step, err, deliveries) => {
+        stepFailed: (step, err, about) => {
           const level = step === 'send' ? 'error' : step === 'give back' ? 'warn' : failureLevel(err);
-          services.log[level]({ err, deliveries }, STEP_FAILED[step]);
+          services.log[level]({ err, ...about }, STEP_FAILED[step]);
         },
       }));
       return false;

@@ -1,12 +1,15 @@
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
-import { repositoryContract, type Run } from '../contracts/repositories.ts';
+import { queueContract } from '../contracts/queues.ts';
+import { repositoryContract } from '../contracts/repositories.ts';
+import type { Run } from '../contracts/samples.ts';
 import { inMemoryRepositories } from '../fakes.ts';
 import { sharedDatabase } from '../support/shared.ts';
 
-repositoryContract('in-memory', async () => {
-  const repositories = inMemoryRepositories();
-  const run: Run = (work) => work(repositories);
-  return run;
-});
-
-repositoryContract('mikro-orm', async () => mikroOrmTransact((await sharedDatabase()).orm));
+for (const contract of [repositoryContract, queueContract]) {
+  contract('in-memory', async () => {
+    const repositories = inMemoryRepositories();
+    const run: Run = (work) => work(repositories);
+    return run;
+  });
+  contract('mikro-orm', async () => mikroOrmTransact((await sharedDatabase()).orm));
+}

@@ -6,7 +6,7 @@ import { Account } from '../../domain/account.ts';
 import { Contact } from '../../domain/contact.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { OutboxEvent } from '../../domain/event.ts';
-import { job as sampleJob } from '../contracts/repositories.ts';
+import { job as sampleJob } from '../contracts/samples.ts';
 import { sharedDatabase } from '../support/shared.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
 
@@ -77,6 +77,31 @@ test('a unit\'s deps hand on everything when spread: the services, and every rep
   const account = brand();
   await unit.transaction(async (deps) => { await ({ ...deps }).accounts.save(account); });
   assert.ok(await unitsOfWork((await sharedDatabase()).orm, {})().statements((deps) => deps.accounts.get(account.id)), 'saved through the spread deps');
+});
+
+test('a unit whose work failed is spent: using it again throws, and what it changed is seen by no later unit', async () => {
+  const units = unitsOfWork((await sharedDatabase()).orm, {});
+  const account = brand();
+  await units().transaction((deps) => deps.accounts.save(account));
+  for (const mode of ['transaction', 'statements'] as const) {
+    const unit = units();
+    const failure = new Error(`the work failed in ${mode}`);
+    const error = await unit[mode](async (deps) => {
+      const mine = (await deps.accounts.get(account.id))!;
+      mine.name = 'changed by failed work';
+      await deps.accounts.save(mine);
+      throw failure;
+    }).catch((e: unknown) => e);
+    assert.is(error, failure);
+    for (const reuse of [() => unit.transaction((deps) => deps.accounts.get(account.id)), () => unit.statements((deps) => deps.accounts.get(account.id))]) {
+      const refused = await reuse().then(() => null, (e: unknown) => e);
+      assert.instance(refused, Error, `${mode}: a spent unit refuses more work`);
+      assert.match((refused as Error).message, /spent/);
+      assert.is((refused as Error).cause, failure, 'and names the failure that spent it');
+    }
+    assert.throws(() => unit.deps, /spent/);
+    assert.is((await units().statements((deps) => deps.accounts.get(account.id)))!.name, account.name, `${mode}: a later unit reads what is stored`);
+  }
 });
 
 test.run();

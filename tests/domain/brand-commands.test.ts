@@ -9,7 +9,7 @@ import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
 import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { createInvoice } from '../../domain/use-cases/create-invoice.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
-import { executeCommand, executeCommands, type UnitOfWork } from '../../domain/use-cases/execute-command.ts';
+import { executeCommand, executeCommands, type RunInUnit } from '../../domain/use-cases/execute-command.ts';
 import { pollCommandResult } from '../../domain/use-cases/poll-command-result.ts';
 import { purgeCommandResults } from '../../domain/use-cases/purge-command-results.ts';
 import { upsertOrderMapping } from '../../domain/use-cases/upsert-order-mapping.ts';
@@ -151,7 +151,7 @@ test('CreateOrderFromMapping: all or nothing, orders in input order, MAPPING_NOT
 });
 
 /** Runs work directly on the fakes: no rollback here, which the executor's story does not need for these cases. */
-const direct = (deps: FakeDeps): UnitOfWork => (work) => work(deps);
+const direct = (deps: FakeDeps): RunInUnit => (work) => work(deps);
 const principal = (accountId: string) => ({ accountId, contactId: 'c', role: 'brand' as const });
 
 test('the executor: accepted → run once → result polled; a failure becomes a CommandErrorEvent; replays run nothing', async () => {

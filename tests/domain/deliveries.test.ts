@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import { stateAfter } from '../../domain/delivery.ts';
 import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
-import { attemptDelivery, claimDueDeliveries, recordDeliveries } from '../../domain/use-cases/deliver-events.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { attemptDelivery, claimDueDeliveries, deliverDueEvents, recordDeliveries } from '../../domain/use-cases/deliver-events.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
 import { fakeDeps, ScriptedWebhookSender } from '../fakes.ts';
 
@@ -48,6 +49,45 @@ test('an endpoint disabled after the event was written gets nothing: the deliver
   await recordDeliveries(deps, [result]);
   const [logged] = await deps.deliveries.list({ accountId: brand.id, limit: 5 });
   assert.equal([logged!.status, logged!.attempts.length], ['failed', 1]);
+});
+
+test('after the database failed, a round pauses for its backoff: a wake-up does not cut it short', async () => {
+  const deps = fakeDeps();
+  const claimDue = deps.deliveries.claimDue.bind(deps.deliveries);
+  let claims = 0;
+  deps.deliveries.claimDue = async (...args) => {
+    if (++claims === 1) throw new DomainError('UNAVAILABLE', 'the database is away');
+    return claimDue(...args);
+  };
+  const waits: string[] = [];
+  const failed: string[] = [];
+  await deliverDueEvents(deps, { maxInFlight: 2, attemptMs: 1000, leaseMs: 2000, scheduleMs: [1000], idleMs: 1000 }, {
+    // A wake-up pending all along: a wait for work ends at once, and the backoff would be skipped if it were one.
+    waitForWork: async (ms) => { waits.push(`work ${ms}`); },
+    pause: async (ms) => { waits.push(`pause ${ms}; claims so far ${claims}`); },
+    stopping: () => false,
+    attempted: () => {},
+    stepFailed: (step) => { failed.push(step); },
+  });
+  assert.equal(failed, ['claim']);
+  assert.equal(waits, ['pause 1000; claims so far 1'], 'the backoff is a pause, and the next claim comes after it');
+  assert.is(claims, 2);
+});
+
+test('a send that fails is reported with its delivery\'s id', async () => {
+  const deps = fakeDeps();
+  const brand = await createAccount(deps, { name: 'Brand', role: 'brand' });
+  await upsertWebhookConfig(deps, { accountId: brand.id, scope: 'brand', url: 'https://b.example.com/1', transformer: 'default', version: '1.3.0' });
+  await createJob(deps, { brandAccountId: brand.id });
+  const [pending] = deps.deliveries.rows;
+  const failure = new Error('the sender broke');
+  deps.webhookSender.send = async () => { throw failure; };
+  const reports: unknown[] = [];
+  await deliverDueEvents(deps, { maxInFlight: 2, attemptMs: 1000, leaseMs: 2000, scheduleMs: [1000], idleMs: 1000 }, {
+    waitForWork: async () => {}, pause: async () => {}, stopping: () => false, attempted: () => {},
+    stepFailed: (step, error, about) => { reports.push({ step, error, about }); },
+  });
+  assert.equal(reports, [{ step: 'send', error: failure, about: { deliveries: 1, deliveryId: pending!.id } }]);
 });
 
 test.run();

@@ -11,6 +11,8 @@ import { fakeDeps, ScriptedWebhookSender } from '../fakes.ts';
 import { rejectsWith } from './helpers.ts';
 
 const test = suite('integrator self-service on the pure domain');
+/** A feed read whose positioning round must not fail. */
+const strict = { sequencingFailed: (error: unknown) => { throw error; } };
 const principal = (accountId: string, role: 'brand' | 'partner'): Principal => ({ contactId: 'c', accountId, role });
 const brandConfig = (accountId: string, url?: string) =>
   ({ accountId, scope: 'brand' as const, transformer: 'default' as const, version: '1.1.0' as const, ...(url && { url, signatureKey: 'key-0123456789abcdef' }) });
@@ -18,29 +20,44 @@ const brandConfig = (accountId: string, url?: string) =>
 test('the feed: the endpoint\'s events in order, limit capped at 500; GONE past the retention window, or once an event after the cursor was purged', async () => {
   const deps = fakeDeps();
   const brand = await createAccount(deps, { name: 'B', role: 'brand' });
-  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: null, retentionDays: 30 }), 'NOT_FOUND');
+  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: null, retentionDays: 30 }, strict), 'NOT_FOUND');
   await upsertWebhookConfig(deps, brandConfig(brand.id));
   await createJob(deps, { brandAccountId: brand.id });
   await createJob(deps, { brandAccountId: brand.id });
-  const page = await readEventFeed(deps, principal(brand.id, 'brand'), { after: null, limit: 1, retentionDays: 30 });
+  const page = await readEventFeed(deps, principal(brand.id, 'brand'), { after: null, limit: 1, retentionDays: 30 }, strict);
   assert.is(page.items.length, 1);
   assert.is(page.items[0]!._v, '1.1.0');
-  const rest = await readEventFeed(deps, principal(brand.id, 'brand'), { after: page.next, limit: 10_000, retentionDays: 30 });
+  const rest = await readEventFeed(deps, principal(brand.id, 'brand'), { after: page.next, limit: 10_000, retentionDays: 30 }, strict);
   assert.equal(rest.items.map((e) => e._eid), [deps.events.stored[1]!.id]);
-  const empty = await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 });
+  const empty = await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }, strict);
   assert.equal(empty, { items: [], next: rest.next }, 'an empty page keeps the cursor');
   // The backstop: an event after the cursor purged while the cursor is within the window (one written before the
   // cursor's event and positioned after it, as a transaction that commits late can do).
   const endpointId = deps.events.stored[0]!.endpointId!;
   deps.eventFeed.forget(endpointId, rest.next!.position);
-  assert.equal((await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 })).items, [], 'nothing after it was purged');
-  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: page.next, retentionDays: 30 }), 'GONE');
+  assert.equal((await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }, strict)).items, [], 'nothing after it was purged');
+  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: page.next, retentionDays: 30 }, strict), 'GONE');
   // Past the window, a cursor is gone whatever the purge did: nothing after rest.next was purged.
   deps.clock.advance(30 * 86_400);
-  assert.equal((await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 })).items, [], 'on the edge of the window');
+  assert.equal((await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }, strict)).items, [], 'on the edge of the window');
   deps.clock.advance(1);
-  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }), 'GONE');
-  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: { position: 0, createdAt: new Date(0) }, retentionDays: 30 }), 'GONE');
+  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }, strict), 'GONE');
+  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: { position: 0, createdAt: new Date(0) }, retentionDays: 30 }, strict), 'GONE');
+});
+
+test('a failed positioning round before a feed read is told, and the page read all the same', async () => {
+  const deps = fakeDeps();
+  const brand = await createAccount(deps, { name: 'B', role: 'brand' });
+  await upsertWebhookConfig(deps, brandConfig(brand.id));
+  await createJob(deps, { brandAccountId: brand.id });
+  await deps.eventFeed.sequence(500);
+  await createJob(deps, { brandAccountId: brand.id });
+  const failure = new Error('the round failed');
+  deps.eventFeed.sequence = async () => { throw failure; };
+  const told: unknown[] = [];
+  const page = await readEventFeed(deps, principal(brand.id, 'brand'), { after: null, retentionDays: 30 }, { sequencingFailed: (e) => told.push(e) });
+  assert.equal(told, [failure]);
+  assert.equal(page.items.map((e) => e._eid), [deps.events.stored[0]!.id], 'what earlier rounds positioned');
 });
 
 test('a child partner uses its master\'s endpoint; a partner with none is FORBIDDEN', async () => {

@@ -240,4 +240,24 @@ test('endpoint test: what the endpoint did, signed like a delivery, nothing stor
   assert.ok(Number(limited.headers['retry-after']) >= 1);
 });
 
+test('a partner\'s signature key, replaced over PUT /v3/webhook-config, holds from its next command on', async () => {
+  const brand = await integrator(app, 'brand');
+  const partner = await integrator(app, 'partner');
+  const [oldKey, newKey] = ['old-signing-key-0123456789', 'new-signing-key-0123456789'];
+  await configure(partner.accountId, 'partner', null, { signatureKey: oldKey });
+  const job = await createJob(brand.accountId, partner.accountId);
+  await setStatus(job, 'accepted');
+  const command = (key: string) => {
+    const raw = JSON.stringify({ _v: '1.0.0', _cid: randomUUID(), _type: 'SetJobYourOrderId', jobApiId: job, yourOrderID: `Y-${randomUUID()}` });
+    return app.http.post('/v3/commands/partner/your-order-id').set('authorization', `Bearer ${partner.accessToken}`)
+      .set('content-type', 'application/json').set('x-webhook-signature', createHmac('sha256', key).update(raw).digest('hex')).send(raw);
+  };
+  assert.is((await command(oldKey)).status, 200);
+  const put = await app.http.put('/v3/webhook-config').set('authorization', `Bearer ${partner.accessToken}`)
+    .send({ url: 'https://hooks.example.com/partner', enabled: false, transformer: 'partner-format', version: '1.3.0', signatureKey: newKey });
+  assert.is(put.status, 200, JSON.stringify(put.body));
+  assert.is((await command(oldKey)).status, 401, 'the old key no longer signs');
+  assert.is((await command(newKey)).status, 200, 'the new key does');
+});
+
 test.run();

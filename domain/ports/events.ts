@@ -1,0 +1,73 @@
+import type { ClaimedDelivery, DeliveryFilter, DeliveryResult, DeliveryView } from '../delivery.ts';
+import type { OutboxEvent } from '../event.ts';
+
+// Events: the transactional outbox, the deliveries it leaves, and the feed that reads them back in order.
+
+/** Work that a unit of work leaves for the background worker: commands to execute, deliveries to send. */
+export type BackgroundWork = 'commands' | 'deliveries';
+
+export interface EventOutbox {
+  /**
+   * Stores the events in the current unit of work, with a pending delivery for each that is to be delivered: they
+   * commit, or vanish, with the change that caused them.
+   */
+  add(events: readonly OutboxEvent[]): Promise<void>;
+  /** The newest events addressed to an account, newest first (operators and tests). */
+  recentFor(accountId: string, limit: number): Promise<OutboxEvent[]>;
+}
+
+/** Deliveries of events to endpoints, claimed under a lease so that concurrent senders never send one twice. */
+export interface DeliveryQueue {
+  /**
+   * Claims up to `limit` pending deliveries that are due at `now` and nobody holds, each until `leaseUntil`, oldest
+   * first. For one endpoint and one order, a delivery is not due while an earlier one is still pending (being sent,
+   * or waiting for its retry): deliveries of one order go out in order, other orders are not held up.
+   */
+  claimDue(limit: number, now: Date, leaseUntil: Date, claimToken: string): Promise<ClaimedDelivery[]>;
+  /** Gives claims back unsent (a sender stopping), so that they are due at once instead of after their lease. */
+  release(claims: readonly Pick<ClaimedDelivery, 'id' | 'claimToken'>[]): Promise<void>;
+  /**
+   * Logs the attempts, and gives each delivery the state its attempt leaves, unless its claim is no longer the current
+   * one (its lease ran out and another sender claimed it): then only the attempt is logged.
+   */
+  record(results: readonly DeliveryResult[], at: Date): Promise<void>;
+  /**
+   * Makes a delivery pending and due at `now` again, its attempts continuing, unless it is being sent right now (then
+   * it is left to its sender). False when there is no such delivery.
+   */
+  redeliver(deliveryId: string, now: Date, endpointId?: string): Promise<boolean>;
+  /**
+   * Makes every failed delivery of the endpoint (or of the account, every endpoint) created at or after `since` pending
+   * and due at `now` again; answers how many. Deliveries of one order still go out in their order (see `claimDue`).
+   */
+  redeliverFailed(of: { endpointId: string } | { accountId: string }, since: Date, now: Date): Promise<number>;
+  /** Deliveries newest first, with their attempts; `before` continues after a delivery of an earlier page. */
+  list(filter: DeliveryFilter): Promise<DeliveryView[]>;
+  /**
+   * Deletes up to `limit` finished deliveries of events older than `before`, and up to `limit` such events left without
+   * any delivery; answers the larger count (a full batch means more may be waiting). Pending deliveries are kept.
+   */
+  purgeBefore(before: Date, limit: number): Promise<number>;
+}
+
+/** The event feed (CONTRACT §10): every event of an endpoint, in the order the events became visible. */
+export interface EventFeed {
+  /**
+   * Gives up to `limit` committed events without a position their positions, in one round, unless another round is
+   * under way (then nothing, 0): positions grow in the order events commit, and every round commits its positions at
+   * once, so that a reader never passes a position that is filled in later. Outside a transaction the round is one of
+   * its own, committed when it answers; inside the unit's transaction it commits with it. Answers how many got one.
+   */
+  sequence(limit: number): Promise<number>;
+  /** The highest position of the endpoint's events that the retention purge has deleted (0: none). */
+  purgedThrough(endpointId: string): Promise<number>;
+  /** The endpoint's positioned events after `afterPosition` (0: from the oldest), oldest first. */
+  page(endpointId: string, afterPosition: number, limit: number): Promise<FeedEntry[]>;
+}
+
+export interface FeedEntry {
+  position: number;
+  createdAt: Date;
+  /** The payload exactly as delivered. */
+  payload: Record<string, unknown>;
+}

@@ -1,0 +1,33 @@
+import type { MailMessage } from '../auth.ts';
+import type { DeliveryAttempt } from '../delivery.ts';
+
+// What leaves the service: webhooks to integrators' endpoints, and mail.
+
+export interface WebhookTargetPolicy {
+  /** Why the URL may not receive webhooks (scheme, or an address that is not public), or null when it may. */
+  refusalReason(url: string): Promise<string | null>;
+}
+
+export interface WebhookRequest {
+  url: string;
+  /** `_eid`: the `webhook-id` header. */
+  eventId: string;
+  /** The exact bytes to send and sign. */
+  body: string;
+  signatureKey: string | null;
+}
+
+export interface WebhookSender {
+  /**
+   * Sends the event once (one durable attempt, whatever the answer: the next waits for the schedule); the target is
+   * checked at connection time. Only a request that a reused keep-alive connection dropped before any answer is sent
+   * again at once on a new connection, within the attempt. Answers the attempt's outcome; never throws for the
+   * receiver's faults.
+   */
+  send(request: WebhookRequest): Promise<DeliveryAttempt>;
+}
+
+export interface Mailer {
+  /** Resolves once the message is handed over; rejects when it could not be. */
+  send(message: MailMessage): Promise<void>;
+}
