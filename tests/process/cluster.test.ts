@@ -164,6 +164,11 @@ test('a role that dies 5 times within a minute is given up: everything stops, ex
   const crashing = startService({ DATABASE_URL: databaseUrl(), WEB_CONCURRENCY: '2', DATA_DIR: dataDir, JWT_SECRET: 'cluster-test-secret-0123456789-0123456789' });
   try {
     const workers = () => crashing.output().split('\n').filter((l) => l.includes('"msg":"worker started"')).map((l) => Number(/"pid":(\d+)/.exec(l)![1]));
+    // Once the start is whole: a process that dies before (a start that cannot work) stops it at once.
+    for (const deadline = Date.now() + 60_000; !crashing.output().includes('"msg":"listening: ');) {
+      assert.ok(Date.now() < deadline && crashing.child.exitCode === null, `the cluster did not start:\n${crashing.output().slice(-3000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     for (let death = 1; death <= 5; death++) {
       const deadline = Date.now() + 60_000;
       while (workers().length < death) {
@@ -178,6 +183,15 @@ test('a role that dies 5 times within a minute is given up: everything stops, ex
   } finally {
     await crashing.stop('SIGKILL');
   }
+});
+
+test('a start that cannot work (no server at DATABASE_URL) stops at once with exit code 1 and the processes\' line, no restarts', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const doomed = startService({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere', WEB_CONCURRENCY: '2', DATA_DIR: dataDir });
+  assert.is(await doomed.exited, 1);
+  assert.match(doomed.output(), /DATABASE_URL/);
+  assert.match(doomed.output(), /"msg":"shutting down: every process drains"/);
+  assert.not.match(doomed.output(), /died; starting another/);
 });
 
 test('a port in use stops a cluster start at once, with the one line, before any process is forked', async () => {
