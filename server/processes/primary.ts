@@ -1,18 +1,16 @@
 import cluster, { type Worker as Member } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
-import { AggregatorRegistry } from 'prom-client';
 import { bindPort, type BoundPort } from '../http/bind-port.ts';
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { Layout } from './layout.ts';
-import { isMemberMessage, type MetricsJson, type PrimaryMessage } from './messages.ts';
+import { metricsGatherer } from './gather-metrics.ts';
+import { isMemberMessage, type PrimaryMessage } from './messages.ts';
 import { RESTART_LIMIT, restartPolicy } from './restarts.ts';
 import type { Refuse } from './serve.ts';
 
 type Role = 'api' | 'worker';
 
-/** A scrape gathers what the members report within this; one that does not answer is left out of the sums. */
-const REPORT_WITHIN_MS = 2000;
 /** After its members were told to stop: they have SHUTDOWN_DELAY_MS and 15 s to drain; past this they are killed. */
 const KILL_AFTER_MS = 20_000;
 
@@ -40,6 +38,7 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
 
   const members = new Map<Member, { role: Role; built: boolean; asked: boolean; listening: boolean }>();
   const restarts = restartPolicy();
+  const metrics = metricsGatherer(log);
   const pendingForks = new Set<NodeJS.Timeout>();
   let handOver: Promise<void> | null = null;
   let ready = false;
@@ -65,8 +64,13 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
           noteReady();
           break;
         case 'listening': state.listening = true; noteReady(); break;
-        case 'scrape': void scrape().then((text) => send(member, { pbi: 'scraped', id: message.id, text })); break;
-        case 'report': reports.get(message.id)?.(message.metrics); break;
+        case 'scrape': {
+          const built = [...members].filter(([, m]) => m.built).map(([m]) => m);
+          void metrics.gather(built, (m, id) => send(m, { pbi: 'report?', id }))
+            .then((text) => send(member, { pbi: 'scraped', id: message.id, text }));
+          break;
+        }
+        case 'report': metrics.reported(message.id, message.metrics); break;
       }
     });
     member.on('exit', (code, signal) => exited(member, code, signal));
@@ -148,32 +152,6 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
   function finish() {
     log.info({ exitCode }, 'stopped');
     process.exit(exitCode);
-  }
-
-  // Every process's metrics: each built member reports its registry; counters and histograms are added up, and the
-  // gauges by the aggregator each declares (server/metrics.ts).
-  const reports = new Map<number, (metrics: MetricsJson) => void>();
-  let scrapes = 0;
-  async function scrape(): Promise<string | null> {
-    const id = ++scrapes;
-    const asked = [...members].filter(([, state]) => state.built).map(([member]) => member);
-    const gathered: MetricsJson[] = [];
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, REPORT_WITHIN_MS);
-      reports.set(id, (metrics) => {
-        gathered.push(metrics);
-        if (gathered.length === asked.length) { clearTimeout(timer); resolve(); }
-      });
-      for (const member of asked) send(member, { pbi: 'report?', id });
-    });
-    reports.delete(id);
-    if (gathered.length < asked.length) log.warn({ asked: asked.length, answered: gathered.length }, 'metrics: some processes did not report in time');
-    try {
-      return await AggregatorRegistry.aggregate(gathered as Parameters<typeof AggregatorRegistry.aggregate>[0]).metrics();
-    } catch (err) {
-      log.error({ err }, 'metrics: the processes\' reports could not be added up');
-      return null;
-    }
   }
 
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -36,6 +36,9 @@ async function sql<T>(url: string, text: string, values: unknown[] = []): Promis
 
 const adminUrl = () => { const url = new URL(server!); url.pathname = '/postgres'; return url.toString(); };
 const lines = () => service.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+/** The primary's processes running the service (tsx's esbuild helper is a child of its own). */
+const members = () => execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(service.child.pid)], { encoding: 'utf8' })
+  .split('\n').filter((l) => l.includes('server/main')).map((l) => Number(l.trim().split(/\s+/)[0]));
 const apiPids = () => lines().filter((l) => l.msg === 'listening' && l.role === 'api').map((l) => l.pid as number);
 
 async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
@@ -77,7 +80,7 @@ test('two API processes and the worker start under one primary; the ready line c
   // Each process writes its own lines: they may come out just after the primary's.
   const pids = await eventually('two API processes listening', () => (new Set(apiPids()).size === 2 ? apiPids() : undefined), 5000);
   await eventually('the worker process started its work', () => lines().find((l) => l.msg === 'worker started' && typeof l.pid === 'number'), 5000);
-  const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(service.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+  const children = members();
   assert.is(children.length, 3, 'the primary has three processes');
   for (const pid of pids) assert.ok(children.includes(pid));
   assert.is((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
@@ -124,7 +127,7 @@ test('a killed API process is replaced: a new process answers, alone, once the o
   // The second death of the role within a minute waits 2 s for its replacement: meanwhile only the new one serves.
   process.kill(second, 'SIGKILL');
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const alive = execFileSync('ps', ['-o', 'pid=', '--ppid', String(service.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+  const alive = members();
   assert.ok(alive.includes(replacement) && !alive.includes(first) && !alive.includes(second), `processes: ${alive.join(', ')}`);
   for (let i = 0; i < 10; i++) assert.is((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
   await eventually('the second replacement listening', () => (apiPids().filter((pid) => pid !== first && pid !== second).length === 2 ? true : undefined));
@@ -143,7 +146,7 @@ test('SIGTERM: API processes serve on through SHUTDOWN_DELAY_MS (not ready), all
   await Promise.all(Array.from({ length: 30 }, () => client.rest('/v3/commands', {
     method: 'POST', token: brand.token, body: JSON.stringify({ _v: '1.0.0', _cid: randomUUID(), _type: 'RefreshOrder', orderId: apiId }),
   })));
-  const members = execFileSync('ps', ['-o', 'pid=', '--ppid', String(service.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+  const running = members();
   const signalled = Date.now();
   service.child.kill('SIGTERM');
   await new Promise((resolve) => setTimeout(resolve, 400));
@@ -151,7 +154,7 @@ test('SIGTERM: API processes serve on through SHUTDOWN_DELAY_MS (not ready), all
   assert.is((await client.admin<{ id: string }>('accounts.create', { name: 'during the delay', role: 'partner' })).id.length, 36);
   assert.is(await service.exited, 0, service.output().slice(-3000));
   assert.ok(Date.now() - signalled >= 1500, 'the delay was served');
-  for (const pid of members) assert.throws(() => process.kill(pid, 0), undefined, `process ${pid} outlived the primary`);
+  for (const pid of running) assert.throws(() => process.kill(pid, 0), undefined, `process ${pid} outlived the primary`);
   assert.is(lines().filter((l) => l.msg === 'stopped').length, 4, 'three processes and the primary stopped');
   const [claimed] = await sql<{ commands: number; deliveries: number }>(databaseUrl(), `select
     (select count(*)::int from commands where status = 'running') as commands,
