@@ -24,10 +24,34 @@ export type Outcome<T> = { ok: true; value: T } | { ok: false; error: AdminError
  * (`if (!r.ok && r.error.code === 'CONFLICT')`) instead of exceptions.
  */
 export function createAdminClient(url: string, token: string) {
+  // Relative to the URL given, so that a service behind a path prefix (https://host/api/) is reached at /api/trpc.
+  const base = new URL('trpc', url.endsWith('/') ? url : `${url}/`).toString();
   return createTRPCClient<AppRouter>({
-    // Relative to the URL given, so that a service behind a path prefix (https://host/api/) is reached at /api/trpc.
-    links: [httpLink({ url: new URL('trpc', url.endsWith('/') ? url : `${url}/`).toString(), headers: { authorization: `Bearer ${token}` } })],
+    links: [httpLink({ url: base, headers: { authorization: `Bearer ${token}` }, fetch: namingFailures(base) })],
   });
+}
+
+/**
+ * fetch whose failure to reach the service says where and why ("could not reach http://…/trpc: ECONNREFUSED"), not
+ * undici's bare "fetch failed", whose reason hides in `cause`.
+ */
+const namingFailures = (base: string): typeof fetch => async (input, init) => {
+  try {
+    return await fetch(input, init);
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new Error(`could not reach ${base}: ${reasonOf(error)}`, { cause: error });
+  }
+};
+
+/** The innermost cause's code and text (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1`), else the error's own text. */
+function reasonOf(error: unknown): string {
+  let inner = error as { message?: string; code?: string; cause?: unknown };
+  while (inner.cause && typeof inner.cause === 'object') inner = inner.cause as typeof inner;
+  // Several addresses tried (localhost: ::1, then 127.0.0.1): an AggregateError whose own message is empty.
+  const errors = (inner as { errors?: { message?: string }[] }).errors;
+  const text = inner.message || errors?.map((e) => e.message).join('; ') || String(inner);
+  return inner.code && !text.startsWith(inner.code) ? `${inner.code} (${text})` : text;
 }
 
 export type AdminClient = ReturnType<typeof createAdminClient>;
@@ -39,10 +63,9 @@ export async function outcome<T>(call: Promise<T>): Promise<Outcome<T>> {
   } catch (error) {
     if (!(error instanceof TRPCClientError)) throw error;
     const data = (error.data ?? null) as { code?: TRPC_ERROR_CODE_KEY; httpStatus?: number; issues?: AdminError['issues']; reason?: string } | null;
-    const cause = data ? '' : ` (${(error.cause as Error | undefined)?.message ?? 'no answer'})`;
     return {
       ok: false,
-      error: { code: data?.code ?? 'NETWORK', httpStatus: data?.httpStatus ?? null, message: `${error.message}${cause}`, issues: data?.issues ?? [], reason: data?.reason ?? null },
+      error: { code: data?.code ?? 'NETWORK', httpStatus: data?.httpStatus ?? null, message: error.message, issues: data?.issues ?? [], reason: data?.reason ?? null },
     };
   }
 }

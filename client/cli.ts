@@ -63,7 +63,9 @@ export async function runCli(argv: readonly string[], env: Record<string, string
     const answer = await call;
     if (!answer.ok) {
       const issues = answer.error.issues.map((i) => `\n  ${i.path || '(input)'}: ${i.message}`).join('');
-      throw new Refused(`refused (${answer.error.code}${answer.error.httpStatus ? ` ${answer.error.httpStatus}` : ''}): ${answer.error.message}${issues}`);
+      // The service refused, or was never reached (NETWORK: the message names the URL and why).
+      const what = answer.error.code === 'NETWORK' ? 'failed' : 'refused';
+      throw new Refused(`${what} (${answer.error.code}${answer.error.httpStatus ? ` ${answer.error.httpStatus}` : ''}): ${answer.error.message}${issues}`);
     }
     const value = pick(answer.value);
     io.stdout(`${program.opts().json ? JSON.stringify(value, null, 2) : render(value)}\n`);

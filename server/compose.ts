@@ -17,6 +17,7 @@ import { UndiciWebhookSender } from '../adapters/webhooks/sender.ts';
 import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
 import type { BackgroundWork, Clock, IdGenerator, LoginRateLimiter, Mailer, ProcessServices, WebhookSender, WebhookTargetPolicy } from '../domain/ports.ts';
 import { createHttpApp, healthRoutes, metricsRoute } from './http/app.ts';
+import { undocumentedRoute } from './http/rest-routes.ts';
 import { createFairUse } from './fair-use/index.ts';
 import { createDeferrer } from './worker/deferrer.ts';
 import type { Config } from './config.ts';
@@ -31,6 +32,7 @@ import { eventSequencer } from './worker/event-sequencer.ts';
 import { createMetrics } from './metrics.ts';
 import { operationalStats } from '../adapters/persistence/operational-stats.ts';
 import { WorkSignal } from './worker/work-signal.ts';
+import { useWireMessages } from './zod-messages.ts';
 import { createWorker } from './worker/worker.ts';
 
 export interface BuildOverrides {
@@ -49,11 +51,14 @@ export interface BuildOverrides {
 
 /** The composition root: the one place that picks adapters and wires them to the core and the edge. */
 export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
-  const log = overrides.logger ?? createLogger(config.logLevel);
+  useWireMessages();
+  const log = overrides.logger ?? createLogger(config.logLevel, config.logFormat);
   const database = overrides.database ?? (await openDatabase({
     url: config.databaseUrl, pgliteDir: config.pgliteDir, embeddedIdleTimeoutMs: config.testEmbeddedDropIdleMs,
     poolSize: config.databasePoolSize, timeoutMs: config.databaseTimeoutMs,
     notice: (message) => log.warn(message),
+    // Said as it begins, not with the next block of lines: the step may keep the event loop busy for seconds.
+    progress: (message) => { log.info(message); log.flush(); },
   }));
   log.info({ database: database.kind }, 'database ready');
 
@@ -116,7 +121,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   if (config.seedDemo && (await seedDemo(services))) log.info('demo data loaded');
 
   const app = config.role === 'worker'
-    ? express().use(healthRoutes(services)).use(metricsRoute(services))
+    ? express().disable('x-powered-by').use(healthRoutes(services)).use(metricsRoute(services)).use(undocumentedRoute([]))
     : createHttpApp({ router: appRouter, services, openApiDocument: buildOpenApiDocument(appRouter) });
   const tasks = config.role === 'api' ? [] : [
     commandExecutor(services, {

@@ -56,6 +56,7 @@ const envSchema = z.object({
   SEED_DEMO: flag,
   TRUST_PROXY: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['pretty', 'json'], 'must be pretty (lines for people) or json (a JSON object a line)').optional(),
 });
 
 export interface Config {
@@ -111,12 +112,16 @@ export interface Config {
   /** express's `trust proxy`: which hops may set X-Forwarded-For (client addresses for rate limits). */
   trustProxy: boolean | number | string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Lines for people (a terminal's default) or JSON lines (the default anywhere else: files, collectors). */
+  logFormat: LogFormat;
 }
+
+export type LogFormat = 'pretty' | 'json';
 
 export class ConfigError extends Error {}
 
 /** Reads the environment once; every problem is reported with the name of its setting. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal = Boolean(process.stdout.isTTY)): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
@@ -158,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: e.SEED_DEMO,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT ?? (stdoutIsTerminal ? 'pretty' : 'json'),
   };
 }
 

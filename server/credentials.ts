@@ -15,3 +15,15 @@ export function isAdmin(authorization: string | undefined, adminToken: string | 
   const given = bearerToken(authorization);
   return Boolean(adminToken && given && secretEquals(given, adminToken));
 }
+
+/**
+ * The `WWW-Authenticate` challenge of a 401 (RFC 6750 §3): `invalid_token` when a bearer token was given and refused,
+ * no error code when none was.
+ */
+export const bearerChallenge = (authorization: string | undefined): string =>
+  (bearerToken(authorization) === null ? 'Bearer' : 'Bearer error="invalid_token"');
+
+/** Why an admin call is refused: the server may have no admin token at all, which the caller cannot fix by retrying. */
+export const adminRefusal = (adminToken: string | undefined): string => (adminToken
+  ? 'A valid admin token is required.'
+  : 'This server has no ADMIN_TOKEN, so every admin call is refused: set ADMIN_TOKEN (16 characters or more) in its environment and restart it.');

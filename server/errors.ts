@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
-import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { DomainError, type DomainErrorCode, type Issue } from '../domain/errors.ts';
 
 /** The one place where domain failures become transport failures. */
@@ -124,6 +124,17 @@ export function problem(code: ProblemCode, status: number, detail: string, extra
     message: extra.issues ? 'Input validation failed' : text,
     ...(extra.issues && { issues: extra.issues }),
     ...(extra.requestId && { requestId: extra.requestId }),
+  };
+}
+
+/**
+ * A /trpc failure answered outside any procedure (the body's checks, a process still starting), in the shape tRPC's own
+ * failures have, so that typed clients read it as theirs; with the request id, as every failure of that face has.
+ */
+export function trpcFailure(procedure: string, status: number, code: TRPC_ERROR_CODE_KEY, message: string, extra: { issues?: Issue[]; requestId: string }) {
+  const detail = status >= 500 && code === 'INTERNAL_SERVER_ERROR' ? GENERIC_INTERNAL_DETAIL : message;
+  return {
+    error: { message: detail, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: status, path: procedure, ...(extra.issues && { issues: extra.issues }), requestId: extra.requestId } },
   };
 }
 

@@ -1,4 +1,5 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { prettyFactory } from 'pino-pretty';
 
 import { isUnavailable } from '../domain/errors.ts';
 
@@ -7,11 +8,12 @@ export type { Logger };
 const FLUSH_EVERY_MS = 1000;
 
 /**
- * JSON lines on stdout. Secrets never reach a line: headers that carry them are censored at the source.
- * Lines are buffered and written in blocks (a write per line would cost a system call per request under load),
- * but never held longer than a second, and whatever is left goes out when the process exits, however it exits.
+ * JSON lines on stdout, or lines for people (`pretty`). Secrets never reach a line: headers that carry them are
+ * censored at the source. Lines are buffered and written in blocks (a write per line would cost a system call per
+ * request under load), but never held longer than a second, and whatever is left goes out when the process exits,
+ * however it exits.
  */
-export function createLogger(level: string): Logger {
+export function createLogger(level: string, format: 'pretty' | 'json' = 'json', colors = false): Logger {
   const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   setInterval(() => destination.flush(), FLUSH_EVERY_MS).unref();
   process.once('exit', () => destination.flushSync());
@@ -27,7 +29,21 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  }, destination);
+  }, format === 'pretty' ? prettyLines(destination, colors) : destination);
+}
+
+/**
+ * Each JSON line made readable in this thread, as it is logged, into the same buffered destination: a pino-pretty
+ * stream or transport would hand lines to another stream or thread, and the last line before an exit could be lost.
+ */
+function prettyLines(destination: ReturnType<typeof pino.destination>, colors: boolean): DestinationStream {
+  const pretty = prettyFactory({ colorize: colors, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service', singleLine: true });
+  return {
+    write: (line: string) => destination.write(pretty(line)),
+    // What the logger's flush and the exit's last lines call on its stream.
+    flush: (callback?: (err?: Error) => void) => destination.flush(callback),
+    flushSync: () => destination.flushSync(),
+  } as DestinationStream;
 }
 
 /**

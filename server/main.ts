@@ -1,11 +1,9 @@
 import cluster from 'node:cluster';
 import { DatabaseSetupError } from '../adapters/persistence/database/database.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { startLine } from './console-lines.ts';
 import { createLogger } from './logger.ts';
 import { layoutOf } from './processes/layout.ts';
-import { serveAsMember } from './processes/member.ts';
-import { runPrimary } from './processes/primary.ts';
-import { serveAlone } from './processes/serve.ts';
 
 /** A setting that cannot work: one plain sentence naming it and the fix, and exit code 1. */
 function refuseToStart(error: unknown): never {
@@ -21,17 +19,27 @@ try {
   refuseToStart(error);
 }
 
-const log = createLogger(config.logLevel);
+const log = createLogger(config.logLevel, config.logFormat, Boolean(process.stdout.isTTY));
 // The last line before dying must reach the log (the logger flushes on exit).
 process.on('uncaughtException', (err) => { log.fatal({ err }, 'uncaught exception; exiting'); process.exit(1); });
 process.on('unhandledRejection', (err) => { log.fatal({ err }, 'unhandled rejection; exiting'); process.exit(1); });
 
 // One process, or a primary forking API processes and a worker (server/processes/layout.ts); a forked process knows
-// itself by node:cluster.
+// itself by node:cluster, and its lines carry its pid. The first line goes out before the rest of the code is loaded.
 const layout = layoutOf(config);
-if (cluster.isWorker) await serveAsMember(config, log.child({ pid: process.pid }), refuseToStart);
-else if (layout.kind === 'cluster') await runPrimary(config, layout, log, refuseToStart, import.meta.url);
-else {
-  if (layout.reason) log.info(layout.reason);
-  await serveAlone(config, log, refuseToStart);
+if (cluster.isWorker) {
+  const { serveAsMember } = await import('./processes/member.ts');
+  await serveAsMember(config, log.child({ pid: process.pid }), refuseToStart);
+} else {
+  const start = startLine(config);
+  log.info(start.fields, start.message);
+  if (layout.kind === 'one' && layout.reason) log.info(layout.reason);
+  log.flush();
+  if (layout.kind === 'cluster') {
+    const { runPrimary } = await import('./processes/primary.ts');
+    await runPrimary(config, layout, log, refuseToStart, import.meta.url);
+  } else {
+    const { serveAlone } = await import('./processes/serve.ts');
+    await serveAlone(config, log, refuseToStart);
+  }
 }

@@ -1,11 +1,12 @@
 import { TRPCError } from '@trpc/server';
 import type { Role } from '../domain/account.ts';
 import type { Principal } from '../domain/auth.ts';
+import { DomainError } from '../domain/errors.ts';
 import type { Deps } from '../domain/ports.ts';
 import { admitCaller, identifyCaller } from '../domain/use-cases/authenticate.ts';
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
-import { bearerToken, isAdmin } from './credentials.ts';
+import { adminRefusal, bearerToken, isAdmin } from './credentials.ts';
 import { isGone, restGone, translateError, validationError } from './errors.ts';
 import type { Meta } from './meta.ts';
 
@@ -40,7 +41,8 @@ export function failureFor(ctx: Context, error: TRPCError): TRPCError {
 }
 
 export function requireAdmin(ctx: Context): void {
-  if (!isAdmin(ctx.authorization, ctx.services.config.adminToken)) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'A valid admin token is required.' });
+  const { adminToken } = ctx.services.config;
+  if (!isAdmin(ctx.authorization, adminToken)) throw new TRPCError({ code: 'UNAUTHORIZED', message: adminRefusal(adminToken) });
 }
 
 /**
@@ -56,6 +58,32 @@ export async function asCaller<T>(ctx: Context, roles: readonly Role[], work: (p
 /** Partner commands: the signature over the raw bytes, before the body is read (CONTRACT §5). */
 export function checkSignature(ctx: Context, principal: Principal): Promise<void> {
   return ctx.unit.statements((deps) => checkCommandSignature(deps, principal, { rawBody: ctx.rawBody, signature: ctx.signature }));
+}
+
+/**
+ * A partner command, its outcome logged in one line whatever ends it after the token (the signature included), as the
+ * executor logs a brand command's: its `_cid` (in the fields, never in the message: it is the sender's text), the
+ * account, the command and its outcome or error code; never the body.
+ */
+export async function withOutcomeLogged<T>(ctx: Context, principal: Principal, path: string, getRawInput: () => Promise<unknown>, run: () => Promise<T>): Promise<T> {
+  const log = async (failure: unknown) => {
+    const raw = (await getRawInput().catch(() => undefined)) as { _cid?: unknown; _type?: unknown } | null | undefined;
+    const error = failure === null ? undefined
+      : translateError(failure instanceof TRPCError ? failure : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: failure }));
+    const code = error && (error.cause instanceof DomainError ? error.cause.code : error.code);
+    ctx.log.info({
+      _cid: typeof raw?._cid === 'string' ? raw._cid : undefined, account: principal.accountId,
+      type: typeof raw?._type === 'string' ? raw._type : path, outcome: code ? 'failed' : 'succeeded', ...(code && { code }),
+    }, code ? `partner command failed: ${code}` : 'partner command succeeded');
+  };
+  try {
+    const result = await run();
+    await log(null);
+    return result;
+  } catch (error) {
+    await log(error);
+    throw error;
+  }
 }
 
 /** The body, once it may be read: a body no operation takes is raised here, after whatever checks come before the body. */

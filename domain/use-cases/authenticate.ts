@@ -18,6 +18,9 @@ export async function authenticate(
   return admitCaller(deps, await identifyCaller(deps, input));
 }
 
+export const REFRESH_TOKEN_SENT = 'This is a refresh token, which calls nothing but the token endpoint: exchange it for an access token at '
+  + 'POST /v3/auth/access-token, and send that one.';
+
 /**
  * The caller, when its token verifies, has a role this endpoint serves and belongs to a contact that has API access
  * now; not yet counted. An account already refused for the rest of its window is refused before the lookup, so that a
@@ -28,7 +31,13 @@ export async function identifyCaller(
   input: { accessToken: string | null; roles: readonly Role[] },
 ): Promise<Principal> {
   const claims = input.accessToken ? await deps.tokens.verify('access', input.accessToken, deps.clock.now()) : null;
-  if (!claims) throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
+  if (!claims) {
+    // A refresh token only buys access tokens: a caller who sends one here is a step short, and is told which.
+    if (input.accessToken && (await deps.tokens.verify('refresh', input.accessToken, deps.clock.now()))) {
+      throw new DomainError('UNAUTHENTICATED', REFRESH_TOKEN_SENT);
+    }
+    throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
+  }
   if (!input.roles.includes(claims.role)) {
     throw new DomainError('UNAUTHENTICATED', `This endpoint needs a ${input.roles.join(' or ')} access token; this one is a ${claims.role} token.`);
   }

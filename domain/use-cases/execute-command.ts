@@ -16,7 +16,8 @@ export interface ExecutionPolicy {
 }
 
 export type Execution =
-  | { outcome: 'succeeded' | 'failed' | 'lost' }
+  | { outcome: 'succeeded' | 'lost' }
+  | { outcome: 'failed'; code: CommandError['code'] }
   | { outcome: 'retry' | 'gave up'; error: unknown };
 
 /** The claim was taken over (its lease ran out) or the command finished elsewhere: what this unit of work did is undone. */
@@ -123,7 +124,7 @@ export interface BatchHooks {
 async function record(transact: RunInUnit, claimed: ClaimedCommand, command: BrandCommand, error: CommandError): Promise<Execution> {
   try {
     await transact((deps) => finish(deps, claimed, command, { status: 'failed', error }));
-    return { outcome: 'failed' };
+    return { outcome: 'failed', code: error.code };
   } catch (failure) {
     if (failure instanceof ClaimLost) return { outcome: 'lost' };
     throw failure;

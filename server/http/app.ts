@@ -15,7 +15,7 @@ import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
 import { requestIdFor } from './request-id.ts';
 import type { Services } from '../services.ts';
 import { httpMetrics } from '../metrics.ts';
-import { isAdmin } from '../credentials.ts';
+import { adminRefusal, bearerChallenge, isAdmin } from '../credentials.ts';
 import type { Meta } from '../trpc.ts';
 
 export interface HttpAppOptions {
@@ -32,20 +32,21 @@ export interface HttpAppOptions {
 const restResponseMeta = (router: OpenApiRouter) => {
   const procedures = router._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>;
   const success = new Map(Object.entries(procedures).map(([path, p]) => [path, p._def.meta?.rest?.status ?? 200]));
-  return ({ errors, paths, data }: { errors: TRPCError[]; paths?: readonly string[]; data?: readonly unknown[] }) => {
+  return ({ errors, paths, data, ctx }: { errors: TRPCError[]; paths?: readonly string[]; data?: readonly unknown[]; ctx?: Context }) => {
     const error = errors[0];
     if (!error) return { status: data?.[0] === null ? 204 : success.get(paths?.[0] ?? '') ?? 200 };
-    return problemMeta(error);
+    return problemMeta(error, ctx);
   };
 };
 
-function problemMeta(error: TRPCError) {
+function problemMeta(error: TRPCError, ctx: Context | undefined) {
   const retryAfter = retryAfterOf(error);
   return {
     ...((error.code as string) === 'GONE' && { status: 410 }),
     headers: {
       'content-type': 'application/problem+json',
       ...(retryAfter !== undefined && { 'retry-after': String(Math.max(1, Math.ceil(retryAfter))) }),
+      ...(error.code === 'UNAUTHORIZED' && { 'www-authenticate': bearerChallenge(ctx?.authorization) }),
     },
   };
 }
@@ -54,9 +55,10 @@ function problemMeta(error: TRPCError) {
 export function metricsRoute(services: Services) {
   const routes = express.Router();
   routes.get('/metrics', async (req, res) => {
-    if (!isAdmin(req.headers.authorization, services.config.adminToken)) {
-      res.status(401).type('application/problem+json')
-        .send(JSON.stringify(problem('UNAUTHORIZED', 401, 'A valid admin token is required.', { requestId: String(req.id ?? res.getHeader('x-request-id') ?? '') })));
+    const { adminToken } = services.config;
+    if (!isAdmin(req.headers.authorization, adminToken)) {
+      res.status(401).type('application/problem+json').setHeader('www-authenticate', bearerChallenge(req.headers.authorization));
+      res.send(JSON.stringify(problem('UNAUTHORIZED', 401, adminRefusal(adminToken), { requestId: String(req.id ?? requestIdFor(req, res)) })));
       return;
     }
     res.type(services.metrics.registry.contentType).send(await services.scrapeMetrics());
@@ -117,15 +119,23 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   app.use('/trpc', ...trpcBodies(), createExpressMiddleware({
     router,
     createContext: contextFactory(services, 'trpc'),
-    // A 429 says when to come back on this face too (CONTRACT §1); the seconds are also in the error's data.
-    responseMeta: ({ errors }) => {
+    // A 429 says when to come back on this face too (CONTRACT §1); the seconds are also in the error's data. A 401,
+    // of any call of a batch, challenges as REST does.
+    responseMeta: ({ errors, ctx }) => {
       const wait = errors.map(retryAfterOf).find((seconds) => seconds !== undefined);
-      return wait === undefined ? {} : { headers: { 'retry-after': String(Math.max(1, Math.ceil(wait))) } };
+      const unauthorized = errors.some((error) => error.code === 'UNAUTHORIZED');
+      return {
+        headers: {
+          ...(wait !== undefined && { 'retry-after': String(Math.max(1, Math.ceil(wait))) }),
+          ...(unauthorized && { 'www-authenticate': bearerChallenge(ctx?.authorization) }),
+        },
+      };
     },
     maxBodySize: MAX_BODY_BYTES,
     onError: ({ error, ctx, path }) => logFailure(ctx?.log ?? services.log, error, path),
   }));
 
+  app.get('/', (_req, res) => { res.redirect(302, '/docs'); });
   app.get('/openapi.json', (_req, res) => { res.json(openApiDocument); });
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, {
     customSiteTitle: 'Partner and Brand Integration API',

@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../config.ts';
-import { problem } from '../errors.ts';
+import { problem, trpcFailure } from '../errors.ts';
 import { requestIdFor } from './request-id.ts';
 
 export interface RequestTimeouts {
@@ -59,8 +59,12 @@ const starting: RequestListener = (req, res) => {
     return;
   }
   const requestId = requestIdFor(req, res);
-  res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': String(STARTING_RETRY_AFTER_S) });
-  res.end(JSON.stringify(problem('SERVICE_UNAVAILABLE', 503, 'The service is starting; try again in a moment.', { requestId })));
+  const message = 'The service is starting; try again in a moment.';
+  // Each face in its own voice: tRPC's shape on /trpc, a problem everywhere else.
+  const trpc = path!.startsWith('/trpc/') ? path!.slice('/trpc/'.length) : null;
+  res.writeHead(503, { 'content-type': trpc === null ? 'application/problem+json' : 'application/json', 'retry-after': String(STARTING_RETRY_AFTER_S) });
+  res.end(JSON.stringify(trpc === null ? problem('SERVICE_UNAVAILABLE', 503, message, { requestId })
+    : trpcFailure(trpc, 503, 'SERVICE_UNAVAILABLE', message, { requestId })));
 };
 
 function refusal(error: NodeJS.ErrnoException, port: number): ConfigError | null {

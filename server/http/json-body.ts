@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
-import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
-import { GENERIC_INTERNAL_DETAIL, NOT_A_MEMBER, problem, type ProblemCode } from '../errors.ts';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { NOT_A_MEMBER, problem, trpcFailure, type ProblemCode } from '../errors.ts';
 import type { Issue } from '../../domain/errors.ts';
 import { undecodableParameter, type RestOperation } from './rest-routes.ts';
 
@@ -85,9 +85,7 @@ const trpcProcedureOf = (req: Request) => {
 function answerEdgeFailure(req: Request, res: express.Response, status: number, code: ProblemCode, detail: string, issues?: Issue[]) {
   const procedure = trpcProcedureOf(req);
   if (procedure !== null) {
-    if (status >= 500) detail = GENERIC_INTERNAL_DETAIL;
-    const trpcCode = TRPC_ERROR_CODES_BY_KEY[code as keyof typeof TRPC_ERROR_CODES_BY_KEY] ?? TRPC_ERROR_CODES_BY_KEY.BAD_REQUEST;
-    res.status(status).json({ error: { message: detail, code: trpcCode, data: { code, httpStatus: status, path: procedure, ...(issues && { issues }) } } });
+    res.status(status).json(trpcFailure(procedure, status, code as TRPC_ERROR_CODE_KEY, detail, { issues, requestId: String(req.id) }));
     return;
   }
   res.status(status).type('application/problem+json').send(JSON.stringify(problem(code, status, detail, { issues, requestId: String(req.id) })));
@@ -185,7 +183,13 @@ export function trpcBodies(): RequestHandler[] {
     if (input !== null && nestedDeeperThan(input)) return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', TOO_DEEP.message);
     next();
   };
-  return [queryDepth, (req, res, next) => (BODY_METHODS.has(req.method) ? jsonOnly(req, res, () => read(req, res, next)) : next())];
+  // tRPC takes GET and POST only, and would refuse any other method for its missing content type, in text/plain.
+  const getOrPost: RequestHandler = (req, res, next) => {
+    if (req.method === 'GET' || req.method === 'POST') return next();
+    res.setHeader('allow', 'GET, POST');
+    answerEdgeFailure(req, res, 405, 'METHOD_NOT_SUPPORTED', `${req.method} is not supported on /trpc: queries take GET, mutations POST.`);
+  };
+  return [getOrPost, queryDepth, (req, res, next) => (BODY_METHODS.has(req.method) ? jsonOnly(req, res, () => read(req, res, next)) : next())];
 }
 
 /** Failures before any procedure (body reading, path decoding): each answered in its face's shape. */

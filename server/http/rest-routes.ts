@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { match } from 'path-to-regexp';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import { problem } from '../errors.ts';
+import { requestIdFor } from './request-id.ts';
 
 type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 const METHODS: readonly HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
@@ -34,7 +35,8 @@ export function undocumentedRoute(operations: readonly RestOperation[]): Request
     byPath.set(op.path, entry);
   }
   return (req, res) => {
-    const requestId = String(req.id);
+    // The worker's port logs no requests, so no id was given yet there.
+    const requestId = String(req.id ?? requestIdFor(req, res));
     const known = [...byPath.values()].find((entry) => entry.matches.test(req.path));
     if (known) {
       res.status(405).setHeader('allow', known.methods.join(', '));

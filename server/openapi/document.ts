@@ -3,6 +3,7 @@ import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 
 import { z, type ZodType } from 'zod';
 import { problemCodes } from '../errors.ts';
 import { OPERATION_EXAMPLES } from './examples.ts';
+import { orderShapes } from './payload-docs.ts';
 import type { Meta, ProblemStatus } from '../trpc.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -27,7 +28,7 @@ const problemSchema = {
   properties: {
     type: { type: 'string', description: 'Always `about:blank`: `code` tells the kind.' },
     title: { type: 'string' },
-    status: { type: 'integer', description: 'The HTTP status of the answer.' },
+    status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status of the answer.' },
     detail: { type: 'string', description: 'What went wrong, for people.' },
     code: { enum: problemCodes },
     message: { type: 'string', description: 'A short summary (`Input validation failed` when `issues` are given); `detail` says more.' },
@@ -49,7 +50,10 @@ const problemSchema = {
 
 const problemResponse = (status: ProblemStatus) => ({
   description: STATUS_TEXT[status],
-  ...((status === 429 || status === 503) && { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } } }),
+  ...((status === 429 || status === 503) && { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer', minimum: 1 } } } }),
+  ...(status === 401 && {
+    headers: { 'WWW-Authenticate': { description: '`Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused.', schema: { type: 'string' } } },
+  }),
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
@@ -74,7 +78,7 @@ function restProcedures(router: OpenApiRouter) {
 export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
   const bodies = restProcedures(router).flatMap(({ meta }) => (meta.rest?.body ? [meta.rest.body] : []));
   const document = generateOpenApiDocument(router, {
-    defs: Object.fromEntries(bodies.map((schema) => [idOf(schema), schema])),
+    defs: Object.fromEntries([...bodies, ...orderShapes].map((schema) => [idOf(schema), schema])),
     title: 'Partner and Brand Integration API',
     version: '3.1.0',
     baseUrl: '/',

@@ -15,7 +15,7 @@ const nullableObject = (keys: readonly string[]): Schema =>
   ({ ...closed(Object.fromEntries(keys.map((k) => [k, str])), keys), type: ['object', 'null'] });
 const customer = nullableObject(CUSTOMER_KEYS);
 const shippingAddress = nullableObject(SHIPPING_ADDRESS_KEYS);
-const products = { type: 'array', items: closed({ sku: str, name: str, quantity: { type: ['integer', 'null'] } }, ['sku', 'name', 'quantity']) };
+const products = { type: 'array', items: closed({ sku: str, name: str, quantity: { type: ['integer', 'null'], minimum: 0 } }, ['sku', 'name', 'quantity']) };
 const documents = {
   type: 'array',
   items: closed({ type: str, files: { type: 'array', items: closed({ name: str, url: str }, ['name', 'url']) } }, ['type', 'files']),
@@ -44,12 +44,33 @@ const defaultFormat = closed({
   'customerBilling', 'shippingAddress', 'products', 'documents', 'appointmentStart', 'appointmentEnd', 'startTimestamp',
   'finishTimestamp'], { title: 'default' });
 
+/** One shape of an order, as a component of its own: generators name its type after it. */
+const shape = (id: string, schema: Schema, description: string) =>
+  z.custom<Record<string, unknown>>(() => true).meta({ id, override: { ...schema, description } });
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+/** An order in the partner-format transformer's shape: what the paginated listing serves, and only it. */
+export const partnerOrderStatusEvent = shape('PartnerOrderStatusEvent', partnerFormat,
+  'One order in the partner-format transformer\'s shape and the configuration\'s version; a later version only adds fields. '
+  + 'Absent values are null, absent lists [].');
+/** An order in the default transformer's shape (brands, and partners configured with it). */
+export const defaultOrderStatusEvent = shape('DefaultOrderStatusEvent', defaultFormat,
+  'One order in the default transformer\'s shape (brands\') and the configuration\'s version; a later version only adds fields. '
+  + 'Absent values are null, absent lists [].');
+/** The shapes referred to by the others, which the document must carry as components. */
+export const orderShapes = [partnerOrderStatusEvent, defaultOrderStatusEvent];
+
+/**
+ * Either shape. Both carry `_type: "OrderStatusEvent"` (CONTRACT §6), so no member tells them apart by value and no
+ * discriminator can be given: the one each has alone (`jobApiId` or `orderId`, each required, no other members allowed)
+ * is what selects it.
+ */
 export const orderStatusEvent = z.custom<Record<string, unknown>>(() => true).meta({
   id: 'OrderStatusEvent',
   override: <Schema>{
     description: 'One order, in the shape of the receiving configuration\'s transformer (partner-format for partners, default '
-      + 'for brands) and version; a later version only adds fields. Absent values are null, absent lists [].',
-    oneOf: [partnerFormat, defaultFormat],
+      + 'for brands) and version: PartnerOrderStatusEvent has jobApiId, DefaultOrderStatusEvent has orderId.',
+    oneOf: [ref('PartnerOrderStatusEvent'), ref('DefaultOrderStatusEvent')],
   },
 });
 
@@ -103,6 +124,6 @@ export const deliveredEvent = z.custom<Record<string, unknown>>(() => true).meta
   id: 'DeliveredEvent',
   override: <Schema>{
     description: 'An event exactly as it was (or would have been) delivered to your endpoint, in its configuration\'s shape and version.',
-    oneOf: [partnerFormat, defaultFormat, invoiceEvent, commandResult, commandError],
+    oneOf: [ref('PartnerOrderStatusEvent'), ref('DefaultOrderStatusEvent'), invoiceEvent, commandResult, commandError],
   },
 });

@@ -2,6 +2,7 @@ import cluster, { type Worker as Member } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { bindPort, type BoundPort } from '../http/bind-port.ts';
 import type { Config } from '../config.ts';
+import { readyLine } from '../console-lines.ts';
 import type { Logger } from '../logger.ts';
 import type { Layout } from './layout.ts';
 import { metricsGatherer } from './gather-metrics.ts';
@@ -101,8 +102,8 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
     const all = [...members.values()];
     if (all.filter((m) => m.role === 'api' && m.listening).length < layout.api || !all.some((m) => m.role === 'worker' && m.built)) return;
     ready = true;
-    log.info({ port, role: config.role, processes, databaseConnections: processes * config.databasePoolSize },
-      `listening: ${layout.api} API processes and a worker, at most ${processes * config.databasePoolSize} database connections (${config.databasePoolSize} each)`);
+    const line = readyLine(config, port, { api: layout.api, connectionsEach: config.databasePoolSize });
+    log.info(line.fields, line.message);
     log.flush();
   }
 

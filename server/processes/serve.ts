@@ -1,6 +1,7 @@
 import { bindPort, type BoundPort } from '../http/bind-port.ts';
 import type { BuildOverrides, BuiltApp } from '../compose.ts';
 import type { Config } from '../config.ts';
+import { readyLine } from '../console-lines.ts';
 import type { Logger } from '../logger.ts';
 import { drainer } from './drain.ts';
 
@@ -28,11 +29,12 @@ export async function serveAlone(config: Config, log: Logger, refuse: Refuse) {
   } catch (error) {
     refuse(error);
   }
-  log.info({ port: http.port }, 'port bound; starting');
+  log.debug({ port: http.port }, 'port bound');
 
   const built = await buildOrRefuse(config, log, refuse);
   http.serve(built.app);
-  log.info({ port: http.port, role: config.role }, 'listening');
+  const ready = readyLine(config, http.port);
+  log.info(ready.fields, ready.message);
   log.flush(); // start-up lines go out at once
   if (config.role !== 'api') built.worker.start();
 

@@ -12,6 +12,6 @@ export const auth = {
       .optional()
       .describe(`Lifetime of the access token in seconds (${ACCESS_TOKEN_LIFETIME.min}–${ACCESS_TOKEN_LIFETIME.max}, default ${ACCESS_TOKEN_LIFETIME.default}).`),
   }).optional(),
-  accessTokenAnswer: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int() }),
+  accessTokenAnswer: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int().min(ACCESS_TOKEN_LIFETIME.min).max(ACCESS_TOKEN_LIFETIME.max) }),
 };
 

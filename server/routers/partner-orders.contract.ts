@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { orderStatusEvent } from '../openapi/payload-docs.ts';
+import { PAGE_SIZE } from '../../domain/orders.ts';
+import { orderStatusEvent, partnerOrderStatusEvent } from '../openapi/payload-docs.ts';
 import { wireString } from '../wire-text.ts';
-import { queryBool, queryInt } from './shared.contract.ts';
+import { count, queryBool, queryInt } from './shared.contract.ts';
 
 const orderFilters = {
   updatedSince: z.iso.datetime({ offset: true }).transform((v) => new Date(v))
@@ -16,7 +17,11 @@ export const partnerOrders = {
     pageSize: queryInt(1, '1…200, default 50; larger values are answered as 200.').optional(),
     ...orderFilters,
   }),
-  pageAnswer: z.object({ items: z.array(orderStatusEvent), page: z.number().int(), pageSize: z.number().int(), total: z.number().int() }),
+  // Only the partner-format can appear here: the listing refuses any other transformer (400).
+  pageAnswer: z.object({
+    items: z.array(partnerOrderStatusEvent), page: count().min(1),
+    pageSize: z.number().int().min(1).max(PAGE_SIZE.max), total: count(),
+  }),
   legacy: z.object({
     limit: queryInt(0, 'At most this many orders; no server-side cap. Default: all.').optional(),
     offset: queryInt(0, 'Skip the first N orders; default 0.').optional(),

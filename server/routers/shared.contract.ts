@@ -21,6 +21,14 @@ export const dateTime = z.iso.datetime({ offset: true }).transform((value) => ne
 export const exactNumber = (schema: z.ZodNumber) => schema.pipe(z.number());
 export const exactBoolean = () => z.boolean().pipe(z.boolean());
 
+/**
+ * Whole numbers in answers, with their true bounds: zod's `.int()` alone documents JavaScript's safe range,
+ * `minimum: -9007199254740991`, which generators read as a signed 64-bit field. A count has no bound above but that one.
+ */
+export const count = () => z.number().int().min(0).meta({ override: { maximum: undefined } });
+/** An HTTP status as the receiver sent it: three digits (the parser takes any, 000 to 999). */
+export const httpStatus = () => z.number().int().min(0).max(999);
+
 /** A whole number in a query string, strictly: digits only, no coercion of "1.5", "1e3" or " 2". */
 export const queryInt = (min: number, description: string) =>
   z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(Number.MAX_SAFE_INTEGER))

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PAYLOAD_VERSIONS, SCOPES, SIGNATURE_KEY_MIN_LENGTH, TRANSFORMERS } from '../../domain/webhook-config.ts';
 import { wireString } from '../wire-text.ts';
-import { exactBoolean } from './shared.contract.ts';
+import { count, exactBoolean, httpStatus } from './shared.contract.ts';
 
 export const webhookConfig = {
   view: z.object({
@@ -24,8 +24,8 @@ export const webhookConfig = {
   endpointTest: z.strictObject({}),
   endpointTestAnswer: z.object({
     delivered: z.boolean().describe('Whether your endpoint answered 2xx.'),
-    statusCode: z.number().int().nullable().describe('Its status; null when no answer came.'),
-    durationMs: z.number().int(),
+    statusCode: httpStatus().nullable().describe('Its status; null when no answer came.'),
+    durationMs: count(),
     error: z.string().nullable().describe('Why it was not delivered: the error, a refused target, or the start of a non-2xx answer.'),
   }),
 };

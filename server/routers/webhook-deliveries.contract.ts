@@ -3,12 +3,12 @@ import { DELIVERY_STATUSES } from '../../domain/delivery.ts';
 import { OWN_DELIVERY_LIMIT } from '../../domain/use-cases/own-deliveries.ts';
 import { deliveryCursor } from '../cursors.ts';
 import { reference } from '../wire-text.ts';
-import { boundedQueryInt, dateTime } from './shared.contract.ts';
+import { boundedQueryInt, count, dateTime, httpStatus } from './shared.contract.ts';
 
 const attempt = z.object({
   at: z.string().describe('When the try was made (ISO 8601, UTC).'),
-  statusCode: z.number().int().nullable().describe('Null when no answer came (refused target, connection error, timeout).'),
-  durationMs: z.number().int(),
+  statusCode: httpStatus().nullable().describe('Null when no answer came (refused target, connection error, timeout).'),
+  durationMs: count(),
   error: z.string().nullable().describe('The error, or the start of a non-2xx answer.'),
 });
 
@@ -35,5 +35,5 @@ export const webhookDeliveries = {
   redeliver: z.strictObject({ id: reference().meta({ description: 'The delivery\'s id, from GET /v3/webhook-deliveries.', examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'] }) }),
   redeliverAnswer: z.object({ id: z.string(), status: z.literal('pending') }),
   redeliverFailed: z.strictObject({ since: dateTime.describe('ISO 8601 with an offset: failed deliveries created at or after it are sent again.') }),
-  redeliverFailedAnswer: z.object({ count: z.number().int().describe('How many failed deliveries are pending again.') }),
+  redeliverFailedAnswer: z.object({ count: count().describe('How many failed deliveries are pending again.') }),
 };

@@ -1,4 +1,4 @@
-import { failureLevel } from '../logger.ts';
+import { failureLevel, type Logger } from '../logger.ts';
 import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
 import { CommandError, type ClaimedCommand } from '../../domain/command.ts';
 import { executeCommands, type Execution, type ExecutionPolicy } from '../../domain/use-cases/execute-command.ts';
@@ -25,6 +25,7 @@ export interface ExecutorOptions extends ExecutionPolicy {
 export function commandExecutor(services: Services, options: ExecutorOptions): WorkerTask {
   const report = (command: ClaimedCommand, execution: Execution) => {
     services.metrics.commandsExecuted.inc({ outcome: execution.outcome.replace(' ', '_') });
+    logOutcome(services.log, command, execution);
     if (execution.outcome === 'retry' || execution.outcome === 'gave up') {
       services.log[failureLevel(execution.error)]({ err: execution.error, cid: command.cid, account: command.accountId, attempt: command.attempts },
         execution.outcome === 'retry' ? 'command failed unexpectedly; it will be tried again' : 'command failed unexpectedly on its last attempt: INTERNAL_ERROR');
@@ -62,6 +63,16 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
       return false;
     },
   };
+}
+
+/** One line per brand command finished: its `_cid`, account, type and outcome (never its body). */
+function logOutcome(log: Logger, command: ClaimedCommand, execution: Execution) {
+  if (execution.outcome === 'retry' || execution.outcome === 'lost') return; // not finished here: said below, or by the claim's new holder
+  const code = execution.outcome === 'failed' ? execution.code : execution.outcome === 'gave up' ? 'INTERNAL_ERROR' : undefined;
+  const type = (command.body as { _type?: unknown } | null)?._type;
+  // The `_cid` is the sender's text: in the fields, never in the message (a line break in it would forge a line).
+  log.info({ _cid: command.cid, account: command.accountId, type, outcome: code ? 'failed' : 'succeeded', ...(code && { code }), attempt: command.attempts },
+    code ? `brand command failed: ${code}` : 'brand command succeeded');
 }
 
 /** Deletes command results past their 24 h, a batch at a time, on the service's clock. */

@@ -1,4 +1,5 @@
-import { failureLevel } from '../logger.ts';
+import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
+import { failureLevel, type Logger } from '../logger.ts';
 import { deliverDueEvents, type DeliveryPolicy } from '../../domain/use-cases/deliver-events.ts';
 import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-events.ts';
 import type { Services } from '../services.ts';
@@ -27,7 +28,9 @@ export function deliveryPump(services: Services, signal: WorkSignal, policy: Omi
         waitForWork: (ms) => signal.wait('deliveries', ms),
         pause: (ms) => signal.wait(undefined, ms),
         stopping,
-        attempted: (delivery, { state, attempt }) => {
+        attempted: (delivery, result) => {
+          const { state, attempt } = result;
+          logAttempt(services.log, delivery, result);
           services.metrics.deliveries.inc({ outcome: state.status === 'pending' ? 'retry_scheduled' : state.status });
           if (state.status === 'delivered') {
             services.metrics.deliveryLag.observe((attempt.at.getTime() + attempt.durationMs - delivery.createdAt.getTime()) / 1000);
@@ -42,6 +45,36 @@ export function deliveryPump(services: Services, signal: WorkSignal, policy: Omi
     },
   };
 }
+
+/**
+ * One line per attempt: info when delivered, warn when not, with what the endpoint answered and what happens next.
+ * The host only (a URL's path or query may hold a receiver's secret), the status or the connection's error (never the
+ * answer's body), and never the payload or the key.
+ */
+export function logAttempt(log: Logger, delivery: ClaimedDelivery, { attempt, state }: DeliveryResult): void {
+  const fields = {
+    delivery: delivery.id, event: delivery.eventId, host: hostOf(delivery.endpoint?.url), attempt: delivery.attempts + 1,
+    ...(attempt.statusCode !== null ? { status: attempt.statusCode } : { error: attempt.error }),
+    durationMs: attempt.durationMs,
+  };
+  if (state.status === 'delivered') {
+    log.info(fields, `webhook delivered to ${fields.host} (HTTP ${attempt.statusCode}, attempt ${fields.attempt})`);
+    return;
+  }
+  const what = attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : attempt.error;
+  if (state.status === 'pending') {
+    log.warn({ ...fields, nextAttemptAt: state.nextAttemptAt.toISOString() },
+      `webhook delivery to ${fields.host} failed (${what}, attempt ${fields.attempt}); next attempt at ${state.nextAttemptAt.toISOString()}`);
+  } else {
+    log.warn({ ...fields, failed: true }, `webhook delivery to ${fields.host} failed for good (${what}, attempt ${fields.attempt}); `
+      + 'the integrator can redeliver it (POST /v3/webhook-deliveries/redeliver-failed)');
+  }
+}
+
+const hostOf = (url: string | null | undefined) => {
+  if (!url) return 'no endpoint';
+  try { return new URL(url).host; } catch { return 'an endpoint with an invalid URL'; }
+};
 
 /** Deletes events and deliveries past EVENT_RETENTION_DAYS, a batch at a time, on the service's clock. */
 export function eventRetentionPurge(services: Services, retentionDays: number, batch = 500): WorkerTask {

@@ -172,7 +172,7 @@ test('the executor: accepted → run once → result polled; a failure becomes a
 
   await acceptCommand(deps, principal(brand.id), { ...envelope('RefreshOrder', 'x-2'), _metadata: { 'ext-ref': 'r' }, orderId: 'missing' } as BrandCommand);
   const [second] = await claimDueCommands(deps, 10, 60_000);
-  assert.equal(await executeCommand(direct(deps), second!, { maxAttempts: 3, retryDelayMs: 1000 }), { outcome: 'failed' });
+  assert.equal(await executeCommand(direct(deps), second!, { maxAttempts: 3, retryDelayMs: 1000 }), { outcome: 'failed', code: 'ORDER_NOT_FOUND' });
   const failed = await pollCommandResult(deps, principal(brand.id), 'x-2');
   assert.equal([failed?._type, failed?.code, failed?.details, failed?._metadata], ['CommandErrorEvent', 'ORDER_NOT_FOUND', null, { 'ext-ref': 'r' }]);
 });

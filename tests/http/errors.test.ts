@@ -67,7 +67,7 @@ function assertProblem(res: supertest.Response, status: number, code: string) {
 }
 
 test('unknown path → 404 NOT_FOUND with the request id, like every other problem', async () => {
-  for (const res of [await http.get('/v3/nothing-here'), await http.post('/v3/nothing-here').send({}), await http.get('/')]) {
+  for (const res of [await http.get('/v3/nothing-here'), await http.post('/v3/nothing-here').send({}), await http.get('/nothing-here')]) {
     assertProblem(res, 404, 'NOT_FOUND');
     assert.is(res.body.requestId, res.headers['x-request-id']);
   }

@@ -84,6 +84,8 @@ test('every problem is documented as application/problem+json with the one Probl
     }
     assert.ok(Array.isArray(operation.security), `${method} ${path}: security`);
   }
+  const unauthorized = (document().paths as Json)['/v3/webhook-config'].get.responses['401'];
+  assert.equal(Object.keys(unauthorized.headers), ['WWW-Authenticate']);
   const signed = document().paths!['/v3/commands/partner/appointment']!.post!.parameters as Json[];
   assert.equal(signed.map((p) => [p.in, p.name, p.required ?? false]), [['header', 'x-webhook-signature', false]]);
 });
@@ -98,6 +100,59 @@ test('the answer checker refuses an undocumented status, a member outside the sc
   assert.throws(() => check('get', '/v3/webhook-config', answer(200, { ...config, signatureKey: 'leaked' })), /does not match/);
   assert.throws(() => check('get', '/v3/webhook-config', answer(404, { code: 'NOT_FOUND' }, 'application/json')), /documented application\/problem\+json/);
   assert.throws(() => check('post', '/v3/nowhere', answer(200, {})), /no documented operation/);
+});
+
+/** Every schema of the document with the JSON pointer to it. */
+function* schemas(value: unknown, at = ''): Generator<[string, Json]> {
+  if (typeof value !== 'object' || value === null) return;
+  yield [at, value as Json];
+  for (const [key, inner] of Object.entries(value)) yield* schemas(inner, `${at}/${key}`);
+}
+
+test('integers carry their true bounds: none below 0 and none of zod\'s ±9007199254740991', () => {
+  const integers = [...schemas(document())].filter(([, s]) => s.type === 'integer' || (Array.isArray(s.type) && s.type.includes('integer')));
+  assert.ok(integers.length > 20, `${integers.length} integers`);
+  for (const [at, schema] of integers) {
+    assert.ok(typeof schema.minimum === 'number' && schema.minimum >= 0, `${at}: minimum ${schema.minimum}`);
+    assert.is.not(schema.maximum, Number.MAX_SAFE_INTEGER, `${at}: maximum`);
+  }
+  const answer = (path: string, method: string, status: string) =>
+    (document().paths as Json)[path][method].responses[status].content['application/json'].schema.properties;
+  const bounds = (schema: Json) => [schema.minimum, schema.maximum];
+  assert.equal(bounds(answer('/v3/auth/access-token', 'post', '200').expires_in), [60, 86_400]);
+  const page = answer('/v3/partner-orders/paginated', 'get', '200');
+  assert.equal([bounds(page.page), bounds(page.pageSize), bounds(page.total)], [[1, undefined], [1, 200], [0, undefined]]);
+  const attempt = answer('/v3/webhook-deliveries', 'get', '200').items.items.properties.attempts.items.properties;
+  assert.equal([bounds(attempt.statusCode.anyOf[0]), bounds(attempt.durationMs)], [[0, 999], [0, undefined]]);
+});
+
+test('the paginated listing is typed by the partner shape alone; the legacy listing and the poll, which serve either, by both', async () => {
+  const responseSchema = (path: string) => (document().paths as Json)[path].get.responses['200'].content['application/json'].schema;
+  assert.equal(responseSchema('/v3/partner-orders/paginated').properties.items.items, { $ref: '#/components/schemas/PartnerOrderStatusEvent' });
+  assert.equal(responseSchema('/v3/partner-orders').items, { $ref: '#/components/schemas/OrderStatusEvent' });
+  assert.equal(responseSchema('/v3/poll/job/{version}/{orderId}'), { $ref: '#/components/schemas/OrderStatusEvent' });
+  // Both shapes share _type "OrderStatusEvent" (CONTRACT §6): no discriminator can name them; each one's own required member does.
+  const either = (document().components as Json).schemas.OrderStatusEvent;
+  assert.equal(either.oneOf, [{ $ref: '#/components/schemas/PartnerOrderStatusEvent' }, { $ref: '#/components/schemas/DefaultOrderStatusEvent' }]);
+  assert.is(either.discriminator, undefined);
+
+  // Real answers: a partner's page and a brand's poll, each checked by the agent against its operation's schema.
+  const { appWithMailbox, integrator } = await import('../support/integrators.ts');
+  const app = await appWithMailbox();
+  const brand = await integrator(app, 'brand');
+  const partner = await integrator(app, 'partner');
+  await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
+  const { apiId } = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId });
+  const listed = await app.http.get('/v3/partner-orders/paginated').set('authorization', `Bearer ${partner.accessToken}`);
+  assert.is(listed.status, 200);
+  const polled = await app.http.get(`/v3/poll/job/*/${apiId}`).set('authorization', `Bearer ${brand.accessToken}`);
+  assert.is(polled.status, 200);
+  assert.is(polled.body.orderId, apiId);
+  // The brand's shape is not what the paginated listing documents.
+  const check = answerChecker(document());
+  const page = (item: unknown) => ({ status: 200, body: { items: [item], page: 1, pageSize: 50, total: 1 }, text: '', headers: { 'content-type': 'application/json' } }) as never;
+  check('get', '/v3/partner-orders/paginated', page(listed.body.items[0]));
+  assert.throws(() => check('get', '/v3/partner-orders/paginated', page(polled.body)), /does not match/);
 });
 
 test.run();

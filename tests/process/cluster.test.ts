@@ -73,8 +73,9 @@ test('two API processes and the worker start under one primary; the ready line c
     DATABASE_URL: databaseUrl(), WEB_CONCURRENCY: '2', DATABASE_POOL_SIZE: '5', ADMIN_TOKEN: ADMIN, DATA_DIR: dataDir,
     JWT_SECRET: 'cluster-test-secret-0123456789-0123456789', SHUTDOWN_DELAY_MS: '1500', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
   });
-  const ready = await eventually('the primary\'s ready line', () => lines().find((l) => l.msg?.toString().startsWith('listening: ') && l.role === 'all'));
+  const ready = await eventually('the primary\'s ready line', () => lines().find((l) => l.msg?.toString().startsWith('ready: ') && l.role === 'all'));
   port = ready.port as number;
+  assert.is(ready.msg, `ready: http://localhost:${port} (API reference: http://localhost:${port}/docs); 2 API processes and a worker, at most 15 database connections (5 each)`);
   assert.is(ready.processes, 3);
   assert.is(ready.databaseConnections, 15);
   // Each process writes its own lines: they may come out just after the primary's.
@@ -168,7 +169,7 @@ test('a role that dies 5 times within a minute is given up: everything stops, ex
   try {
     const workers = () => crashing.output().split('\n').filter((l) => l.includes('"msg":"worker started"')).map((l) => Number(/"pid":(\d+)/.exec(l)![1]));
     // Once the start is whole: a process that dies before (a start that cannot work) stops it at once.
-    for (const deadline = Date.now() + 60_000; !crashing.output().includes('"msg":"listening: ');) {
+    for (const deadline = Date.now() + 60_000; !/"role":"all".*"msg":"ready: /.test(crashing.output());) {
       assert.ok(Date.now() < deadline && crashing.child.exitCode === null, `the cluster did not start:\n${crashing.output().slice(-3000)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -129,7 +129,7 @@ const expectations: Record<string, Expectation> = {
   'postgres-processes': {
     shows: [/schema up to date \(postgresql\): Migration20261122000000_initial, /, '{"status":"ready"}', '{"status":"ok"}'],
     after: async ({ dir }) => {
-      const roles = readdirSync(join(dir, 'log', 'partner-api')).map((f) => /"role":"(\w+)","msg":"listening"/.exec(readFileSync(join(dir, 'log', 'partner-api', f), 'utf8'))?.[1]);
+      const roles = readdirSync(join(dir, 'log', 'partner-api')).map((f) => /"port":\d+,"role":"(\w+)"[^\n]*"msg":"ready: /.exec(readFileSync(join(dir, 'log', 'partner-api', f), 'utf8'))?.[1]);
       assert.equal(roles.sort(), ['api', 'api', 'worker']);
     },
   },
@@ -143,7 +143,7 @@ const expectations: Record<string, Expectation> = {
       server ? /^db_pool_connections\{state="max"\} 60$/m : /^db_pool_connections\{state="max"\} 1$/m],
   },
   cluster: {
-    shows: ['"msg":"listening: 2 API processes and a worker, at most 60 database connections (20 each)"', /^db_pool_connections\{state="max"\} 60$/m, /^4$/m],
+    shows: [/"msg":"ready: http:\/\/localhost:\d+ \(API reference: http:\/\/localhost:\d+\/docs\); 2 API processes and a worker, at most 60 database connections \(20 each\)"/, /^db_pool_connections\{state="max"\} 60$/m, /^4$/m],
   },
   autovacuum: { shows: [/^(on|off)$/m, 'n_dead_tup', 'VACUUM'] },
   'backup-postgres': {

@@ -21,6 +21,8 @@ export interface DatabaseOptions {
   embeddedCheckpointMs?: number;
   /** Told about what opening did that an operator should know (a database created). */
   notice?: (message: string) => void;
+  /** Told what a slow step of opening is doing (creating the embedded database, migrating), as it begins. */
+  progress?: (message: string) => void;
   onLockCompromised?: (error: Error) => void;
 }
 
@@ -34,6 +36,14 @@ export interface Database {
   /** Whether the database answers a trivial query within a few seconds. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** Brings the schema up to date, saying first how many migrations that takes when there are any. */
+export async function migrate(orm: MikroORM, progress: (message: string) => void = () => {}): Promise<void> {
+  const migrator = orm.getMigrator();
+  const pending = await migrator.getPendingMigrations();
+  if (pending.length > 0) progress(`migrating the schema: ${pending.length} migration${pending.length === 1 ? '' : 's'} to apply`);
+  await migrator.up();
 }
 
 /** A setting that cannot work as given: the message names it and says what to do; the process should stop. */

@@ -1,10 +1,11 @@
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { baseConfig } from '../../../mikro-orm.config.ts';
 import { lockDataFolder } from './data-folder-lock.ts';
-import { ping, StatementCount, type Database, type DatabaseOptions } from './database.ts';
+import { migrate, ping, StatementCount, type Database, type DatabaseOptions } from './database.ts';
 
 /**
  * PGlite is one PostgreSQL backend behind a socket: whatever a connection leaves in the session (prepared
@@ -32,6 +33,10 @@ export async function openEmbedded(options: DatabaseOptions): Promise<Database> 
     release = await lockDataFolder(dir, options.onLockCompromised);
   }
 
+  const progress = options.progress ?? (() => {});
+  if (inMemory) progress('creating the embedded database in memory');
+  else if (existsSync(join(dir, 'PG_VERSION'))) progress(`opening the embedded database in ${dir}`);
+  else progress(`creating the embedded database in ${dir} (a first start takes a few seconds, longer on a busy machine)`);
   const db = await PGlite.create(inMemory ? undefined : dir);
   // A second slot lets a replacement connection in while the socket of a lost one is still being torn down;
   // the pool below never uses more than one at a time.
@@ -42,7 +47,7 @@ export async function openEmbedded(options: DatabaseOptions): Promise<Database> 
   // nothing to save), and a replacement for a lost one starts from a clean session.
   const statements = new StatementCount();
   const orm = await MikroORM.init({ ...baseConfig, clientUrl: url, pool: { min: 1, max: 1, afterCreate: startCleanSession(statements) } });
-  await orm.getMigrator().up();
+  await migrate(orm, progress);
   // PGlite runs no checkpointer: without checkpoints, a process killed replays at its next start all the WAL written
   // since it opened the folder (14 s after 1.3 GB here), and pg_wal grows without end. A failed one waits for the next.
   const checkpoints = inMemory ? undefined : setInterval(() => {

@@ -1,18 +1,18 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { baseConfig } from '../../../mikro-orm.config.ts';
-import { DatabaseSetupError, ping, type Database, StatementCount } from './database.ts';
+import { DatabaseSetupError, migrate, ping, type Database, StatementCount } from './database.ts';
 
 export async function openServer(
   url: string,
-  { poolSize, timeoutMs }: { poolSize: number; timeoutMs?: number | undefined },
+  { poolSize, timeoutMs, progress }: { poolSize: number; timeoutMs?: number | undefined; progress?: ((message: string) => void) | undefined },
   notice: (message: string) => void = () => {},
 ): Promise<Database> {
   await ensureDatabase(url, notice);
   await migrateExclusively(url, async () => {
     const orm = await MikroORM.init({ ...baseConfig, clientUrl: url, pool: { min: 0, max: 1 } });
     try {
-      await orm.getMigrator().up();
+      await migrate(orm, progress);
     } finally {
       await orm.close();
     }

@@ -1,0 +1,52 @@
+import type { Config } from './config.ts';
+
+/** A line of the console: what it says to a person, and the same facts as fields for machines. */
+export interface ConsoleLine {
+  message: string;
+  fields: Record<string, unknown>;
+}
+
+const ROLE_NAMES = { all: 'the API and the worker', api: 'the API', worker: 'the worker' } as const;
+
+/** Where the data lives: the embedded database's folder, or a server's host, port and database (never its password). */
+export function databaseOf(config: Pick<Config, 'databaseUrl' | 'pgliteDir'>): { text: string; fields: Record<string, string> } {
+  if (!config.databaseUrl) {
+    return config.pgliteDir === 'memory://'
+      ? { text: 'the embedded database, in memory (nothing is kept)', fields: { database: 'embedded', dataFolder: 'memory://' } }
+      : { text: `the embedded database in ${config.pgliteDir}`, fields: { database: 'embedded', dataFolder: config.pgliteDir } };
+  }
+  const url = new URL(config.databaseUrl);
+  const server = `${url.hostname || 'localhost'}:${url.port || '5432'}/${decodeURIComponent(url.pathname.slice(1)) || 'postgres'}`;
+  return { text: `PostgreSQL at ${server}`, fields: { database: 'postgresql', server } };
+}
+
+/** The first line, before anything slow: what starts, on which database, and what an operator would miss. */
+export function startLine(config: Pick<Config, 'role' | 'databaseUrl' | 'pgliteDir' | 'adminToken'>): ConsoleLine {
+  const database = databaseOf(config);
+  const admin = config.adminToken ? '' : '; ADMIN_TOKEN is not set, so admin calls are refused (set it, 16 characters or more, to enable them)';
+  return {
+    message: `starting ${ROLE_NAMES[config.role]} on ${database.text}${admin}`,
+    fields: { role: config.role, ...database.fields, ...(!config.adminToken && { adminToken: 'not set' }) },
+  };
+}
+
+/**
+ * The line that says the service serves, naming where. `port` and `role` lead its fields: scripts and tests find the
+ * port there (`"port":N,"role"`).
+ */
+export function readyLine(config: Pick<Config, 'role'>, port: number, cluster?: { api: number; connectionsEach: number }): ConsoleLine {
+  const url = `http://localhost:${port}`;
+  if (cluster) {
+    // A cluster's primary (server/processes/primary.ts): its processes, and the database connections they may hold.
+    const processes = cluster.api + 1;
+    const connections = processes * cluster.connectionsEach;
+    return {
+      message: `ready: ${url} (API reference: ${url}/docs); ${cluster.api} API processes and a worker, at most ${connections} database connections (${cluster.connectionsEach} each)`,
+      fields: { port, role: config.role, url, docs: `${url}/docs`, processes, databaseConnections: connections },
+    };
+  }
+  if (config.role === 'worker') {
+    return { message: `ready: the worker runs; health at ${url}/readyz`, fields: { port, role: config.role, url } };
+  }
+  return { message: `ready: ${url} (API reference: ${url}/docs)`, fields: { port, role: config.role, url, docs: `${url}/docs` } };
+}

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ConfigError, loadConfig } from '../../server/config.ts';
+import { readyLine, startLine } from '../../server/console-lines.ts';
+import { appWithMailbox, integrator } from '../support/integrators.ts';
+import { startReceiver } from '../support/receiver.ts';
+
+// What the console says: the start and ready lines, each delivery attempt, each command's outcome; never a payload or a key.
+const test = suite('the console');
+type Line = Record<string, unknown> & { level: number; msg: string };
+const lines: Line[] = [];
+const logger = pino({ level: 'info' }, { write: (line: string) => { lines.push(JSON.parse(line) as Line); } });
+let app: Awaited<ReturnType<typeof appWithMailbox>>;
+
+test.before(async () => {
+  app = await appWithMailbox({ WEBHOOK_RETRY_SCHEDULE: '100ms,100ms' }, { logger });
+  app.worker.start();
+});
+test.after(() => app.worker.stop());
+
+async function lineWhere(match: (line: Line) => boolean, timeoutMs = 10_000): Promise<Line> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = lines.find(match);
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`no such line in:\n${lines.map((l) => JSON.stringify(l)).join('\n').slice(-3000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+test('the start line names the role and the database, the data folder or the server without its password, and a missing ADMIN_TOKEN', () => {
+  const embedded = startLine(loadConfig({ PGLITE_DIR: '/srv/partner-api/pglite' }));
+  assert.is(embedded.message, 'starting the API and the worker on the embedded database in /srv/partner-api/pglite; '
+    + 'ADMIN_TOKEN is not set, so admin calls are refused (set it, 16 characters or more, to enable them)');
+  assert.equal(embedded.fields, { role: 'all', database: 'embedded', dataFolder: '/srv/partner-api/pglite', adminToken: 'not set' });
+
+  const server = startLine(loadConfig({
+    SERVICE_ROLE: 'worker', DATABASE_URL: 'postgres://app:hunter2-secret@db.internal:6543/partner_api', ADMIN_TOKEN: 'an-admin-token-0123456789',
+  }));
+  assert.is(server.message, 'starting the worker on PostgreSQL at db.internal:6543/partner_api');
+  assert.equal(server.fields, { role: 'worker', database: 'postgresql', server: 'db.internal:6543/partner_api' });
+  assert.not.match(JSON.stringify(server), 'hunter2');
+  assert.not.match(JSON.stringify(server), 'an-admin-token');
+  assert.match(startLine(loadConfig({ PGLITE_DIR: 'memory://' })).message, 'the embedded database, in memory (nothing is kept)');
+});
+
+test('the ready line names the URL and /docs, with the port and the role first', () => {
+  const ready = readyLine({ role: 'all' }, 3456);
+  assert.is(ready.message, 'ready: http://localhost:3456 (API reference: http://localhost:3456/docs)');
+  assert.match(JSON.stringify(ready.fields), /^\{"port":3456,"role":"all","url":"http:\/\/localhost:3456"/);
+  assert.is(readyLine({ role: 'worker' }, 3100).message, 'ready: the worker runs; health at http://localhost:3100/readyz');
+});
+
+test('LOG_FORMAT: pretty on a terminal, JSON elsewhere, either when forced; any other value refused in one sentence', () => {
+  assert.is(loadConfig({}, true).logFormat, 'pretty');
+  assert.is(loadConfig({}, false).logFormat, 'json');
+  assert.is(loadConfig({ LOG_FORMAT: 'json' }, true).logFormat, 'json');
+  assert.is(loadConfig({ LOG_FORMAT: 'pretty' }, false).logFormat, 'pretty');
+  try {
+    loadConfig({ LOG_FORMAT: 'xml' });
+    assert.unreachable('xml was taken');
+  } catch (error) {
+    assert.instance(error, ConfigError);
+    assert.is((error as Error).message, 'Invalid settings:\n  LOG_FORMAT: must be pretty (lines for people) or json (a JSON object a line)');
+  }
+});
+
+test('each delivery attempt: warn with the status and the next attempt, then warn when it fails for good, info when delivered; no payload or key', async () => {
+  const marker = `payload-marker-${randomUUID()}`;
+  const key = `signature-key-marker-${randomUUID()}`;
+  const failing = await startReceiver(() => 500);
+  const brand = (await app.admin.call<{ id: string }>('accounts.create', { name: 'console brand', role: 'brand' })).id;
+  await app.admin.call('webhookConfigs.upsert', { accountId: brand, scope: 'brand', url: failing.url('/hooks?token=url-secret'), transformer: 'default', version: '1.3.0', signatureKey: key });
+  await app.admin.call('jobs.create', { brandAccountId: brand, apiId: marker });
+  const deliveries = (await app.admin.query<{ items: { id: string }[] }>('deliveries.list', { accountId: brand })).items;
+  const id = deliveries[0]!.id;
+  const first = await lineWhere((l) => l.delivery === id && l.attempt === 1);
+  assert.is(first.level, 40);
+  assert.is(first.status, 500);
+  assert.is(first.host, new URL(failing.url('/')).host);
+  assert.ok(typeof first.nextAttemptAt === 'string' && !Number.isNaN(Date.parse(first.nextAttemptAt)), JSON.stringify(first));
+  assert.match(first.msg, `failed (HTTP 500, attempt 1); next attempt at ${first.nextAttemptAt}`);
+  const last = await lineWhere((l) => l.delivery === id && l.attempt === 3);
+  assert.is(last.level, 40);
+  assert.is(last.failed, true);
+  assert.match(last.msg, 'failed for good (HTTP 500, attempt 3)');
+
+  const working = await startReceiver(() => 204);
+  const other = (await app.admin.call<{ id: string }>('accounts.create', { name: 'console brand 2', role: 'brand' })).id;
+  await app.admin.call('webhookConfigs.upsert', { accountId: other, scope: 'brand', url: working.url('/hooks'), transformer: 'default', version: '1.3.0' });
+  await app.admin.call('jobs.create', { brandAccountId: other });
+  const [delivered] = (await app.admin.query<{ items: { id: string }[] }>('deliveries.list', { accountId: other })).items;
+  const ok = await lineWhere((l) => l.delivery === delivered!.id);
+  assert.is(ok.level, 30);
+  assert.is(ok.status, 204);
+  assert.match(ok.msg, /^webhook delivered to 127\.0\.0\.1:\d+ \(HTTP 204, attempt 1\)$/);
+
+  const all = lines.map((l) => JSON.stringify(l)).join('\n');
+  for (const secret of [marker, key, 'url-secret', 'failure 500']) assert.not.match(all, secret, `${secret} was logged`);
+});
+
+test('each command outcome, brand and partner: info with _cid, the account and the outcome or error code; never the body', async () => {
+  const brand = await integrator(app, 'brand');
+  const partner = await integrator(app, 'partner');
+  await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
+  const { apiId } = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId, status: 'accepted' });
+  const marker = `body-marker-${randomUUID()}`;
+  const cid = `cid-${randomUUID()}`;
+  assert.is((await app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`)
+    .send({ _v: '1.0.0', _cid: cid, _type: 'ApplyCancellation', orderId: apiId, cancellationReason: marker })).status, 202);
+  const failed = await lineWhere((l) => l._cid === cid);
+  assert.equal([failed.level, failed.account, failed.outcome, failed.code, failed.msg],
+    [30, brand.accountId, 'failed', 'UNKNOWN_CANCELLATION_REASON', 'brand command failed: UNKNOWN_CANCELLATION_REASON']);
+  const refreshed = `cid-${randomUUID()}`;
+  await app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`).send({ _v: '1.0.0', _cid: refreshed, _type: 'RefreshOrder', orderId: apiId });
+  const succeeded = await lineWhere((l) => l._cid === refreshed);
+  assert.equal([succeeded.level, succeeded.outcome, succeeded.code, succeeded.msg], [30, 'succeeded', undefined, 'brand command succeeded']);
+
+  const appointment = { _v: '1.0.0', _type: 'SetJobAppointment', jobApiId: apiId, appointmentStart: '2026-12-01T09:00:00Z', appointmentEnd: '2026-12-01T11:00:00Z' };
+  const done = `cid-${randomUUID()}`;
+  assert.is((await app.http.post('/v3/commands/partner/appointment').set('authorization', `Bearer ${partner.accessToken}`).send({ ...appointment, _cid: done })).status, 200);
+  const ok = await lineWhere((l) => l._cid === done);
+  assert.equal([ok.level, ok.account, ok.type, ok.outcome, ok.msg], [30, partner.accountId, 'SetJobAppointment', 'succeeded', 'partner command succeeded']);
+  const missing = `cid-${randomUUID()}`;
+  const res = await app.http.post('/trpc/partnerCommands.setJobAppointment').set('authorization', `Bearer ${partner.accessToken}`)
+    .send({ ...appointment, _cid: missing, jobApiId: marker });
+  assert.is(res.status, 404);
+  const notFound = await lineWhere((l) => l._cid === missing);
+  assert.equal([notFound.outcome, notFound.code, notFound.msg], ['failed', 'NOT_FOUND', 'partner command failed: NOT_FOUND']);
+  assert.not.match(lines.map((l) => JSON.stringify(l)).join('\n'), marker);
+});
+
+test.run();
