@@ -108,7 +108,17 @@ async function settle() {
   await db.end();
 }
 
-type Sample = { rps: number; p50: number; p99: number; non2xx: number; errors: number };
+type Sample = { rps: number; p50: number; p99: number; non2xx: number; errors: number; executed: number };
+
+/** Commands the start's worker finished per second between `from` and `to`. */
+async function executedPerSecond(from: Date, to: Date) {
+  const db = new pg.Client({ connectionString: DATABASE_URL });
+  await db.connect();
+  const { rows: [row] } = await db.query<{ n: number }>(`select count(*)::int as n from commands where account_id = $1
+    and status in ('succeeded', 'failed') and finished_at between $2 and $3`, [brand.accountId, from, to]);
+  await db.end();
+  return row!.n / ((to.getTime() - from.getTime()) / 1000);
+}
 const CONCURRENCIES = [1, 2];
 const samples = new Map<string, Sample[]>();
 const key = (concurrency: number, target: Target) => `${concurrency}/${target}`;
@@ -119,11 +129,13 @@ for (let round = 0; round < ROUNDS; round++) {
     await untilReady(port, proc);
     for (const target of ['commands', 'polling'] as const) {
       await load(port, target, 3);
+      const from = new Date();
       const r = await load(port, target, DURATION);
+      const to = new Date();
       if (r.errors) console.log(`${concurrency}/${target}: ${r.errors} errors; the service's last output:\n${proc.output().slice(-2000)}`);
-      const sample = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+      const sample = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, executed: await executedPerSecond(from, to) };
       samples.set(key(concurrency, target), [...(samples.get(key(concurrency, target)) ?? []), sample]);
-      console.log(`WEB_CONCURRENCY=${concurrency} ${target}: ${sample.rps.toFixed(0)}/s p99 ${sample.p99} ms non2xx ${sample.non2xx} errors ${sample.errors}`);
+      console.log(`WEB_CONCURRENCY=${concurrency} ${target}: ${sample.rps.toFixed(0)}/s p99 ${sample.p99} ms non2xx ${sample.non2xx} errors ${sample.errors}, executed ${sample.executed.toFixed(0)}/s`);
       await settle(); // the polls are measured without a backlog of commands being executed meanwhile
     }
     await proc.stop();
@@ -175,7 +187,7 @@ rmSync(dataDir, { recursive: true, force: true });
 const med = (concurrency: number, target: Target, k: keyof Sample) => median((samples.get(key(concurrency, target)) ?? []).map((s) => s[k]));
 const sum = (concurrency: number, target: Target, k: 'non2xx' | 'errors') => (samples.get(key(concurrency, target)) ?? []).reduce((a, s) => a + s[k], 0);
 const row = (concurrency: number, target: Target) =>
-  `| ${concurrency === 1 ? '1 (one `all` process)' : '2 (primary, 2 API processes, worker)'} | ${med(concurrency, target, 'rps').toFixed(0)} | ${(med(concurrency, target, 'rps') / med(1, target, 'rps')).toFixed(2)}× | ${med(concurrency, target, 'p50')} / ${med(concurrency, target, 'p99')} | ${sum(concurrency, target, 'non2xx')} | ${sum(concurrency, target, 'errors')} |`;
+  `| ${concurrency === 1 ? '1 (one `all` process)' : '2 (primary, 2 API processes, worker)'} | ${med(concurrency, target, 'rps').toFixed(0)} | ${(med(concurrency, target, 'rps') / med(1, target, 'rps')).toFixed(2)}× | ${med(concurrency, target, 'p50')} / ${med(concurrency, target, 'p99')} | ${sum(concurrency, target, 'non2xx')} | ${sum(concurrency, target, 'errors')} |${target === 'commands' ? ` ${med(concurrency, target, 'executed').toFixed(0)} |` : ''}`;
 const startRow = (how: Start['how'], database: Start['database']) => {
   const cell = (data: Start['data']) => {
     const xs = startTimes.get(startKey({ how, database, data })) ?? [];
@@ -195,8 +207,8 @@ machine's 2 cores. Commands: POST /v3/commands, each a RefreshOrder with a new \
 start's worker (what is left accepted after the load is then marked done, so that the polls run without that backlog). Polling:
 GET ${PAGE_ONE} of a partner with 200 jobs. Rate limits set high.
 
-| WEB_CONCURRENCY | accepted commands/s | ÷ 1 process | p50 / p99 ms | non-2xx | errors |
-|---|---:|---:|---:|---:|---:|
+| WEB_CONCURRENCY | accepted commands/s | ÷ 1 process | p50 / p99 ms | non-2xx | errors | executed meanwhile/s |
+|---|---:|---:|---:|---:|---:|---:|
 ${row(1, 'commands')}
 ${row(2, 'commands')}
 
