@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { integratorLoggedIn, processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
 import { median, percentile, writeSection } from './report.ts';
+import { event, insertEvents } from './sample-events.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 if (!DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL database');
@@ -59,42 +60,12 @@ const endpointId = config!.id;
 const { rows: [server] } = await db.query<{ version: string; autovacuum: string }>(
   `select current_setting('server_version') as version, current_setting('autovacuum') as autovacuum`);
 
-/**
- * An OrderStatusEvent of the `default` transformer, version 1.3.0, with every field renderOrderStatus writes, in its
- * order, for order `n`; `_eid` is the event's id. Stored as the service's outbox stores payloads: JSON.stringify'd.
- */
-const STATUSES = ['accepted', 'appointment_confirmed', 'started', 'finished', 'completed'];
-const payload = (id: string, n: number, orderId: string, at: Date) => JSON.stringify({
-  _eid: id, _type: 'OrderStatusEvent', _v: '1.3.0', orderId, orderNumber: `GID-${String(n).padStart(10, '0')}`,
-  status: STATUSES[n % STATUSES.length], externalId: `EXT-${n}`, invoicingExternalId: `INV-${n % 997}`, orderType: 'installation',
-  customer: { email: `customer${n}@example.com`, externalId: `C-${n}`, firstName: 'Alexandra', lastName: 'Sample', mobilePhone: '+49 170 1234567', phone: null, salutation: 'Frau' },
-  customerBilling: null,
-  shippingAddress: { street: 'Hauptstraße', houseNumber: '12a', postalCode: '10115', city: 'Berlin', countryCode: 'DE' },
-  products: [{ sku: 'WB-11KW', name: 'Wallbox 11 kW', quantity: 1 }],
-  documents: [],
-  appointmentStart: '2026-12-01T08:00:00.000Z', appointmentEnd: '2026-12-01T12:00:00.000Z', startTimestamp: null, finishTimestamp: null,
-  projectId: `P-2026-${n % 50}`, projectName: 'Wallbox rollout 2026', updatedAt: at.toISOString(),
-});
-// As the service's outbox writes events: one statement for any number, from arrays.
-const INSERT = `
-  insert into events (id, account_id, scope, type, order_id, payload, endpoint_id, created_at)
-  select id, $1, 'brand', 'OrderStatusEvent', order_id, payload, $2, created_at
-  from unnest($3::uuid[], $4::text[], $5::json[], $6::timestamptz[]) as t(id, order_id, payload, created_at)`;
-const insertEvents = (events: { id: string; orderId: string; payload: string; at: Date }[]) => db.query(INSERT, [brandId, endpointId,
-  events.map((e) => e.id), events.map((e) => e.orderId), events.map((e) => e.payload), events.map((e) => e.at)]);
-const event = (n: number, prefix: string) => {
-  const id = randomUUID();
-  const orderId = `${prefix}-${n}`;
-  const at = new Date();
-  return { id, orderId, payload: payload(id, n, orderId, at), at };
-};
-
 // The backlog: BACKLOG events of the endpoint, written with the service stopped, 10,000 a statement.
 const backlogStart = performance.now();
 for (let from = 1; from <= BACKLOG; from += 10_000) {
   const batch = [];
   for (let n = from; n <= Math.min(BACKLOG, from + 9_999); n++) batch.push(event(n, 'bench'));
-  await insertEvents(batch);
+  await insertEvents(db, brandId, endpointId, batch);
 }
 await db.query('vacuum analyze events');
 const { rows: [size] } = await db.query<{ avg: string }>(`select avg(length(payload::text))::int as avg from events where endpoint_id = $1`, [endpointId]);
@@ -139,7 +110,7 @@ function writer(round: number) {
       const wait = begun + (i * 1000) / RATE - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const e = event(1_000_000 * (round + 1) + i, 'steady');
-      pending.push(insertEvents([e]).then(() => { written.add(e.id); }, () => { failures++; }));
+      pending.push(insertEvents(db, brandId, endpointId, [e]).then(() => { written.add(e.id); }, () => { failures++; }));
     }
   })();
   return {
