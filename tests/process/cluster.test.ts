@@ -189,6 +189,41 @@ test('a role that dies 5 times within a minute is given up: everything stops, ex
   }
 });
 
+test('a process that does not drain within 15 s (a send that hangs) makes the primary exit 1, saying which', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  let requests = 0;
+  const hanging = createServer(() => { requests++; }); // never answers
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  const stuck = startService({
+    DATABASE_URL: databaseUrl(), WEB_CONCURRENCY: '2', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+    WEBHOOK_TIMEOUT_MS: '60000', JWT_SECRET: 'cluster-test-secret-0123456789-0123456789',
+  });
+  try {
+    for (const deadline = Date.now() + 60_000; !/"role":"all".*"msg":"ready: /.test(stuck.output());) {
+      assert.ok(Date.now() < deadline && stuck.child.exitCode === null, `the cluster did not start:\n${stuck.output().slice(-3000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const client = processClient(Number(/"port":(\d+),"role":"all"/.exec(stuck.output())![1]), ADMIN);
+    const { id: brandId } = await client.admin<{ id: string }>('accounts.create', { name: 'Hanging receiver', role: 'brand' });
+    await client.admin('webhookConfigs.upsert', {
+      accountId: brandId, scope: 'brand', url: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hooks`, transformer: 'default', version: '1.3.0',
+    });
+    await client.admin('jobs.create', { brandAccountId: brandId });
+    for (const deadline = Date.now() + 30_000; requests === 0;) {
+      assert.ok(Date.now() < deadline, 'the delivery was not sent');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    stuck.child.kill('SIGTERM');
+    assert.is(await stuck.exited, 1, stuck.output().slice(-3000));
+    assert.match(stuck.output(), /"msg":"requests did not finish within 15 s; exiting"/);
+    assert.match(stuck.output(), /"role":"worker".*"msg":"a process did not drain"/);
+  } finally {
+    await stuck.stop('SIGKILL');
+    hanging.closeAllConnections();
+    hanging.close();
+  }
+});
+
 test('a start that cannot work (no server at DATABASE_URL) stops at once with exit code 1 and the processes\' line, no restarts', async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
   const doomed = startService({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere', WEB_CONCURRENCY: '2', DATA_DIR: dataDir });
