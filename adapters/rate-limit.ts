@@ -49,25 +49,63 @@ export class FlexibleLoginRateLimiter implements LoginRateLimiter {
 /**
  * Requests per key within a fixed window (rate-limiter-flexible): in this process for the embedded database, in
  * PostgreSQL otherwise. The counters share the login limiter's table, under their own key prefix.
+ *
+ * On a server each count is a round trip, the largest single cost of a request after its own work. So a process
+ * counts a large share in slices: one upsert takes `slice` points of the key's window at once, and the process hands
+ * them out to its next requests of that window from memory. The count stays in PostgreSQL, shared by every process,
+ * ahead of the requests it stands for; what a process took and did not use is refused to the others for the rest of
+ * the window, at most a slice less one per process. A slice is a 64th of the share, so a share under 128 (the
+ * default is 50) is counted request by request, as before.
  */
 export class FlexibleRateLimiter implements RateLimiter {
   /** When the last refusal this process saw ends (epoch ms): until then some key may be refused from memory. */
   private refusalsEnd = 0;
-  /** Per key, from its last count here: what was left of its share, and when its window ends (epoch ms). */
-  private readonly shares = new Map<string, { remaining: number; until: number }>();
+  /**
+   * Per key, from its last count here: what was left of its share, and when its window ends (epoch ms); `taken`, the
+   * points of the last slice not yet handed out here.
+   */
+  private readonly shares = new Map<string, { remaining: number; until: number; taken: number }>();
+  /** Slices being taken, per key: the key's other requests meanwhile wait for it instead of taking one each. */
+  private readonly taking = new Map<string, Promise<unknown>>();
   /** The map's size at which its ended windows are swept out next. */
   private sweepAt = 10_000;
-  constructor(private readonly limiter: RateLimiterAbstract) {}
+  constructor(private readonly limiter: RateLimiterAbstract, private readonly slice = 1) {}
 
   async consume(key: string): Promise<number | null> {
+    for (;;) {
+      const share = this.shares.get(key);
+      if (share && share.taken > 0 && share.until > Date.now()) {
+        share.taken--;
+        // With nothing left, the rest of its window is refused as it comes: no spacing to offer.
+        if (--share.remaining === 0) this.shares.delete(key);
+        return null;
+      }
+      const under = this.taking.get(key);
+      if (!under) break;
+      await under.catch(() => {});
+    }
+    const counting = this.count(key);
+    if (this.slice === 1) return counting;
+    this.taking.set(key, counting);
     try {
-      const counted = await this.limiter.consume(key);
-      this.rememberShare(key, counted);
+      return await counting;
+    } finally {
+      this.taking.delete(key);
+    }
+  }
+
+  private async count(key: string): Promise<number | null> {
+    try {
+      const counted = await this.limiter.consume(key, this.slice);
+      this.rememberShare(key, counted, this.slice - 1);
       return null;
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       this.shares.delete(key);
       this.refusalsEnd = Math.max(this.refusalsEnd, Date.now() + rejection.msBeforeNext);
+      // A slice past the share: this request's own point may still have been within it (a refusal from memory counted nothing).
+      const counted = rejection.consumedPoints;
+      if (counted > this.limiter.points && counted - this.slice < this.limiter.points) return null;
       return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
     }
   }
@@ -78,15 +116,15 @@ export class FlexibleRateLimiter implements RateLimiter {
     return share && share.until > at ? (share.until - at) / (share.remaining + 1) : null;
   }
 
-  private rememberShare(key: string, counted: RateLimiterRes) {
+  private rememberShare(key: string, counted: RateLimiterRes, taken: number) {
     const now = Date.now();
     if (this.shares.size >= this.sweepAt) {
       for (const [k, v] of this.shares) if (v.until <= now) this.shares.delete(k);
       this.sweepAt = Math.max(10_000, this.shares.size * 2);
     }
     // With nothing left, the rest of its window is refused as it comes: no spacing to offer.
-    if (counted.remainingPoints === 0) this.shares.delete(key);
-    else this.shares.set(key, { remaining: counted.remainingPoints, until: now + counted.msBeforeNext });
+    if (counted.remainingPoints + taken === 0) this.shares.delete(key);
+    else this.shares.set(key, { remaining: counted.remainingPoints + taken, until: now + counted.msBeforeNext, taken });
   }
 
   refusingAny(): boolean {
@@ -109,11 +147,12 @@ export class FlexibleRateLimiter implements RateLimiter {
   }
 
   static inPostgres(keyPrefix: string, points: number, durationSeconds: number, knex: unknown) {
+    const slice = Math.max(1, Math.floor(points / 64));
     return new FlexibleRateLimiter(new RateLimiterPostgres({
       storeClient: knex, storeType: 'knex', tableName: 'login_rate_limits', tableCreated: true, keyPrefix, points, duration: durationSeconds,
       // A key refused once is refused from this process's memory until its window ends: a tenant hammering past its
       // share costs no database round trip per request (rate-limiter-flexible's inMemoryBlockOnConsumed).
       inMemoryBlockOnConsumed: points + 1,
-    }));
+    }), slice);
   }
 }

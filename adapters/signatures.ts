@@ -22,3 +22,16 @@ const standardKeyBytes = (key: string) => (key.startsWith('whsec_') ? Buffer.fro
 /** webhook-signature (Standard Webhooks v1): `v1,` + base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`. */
 export const standardWebhookSignature = (key: string, id: string, timestamp: number, body: string) =>
   `v1,${createHmac('sha256', standardKeyBytes(key)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+
+/**
+ * The signature headers of a webhook signed with `keys`, the current key first (none: no headers). While a rotated-out
+ * key is valid (CONTRACT §11), `webhook-signature` carries one `v1,` signature per key, space-separated as Standard
+ * Webhooks has it, so that a receiver knowing either key verifies; `x-webhook-signature` holds one value, the current key's.
+ */
+export function signatureHeaders(keys: readonly string[], id: string, timestamp: number, body: string): Record<string, string> {
+  if (keys.length === 0) return {};
+  return {
+    'x-webhook-signature': hexSignature(keys[0]!, body),
+    'webhook-signature': keys.map((key) => standardWebhookSignature(key, id, timestamp, body)).join(' '),
+  };
+}

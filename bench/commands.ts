@@ -230,8 +230,8 @@ ${loadAtStart.toFixed(1)} and ${loadAverage().toFixed(1)} (2 fills both cores; o
 ${codeLine()}
 
 Accepting: autocannon, ${CONNECTIONS} connections, each request a RefreshOrder with a new \`_cid\` (over 200 orders); server pinned to CPU 0, client to
-CPU 1, PostgreSQL free. Service: the real \`server/main.ts\` with \`SERVICE_ROLE=api\` (token check with the contact lookup, the account's request counter in PostgreSQL (rate-limiter-flexible, \`API_RATE_LIMIT_PER_ACCOUNT\` set high), zod
-input, \`_cid\` claim with INSERT … ON CONFLICT in one autocommit statement, 202, then the coalesced NOTIFY). Peer: \`bench/bare-commands.ts\`, node:http +
+CPU 1, PostgreSQL free. Service: the real \`server/main.ts\` with \`SERVICE_ROLE=api\` (token check with the contact lookup, the account's request counter in PostgreSQL (rate-limiter-flexible, \`API_RATE_LIMIT_PER_ACCOUNT\` set high, so counted in slices of a 64th of it: one upsert a slice), zod
+input, \`_cid\` claim with INSERT … ON CONFLICT in one autocommit statement, 202, then the coalesced NOTIFY, at most one every 10 ms). Peer: \`bench/bare-commands.ts\`, node:http +
 pg, no auth or validation, the same row written by BEGIN; INSERT … ON CONFLICT; COMMIT. The same service as one \`SERVICE_ROLE=all\`
 process (CPU 0) also runs the commands it accepts, meanwhile (executed/s: the commands it finished during the load).
 

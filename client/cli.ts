@@ -36,6 +36,10 @@ const positiveInt = (value: string) => {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
   return Number(value);
 };
+const seconds = (value: string) => {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number of seconds');
+  return Number(value);
+};
 const onOff = (value: string) => {
   if (value !== 'on' && value !== 'off') throw new InvalidArgumentError('must be on or off');
   return value === 'on';
@@ -105,6 +109,15 @@ export async function runCli(argv: readonly string[], env: Record<string, string
       show(outcome(admin().admin.webhookConfigs.upsert.mutate({
         accountId: o.account, scope: o.scope, url: o.url ?? null, transformer: o.transformer, version: o.version,
         ...(o.key && { signatureKey: o.key }), enabled: !o.disabled,
+      }))));
+  command(webhooks, 'rotate-key', 'give a configuration a new signature key, the current one staying valid beside it for a while')
+    .requiredOption('--account <accountId>', 'its account')
+    .addOption(new Option('--scope <scope>', 'brand or partner').choices(['brand', 'partner']).makeOptionMandatory())
+    .requiredOption('--key <signatureKey>', 'the new signature key (at least 16 characters)')
+    .option('--previous-valid-for <seconds>', 'how long the current key stays valid (default 86400, at most 604800; 0: not at all)', seconds)
+    .action((o: { account: string; scope: 'brand' | 'partner'; key: string; previousValidFor?: number }) =>
+      show(outcome(admin().admin.webhookConfigs.rotateKey.mutate({
+        accountId: o.account, scope: o.scope, signatureKey: o.key, ...(o.previousValidFor !== undefined && { previousKeyValidFor: o.previousValidFor }),
       }))));
 
   const jobs = command(program, 'jobs', 'jobs (orders)');

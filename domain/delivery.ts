@@ -1,5 +1,5 @@
 import type { EventType } from './event.ts';
-import type { Scope } from './webhook-config.ts';
+import type { Scope, SigningKeys } from './webhook-config.ts';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed'];
@@ -29,7 +29,7 @@ export interface ClaimedDelivery {
   /** When the delivery was made, with the change that caused its event. */
   createdAt: Date;
   /** The endpoint's current URL, key and state (a changed URL or key applies from the next attempt on). */
-  endpoint: { url: string | null; signatureKey: string | null; enabled: boolean } | null;
+  endpoint: ({ url: string | null; enabled: boolean } & SigningKeys) | null;
 }
 
 export type DeliveryState = { status: 'delivered' } | { status: 'pending'; nextAttemptAt: Date } | { status: 'failed' };

@@ -108,6 +108,11 @@ export function renderInvoice(invoice: Invoice, version: PayloadVersion, eid: st
   };
 }
 
+/** WebhookTestEvent (CONTRACT §10): what an endpoint test sends by default; `_v` is the endpoint's. */
+export function renderTestEvent(version: PayloadVersion, eid: string, sentAt: Date): Payload {
+  return { _eid: eid, _type: 'WebhookTestEvent', _v: version, sentAt: sentAt.toISOString() };
+}
+
 /** CommandResultEvent or CommandErrorEvent (CONTRACT §6) for the sender of a command. */
 export function renderCommandOutcome(command: CommandEnvelope, outcome: CommandOutcome, version: PayloadVersion, eid: string): Payload {
   const head = (type: string) => ({ _eid: eid, _type: type, _v: version, _cid: command._cid, commandType: command._type, _metadata: { ...command._metadata } });

@@ -1,4 +1,5 @@
 import type { Role } from './account.ts';
+import { conflict, invalid } from './errors.ts';
 
 export type Scope = Role;
 export type Transformer = 'default' | 'partner-format';
@@ -22,13 +23,42 @@ export interface WebhookConfigProps {
   transformer: Transformer;
   version: PayloadVersion;
   signatureKey: string | null;
+  /** The key rotated out, still valid until it expires (CONTRACT §11); absent: none. */
+  previousKey?: PreviousKey | null;
   enabled: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
 
+export interface PreviousKey {
+  value: string;
+  expiresAt: Date;
+}
+
+/** What signs and verifies: the current key and, while its window lasts, the one rotated out. */
+export type SigningKeys = Pick<WebhookConfigProps, 'signatureKey' | 'previousKey'>;
+
 /** The fewest characters a signature key may have (CONTRACT §7). */
 export const SIGNATURE_KEY_MIN_LENGTH = 16;
+
+/** How long a rotated-out key may stay valid, and how long it does when the caller does not say (CONTRACT §11). */
+export const PREVIOUS_KEY_MAX_SECONDS = 7 * 86_400;
+export const PREVIOUS_KEY_DEFAULT_SECONDS = 86_400;
+
+/** The one home of the key rule: a key too short to be a secret is refused (400). */
+export function checkSignatureKey(key: string): void {
+  if (key.length < SIGNATURE_KEY_MIN_LENGTH) throw invalid('signatureKey', `A signature key needs at least ${SIGNATURE_KEY_MIN_LENGTH} characters.`);
+}
+
+/**
+ * The keys in force at `now`, the current one first: outgoing webhooks are signed with each, and an incoming partner
+ * command may be signed with any. An expired previous key counts nowhere, whether or not it has been cleared yet.
+ */
+export function keysInForce(keys: SigningKeys, now: Date): string[] {
+  if (keys.signatureKey === null) return [];
+  const previous = keys.previousKey && keys.previousKey.expiresAt > now ? [keys.previousKey.value] : [];
+  return [keys.signatureKey, ...previous];
+}
 
 export class WebhookConfig {
   id!: string;
@@ -38,12 +68,39 @@ export class WebhookConfig {
   transformer!: Transformer;
   version!: PayloadVersion;
   signatureKey!: string | null;
+  previousKey!: PreviousKey | null;
   enabled!: boolean;
   createdAt!: Date;
   updatedAt!: Date;
 
   constructor(props: WebhookConfigProps) {
-    Object.assign(this, props);
+    Object.assign(this, { previousKey: null }, props);
+  }
+
+  /**
+   * Makes `key` the key and keeps the current one valid for `validForSeconds` more (0: not at all), so that receivers
+   * can move over meanwhile. Nothing to rotate is a conflict: a first key is set with PUT.
+   */
+  rotateKey(key: string, validForSeconds: number, now: Date): void {
+    if (this.signatureKey === null) throw conflict('Your webhook configuration has no signature key to rotate: set one with PUT /v3/webhook-config.');
+    checkSignatureKey(key);
+    if (!Number.isInteger(validForSeconds) || validForSeconds < 0 || validForSeconds > PREVIOUS_KEY_MAX_SECONDS) {
+      throw invalid('previousKeyValidFor', `previousKeyValidFor is a whole number of seconds from 0 to ${PREVIOUS_KEY_MAX_SECONDS}.`);
+    }
+    this.previousKey = validForSeconds > 0 ? { value: this.signatureKey, expiresAt: new Date(now.getTime() + validForSeconds * 1000) } : null;
+    this.signatureKey = key;
+  }
+
+  /** A key set (or removed) outright ends any rotation window at once: only the new key counts from now on. */
+  replaceKey(key: string | null): void {
+    if (key !== null) checkSignatureKey(key);
+    this.signatureKey = key;
+    this.previousKey = null;
+  }
+
+  /** Forgets a previous key whose window has ended (it counts nowhere already; this clears it from what is stored). */
+  dropExpiredKey(now: Date): void {
+    if (this.previousKey && this.previousKey.expiresAt <= now) this.previousKey = null;
   }
 
   payloadFormat(): PayloadFormat {
@@ -60,6 +117,7 @@ export class WebhookConfig {
       version: this.version,
       enabled: this.enabled,
       hasSignatureKey: this.signatureKey !== null,
+      previousKeyExpiresAt: this.previousKey ? this.previousKey.expiresAt.toISOString() : null,
     };
   }
 }

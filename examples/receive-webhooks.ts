@@ -1,4 +1,4 @@
-// A webhook receiver to try your integration with: verifies both signatures of every event (examples/verify-webhook.ts)
+// A webhook receiver to try your integration with: verifies the signature of every event (examples/verify-webhook.ts)
 // and prints it. WEBHOOK_KEY is your configuration's signature key; PORT (default 4000) where it listens.
 //   WEBHOOK_KEY=… npx tsx examples/receive-webhooks.ts
 import http from 'node:http';

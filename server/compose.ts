@@ -95,7 +95,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   // On a server, committed work is announced to every process, this one included (its own NOTIFYs come back through
   // its listener: waking here as well would run every round twice). The embedded database has no listener.
   const announcer = database.kind === 'postgresql'
-    ? workAnnouncer(notifyWork(database.orm), (err) => log[failureLevel(err)]({ err }, 'work announcement failed; the workers look again within their idle delay'))
+    ? workAnnouncer(notifyWork(database.orm), (err) => log[failureLevel(err)]({ err }, 'work announcement failed; the workers look again within their idle delay'),
+      { spacingMs: WAKE_UP_SPACING_MS })
     : null;
   const announce = { committed: (kinds: ReadonlySet<BackgroundWork>) => (announcer ? announcer.announce(kinds) : signal.wake(kinds)) };
   // Mails after the answer, each in a unit of work of its own (made when it runs: the units are built just below).
@@ -180,6 +181,8 @@ const attemptMs = (config: Config) => 2 * config.webhookTimeoutMs + 1000;
 const ENDPOINT_TESTS_PER_MINUTE = 10;
 /** Legacy listings streaming at once per account (CONTRACT §1). */
 const STREAMS_PER_ACCOUNT = 2;
+/** At most one wake-up of a kind per this many ms from a process under load (the first of an idle spell goes at once). */
+const WAKE_UP_SPACING_MS = 10;
 const limits = (config: Config) => ({ perEmail: config.loginLimitPerEmail, perAddress: config.loginLimitPerAddress });
 
 function chooseMailer(config: Config, log: Logger): Mailer {

@@ -77,6 +77,11 @@ export class InMemoryWebhookConfigRepository implements WebhookConfigRepository 
   byId(id: string) { return this.table.find((c) => c.id === id); }
   async find(accountId: string, scope: Scope) { return this.table.get(`${accountId}/${scope}`); }
   async save(config: WebhookConfig) { this.table.put(`${config.accountId}/${config.scope}`, config); }
+  async dropExpiredKeys(now: Date) {
+    const expired = [...this.table.rows.values()].filter((c) => c.previousKey && c.previousKey.expiresAt <= now);
+    for (const config of expired) config.previousKey = null;
+    return expired.length;
+  }
 }
 
 export class InMemoryJobRepository implements JobRepository {
@@ -265,7 +270,7 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
       d.claimToken = claimToken;
       const config = this.configs.byId(d.event.endpointId!);
       return { id: d.id, eventId: d.event.id, attempts: d.attempts, body: JSON.stringify(d.event.payload), leaseUntil, claimToken, createdAt: d.createdAt,
-        endpoint: config && { url: config.url, signatureKey: config.signatureKey, enabled: config.enabled } };
+        endpoint: config && { url: config.url, signatureKey: config.signatureKey, previousKey: config.previousKey, enabled: config.enabled } };
     });
   }
   async release(claims: readonly Pick<ClaimedDelivery, 'id' | 'claimToken'>[]) {

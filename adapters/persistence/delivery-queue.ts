@@ -3,14 +3,15 @@ import type { ClaimedDelivery, DeliveryFilter, DeliveryResult, DeliveryView } fr
 import type { DeliveryQueue } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
+import { previousKeyOf } from './rows.ts';
 import { isStoredId } from './stored-ids.ts';
 
 // One statement each, prepared, on the unit of work's connection (or, outside one, a pooled connection for just that
 // statement): the sender never holds a connection while it sends.
 
-// The claim itself is the function claim_due_deliveries_v2 (migrations 20261123010000 and 20261123040000): per-order order, SKIP LOCKED, a
-// lease and a token, planned so that a backlog does not make it slower.
-const CLAIM = `select * from claim_due_deliveries_v2($1, $2, $3, $4)`;
+// The claim itself is the function claim_due_deliveries_v3 (migrations 20261123010000, 20261123040000 and 20261127100000):
+// per-order order, SKIP LOCKED, a lease and a token, planned so that a backlog does not make it slower.
+const CLAIM = `select * from claim_due_deliveries_v3($1, $2, $3, $4)`;
 
 // Only the holder of the current claim changes the delivery (the token is cleared by every outcome and release);
 // a sender whose lease ran out and was claimed over has its tries logged, and nothing else.
@@ -57,7 +58,10 @@ const LIST = `
   order by d.created_at desc, d.seq desc
   limit $4`;
 
-interface ClaimRow { id: string; event_id: string; attempts: number; body: string; has_endpoint: boolean; url: string | null; signature_key: string | null; enabled: boolean | null; created_at: Date }
+interface ClaimRow {
+  id: string; event_id: string; attempts: number; body: string; has_endpoint: boolean; url: string | null; signature_key: string | null; enabled: boolean | null;
+  created_at: Date; previous_signature_key: string | null; previous_key_expires_at: string | null;
+}
 interface ListRow {
   id: string; seq: string; event_id: string; event_type: DeliveryView['eventType']; account_id: string; scope: DeliveryView['scope']; url: string | null;
   status: DeliveryView['status']; created_at: string; next_attempt_at: string | null;
@@ -69,10 +73,10 @@ export class SqlDeliveryQueue implements DeliveryQueue {
 
   claimDue(limit: number, now: Date, leaseUntil: Date, claimToken: string): Promise<ClaimedDelivery[]> {
     return withDriverConnection(this.em, async (client) => {
-      const { rows } = await client.query<ClaimRow>({ name: 'deliveries-claim-v2', text: CLAIM, values: [now, leaseUntil, limit, claimToken] });
+      const { rows } = await client.query<ClaimRow>({ name: 'deliveries-claim-v3', text: CLAIM, values: [now, leaseUntil, limit, claimToken] });
       return rows.map((r) => ({
         id: r.id, eventId: r.event_id, attempts: r.attempts, body: r.body, leaseUntil, claimToken, createdAt: new Date(r.created_at),
-        endpoint: r.has_endpoint ? { url: r.url, signatureKey: r.signature_key, enabled: r.enabled! } : null,
+        endpoint: r.has_endpoint ? { url: r.url, signatureKey: r.signature_key, previousKey: previousKeyOf(r), enabled: r.enabled! } : null,
       }));
     });
   }

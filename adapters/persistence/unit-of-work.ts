@@ -74,7 +74,7 @@ class MikroOrmUnitOfWork<S extends object> {
       if (this.begun) {
         await this.begun;
         await this.made!.workDone();
-        await this.fork!.commit();
+        await commit(this.fork!);
         this.announce();
       } // else the work sent nothing: nothing to commit
       return value;
@@ -141,6 +141,21 @@ function makeDeps<S extends object>(services: S, repository: <K extends keyof Re
     Object.defineProperty(deps, name, { get: () => repository(name), enumerable: true, configurable: true });
   }
   return deps as Repositories & S;
+}
+
+/**
+ * Commits the EntityManager's transaction. Its flush runs inside an AsyncLocalStorage (MikroORM's UnitOfWork.commit),
+ * and the first such run turns on Node's promise hooks for the rest of the process: every promise of every request
+ * then pays for them. Work done in SQL on the driver (the queues, the outbox, the jobs) leaves the EntityManager
+ * nothing to flush: its transaction is committed on the connection, as `em.commit` does after its flush.
+ */
+async function commit(em: EntityManager): Promise<void> {
+  const uow = em.getUnitOfWork();
+  const nothingToFlush = uow.getPersistStack().size === 0 && uow.getRemoveStack().size === 0
+    && uow.getOrphanRemoveStack().size === 0 && uow.getIdentityMap().keys().length === 0;
+  if (!nothingToFlush) return em.commit();
+  await em.getConnection('write').commit(em.getTransactionContext()!);
+  em.resetTransactionContext();
 }
 
 /** Makes units of work on one ORM, each handing its work the process's `services` beside its repositories. */

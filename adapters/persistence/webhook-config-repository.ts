@@ -38,11 +38,22 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
     this.families.forget();
     await withDriverConnection(this.em, (client) => client.query({
       name: 'webhook-config-save',
-      text: `insert into webhook_configs (${CONFIG_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+      text: `insert into webhook_configs (${CONFIG_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
         on conflict (account_id, scope) do update set url = excluded.url, transformer = excluded.transformer,
           version = excluded.version, signature_key = excluded.signature_key, enabled = excluded.enabled,
-          updated_at = excluded.updated_at`,
+          updated_at = excluded.updated_at, previous_signature_key = excluded.previous_signature_key,
+          previous_key_expires_at = excluded.previous_key_expires_at`,
       values: configValues(config),
     }));
+  }
+
+  async dropExpiredKeys(now: Date): Promise<number> {
+    this.seen.clear();
+    this.families.forget();
+    return withDriverConnection(this.em, async (client) => (await client.query({
+      name: 'webhook-config-drop-expired-keys',
+      text: `update webhook_configs set previous_signature_key = null, previous_key_expires_at = null where previous_key_expires_at <= $1`,
+      values: [now],
+    })).rowCount ?? 0);
   }
 }

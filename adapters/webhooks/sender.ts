@@ -5,7 +5,7 @@ import ipaddr from 'ipaddr.js';
 import { Agent, Client, request, type Dispatcher } from 'undici';
 import { isSuccess, type DeliveryAttempt } from '../../domain/delivery.ts';
 import type { Clock, WebhookRequest, WebhookSender } from '../../domain/ports.ts';
-import { hexSignature, standardWebhookSignature } from '../signatures.ts';
+import { signatureHeaders } from '../signatures.ts';
 import { wasDroppedUnanswered, watchConnectionReuse } from './connection-reuse.ts';
 import { isPublicAddress } from './target-policy.ts';
 
@@ -101,17 +101,14 @@ export class UndiciWebhookSender implements WebhookSender {
 
   private headers(webhook: WebhookRequest): Record<string, string> {
     const timestamp = Math.floor(this.options.clock.now().getTime() / 1000);
-    const headers: Record<string, string> = {
+    return {
       'content-type': 'application/json',
       'user-agent': 'partner-brand-api-webhooks/1',
       'webhook-id': webhook.eventId,
       'webhook-timestamp': String(timestamp),
+      ...(webhook.test && { 'webhook-test': '1' }),
+      ...signatureHeaders(webhook.signatureKeys, webhook.eventId, timestamp, webhook.body),
     };
-    if (webhook.signatureKey) {
-      headers['x-webhook-signature'] = hexSignature(webhook.signatureKey, webhook.body);
-      headers['webhook-signature'] = standardWebhookSignature(webhook.signatureKey, webhook.eventId, timestamp, webhook.body);
-    }
-    return headers;
   }
 
   /** One HTTP request within WEBHOOK_TIMEOUT_MS: its answer, or why none came. */

@@ -14,7 +14,10 @@ export interface WebhookRequest {
   eventId: string;
   /** The exact bytes to send and sign. */
   body: string;
-  signatureKey: string | null;
+  /** The keys to sign with, the current one first (none: unsigned); see `keysInForce`. */
+  signatureKeys: readonly string[];
+  /** An example sent by an endpoint test (CONTRACT §11), marked `webhook-test: 1`; a delivery is not. */
+  test?: boolean;
 }
 
 export interface WebhookSender {

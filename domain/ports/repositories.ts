@@ -44,6 +44,8 @@ export interface ContactRepository {
 export interface WebhookConfigRepository {
   find(accountId: string, scope: Scope): Promise<WebhookConfig | null>;
   save(config: WebhookConfig): Promise<void>;
+  /** Clears every rotated-out key whose window ended at or before `now`; answers how many. */
+  dropExpiredKeys(now: Date): Promise<number>;
 }
 
 export interface JobRepository {

@@ -1,6 +1,7 @@
 import { isSuccess, stateAfter, type ClaimedDelivery, type DeliveryResult } from '../delivery.ts';
 import { isUnavailable } from '../errors.ts';
 import type { Deps } from '../ports.ts';
+import { keysInForce } from '../webhook-config.ts';
 
 export type DeliveryDeps = Pick<Deps, 'deliveries' | 'webhookSender' | 'clock' | 'ids'>;
 
@@ -45,7 +46,7 @@ export function claimDueDeliveries(deps: Pick<Deps, 'deliveries' | 'clock' | 'id
 
 /**
  * One durable attempt of a claimed delivery, outside any transaction: sent to the endpoint's current URL with its
- * current key, and judged by its outcome. An endpoint disabled, or left without a URL, since the event was
+ * current keys, and judged by its outcome. An endpoint disabled, or left without a URL, since the event was
  * written gets nothing: the delivery fails at once, and may be sent again (redelivered) once the endpoint is back.
  */
 export async function attemptDelivery(deps: Pick<Deps, 'webhookSender' | 'clock'>, claimed: ClaimedDelivery, scheduleMs: readonly number[]): Promise<DeliveryResult> {
@@ -54,7 +55,8 @@ export async function attemptDelivery(deps: Pick<Deps, 'webhookSender' | 'clock'
     const error = endpoint ? (endpoint.enabled ? 'the endpoint has no URL' : 'the endpoint is disabled') : 'the endpoint no longer exists';
     return { deliveryId: claimed.id, claimToken: claimed.claimToken, attempt: { at: deps.clock.now(), statusCode: null, durationMs: 0, error }, state: { status: 'failed' } };
   }
-  const attempt = await deps.webhookSender.send({ url: endpoint.url, eventId: claimed.eventId, body: claimed.body, signatureKey: endpoint.signatureKey });
+  const signatureKeys = keysInForce(endpoint, deps.clock.now());
+  const attempt = await deps.webhookSender.send({ url: endpoint.url, eventId: claimed.eventId, body: claimed.body, signatureKeys });
   return { deliveryId: claimed.id, claimToken: claimed.claimToken, attempt, state: stateAfter(claimed.attempts + 1, isSuccess(attempt.statusCode), scheduleMs, deps.clock.now()) };
 }
 

@@ -1,6 +1,11 @@
 import type { Deps } from '../ports.ts';
 
-/** Deletes, a batch at a time, events (and their finished deliveries) past EVENT_RETENTION_DAYS; answers how many. */
-export function purgeRetainedEvents(deps: Pick<Deps, 'deliveries' | 'clock'>, retentionDays: number, batch: number): Promise<number> {
-  return deps.deliveries.purgeBefore(new Date(deps.clock.now().getTime() - retentionDays * 86_400_000), batch);
+/**
+ * Deletes, a batch at a time, events (and their finished deliveries) past EVENT_RETENTION_DAYS; answers how many. Clears
+ * the rotated-out signature keys whose window has ended on the way: they count nowhere already, and need not be kept.
+ */
+export async function purgeRetainedEvents(deps: Pick<Deps, 'deliveries' | 'webhookConfigs' | 'clock'>, retentionDays: number, batch: number): Promise<number> {
+  const now = deps.clock.now();
+  await deps.webhookConfigs.dropExpiredKeys(now);
+  return deps.deliveries.purgeBefore(new Date(now.getTime() - retentionDays * 86_400_000), batch);
 }

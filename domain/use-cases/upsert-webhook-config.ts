@@ -1,6 +1,6 @@
 import { invalid, notFound } from '../errors.ts';
 import type { Deps } from '../ports.ts';
-import { type PayloadVersion, type Scope, SIGNATURE_KEY_MIN_LENGTH, type Transformer, WebhookConfig } from '../webhook-config.ts';
+import { type PayloadVersion, type Scope, type Transformer, WebhookConfig } from '../webhook-config.ts';
 
 export interface UpsertWebhookConfigInput {
   accountId: string;
@@ -9,7 +9,7 @@ export interface UpsertWebhookConfigInput {
   url?: string | null;
   transformer: Transformer;
   version: PayloadVersion;
-  /** Absent keeps the current key; null removes it. */
+  /** Absent keeps the current key (and any rotation window); a key or null replaces it and ends the window. */
   signatureKey?: string | null;
   enabled?: boolean;
 }
@@ -21,9 +21,6 @@ export async function upsertWebhookConfig(
   const account = await deps.accounts.get(input.accountId);
   if (!account) throw notFound('The account');
   if (account.role !== input.scope) throw invalid('scope', `A ${account.role} account can only have a ${account.role}-scoped configuration.`);
-  if (input.signatureKey !== undefined && input.signatureKey !== null && input.signatureKey.length < SIGNATURE_KEY_MIN_LENGTH) {
-    throw invalid('signatureKey', `A signature key needs at least ${SIGNATURE_KEY_MIN_LENGTH} characters.`);
-  }
   if (input.url) {
     const reason = await deps.webhookTargets.refusalReason(input.url);
     if (reason) throw invalid('url', reason);
@@ -36,7 +33,8 @@ export async function upsertWebhookConfig(
     version: input.version, signatureKey: null, enabled: true, createdAt: now, updatedAt: now,
   });
   if (input.url !== undefined) config.url = input.url;
-  if (input.signatureKey !== undefined) config.signatureKey = input.signatureKey;
+  if (input.signatureKey !== undefined) config.replaceKey(input.signatureKey);
+  config.dropExpiredKey(now);
   config.transformer = input.transformer;
   config.version = input.version;
   config.enabled = input.enabled ?? true;

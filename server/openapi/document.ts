@@ -3,7 +3,7 @@ import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 
 import { z, type ZodType } from 'zod';
 import { problemCodes } from '../errors.ts';
 import { OPERATION_EXAMPLES } from './examples.ts';
-import { orderShapes } from './payload-docs.ts';
+import { payloadShapes } from './payload-docs.ts';
 import type { Meta, ProblemStatus } from '../trpc.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -78,7 +78,7 @@ function restProcedures(router: OpenApiRouter) {
 export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
   const bodies = restProcedures(router).flatMap(({ meta }) => (meta.rest?.body ? [meta.rest.body] : []));
   const document = generateOpenApiDocument(router, {
-    defs: Object.fromEntries([...bodies, ...orderShapes].map((schema) => [idOf(schema), schema])),
+    defs: Object.fromEntries([...bodies, ...payloadShapes].map((schema) => [idOf(schema), schema])),
     title: 'Partner and Brand Integration API',
     version: '3.1.0',
     baseUrl: '/',

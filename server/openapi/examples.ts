@@ -27,7 +27,7 @@ const yourOrderId = {
   _v: '1.0.0', _cid: 'your-id-demo-job-04-0001', _type: 'SetJobYourOrderId', _metadata: { 'ext-ticket': 'T-1043' },
   jobApiId: 'demo-job-04', yourOrderID: 'INST-4711',
 };
-const config = { scope: 'partner', url: 'https://hooks.example.com/partner', transformer: 'partner-format', version: '1.3.0', enabled: true, hasSignatureKey: true };
+const config = { scope: 'partner', url: 'https://hooks.example.com/partner', transformer: 'partner-format', version: '1.3.0', enabled: true, hasSignatureKey: true, previousKeyExpiresAt: null };
 
 const command = (type: string, cid: string, fields: Record<string, unknown>) =>
   ({ _v: '1.0.0', _cid: cid, _type: type, _metadata: { 'ext-ticket': 'T-2001' }, ...fields });
@@ -94,8 +94,12 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; requests?: 
   },
   'webhookDeliveries-redeliver': { response: { id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', status: 'pending' } },
   'webhookDeliveries-redeliverFailed': { request: { since: '2026-11-23T00:00:00Z' }, response: { count: 12 } },
-  'webhookConfig-test': { request: {}, response: { delivered: true, statusCode: 200, durationMs: 87, error: null } },
+  'webhookConfig-test': { request: { eventType: 'OrderStatusEvent' }, response: { delivered: true, statusCode: 200, durationMs: 87, error: null } },
   'webhookConfig-get': { response: config },
+  'webhookConfig-rotateKey': {
+    request: { signatureKey: 'a-new-long-random-signing-key', previousKeyValidFor: 86400 },
+    response: { ...config, previousKeyExpiresAt: '2026-11-24T09:30:00.000Z' },
+  },
   'webhookConfig-put': {
     request: { url: config.url, transformer: config.transformer, version: config.version, enabled: true, signatureKey: 'a-long-random-signing-key' },
     response: config,

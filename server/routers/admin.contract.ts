@@ -8,6 +8,7 @@ import { DELIVERY_LIST_LIMIT } from '../../domain/use-cases/list-deliveries.ts';
 import { PAYLOAD_VERSIONS, SCOPES, TRANSFORMERS } from '../../domain/webhook-config.ts';
 import { reference, wireString } from '../wire-text.ts';
 import { dateTime, id, optionalText, text } from './shared.contract.ts';
+import { previousKeyValidFor, signatureKey } from './webhook-config.contract.ts';
 
 const customer = z.strictObject({
   email: optionalText(254), externalId: optionalText(), firstName: optionalText(), lastName: optionalText(),
@@ -43,6 +44,7 @@ export const admin = {
     signatureKey: wireString().max(256).nullable().optional(),
     enabled: z.boolean().optional(),
   }),
+  rotateWebhookKey: z.strictObject({ accountId: id, scope: z.enum(SCOPES), signatureKey: signatureKey(), previousKeyValidFor: previousKeyValidFor() }),
   createJob: z.strictObject({
     brandAccountId: id,
     partnerId: id.nullable().optional(),

@@ -7,6 +7,7 @@ import { createJob } from '../../domain/use-cases/create-job.ts';
 import { listDeliveries } from '../../domain/use-cases/list-deliveries.ts';
 import { redeliver, redeliverFailedOf } from '../../domain/use-cases/redeliver.ts';
 import { lookUpCommand } from '../../domain/use-cases/look-up-command.ts';
+import { rotateSignatureKey } from '../../domain/use-cases/rotate-signature-key.ts';
 import { setContactApiAccess } from '../../domain/use-cases/set-contact-api-access.ts';
 import { setJobStatus } from '../../domain/use-cases/set-job-status.ts';
 import { upsertCancellationReason } from '../../domain/use-cases/upsert-cancellation-reason.ts';
@@ -41,6 +42,8 @@ export const adminRouter = router({
       const config = await upsertWebhookConfig(ctx.deps, input);
       return config.view();
     }),
+    rotateKey: adminProcedure.input(admin.rotateWebhookKey).mutation(async ({ ctx, input }) =>
+      (await rotateSignatureKey(ctx.deps, input)).view()),
   }),
   jobs: router({
     create: adminProcedure.input(admin.createJob).mutation(async ({ ctx, input }) =>

@@ -1,7 +1,15 @@
 import { z } from 'zod';
-import { PAYLOAD_VERSIONS, SCOPES, SIGNATURE_KEY_MIN_LENGTH, TRANSFORMERS } from '../../domain/webhook-config.ts';
+import { EXAMPLE_EVENT_TYPES } from '../../domain/example-events.ts';
+import {
+  PAYLOAD_VERSIONS, PREVIOUS_KEY_DEFAULT_SECONDS, PREVIOUS_KEY_MAX_SECONDS, SCOPES, SIGNATURE_KEY_MIN_LENGTH, TRANSFORMERS,
+} from '../../domain/webhook-config.ts';
 import { wireString } from '../wire-text.ts';
-import { count, exactBoolean, httpStatus } from './shared.contract.ts';
+import { count, exactBoolean, exactNumber, httpStatus } from './shared.contract.ts';
+
+// The key's bounds are the domain's (it checks them again for every caller); here they are documented and checked first.
+export const signatureKey = () => wireString().min(SIGNATURE_KEY_MIN_LENGTH).max(256);
+export const previousKeyValidFor = () => exactNumber(z.number().int().min(0).max(PREVIOUS_KEY_MAX_SECONDS)).optional()
+  .describe(`Seconds your current key stays valid beside the new one (0: not at all). Defaults to ${PREVIOUS_KEY_DEFAULT_SECONDS} (a day).`);
 
 export const webhookConfig = {
   view: z.object({
@@ -11,17 +19,28 @@ export const webhookConfig = {
     version: z.enum(PAYLOAD_VERSIONS),
     enabled: z.boolean(),
     hasSignatureKey: z.boolean(),
+    previousKeyExpiresAt: z.iso.datetime().nullable()
+      .describe('Until when the key you rotated out is still valid (webhooks are signed with both keys, commands may be signed with either); null when none is.'),
   }),
   put: z.strictObject({
     url: wireString().max(2000).describe('http(s) URL that receives the events; private addresses are refused.'),
     transformer: z.enum(TRANSFORMERS),
     version: z.enum(PAYLOAD_VERSIONS),
     enabled: exactBoolean().optional().describe('Defaults to true.'),
-    signatureKey: wireString().min(SIGNATURE_KEY_MIN_LENGTH).max(256).nullable().optional()
-      .describe('HMAC key for signatures. Absent keeps the current key; null removes it. Never shown again.'),
+    signatureKey: signatureKey().nullable().optional()
+      .describe('HMAC key for signatures. Absent keeps the current key; null removes it. Never shown again. '
+        + 'A key or null ends a rotation window at once: the key rotated out counts no more.'),
   }),
-  // POST /v3/webhook-config/test (CONTRACT §10).
-  endpointTest: z.strictObject({}),
+  // POST /v3/webhook-config/rotate-key (CONTRACT §11).
+  rotateKey: z.strictObject({
+    signatureKey: signatureKey().describe('Your new HMAC key (at least 16 characters). Never shown again.'),
+    previousKeyValidFor: previousKeyValidFor(),
+  }),
+  // POST /v3/webhook-config/test (CONTRACT §10, §11).
+  endpointTest: z.strictObject({
+    eventType: z.enum(EXAMPLE_EVENT_TYPES).optional()
+      .describe('The type of the example to send, in your configuration\'s transformer and version (WebhookTestEvent by default).'),
+  }),
   endpointTestAnswer: z.object({
     delivered: z.boolean().describe('Whether your endpoint answered 2xx.'),
     statusCode: httpStatus().nullable().describe('Its status; null when no answer came.'),

@@ -82,4 +82,25 @@ test('postgres: counted by another process too, a refusal here drops what this p
   assert.is(here.spacingMs(key), null, 'its 2 left were spent elsewhere: no spacing to offer');
 });
 
+test('postgres: a large share is counted in slices of a 64th, taken ahead and handed out here; a slice past the share serves what was left in it', async () => {
+  const knex = (await sharedDatabase()).orm.em.getKnex();
+  const prefix = `requests-${randomUUID()}`;
+  // 194 a second: slices of 3.
+  const [here, there] = [FlexibleRateLimiter.inPostgres(prefix, 194, 1, knex), FlexibleRateLimiter.inPostgres(prefix, 194, 1, knex)];
+  const key = randomUUID();
+  const stored = async () => Number((await knex.raw('select points from login_rate_limits where key = ?', [`${prefix}:${key}`])).rows[0]?.points ?? 0);
+  assert.equal(await Promise.all(Array.from({ length: 3 }, () => here.consume(key))), [null, null, null]);
+  assert.is(await stored(), 3, 'three requests at once: one slice taken, not three');
+  assert.is(await here.consume(key), null);
+  assert.is(await stored(), 6, 'the next slice, 2 of it left here');
+  for (let i = 0; i < 186; i++) assert.is(await there.consume(key), null);
+  assert.is(await stored(), 192, 'counted elsewhere too');
+  assert.is(await here.consume(key), null, 'what is left of the slice here is served from memory');
+  assert.is(await here.consume(key), null);
+  assert.is(await stored(), 192);
+  assert.is(await here.consume(key), null, 'a slice past the share: its first point was within it');
+  assert.ok((await here.consume(key)) !== null, 'then the share is spent');
+  assert.ok((await there.consume(key)) !== null, 'everywhere');
+});
+
 test.run();

@@ -19,7 +19,7 @@ const sender = (allowPrivateTargets: boolean, timeoutMs = 1000, connectionsPerOr
 /** One connection per origin: a request goes on the connection of the one before it, however soon that is free. */
 const reusing = () => sender(true, 1000, 1);
 test.after(async () => { for (const s of senders) await s.close(); });
-const webhook = (url: string, signatureKey: string | null = null) => ({ url, eventId: 'evt-1', body: '{"_eid":"evt-1","n":1}', signatureKey });
+const webhook = (url: string, ...signatureKeys: string[]) => ({ url, eventId: 'evt-1', body: '{"_eid":"evt-1","n":1}', signatureKeys });
 
 test('the Standard Webhooks known-answer vector is reproduced; the hex signature is the HMAC of the raw bytes', () => {
   assert.is(standardWebhookSignature('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}'),
@@ -49,6 +49,15 @@ test('signature headers only with a key; the exact body is sent', async () => {
   assert.is(signed!.headers['x-webhook-signature'], hexSignature('plain-key-0123456789', signed!.body));
   assert.match(String(signed!.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]+=*$/);
   assert.equal([unsigned!.headers['x-webhook-signature'], unsigned!.headers['webhook-signature'], unsigned!.headers['webhook-id']], [undefined, undefined, 'evt-1']);
+});
+
+test('with a rotated-out key in force: webhook-signature carries both, the new key\'s first; x-webhook-signature only the new key\'s', async () => {
+  const receiver = await startReceiver();
+  await sender(true).send(webhook(receiver.url(), 'the-new-key-0123456789', 'the-old-key-0123456789'));
+  const [signed] = receiver.received;
+  const timestamp = Number(signed!.headers['webhook-timestamp']);
+  assert.is(signed!.headers['webhook-signature'], `${standardWebhookSignature('the-new-key-0123456789', 'evt-1', timestamp, signed!.body)} ${standardWebhookSignature('the-old-key-0123456789', 'evt-1', timestamp, signed!.body)}`);
+  assert.is(signed!.headers['x-webhook-signature'], hexSignature('the-new-key-0123456789', signed!.body));
 });
 
 test('a 502, a 503 or any other answer is one try and one attempt: the next waits for the schedule; 3xx is not followed', async () => {
@@ -108,7 +117,7 @@ test('a 3xx answer is not delivered: the attempt records the status and an error
   for (const code of codes) {
     const claimed: ClaimedDelivery = {
       id: `delivery-${code}`, eventId: 'evt-1', attempts: 0, leaseUntil: new Date(now.getTime() + 60_000), claimToken: 'claim-1',
-      body: '{"_eid":"evt-1","n":1}', createdAt: now, endpoint: { url: redirecting.url(), signatureKey: null, enabled: true },
+      body: '{"_eid":"evt-1","n":1}', createdAt: now, endpoint: { url: redirecting.url(), signatureKey: null, previousKey: null, enabled: true },
     };
     const result = await attemptDelivery({ webhookSender: s, clock: systemClock }, claimed, [60_000]);
     assert.is(result.attempt.statusCode, code, `${code}: its status recorded`);

@@ -39,6 +39,26 @@ test('while a send is under way, any number of announcements lead to exactly one
   await announcer.settled();
 });
 
+test('with a spacing, the follow-up waits that long after the send before it ended; an idle kind is announced at once', async () => {
+  const { calls, send } = heldSends();
+  const announcer = workAnnouncer(send, () => {}, { spacingMs: 50 });
+  announcer.announce(new Set(['commands']));
+  announcer.announce(new Set(['commands']));
+  const ended = performance.now();
+  calls[0]!.end();
+  await turn();
+  assert.is(calls.length, 1, 'not at once');
+  while (calls.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.ok(performance.now() - ended >= 45, 'the spacing after the first ended');
+  calls[1]!.end();
+  await announcer.settled();
+  assert.is(calls.length, 2, 'and no third');
+  announcer.announce(new Set(['commands']));
+  assert.is(calls.length, 3, 'idle again: sent at once');
+  calls[2]!.end();
+  await announcer.close();
+});
+
 test('closing waits for the sends under way and sends no follow-up', async () => {
   const { calls, send } = heldSends();
   const announcer = workAnnouncer(send, () => {});

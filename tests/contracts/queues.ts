@@ -186,6 +186,24 @@ export function queueContract(name: string, setup: () => Promise<Run>) {
     await run((r) => r.deliveries.record([{ deliveryId: next[0]!.id, claimToken: next[0]!.claimToken, attempt: { at: claimAt, statusCode: 200, durationMs: 1, error: null }, state: { status: 'delivered' } }], claimAt));
   });
 
+  test('deliveries: a claim carries the endpoint\'s rotated-out key and its end, as stored now', async () => {
+    const brand = account();
+    const now = at('2026-04-02T00:00:00.000Z');
+    const previousKey = { value: 'the-old-key-0123456789', expiresAt: at('2026-04-02T01:00:00.000Z') };
+    const config = new WebhookConfig({
+      id: randomUUID(), accountId: brand.id, scope: 'brand', url: 'https://hooks.example.com/r', transformer: 'default', version: '1.3.0',
+      signatureKey: 'the-new-key-0123456789', previousKey, enabled: true, createdAt: now, updatedAt: now,
+    });
+    const event = new OutboxEvent({
+      id: randomUUID(), accountId: brand.id, scope: 'brand', type: 'OrderStatusEvent', orderId: randomUUID(), payload: { _eid: 'r' },
+      endpointId: config.id, deliver: true, createdAt: now,
+    });
+    await run(async (r) => { await r.accounts.save(brand); await r.webhookConfigs.save(config); await r.events.add([event]); });
+    const claimed = (await run((r) => r.deliveries.claimDue(1000, now, new Date(now.getTime() + 60_000), randomUUID()))).filter((d) => d.eventId === event.id);
+    assert.equal(claimed.map((d) => d.endpoint), [{ url: 'https://hooks.example.com/r', signatureKey: 'the-new-key-0123456789', previousKey, enabled: true }]);
+    await run((r) => r.deliveries.record([{ deliveryId: claimed[0]!.id, claimToken: claimed[0]!.claimToken, attempt: { at: now, statusCode: 200, durationMs: 1, error: null }, state: { status: 'delivered' } }], now));
+  });
+
   test('deliveries: made for events to be delivered; claimed due, oldest first, one order at a time per endpoint', async () => {
     const brand = account();
     const now = at('2026-04-01T00:00:00.000Z');
@@ -209,7 +227,7 @@ export function queueContract(name: string, setup: () => Promise<Run>) {
 
     let first = await claim(now, later(60_000));
     assert.equal(first.map((d) => d.eventId), [x1!.id, y1!.id], 'one per order, in order; none for an event not to be delivered');
-    assert.equal(first[0]!.endpoint, { url: 'https://hooks.example.com/b', signatureKey: 'k-0123456789abcdef', enabled: true });
+    assert.equal(first[0]!.endpoint, { url: 'https://hooks.example.com/b', signatureKey: 'k-0123456789abcdef', previousKey: null, enabled: true });
     assert.equal([first[0]!.leaseUntil, typeof first[0]!.claimToken], [later(60_000), 'string']);
     assert.equal(JSON.parse(first[0]!.body), x1!.payload);
     assert.equal(await claim(now, later(60_000)), [], 'claimed ones are held');

@@ -118,6 +118,27 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     assert.equal({ ...back }, { ...config, version: '1.3.0', url: 'https://hooks.example.com/in' });
   });
 
+  test('webhook configs: a rotated-out key is kept with its end, read back by find and in the partner family, and cleared once it has ended', async () => {
+    const owner = account('partner');
+    const now = at('2026-02-01T00:00:00.000Z');
+    const config = new WebhookConfig({
+      id: randomUUID(), accountId: owner.id, scope: 'partner', url: 'https://hooks.example.com/p', transformer: 'partner-format', version: '1.3.0',
+      signatureKey: 'the-new-key-0123456789', previousKey: { value: 'the-old-key-0123456789', expiresAt: at('2026-02-01T01:00:00.000Z') },
+      enabled: true, createdAt: now, updatedAt: now,
+    });
+    const otherOwner = account('partner');
+    const other = new WebhookConfig({ ...config, id: randomUUID(), accountId: otherOwner.id, previousKey: { value: 'k'.repeat(20), expiresAt: at('2026-02-02T00:00:00.000Z') } });
+    await run(async (r) => { await r.accounts.save(owner); await r.accounts.save(otherOwner); await r.webhookConfigs.save(config); await r.webhookConfigs.save(other); });
+    assert.equal((await run((r) => r.webhookConfigs.find(owner.id, 'partner')))?.previousKey, config.previousKey);
+    assert.equal((await run((r) => r.accounts.partnerFamily(owner.id)))?.ownConfig?.previousKey, config.previousKey);
+
+    await run((r) => r.webhookConfigs.dropExpiredKeys(at('2026-02-01T00:59:59.999Z')));
+    assert.equal((await run((r) => r.webhookConfigs.find(owner.id, 'partner')))?.previousKey, config.previousKey, 'kept until it ends');
+    assert.ok(await run((r) => r.webhookConfigs.dropExpiredKeys(at('2026-02-01T01:00:00.000Z'))) >= 1);
+    assert.is((await run((r) => r.webhookConfigs.find(owner.id, 'partner')))?.previousKey, null, 'cleared once it has ended');
+    assert.equal((await run((r) => r.webhookConfigs.find(other.accountId, 'partner')))?.previousKey, other.previousKey, 'another whose window goes on is kept');
+  });
+
   test('jobs: every field round-trips; order numbers are fresh and well-formed', async () => {
     const brand = account();
     const partner = account('partner');

@@ -61,7 +61,7 @@ test('webhook configuration: scope follows the role; an absent key is kept, null
   assert.is(first.enabled, false);
   assert.equal(first.view(), {
     accountId: partner.id, scope: 'partner', url: 'https://hooks.example.com/a', transformer: 'partner-format',
-    version: '1.1.0', enabled: false, hasSignatureKey: true,
+    version: '1.1.0', enabled: false, hasSignatureKey: true, previousKeyExpiresAt: null,
   });
   const second = await upsertWebhookConfig(deps, { accountId: partner.id, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
   assert.is(second.id, first.id);

@@ -32,7 +32,7 @@ test('deliveries only where the endpoint has a URL and is enabled; sent to the U
   const [claimed] = await claimDueDeliveries(deps, 10, 60_000);
   const sender = deps.webhookSender as ScriptedWebhookSender;
   const result = await attemptDelivery(deps, claimed!, [1000]);
-  assert.equal(sender.sent.map((s) => [s.url, s.signatureKey, s.eventId]), [['https://b.example.com/2', 'second-key-0123456789', deps.events.stored[0]!.id]]);
+  assert.equal(sender.sent.map((s) => [s.url, s.signatureKeys, s.eventId]), [['https://b.example.com/2', ['second-key-0123456789'], deps.events.stored[0]!.id]]);
   assert.equal(result.state, { status: 'delivered' });
 });
 

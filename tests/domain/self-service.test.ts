@@ -87,7 +87,7 @@ test('the endpoint test: needs a URL, sends a WebhookTestEvent of the endpoint\'
   assert.equal(outcome, { delivered: true, statusCode: 200, durationMs: 1, error: null });
   const [sent] = (deps.webhookSender as ScriptedWebhookSender).sent;
   assert.equal(JSON.parse(sent!.body), { _eid: sent!.eventId, _type: 'WebhookTestEvent', _v: '1.1.0', sentAt: deps.clock.now().toISOString() });
-  assert.equal([sent!.url, sent!.signatureKey], ['https://b.example.com/h', 'key-0123456789abcdef']);
+  assert.equal([sent!.url, sent!.signatureKeys], ['https://b.example.com/h', ['key-0123456789abcdef']]);
   assert.is(deps.events.stored.length, 0, 'nothing stored');
   for (let i = 2; i <= 10; i++) await testWebhookEndpoint(deps, caller);
   await rejectsWith(testWebhookEndpoint(deps, caller), 'RATE_LIMITED');

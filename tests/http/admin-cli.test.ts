@@ -79,6 +79,15 @@ test('accounts, contacts and webhook configurations', async () => {
   assert.equal([config.url, config.hasSignatureKey, config.enabled], ['https://hooks.example.com/cli', true, true]);
   await refused(`webhooks set --account ${brand.id} --scope brand --transformer default --url ftp://hooks.example.com`, /BAD_REQUEST/);
   await usage(`webhooks set --account ${brand.id} --scope other --transformer default`);
+
+  const { value: rotated, table: rotatedTable } = await both(`webhooks rotate-key --account ${brand.id} --scope brand --key cli-signing-key-2026-11-27 --previous-valid-for 3600`);
+  assert.equal([rotated.hasSignatureKey, Date.parse(rotated.previousKeyExpiresAt) - Date.now() > 3_500_000], [true, true], 'the previous key stays valid for an hour');
+  assert.match(rotatedTable, /previousKeyExpiresAt/);
+  await refused(`webhooks rotate-key --account ${partner.id} --scope partner --key cli-signing-key-2026-11-27`, /NOT_FOUND/);
+  await refused(`webhooks rotate-key --account ${brand.id} --scope brand --key short`, /BAD_REQUEST/);
+  await usage(`webhooks rotate-key --account ${brand.id} --scope brand --key cli-signing-key-2026-11-27 --previous-valid-for soon`);
+  assert.is((await cli(`webhooks set --account ${partner.id} --scope partner --transformer partner-format`)).code, 0);
+  await refused(`webhooks rotate-key --account ${partner.id} --scope partner --key cli-signing-key-2026-11-27`, /CONFLICT/);
 });
 
 test('jobs, cancellation reasons and order mappings', async () => {

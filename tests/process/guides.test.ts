@@ -168,7 +168,7 @@ const expectations: Record<string, Expectation> = {
     },
   },
   'rotate-jwt-secret': { shows: [/^200\n200\n401$/m] },
-  'rotate-signature-key': { shows: ['"scope":"partner"', '"enabled":true', '"hasSignatureKey":true'] },
+  'rotate-signature-key': { shows: ['"scope":"partner"', '"enabled":true', '"hasSignatureKey":true', /"previousKeyExpiresAt":"\d{4}-\d\d-\d\dT[\d:.]+Z"/] },
   'embedded-one-process': {
     shows: [/is in use by another process[\s\S]*exit code 1[\s\S]*SERVICE_ROLE: "worker" needs DATABASE_URL[\s\S]*exit code 1/],
   },

@@ -125,7 +125,7 @@ test('the self-service operations are the ones covered here, and none takes an a
   // A new operation here is a new way in: this file must cover it before the list below grows.
   assert.equal(operations.sort(), [
     'GET /v3/commands/{cid}', 'GET /v3/events', 'GET /v3/webhook-config', 'GET /v3/webhook-deliveries', 'POST /v3/commands',
-    'POST /v3/webhook-config/test', 'POST /v3/webhook-deliveries/redeliver-failed', 'POST /v3/webhook-deliveries/{id}/redeliver', 'PUT /v3/webhook-config',
+    'POST /v3/webhook-config/rotate-key', 'POST /v3/webhook-config/test', 'POST /v3/webhook-deliveries/redeliver-failed', 'POST /v3/webhook-deliveries/{id}/redeliver', 'PUT /v3/webhook-config',
   ]);
   assert.equal(named, [], 'no parameter or body field names an account, a scope or a configuration');
   assert.ok(fieldNames(doc, doc.paths['/v3/commands'].post).includes('orderId'), 'the walk reaches the body fields');
@@ -302,6 +302,7 @@ test('webhook configuration: each account reads, tests and replaces its own; smu
     const endpointOwner = (a: Account) => (own(a) ? a : a.role === 'partner' && a.parent && own(byId.get(a.parent)!) ? byId.get(a.parent)! : null);
     const viewOf = (config: Json) => ({
       scope: config.scope, url: config.url, transformer: config.transformer, version: config.version, enabled: config.enabled, hasSignatureKey: config.signature_key !== null,
+      previousKeyExpiresAt: config.previous_key_expires_at && new Date(config.previous_key_expires_at).toISOString(),
     });
 
     for (const [i, x] of accounts.entries()) {
@@ -350,7 +351,7 @@ test('webhook configuration: each account reads, tests and replaces its own; smu
         assert.equal(await rows(), model, 'a refused PUT changes nothing');
         assert.is((await put('/v3/webhook-config', x, { url, transformer, version: p.version, enabled: p.enabled, signatureKey: newKey })).status, 200);
       } else {
-        assert.equal([replaced.status, replaced.body], [200, { scope: x.role, url, transformer, version: p.version, enabled: p.enabled, hasSignatureKey: true }]);
+        assert.equal([replaced.status, replaced.body], [200, { scope: x.role, url, transformer, version: p.version, enabled: p.enabled, hasSignatureKey: true, previousKeyExpiresAt: null }]);
         assert.not.ok(replaced.text.includes(newKey), 'the key is never echoed');
       }
       const now = await rows();
@@ -359,6 +360,20 @@ test('webhook configuration: each account reads, tests and replaces its own; smu
       if (mine) assert.is(changed!.id, mine.id, 'replaced in place');
       for (const a of accounts.filter((y) => y !== x)) assert.is(now.get(a.id), model.get(a.id), `${a.role} ${a.id}'s configuration is untouched by ${x.id}`);
       model = now;
+
+      // Rotating the key (CONTRACT §11): another's ids in the body are refused with nothing changed; the clean rotation
+      // changes the caller's own configuration, and nobody else's.
+      const rotatedKey = `rotated-key-${randomUUID()}`;
+      const sneakyRotation = await post('/v3/webhook-config/rotate-key', x, { signatureKey: rotatedKey, ...smuggled });
+      assert.is(sneakyRotation.status, 400, 'a rotation with another\'s ids is refused');
+      assert.equal(await rows(), model, 'and changes nothing');
+      const rotated = await post('/v3/webhook-config/rotate-key', x, { signatureKey: rotatedKey, previousKeyValidFor: 60 });
+      assert.equal([rotated.status, rotated.body.hasSignatureKey, typeof rotated.body.previousKeyExpiresAt], [200, true, 'string'], JSON.stringify(rotated.body));
+      const afterRotation = await rows();
+      const ownRow = JSON.parse(afterRotation.get(x.id)!) as Json;
+      assert.equal([ownRow.signature_key, ownRow.previous_signature_key], [rotatedKey, newKey], 'the caller\'s own key rotated');
+      for (const a of accounts.filter((y) => y !== x)) assert.is(afterRotation.get(a.id), model.get(a.id), `${a.role} ${a.id}'s configuration is untouched by ${x.id}'s rotation`);
+      model = afterRotation;
     }
 
     // Id-addressed paths do not exist; admin procedures refuse integrator tokens. Nothing changes.
@@ -372,6 +387,9 @@ test('webhook configuration: each account reads, tests and replaces its own; smu
     const admin = await app.http.post('/trpc/admin.webhookConfigs.upsert').set('authorization', `Bearer ${x.token}`)
       .send({ accountId: y.id, scope: y.role, url: hooks.url('/ok/evil'), transformer: y.role === 'partner' ? 'partner-format' : 'default', version: '1.3.0' });
     assert.is(admin.status, 401, 'an integrator token on an admin procedure');
+    const adminRotation = await app.http.post('/trpc/admin.webhookConfigs.rotateKey').set('authorization', `Bearer ${x.token}`)
+      .send({ accountId: y.id, scope: y.role, signatureKey: `evil-key-${randomUUID()}` });
+    assert.is(adminRotation.status, 401, 'an integrator token on the admin rotation');
     assert.equal(await rows(), model, 'nothing changed');
   }), { numRuns: RUNS, includeErrorInReport: true, ...replay });
 });

@@ -85,7 +85,7 @@ test('rebinding: a name public at configuration and loopback at delivery is refu
 
 test('the sender checks what the name resolves to when it connects: loopback is refused before any byte is sent', async () => {
   const receiver = await startReceiver();
-  const refused = await sender.send({ url: `http://${HOST}:${receiver.port}/x`, eventId: 'evt-rebind', body: '{}', signatureKey: null });
+  const refused = await sender.send({ url: `http://${HOST}:${receiver.port}/x`, eventId: 'evt-rebind', body: '{}', signatureKeys: [] });
   assert.is(refused.statusCode, null);
   assert.match(refused.error ?? '', /^refused target/);
   assert.is(receiver.received.length, 0);
@@ -95,7 +95,7 @@ test('the sender refuses a name that resolves to a public and a loopback address
   const receiver = await startReceiver();
   for (const [host, addresses] of Object.entries(MIXED)) {
     const loopback = addresses.find((a) => a === '127.0.0.1' || a === '::1')!;
-    const refused = await sender.send({ url: `http://${host}:${receiver.port}/x`, eventId: `evt-${host}`, body: '{}', signatureKey: null });
+    const refused = await sender.send({ url: `http://${host}:${receiver.port}/x`, eventId: `evt-${host}`, body: '{}', signatureKeys: [] });
     assert.is(refused.statusCode, null, host);
     assert.is(refused.error, `refused target: ${host} resolves to ${loopback}, which is not a public address`, host);
   }

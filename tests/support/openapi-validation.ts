@@ -83,3 +83,15 @@ export function checkedAgent<A extends object>(agent: A, document: OpenAPIObject
     },
   });
 }
+
+/** Checks a value against a component schema of the document (a payload the API sends, not an answer): the problems found. */
+export function componentChecker(document: OpenAPIObject) {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema(document, 'openapi');
+  return (component: string, value: unknown): string[] => {
+    const validate = ajv.getSchema(`openapi#/${pointer('components', 'schemas', component)}`);
+    if (!validate) throw new Error(`the document has no component ${component}`);
+    return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+  };
+}

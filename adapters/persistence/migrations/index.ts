@@ -12,6 +12,7 @@ import { Migration20261123050000_feed_purge_horizon } from './Migration202611230
 import { Migration20261123070000_stream_slots } from './Migration20261123070000_stream_slots.ts';
 import { Migration20261123060000_running_commands_idx } from './Migration20261123060000_running_commands_idx.ts';
 import { Migration20261123080000_unlogged_counters } from './Migration20261123080000_unlogged_counters.ts';
+import { Migration20261127100000_previous_signature_key } from './Migration20261127100000_previous_signature_key.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -29,4 +30,5 @@ export const migrationsList = [
   { name: 'Migration20261123060000_running_commands_idx', class: Migration20261123060000_running_commands_idx },
   { name: 'Migration20261123070000_stream_slots', class: Migration20261123070000_stream_slots },
   { name: 'Migration20261123080000_unlogged_counters', class: Migration20261123080000_unlogged_counters },
+  { name: 'Migration20261127100000_previous_signature_key', class: Migration20261127100000_previous_signature_key },
 ];

@@ -15,8 +15,13 @@ type State = 'idle' | 'sending' | 'again';
  * Announcements of one kind are coalesced: while one is under way, any number of commits lead to exactly one more,
  * sent after it, so a listener always hears of a commit after it is visible. A lost announcement (the server away,
  * this process killed after a commit) costs a worker its idle delay, never the work: workers also look on their own.
+ *
+ * `spacingMs` holds the kind's next announcement back until that long after the last one ended. Without it, a
+ * NOTIFY takes a round trip of about a millisecond, so a process accepting commands steadily sent one for nearly every
+ * command, and each woke the executor for a claim of its own; with it, one per `spacingMs` at most, the first of an
+ * idle spell at once.
  */
-export function workAnnouncer(send: (kind: BackgroundWork) => Promise<void>, onError: (error: unknown) => void) {
+export function workAnnouncer(send: (kind: BackgroundWork) => Promise<void>, onError: (error: unknown) => void, { spacingMs = 0 } = {}) {
   const states = new Map<BackgroundWork, State>();
   const under = new Set<Promise<void>>();
   let closing = false;
@@ -25,6 +30,7 @@ export function workAnnouncer(send: (kind: BackgroundWork) => Promise<void>, onE
     states.set(kind, 'sending');
     const sent = send(kind)
       .catch((error: unknown) => { try { onError(error); } catch { /* reporting must not stop the announcements */ } })
+      .then(() => (spacingMs > 0 && !closing ? new Promise<void>((resolve) => setTimeout(resolve, spacingMs)) : undefined))
       .finally(() => {
         under.delete(sent);
         if (states.get(kind) === 'again' && !closing) start(kind);
