@@ -229,14 +229,17 @@ ${startRow('built', 'embedded')}
 ${startRow('tsx', 'postgresql')}
 ${startRow('built', 'postgresql')}
 
-Reading it: this machine has 2 cores for everything, the PostgreSQL server (shared with other users' benchmarks and tests)
-and the load generator included, so a second API process has no idle core to use: it adds PostgreSQL backends (a pool of
-\`DATABASE_POOL_SIZE\` per process) and processes competing for the same two cores, and the worker process takes its own
-share of the CPU to execute commands where one process gives its executor less. So on this machine one process serves these
-two database-bound paths faster; \`WEB_CONCURRENCY\` pays where cores are left over beside the database (a server with more
-cores than the service's PostgreSQL uses, or PostgreSQL on another machine). By hand on the same day, \`GET /healthz\` (no
-database) from 64 connections answered alike with 1 and 2 (3.7–4.5k/s against 4.5–4.8k/s, autocannon sharing the cores),
-so the cluster's plumbing (the primary hands connections out, not requests) costs nothing per request. The start-to-ready
-figures spread as widely as the machine's load: a build saves the compilation of the sources by tsx in each process.
+Reading it (this run; one at a load average of 12 just before it gave a quarter of these rates and favoured one process
+on both paths): this machine has 2 cores for everything, the PostgreSQL server (shared with other users' benchmarks and tests) and
+the load generator included, so a second API process has no idle core to use: it adds PostgreSQL backends (a pool of
+\`DATABASE_POOL_SIZE\` per process) and processes contending for the same two cores. What the cluster changes here is who
+gets the CPU: its worker, a process of its own, gets a fair share and executes the accepted commands about twice as
+fast as the executor inside one \`all\` process, which the API's event loop starves, while the API processes accept fewer;
+the polls, which wake no background work, come out even. \`WEB_CONCURRENCY\` pays where cores are left over beside the
+database (a server with more cores than the service's PostgreSQL uses, or PostgreSQL on another machine). By hand on the
+same day, \`GET /healthz\` (no database) from 64 connections answered alike with 1 and 2 (3.7–4.5k/s against
+4.5–4.8k/s, autocannon sharing the cores), so the cluster's plumbing (the primary hands out connections, not requests)
+costs nothing per request. Start-to-ready spreads with the machine's load; the build saves each process the compilation
+of the sources by tsx.
 `);
 console.log('written to docs/BENCHMARKS.md');
