@@ -45,6 +45,8 @@ export interface BuildOverrides {
   mailer?: Mailer;
   loginLimiter?: LoginRateLimiter;
   webhookSender?: WebhookSender;
+  /** What GET /metrics answers, given this process's registry (a cluster's processes add theirs up: server/processes/). */
+  scrapeMetrics?: () => Promise<string>;
 }
 
 /** The composition root: the one place that picks adapters and wires them to the core and the edge. */
@@ -107,6 +109,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     config,
     log,
     metrics,
+    scrapeMetrics: overrides.scrapeMetrics ?? (() => metrics.registry.metrics()),
     unitOfWork,
     testClock,
     fairUse: createFairUse({

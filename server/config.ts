@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -36,6 +37,8 @@ const duration = (fallback: string) => z.string().optional().transform((value, c
 const envSchema = z.object({
   SERVICE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   PORT: int(0, 65535, 3000),
+  WEB_CONCURRENCY: z.string().regex(/^\d+$/, 'must be a whole number').optional()
+    .transform((v) => (v === undefined ? availableParallelism() : Number(v))).pipe(z.number().int().min(1, 'must be 1 or more').max(1024)),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
   DATABASE_POOL_SIZE: int(1, 1000, 20),
   DATABASE_TIMEOUT_MS: int(0, 3_600_000, 10_000),
@@ -70,6 +73,11 @@ const envSchema = z.object({
 export interface Config {
   role: 'all' | 'api' | 'worker';
   port: number;
+  /**
+   * API processes of one start on PostgreSQL (SERVICE_ROLE=all; server/processes/layout.ts): 1 keeps one `all` process;
+   * more fork that many API processes sharing the port, beside one worker process.
+   */
+  webConcurrency: number;
   databaseUrl: string | undefined;
   /** Connections to the PostgreSQL server per process. */
   databasePoolSize: number;
@@ -140,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
   return {
     role: e.SERVICE_ROLE,
     port: e.PORT,
+    webConcurrency: e.WEB_CONCURRENCY,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,

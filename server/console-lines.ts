@@ -34,8 +34,17 @@ export function startLine(config: Pick<Config, 'role' | 'databaseUrl' | 'pgliteD
  * The line that says the service serves, naming where. `port` and `role` lead its fields: scripts and tests find the
  * port there (`"port":N,"role"`).
  */
-export function readyLine(config: Pick<Config, 'role'>, port: number): ConsoleLine {
+export function readyLine(config: Pick<Config, 'role'>, port: number, cluster?: { api: number; connectionsEach: number }): ConsoleLine {
   const url = `http://localhost:${port}`;
+  if (cluster) {
+    // A cluster's primary (server/processes/primary.ts): its processes, and the database connections they may hold.
+    const processes = cluster.api + 1;
+    const connections = processes * cluster.connectionsEach;
+    return {
+      message: `ready: ${url} (API reference: ${url}/docs); ${cluster.api} API processes and a worker, at most ${connections} database connections (${cluster.connectionsEach} each)`,
+      fields: { port, role: config.role, url, docs: `${url}/docs`, processes, databaseConnections: connections },
+    };
+  }
   if (config.role === 'worker') {
     return { message: `ready: the worker runs; health at ${url}/readyz`, fields: { port, role: config.role, url } };
   }

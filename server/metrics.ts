@@ -21,7 +21,9 @@ const STATS_TIMEOUT_MS = 2000;
 
 /**
  * This process's metrics in Prometheus' text format (prom-client), one registry per process: every `api` and `worker`
- * process reports its own counters; the queue gauges read the shared database and are the same everywhere.
+ * process reports its own counters; the queue gauges read the shared database and are the same everywhere. In a
+ * cluster (server/processes/primary.ts) the processes' metrics are added up, but for the gauges of the shared queues,
+ * which every process reads alike: their largest value (`queue_stats_up`: the smallest).
  */
 export function createMetrics(stats: StatsSource) {
   const registry = new Registry();
@@ -33,7 +35,7 @@ export function createMetrics(stats: StatsSource) {
   // `queue_stats_up` says 0.
   let cached: { at: number; value: Promise<QueueStats | null> } | null = null;
   const statsUp = new Gauge({
-    name: 'queue_stats_up', help: 'Whether the last read of the queue statistics succeeded within 2 s.', registers: [registry],
+    name: 'queue_stats_up', help: 'Whether the last read of the queue statistics succeeded within 2 s.', registers: [registry], aggregator: 'min',
     async collect() { this.set((await queues()) ? 1 : 0); },
   });
   const queues = () => {
@@ -72,22 +74,22 @@ export function createMetrics(stats: StatsSource) {
   };
   new Gauge({
     name: 'commands', help: 'Brand commands by state: accepted (waiting for an executor), running (held by an executor now); finished ones are commands_executed_total.',
-    labelNames: ['state'], registers,
+    labelNames: ['state'], registers, aggregator: 'max',
     async collect() {
       const read = await queues();
       if (read) for (const state of ['accepted', 'running'] as const) this.set({ state }, read.commands[state]);
     },
   });
   new Gauge({
-    name: 'commands_oldest_accepted_age_seconds', help: 'Age of the oldest command waiting for the executor (0: none).', registers,
+    name: 'commands_oldest_accepted_age_seconds', help: 'Age of the oldest command waiting for the executor (0: none).', registers, aggregator: 'max',
     async collect() { const read = await queues(); if (read) this.set(read.commands.oldestAcceptedAgeSeconds); },
   });
   new Gauge({
-    name: 'webhook_deliveries_pending', help: 'Deliveries waiting to be sent or retried.', registers,
+    name: 'webhook_deliveries_pending', help: 'Deliveries waiting to be sent or retried.', registers, aggregator: 'max',
     async collect() { const read = await queues(); if (read) this.set(read.deliveries.pending); },
   });
   new Gauge({
-    name: 'webhook_deliveries_oldest_pending_age_seconds', help: 'How long the most overdue sendable delivery has been due (0: none).', registers,
+    name: 'webhook_deliveries_oldest_pending_age_seconds', help: 'How long the most overdue sendable delivery has been due (0: none).', registers, aggregator: 'max',
     async collect() { const read = await queues(); if (read) this.set(read.deliveries.oldestPendingAgeSeconds); },
   });
   new Gauge({

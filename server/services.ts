@@ -27,8 +27,10 @@ export interface UnitOfWork {
 export interface Services {
   config: Config;
   log: Logger;
-  /** This process's metrics (GET /metrics). */
+  /** This process's metrics. */
   metrics: Metrics;
+  /** What GET /metrics answers: this process's metrics, or in a cluster every process's, added up. */
+  scrapeMetrics(): Promise<string>;
   /** A new unit of work: one per request (its context holds it), one per round of a worker task. */
   unitOfWork(): UnitOfWork;
   /** Present only with TEST_CLOCK=1. */

@@ -61,7 +61,7 @@ export function metricsRoute(services: Services) {
       res.send(JSON.stringify(problem('UNAUTHORIZED', 401, adminRefusal(adminToken), { requestId: String(req.id ?? requestIdFor(req, res)) })));
       return;
     }
-    res.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics());
+    res.type(services.metrics.registry.contentType).send(await services.scrapeMetrics());
   });
   return routes;
 }

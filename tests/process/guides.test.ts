@@ -134,12 +134,16 @@ const expectations: Record<string, Expectation> = {
     },
   },
   'health-and-shutdown': {
-    shows: ['{"status":"ok"}', '{"status":"ready"}', '"msg":"shutting down: no new connections, finishing requests under way"', '"msg":"stopped"'],
+    shows: ['{"status":"ok"}', '{"status":"ready"}', '"msg":"stopped"',
+      server ? '"msg":"shutting down: every process drains"' : '"msg":"shutting down: no new connections, finishing requests under way"'],
   },
   'shared-limits': { shows: [/^\d+: 200\n\d+: 200\n\d+: 429$/m] },
   metrics: {
     shows: [/^401$/m, /^commands_oldest_accepted_age_seconds \d/m, /^webhook_deliveries_oldest_pending_age_seconds \d/m,
-      server ? /^db_pool_connections\{state="max"\} 20$/m : /^db_pool_connections\{state="max"\} 1$/m],
+      server ? /^db_pool_connections\{state="max"\} 60$/m : /^db_pool_connections\{state="max"\} 1$/m],
+  },
+  cluster: {
+    shows: [/"msg":"ready: http:\/\/localhost:\d+ \(API reference: http:\/\/localhost:\d+\/docs\); 2 API processes and a worker, at most 60 database connections \(20 each\)"/, /^db_pool_connections\{state="max"\} 60$/m, /^4$/m],
   },
   autovacuum: { shows: [/^(on|off)$/m, 'n_dead_tup', 'VACUUM'] },
   'backup-postgres': {

@@ -12,19 +12,22 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `server/main.ts` the way `npm start` does, with exactly these settings. */
+/**
+ * Starts `server/main.ts` the way `npm start` does, with exactly these settings; as one process on PostgreSQL too,
+ * unless they set WEB_CONCURRENCY (tests/process/cluster.test.ts).
+ */
 export const startService = (env: Record<string, string>) => startScript('server/main.ts', env);
 
 /**
- * Starts a TypeScript entry point that logs `{"port":N,"role":…}` once it listens; optionally pinned to one
- * CPU (benchmarks). Only the last 256 KiB of its output are kept.
+ * Starts a TypeScript entry point (under tsx; `javascript`: a JavaScript one, as is) that logs `{"port":N,"role":…}` once
+ * it listens; optionally pinned to one CPU (benchmarks). Only the last 256 KiB of its output are kept.
  */
-export function startScript(script: string, env: Record<string, string>, options: { cpu?: number; nodeArgs?: string[] } = {}): ServiceProcess {
-  const args = [...(options.nodeArgs ?? []), '--import', 'tsx', script];
+export function startScript(script: string, env: Record<string, string>, options: { cpu?: number; nodeArgs?: string[]; javascript?: boolean } = {}): ServiceProcess {
+  const args = [...(options.nodeArgs ?? []), ...(options.javascript ? [] : ['--import', 'tsx']), script];
   const [command, argv] = options.cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', String(options.cpu), process.execPath, ...args]];
   const child = spawn(command, argv, {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', WEB_CONCURRENCY: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -1,0 +1,45 @@
+import { bindPort, type BoundPort } from '../http/bind-port.ts';
+import type { BuildOverrides, BuiltApp } from '../compose.ts';
+import type { Config } from '../config.ts';
+import { readyLine } from '../console-lines.ts';
+import type { Logger } from '../logger.ts';
+import { drainer } from './drain.ts';
+
+/** Stops the start with one plain sentence when the error is a setting or a database that cannot work (main.ts). */
+export type Refuse = (error: unknown) => never;
+
+/** Builds the app (compose.ts and all it loads are imported here, once the port is settled). */
+export async function buildOrRefuse(config: Config, log: Logger, refuse: Refuse, overrides: BuildOverrides = {}): Promise<BuiltApp> {
+  try {
+    const { buildApp } = await import('../compose.ts');
+    return await buildApp(config, { ...overrides, logger: log });
+  } catch (error) {
+    refuse(error);
+  }
+}
+
+/** One process doing all its role says: HTTP, background work or both. */
+export async function serveAlone(config: Config, log: Logger, refuse: Refuse) {
+  // The port before anything else, every role: a port that cannot be had stops the process before it opens the
+  // database or claims work (whatever it claimed would wait a lease for another process). Until the app is built the
+  // port answers that the service is starting; the rest of the code is loaded meanwhile.
+  let http: BoundPort;
+  try {
+    http = await bindPort(config.port);
+  } catch (error) {
+    refuse(error);
+  }
+  log.debug({ port: http.port }, 'port bound');
+
+  const built = await buildOrRefuse(config, log, refuse);
+  http.serve(built.app);
+  const ready = readyLine(config, http.port);
+  log.info(ready.fields, ready.message);
+  log.flush(); // start-up lines go out at once
+  if (config.role !== 'api') built.worker.start();
+
+  const drain = drainer(config, log, built, http.server);
+  const onSignal = (signal: string) => (drain.stopping ? drain.hurry() : void drain.stop(signal));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+}

@@ -1,0 +1,252 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { integratorLoggedIn, processClient, startService, type ServiceProcess } from '../support/process.ts';
+import { onPostgres, skipUnless } from '../support/skip.ts';
+
+// One `npm start` on PostgreSQL with WEB_CONCURRENCY=2: a primary, two API processes sharing the port and a worker
+// (server/processes/). The tests follow one start, in order: ready, metrics, a killed API process, SIGTERM.
+const test = suite('the whole machine: a cluster under one start');
+const ADMIN = 'cluster-admin-token-0123456789';
+const server = process.env.DATABASE_URL;
+const database = `pbi_cluster_${process.pid}_${Date.now()}`;
+const databaseUrl = () => { const url = new URL(server!); url.pathname = `/${database}`; return url.toString(); };
+const dataDir = mkdtempSync(join(tmpdir(), 'pbi-cluster-'));
+
+let service: ServiceProcess;
+let port = 0;
+let slowReceiver: Server;
+
+async function sql<T>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text, values)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+const adminUrl = () => { const url = new URL(server!); url.pathname = '/postgres'; return url.toString(); };
+const lines = () => service.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+/** The primary's processes running the service (tsx's esbuild helper is a child of its own). */
+const members = () => execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(service.child.pid)], { encoding: 'utf8' })
+  .split('\n').filter((l) => l.includes('server/main')).map((l) => Number(l.trim().split(/\s+/)[0]));
+const apiPids = () => lines().filter((l) => l.msg === 'listening' && l.role === 'api').map((l) => l.pid as number);
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    assert.ok(Date.now() < deadline, `${what} within ${timeoutMs} ms:\n${service.output().slice(-3000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test.before(async () => {
+  if (!onPostgres) return;
+  await sql(adminUrl(), `create database ${database}`);
+  // A receiver that takes its time: deliveries are being sent when the stop comes.
+  slowReceiver = createServer((_req, res) => { setTimeout(() => res.end('ok'), 700); });
+  await new Promise<void>((resolve) => slowReceiver.listen(0, '127.0.0.1', resolve));
+});
+
+test.after(async () => {
+  await service?.stop('SIGKILL');
+  try { execFileSync('pkill', ['-KILL', '-P', String(service?.child.pid)]); } catch { /* none left */ }
+  if (slowReceiver) await new Promise<void>((resolve) => { slowReceiver.closeAllConnections(); slowReceiver.close(() => resolve()); });
+  rmSync(dataDir, { recursive: true, force: true });
+  if (onPostgres) await sql(adminUrl(), `drop database if exists ${database} with (force)`);
+});
+
+test('two API processes and the worker start under one primary; the ready line counts them and their connections', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  service = startService({
+    DATABASE_URL: databaseUrl(), WEB_CONCURRENCY: '2', DATABASE_POOL_SIZE: '5', ADMIN_TOKEN: ADMIN, DATA_DIR: dataDir,
+    JWT_SECRET: 'cluster-test-secret-0123456789-0123456789', SHUTDOWN_DELAY_MS: '1500', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+  });
+  const ready = await eventually('the primary\'s ready line', () => lines().find((l) => l.msg?.toString().startsWith('ready: ') && l.role === 'all'));
+  port = ready.port as number;
+  assert.is(ready.msg, `ready: http://localhost:${port} (API reference: http://localhost:${port}/docs); 2 API processes and a worker, at most 15 database connections (5 each)`);
+  assert.is(ready.processes, 3);
+  assert.is(ready.databaseConnections, 15);
+  // Each process writes its own lines: they may come out just after the primary's.
+  const pids = await eventually('two API processes listening', () => (new Set(apiPids()).size === 2 ? apiPids() : undefined), 5000);
+  await eventually('the worker process started its work', () => lines().find((l) => l.msg === 'worker started' && typeof l.pid === 'number'), 5000);
+  const children = members();
+  assert.is(children.length, 3, 'the primary has three processes');
+  for (const pid of pids) assert.ok(children.includes(pid));
+  assert.is((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+});
+
+test('/metrics answered by any API process adds up the counters of every process; a queue gauge is not summed', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  for (let i = 0; i < 20; i++) assert.is((await fetch(`http://127.0.0.1:${port}/openapi.json`)).status, 200);
+  for (let scrape = 0; scrape < 4; scrape++) {
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    assert.is(res.status, 200);
+    const text = await res.text();
+    // Each API process answered about half: only the sum over both is 20, whichever of them is scraped.
+    assert.match(text, /^http_requests_total\{method="GET",route="\/openapi\.json",status="200"\} 20$/m);
+    // Three processes of 5 connections each.
+    assert.match(text, /^db_pool_connections\{state="max"\} 15$/m);
+    assert.match(text, /^queue_stats_up 1$/m);
+  }
+});
+
+test('commands sent through the cluster are run by its worker', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const client = processClient(port, ADMIN);
+  const brand = await integratorLoggedIn(client, dataDir, 'brand', 'brand@cluster.example');
+  await client.admin('webhookConfigs.upsert', {
+    accountId: brand.accountId, scope: 'brand', url: `http://127.0.0.1:${(slowReceiver.address() as AddressInfo).port}/hooks`, transformer: 'default', version: '1.3.0',
+  });
+  const { apiId } = await client.admin<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
+  const cid = randomUUID();
+  const sent = await client.rest('/v3/commands', { method: 'POST', token: brand.token, body: JSON.stringify({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: apiId }) });
+  assert.is(sent.status, 202);
+  await eventually('the command ran', async () => {
+    const [row] = await sql<{ status: string }>(databaseUrl(), 'select status from commands where cid = $1', [cid]);
+    return row?.status === 'succeeded' ? row : undefined;
+  });
+});
+
+test('a killed API process is replaced: a new process answers, alone, once the other original is killed too', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const [first, second] = apiPids() as [number, number];
+  process.kill(first, 'SIGKILL');
+  const replacement = await eventually('a new API process listening', () => apiPids().find((pid) => pid !== first && pid !== second));
+  assert.match(service.output(), /"msg":"an API process died; starting another"/);
+  // The second death of the role within a minute waits 2 s for its replacement: meanwhile only the new one serves.
+  process.kill(second, 'SIGKILL');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const alive = members();
+  assert.ok(alive.includes(replacement) && !alive.includes(first) && !alive.includes(second), `processes: ${alive.join(', ')}`);
+  for (let i = 0; i < 10; i++) assert.is((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
+  await eventually('the second replacement listening', () => (apiPids().filter((pid) => pid !== first && pid !== second).length === 2 ? true : undefined));
+});
+
+test('SIGTERM: API processes serve on through SHUTDOWN_DELAY_MS (not ready), all exit, nothing stays claimed, exit code 0', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const client = processClient(port, ADMIN);
+  const brand = await integratorLoggedIn(client, dataDir, 'brand', 'brand2@cluster.example');
+  await client.admin('webhookConfigs.upsert', {
+    accountId: brand.accountId, scope: 'brand', url: `http://127.0.0.1:${(slowReceiver.address() as AddressInfo).port}/hooks`, transformer: 'default', version: '1.3.0',
+  });
+  // Orders whose events the worker is sending to the slow receiver, and commands it is running, when the stop comes.
+  for (let i = 0; i < 10; i++) await client.admin('jobs.create', { brandAccountId: brand.accountId });
+  const { apiId } = await client.admin<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
+  await Promise.all(Array.from({ length: 30 }, () => client.rest('/v3/commands', {
+    method: 'POST', token: brand.token, body: JSON.stringify({ _v: '1.0.0', _cid: randomUUID(), _type: 'RefreshOrder', orderId: apiId }),
+  })));
+  const running = members();
+  const signalled = Date.now();
+  service.child.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  assert.is((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 503);
+  assert.is((await client.admin<{ id: string }>('accounts.create', { name: 'during the delay', role: 'partner' })).id.length, 36);
+  assert.is(await service.exited, 0, service.output().slice(-3000));
+  assert.ok(Date.now() - signalled >= 1500, 'the delay was served');
+  for (const pid of running) assert.throws(() => process.kill(pid, 0), undefined, `process ${pid} outlived the primary`);
+  assert.is(lines().filter((l) => l.msg === 'stopped').length, 4, 'three processes and the primary stopped');
+  const [claimed] = await sql<{ commands: number; deliveries: number }>(databaseUrl(), `select
+    (select count(*)::int from commands where status = 'running') as commands,
+    (select count(*)::int from deliveries where status = 'pending' and lease_until > now()) as deliveries`);
+  assert.equal(claimed, { commands: 0, deliveries: 0 }, 'nothing is left claimed');
+});
+
+test('a role that dies 5 times within a minute is given up: everything stops, exit code 1, one line says why', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const crashing = startService({ DATABASE_URL: databaseUrl(), WEB_CONCURRENCY: '2', DATA_DIR: dataDir, JWT_SECRET: 'cluster-test-secret-0123456789-0123456789' });
+  try {
+    const workers = () => crashing.output().split('\n').filter((l) => l.includes('"msg":"worker started"')).map((l) => Number(/"pid":(\d+)/.exec(l)![1]));
+    // Once the start is whole: a process that dies before (a start that cannot work) stops it at once.
+    for (const deadline = Date.now() + 60_000; !/"role":"all".*"msg":"ready: /.test(crashing.output());) {
+      assert.ok(Date.now() < deadline && crashing.child.exitCode === null, `the cluster did not start:\n${crashing.output().slice(-3000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    for (let death = 1; death <= 5; death++) {
+      const deadline = Date.now() + 60_000;
+      while (workers().length < death) {
+        assert.ok(Date.now() < deadline && crashing.child.exitCode === null, `worker ${death} did not start:\n${crashing.output().slice(-3000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      process.kill(workers()[death - 1]!, 'SIGKILL');
+    }
+    assert.is(await crashing.exited, 1);
+    assert.match(crashing.output(), /"msg":"the worker process died 5 times within a minute; stopping \(the lines above say why\)"/);
+    assert.is(crashing.output().split('\n').filter((l) => l.includes('"msg":"worker started"')).length, 5, 'no sixth worker');
+  } finally {
+    await crashing.stop('SIGKILL');
+  }
+});
+
+test('a process that does not drain within 15 s (a send that hangs) makes the primary exit 1, saying which', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  let requests = 0;
+  const hanging = createServer(() => { requests++; }); // never answers
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  const stuck = startService({
+    DATABASE_URL: databaseUrl(), WEB_CONCURRENCY: '2', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+    WEBHOOK_TIMEOUT_MS: '60000', JWT_SECRET: 'cluster-test-secret-0123456789-0123456789',
+  });
+  try {
+    for (const deadline = Date.now() + 60_000; !/"role":"all".*"msg":"ready: /.test(stuck.output());) {
+      assert.ok(Date.now() < deadline && stuck.child.exitCode === null, `the cluster did not start:\n${stuck.output().slice(-3000)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const client = processClient(Number(/"port":(\d+),"role":"all"/.exec(stuck.output())![1]), ADMIN);
+    const { id: brandId } = await client.admin<{ id: string }>('accounts.create', { name: 'Hanging receiver', role: 'brand' });
+    await client.admin('webhookConfigs.upsert', {
+      accountId: brandId, scope: 'brand', url: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hooks`, transformer: 'default', version: '1.3.0',
+    });
+    await client.admin('jobs.create', { brandAccountId: brandId });
+    for (const deadline = Date.now() + 30_000; requests === 0;) {
+      assert.ok(Date.now() < deadline, 'the delivery was not sent');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    stuck.child.kill('SIGTERM');
+    assert.is(await stuck.exited, 1, stuck.output().slice(-3000));
+    assert.match(stuck.output(), /"msg":"requests did not finish within 15 s; exiting"/);
+    assert.match(stuck.output(), /"role":"worker".*"msg":"a process did not drain"/);
+  } finally {
+    await stuck.stop('SIGKILL');
+    hanging.closeAllConnections();
+    hanging.close();
+  }
+});
+
+test('a start that cannot work (no server at DATABASE_URL) stops at once with exit code 1 and the processes\' line, no restarts', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const doomed = startService({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere', WEB_CONCURRENCY: '2', DATA_DIR: dataDir });
+  assert.is(await doomed.exited, 1);
+  assert.match(doomed.output(), /DATABASE_URL/);
+  assert.match(doomed.output(), /"msg":"shutting down: every process drains"/);
+  assert.not.match(doomed.output(), /died; starting another/);
+});
+
+test('a port in use stops a cluster start at once, with the one line, before any process is forked', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, resolve));
+  try {
+    const busy = startService({ DATABASE_URL: databaseUrl(), WEB_CONCURRENCY: '2', PORT: String((taken.address() as AddressInfo).port), DATA_DIR: dataDir });
+    const started = Date.now();
+    assert.is(await busy.exited, 1);
+    assert.ok(Date.now() - started < 10_000);
+    assert.match(busy.output(), /PORT \d+ is in use by another process: stop it, or set PORT to a free port\./);
+    assert.not.match(busy.output(), /database ready/);
+  } finally {
+    taken.close();
+  }
+});
+
+test.run();
