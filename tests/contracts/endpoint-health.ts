@@ -19,11 +19,11 @@ export function endpointHealthContract(name: string, setup: () => Promise<Run>) 
   const later = (ms: number) => new Date(now.getTime() + ms);
 
   /** An endpoint with `count` deliveries of orders of their own, all claimed. */
-  async function endpointWithClaims(count: number) {
+  async function endpointWithClaims(count: number, signatureKey: string | null = null) {
     const brand = account();
     const config = new WebhookConfig({
       id: randomUUID(), accountId: brand.id, scope: 'brand', url: `https://hooks.example.com/${randomUUID()}`, transformer: 'default', version: '1.3.0',
-      signatureKey: null, enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
+      signatureKey, enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
     });
     const events = Array.from({ length: count }, (_, i) => new OutboxEvent({
       id: randomUUID(), accountId: brand.id, scope: 'brand', type: 'OrderStatusEvent', orderId: `order-${i}`, payload: { _eid: 'x', n: i },
@@ -78,6 +78,22 @@ export function endpointHealthContract(name: string, setup: () => Promise<Run>) 
     const unsent: DeliveryResult = { ...result(d2!, url, 2000, null, { status: 'failed' }), exchange: null };
     await run((r) => r.deliveries.record([unsent, result(d3!, url, 2500, 204, { status: 'delivered' })], later(3000), 0));
     assert.equal(await health(brand.id), { failingSince: null, enabled: true, disabledReason: null, failureMailedAt: null });
+  });
+
+  test('a rotation read before a disable writes only its keys: the endpoint stays disabled', async () => {
+    const OLD = 'the-old-signing-key-0123456789';
+    const NEW = 'the-new-signing-key-0123456789';
+    const { brand, config, claimed: [d1] } = await endpointWithClaims(1, OLD);
+    const read = (await run((r) => r.webhookConfigs.find(brand.id, 'brand')))!;
+    const disabled = await run((r) => r.deliveries.record([result(d1!, config.url!, 1000, 500, { status: 'failed' })], later(5 * DAY + 1000), 5 * DAY));
+    assert.equal(disabled.map((n) => n.kind), ['disabled']);
+    read.rotateKey(NEW, 60, later(5 * DAY + 2000));
+    read.updatedAt = later(5 * DAY + 2000);
+    await run((r) => r.webhookConfigs.saveKeys(read));
+    assert.equal(await health(brand.id), { failingSince: later(1000), enabled: false, disabledReason: 'failing', failureMailedAt: later(5 * DAY + 1000) });
+    const stored = (await run((r) => r.webhookConfigs.find(brand.id, 'brand')))!;
+    assert.equal([stored.signatureKey, stored.previousKey, stored.updatedAt],
+      [NEW, { value: OLD, expiresAt: later(5 * DAY + 62_000) }, later(5 * DAY + 2000)]);
   });
 
   test('each attempt keeps its request and answer, read back by get (of its endpoint only) and never listed', async () => {
