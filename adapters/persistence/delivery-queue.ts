@@ -57,7 +57,8 @@ const RECORD = `
     from health h),
   verdict as (
     select j.*, not j.disable and j.now_failing_since is not null and j.ended_failed > 0 and j.enabled
-      and (j.failure_mailed_at is null or j.failure_mailed_at <= $5::timestamptz - $16::bigint * interval '1 millisecond') as warn
+      and (j.failure_mailed_at is null
+        or (j.failure_mailed_at < j.now_failing_since and j.failure_mailed_at <= $5::timestamptz - $16::bigint * interval '1 millisecond')) as warn
     from judged j),
   changed as (
     update webhook_configs w set failing_since = v.now_failing_since, enabled = v.enabled and not v.disable,

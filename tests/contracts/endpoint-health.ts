@@ -50,7 +50,7 @@ export function endpointHealthContract(name: string, setup: () => Promise<Run>) 
     return { failingSince: c.failingSince, enabled: c.enabled, disabledReason: c.disabledReason, failureMailedAt: c.failureMailedAt };
   };
 
-  test('failing from the first failure after the last 2xx; a delivery ending failed warns once a day, then disables', async () => {
+  test('failing from the first failure after the last 2xx; a delivery ending failed warns once while it fails, then disables', async () => {
     const { brand, config, claimed: [d1, d2, d3, d4, d5] } = await endpointWithClaims(5);
     const url = config.url!;
     // One batch: a failure, a 2xx after it, then a failure that ends its delivery: failing since the last failure.
@@ -62,12 +62,26 @@ export function endpointHealthContract(name: string, setup: () => Promise<Run>) 
     assert.equal(notices, [{ kind: 'failing', endpointId: config.id, accountId: brand.id, url, failingSince: later(3000), failedDeliveries: 1 }]);
     assert.equal(await health(brand.id), { failingSince: later(3000), enabled: true, disabledReason: null, failureMailedAt: later(4000) });
 
-    // Another failed delivery within the day: still failing since then, no notice.
-    assert.equal(await run((r) => r.deliveries.record([result(d4!, url, DAY - 1, 500, { status: 'failed' })], later(DAY - 1), 5 * DAY)), []);
+    // Another failed delivery two days on: still failing since then, and warned of it already: no notice.
+    assert.equal(await run((r) => r.deliveries.record([result(d4!, url, 2 * DAY, 500, { status: 'failed' })], later(2 * DAY), 5 * DAY)), []);
     // Five days after it began failing, the next delivery to end failed disables it.
     const disabled = await run((r) => r.deliveries.record([result(d5!, url, 5 * DAY + 3000, 500, { status: 'failed' })], later(5 * DAY + 3000), 5 * DAY));
     assert.equal(disabled, [{ kind: 'disabled', endpointId: config.id, accountId: brand.id, url, failingSince: later(3000), failedDeliveries: 3 }]);
     assert.equal(await health(brand.id), { failingSince: later(3000), enabled: false, disabledReason: 'failing', failureMailedAt: later(5 * DAY + 3000) });
+  });
+
+  test('a failing period warns once: one that starts again within the day of the last mail sends none; one after it does', async () => {
+    const { brand, config, claimed: [d1, d2, d3, d4, d5] } = await endpointWithClaims(5);
+    const url = config.url!;
+    const fail = (d: ClaimedDelivery, atMs: number) => run((r) => r.deliveries.record([result(d, url, atMs, 500, { status: 'failed' })], later(atMs), 5 * DAY));
+    assert.equal((await fail(d1!, 1000)).map((n) => n.kind), ['failing']);
+    await run((r) => r.deliveries.record([result(d2!, url, 2000, 200, { status: 'delivered' })], later(2000), 5 * DAY));
+    assert.equal(await fail(d3!, 3000), [], 'failing again within the day of the mail');
+    assert.equal((await health(brand.id)).failingSince, later(3000));
+    await run((r) => r.deliveries.record([result(d4!, url, DAY + 4000, 200, { status: 'delivered' })], later(DAY + 4000), 5 * DAY));
+    const again = await fail(d5!, DAY + 5000);
+    assert.equal(again.map((n) => [n.kind, n.failingSince]), [['failing', later(DAY + 5000)]], 'a new period a day after the mail');
+    assert.equal((await health(brand.id)).failureMailedAt, later(DAY + 5000));
   });
 
   test('a 2xx clears failingSince; a pending retry neither warns nor disables; an attempt never sent says nothing of health', async () => {
