@@ -28,7 +28,8 @@ export interface EndpointVerdict {
 /**
  * The rule, in one place (the SQL of adapters/persistence/delivery-queue.ts does the same in its record statement, and
  * the repository contract holds both to it): `answered` are the attempts actually sent to the endpoint, `endedFailed`
- * the deliveries whose last attempt was used up.
+ * the deliveries whose last attempt was used up. A stored failure later than the batch's last 2xx (a batch recorded
+ * after a later one) still stands.
  *
  * Contacts are warned once per failing period (not mailed since it began), and never twice within WARN_EVERY_MS: a
  * period that ends and starts again within the day sends nothing.
@@ -36,8 +37,11 @@ export interface EndpointVerdict {
 export function judgeEndpoint(health: EndpointHealth, answered: readonly { at: Date; ok: boolean }[], endedFailed: number, now: Date, disableAfterMs: number): EndpointVerdict {
   const lastOk = Math.max(...answered.filter((a) => a.ok).map((a) => a.at.getTime()), -Infinity);
   const firstBadAfter = Math.min(...answered.filter((a) => !a.ok && a.at.getTime() > lastOk).map((a) => a.at.getTime()), Infinity);
-  const firstBad = Number.isFinite(firstBadAfter) ? new Date(firstBadAfter) : null;
-  const failingSince = Number.isFinite(lastOk) ? firstBad : (health.failingSince ?? firstBad);
+  const stored = health.failingSince?.getTime() ?? Infinity;
+  // Batches may be recorded out of order: a 2xx ends only the failing that began before it.
+  const since = Number.isFinite(lastOk) ? Math.min(firstBadAfter, stored > lastOk ? stored : Infinity)
+    : Number.isFinite(stored) ? stored : firstBadAfter;
+  const failingSince = Number.isFinite(since) ? new Date(since) : null;
   const failedWhileFailing = failingSince !== null && endedFailed > 0 && health.enabled;
   const disable = failedWhileFailing && now.getTime() - failingSince.getTime() >= disableAfterMs;
   const mailed = health.failureMailedAt;

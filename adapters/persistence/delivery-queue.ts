@@ -48,7 +48,8 @@ const RECORD = `
     from locked l left join ended e on e.endpoint_id = l.id),
   health as (
     select a.*, case when a.last_ok is not null
-        then (select min(s.at) from sent s where s.endpoint_id = a.id and not s.ok and s.at > a.last_ok)
+        then least((select min(s.at) from sent s where s.endpoint_id = a.id and not s.ok and s.at > a.last_ok),
+          case when a.failing_since > a.last_ok then a.failing_since end)
         else coalesce(a.failing_since, (select min(s.at) from sent s where s.endpoint_id = a.id and not s.ok)) end as now_failing_since
     from answered a),
   judged as (

@@ -110,6 +110,17 @@ export function endpointHealthContract(name: string, setup: () => Promise<Run>) 
       [NEW, { value: OLD, expiresAt: later(5 * DAY + 62_000) }, later(5 * DAY + 2000)]);
   });
 
+  test('a batch recorded after a later failure: its older 2xx does not end the failing, its failures after the 2xx count', async () => {
+    const { brand, config, claimed: [d1, d2, d3, d4] } = await endpointWithClaims(4);
+    const url = config.url!;
+    const pending = { status: 'pending', nextAttemptAt: later(DAY * 10) } as const;
+    await run((r) => r.deliveries.record([result(d1!, url, 5000, 500, pending)], later(5000), 5 * DAY));
+    await run((r) => r.deliveries.record([result(d2!, url, 3000, 200, { status: 'delivered' })], later(6000), 5 * DAY));
+    assert.equal((await health(brand.id)).failingSince, later(5000), 'the 2xx came before the failure');
+    await run((r) => r.deliveries.record([result(d3!, url, 2000, 200, { status: 'delivered' }), result(d4!, url, 4000, 500, pending)], later(7000), 5 * DAY));
+    assert.equal((await health(brand.id)).failingSince, later(4000), 'a failure after the batch\'s 2xx and before the stored one');
+  });
+
   test('each attempt keeps its request and answer, read back by get (of its endpoint only) and never listed', async () => {
     const { brand, config, claimed: [d1] } = await endpointWithClaims(1);
     const url = config.url!;
