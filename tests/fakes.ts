@@ -307,7 +307,7 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
       const d = this.rows.find((x) => x.id === r.deliveryId)!;
       const endpointId = d.event.endpointId!;
       d.tries.push({ ...r.attempt, exchange: r.exchange && structuredClone(r.exchange) });
-      if (r.exchange) answered.set(endpointId, [...(answered.get(endpointId) ?? []), { at: r.attempt.at, ok: isSuccess(r.attempt.statusCode) }]);
+      if (r.exchange && r.exchange.request.url === this.configs.byId(endpointId)?.url) answered.set(endpointId, [...(answered.get(endpointId) ?? []), { at: r.attempt.at, ok: isSuccess(r.attempt.statusCode) }]);
       if (d.claimToken !== r.claimToken) continue;
       d.status = r.state.status;
       d.attempts += 1;

@@ -121,6 +121,16 @@ export function endpointHealthContract(name: string, setup: () => Promise<Run>) 
     assert.equal((await health(brand.id)).failingSince, later(4000), 'a failure after the batch\'s 2xx and before the stored one');
   });
 
+  test('tries sent to the URL the endpoint had before say nothing of the one it has now', async () => {
+    const { brand, claimed: [d1, d2] } = await endpointWithClaims(2);
+    const old = 'https://hooks.example.com/the-url-before';
+    const notices = await run((r) => r.deliveries.record([
+      result(d1!, old, 1000, 500, { status: 'failed' }), result(d2!, old, 2000, null, { status: 'pending', nextAttemptAt: later(DAY) }),
+    ], later(6 * DAY), 5 * DAY));
+    assert.equal(notices, []);
+    assert.equal(await health(brand.id), { failingSince: null, enabled: true, disabledReason: null, failureMailedAt: null });
+  });
+
   test('each attempt keeps its request and answer, read back by get (of its endpoint only) and never listed', async () => {
     const { brand, config, claimed: [d1] } = await endpointWithClaims(1);
     const url = config.url!;
