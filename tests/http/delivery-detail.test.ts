@@ -22,11 +22,16 @@ test.before(async () => {
 test.after(() => app.worker.stop());
 
 const LONG = 'x'.repeat(5000);
+/** An answer that would clear an operator's screen, write its clipboard (OSC 52) and colour it (C1 CSI), over two lines. */
+const ESCAPES = 'one\x1b[2J\x1b]52;c;ZXZpbA==\x07\x9b31m\r\ntwo\tthree\x00\x7f';
 
 /** Headers as the receivers below got them, by path. */
 const arrived = new Map<string, Record<string, string | string[] | undefined>>();
 
-/** A receiver: `/long` answers 500 with 5000 bytes, `/silent` never answers, anything else 200 with a short body. */
+/**
+ * A receiver: `/long` answers 500 with 5000 bytes, `/escapes` 500 with ESCAPES, `/silent` never answers, anything else
+ * 200 with a short body.
+ */
 async function receiver() {
   const server = createServer((req, res) => {
     arrived.set(req.url!, req.headers);
@@ -34,6 +39,7 @@ async function receiver() {
     req.on('end', () => {
       if (req.url === '/silent') return; // no answer: the sender times out
       if (req.url === '/long') res.writeHead(500, { 'content-type': 'text/plain', 'x-receiver': 'long' }).end(LONG);
+      else if (req.url === '/escapes') res.writeHead(500, { 'content-type': 'text/plain' }).end(ESCAPES);
       else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
   });
@@ -136,6 +142,17 @@ test('`npm run admin -- deliveries show <id>` prints the delivery as a reader fo
   let json = '';
   assert.is(await runCli(['--json', 'deliveries', 'show', listed.id], env, { stdout: (t) => { json += t; }, stderr: () => {} }), 0);
   assert.is(JSON.parse(json).payload, (await app.admin.query<Json>('deliveries.get', { deliveryId: listed.id })).payload);
+});
+
+test('`deliveries show` leaves out the control characters of a receiver\'s answer: no escape sequence reaches the terminal', async () => {
+  const { listed } = await deliveredTo(`${await receiver()}/escapes`);
+  let out = '';
+  const code = await runCli(['deliveries', 'show', listed.id], { ADMIN_URL: await listening(app), ADMIN_TOKEN }, { stdout: (t) => { out += t; }, stderr: (t) => { out += t; } });
+  assert.is(code, 0, out);
+  assert.not.match(out, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/, JSON.stringify(out));
+  assert.ok(out.split('\n').includes('  < one[2J]52;c;ZXZpbA==31m') && out.includes('  < two\tthree'), JSON.stringify(out));
+  const stored = (await app.admin.query<Json>('deliveries.get', { deliveryId: listed.id })).attempts[0].response.body;
+  assert.is(stored.slice(0, 30), ESCAPES.slice(0, 30), 'what is kept is what came: only the terminal\'s text leaves them out');
 });
 
 test.run();
