@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli } from '../../client/cli.ts';
+import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-events.ts';
 import { ADMIN_TOKEN, listening } from '../support/app.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { closeAtEnd } from '../support/shared.ts';
@@ -153,6 +154,21 @@ test('`deliveries show` leaves out the control characters of a receiver\'s answe
   assert.ok(out.split('\n').includes('  < one[2J]52;c;ZXZpbA==31m') && out.includes('  < two\tthree'), JSON.stringify(out));
   const stored = (await app.admin.query<Json>('deliveries.get', { deliveryId: listed.id })).attempts[0].response.body;
   assert.is(stored.slice(0, 30), ESCAPES.slice(0, 30), 'what is kept is what came: only the terminal\'s text leaves them out');
+});
+
+test('the retention purge takes a delivery\'s tries with it: their requests and answers are kept no longer than it', async () => {
+  const { listed } = await deliveredTo(`${await receiver()}/long`);
+  const sql = <T>(text: string, values: unknown[]) => app.database.orm.em.fork().getConnection().execute<T[]>(text, values);
+  const kept = () => sql<{ n: number; exchanged: number }>(
+    `select count(*)::int as n, count(request_url)::int as exchanged from delivery_attempts where delivery_id = ?`, [listed.id]);
+  assert.equal(await kept(), [{ n: 1, exchanged: 1 }], 'the try, with what was sent and answered');
+  // Finished (the purge leaves pending deliveries alone), as after its last try.
+  await sql(`update deliveries set status = 'failed' where id = ?`, [listed.id]);
+  // Made older than the retention window: only this delivery's event moves; the purge runs as the worker's would.
+  await sql(`update events set created_at = created_at - interval '400 days' where id = ?`, [listed.eventId]);
+  while ((await app.services.unitOfWork().transaction((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
+  assert.match(await app.admin.query('deliveries.get', { deliveryId: listed.id }).then(() => 'found', String), /answered 404/, 'the delivery is gone');
+  assert.equal(await kept(), [{ n: 0, exchanged: 0 }], 'and its tries with it');
 });
 
 test.run();
