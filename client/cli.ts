@@ -212,6 +212,13 @@ interface DeliveryInFull {
   }[];
 }
 
+/**
+ * Text a receiver wrote (its answer, its headers, the error quoting it) as an operator's terminal may show it: C0 and C1
+ * control characters (escape sequences that move the cursor, retitle the window or write the clipboard) are left out,
+ * bar line feed and tab.
+ */
+const printable = (text: string) => text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
+
 /** A delivery as a reader follows it: what it is, the payload, then each try as the lines of its request and answer. */
 function deliveryText(d: DeliveryInFull): string {
   const indent = (text: string, mark: string) => text.split('\n').map((line) => `${mark}${line}`).join('\n');
@@ -237,7 +244,7 @@ function deliveryText(d: DeliveryInFull): string {
     lines.push(`  < ${a.statusCode}`, ...Object.entries(a.response.headers).map(([k, v]) => `  < ${k}: ${v}`), '  <');
     if (a.response.body) lines.push(indent(a.response.body, '  < '));
   });
-  return lines.join('\n');
+  return printable(lines.join('\n'));
 }
 
 const pickJob = (job: Row) => ({ apiId: job.apiId, name: job.name, status: job.status, brandAccountId: job.brandAccountId, partnerId: job.partnerId, updatedAt: job.updatedAt });

@@ -22,9 +22,12 @@ export interface AttemptExchange {
   response: { headers: Record<string, string>; body: string } | null;
 }
 
-/** An attempt as the sender reports it: `exchange` null when nothing was sent (a refused target, an invalid URL). */
+/**
+ * An attempt as the sender reports it, always with the request it made: one that never left (a refused target, an
+ * invalid URL) keeps the request it would have been, with no answer, and is a failure like a refused connection.
+ */
 export interface SentAttempt extends DeliveryAttempt {
-  exchange: AttemptExchange | null;
+  exchange: AttemptExchange;
 }
 
 /** What the sender needs of a delivery it claimed: the event as stored, and its endpoint as configured now. */
@@ -53,7 +56,11 @@ export interface DeliveryResult {
   /** The claim under which it was sent: an outcome counts only while this claim is still the delivery's current one. */
   claimToken: string;
   attempt: DeliveryAttempt;
-  /** Null when nothing reached the endpoint's URL: such an attempt says nothing of its health. */
+  /**
+   * Null when no request was made at all (the endpoint disabled, without a URL, or gone): such an attempt says nothing
+   * of its health. A request the sender refused to send (a refused target) is here, without an answer, and counts as a
+   * failure of the endpoint's URL.
+   */
   exchange: AttemptExchange | null;
   state: DeliveryState;
 }

@@ -1,13 +1,13 @@
 import type { MailMessage } from './auth.ts';
 
 // Endpoint health (CONTRACT §11): an endpoint fails from its first attempt without a 2xx after its last 2xx (or after
-// its URL was set); a delivery that ends failed while it fails warns its contacts (once a day at most), and disables it
-// once it has failed for WEBHOOK_DISABLE_AFTER.
+// its URL was set); the first delivery that ends failed while it fails warns its contacts (once per failing period, never
+// twice within a day), and one that ends failed once it has failed for WEBHOOK_DISABLE_AFTER disables it.
 
 export type DisabledReason = 'failing' | 'integrator';
 export const DISABLED_REASONS: readonly DisabledReason[] = ['failing', 'integrator'];
 
-/** Contacts are warned about a failing endpoint at most this often. */
+/** Contacts are warned about a failing endpoint once per failing period, and never more often than this. */
 export const WARN_EVERY_MS = 24 * 3600 * 1000;
 
 /** What the health of an endpoint keeps between attempts. */
@@ -27,17 +27,26 @@ export interface EndpointVerdict {
 
 /**
  * The rule, in one place (the SQL of adapters/persistence/delivery-queue.ts does the same in its record statement, and
- * the repository contract holds both to it): `answered` are the attempts actually sent to the endpoint, `endedFailed`
- * the deliveries whose last attempt was used up.
+ * the repository contract holds both to it): `answered` are the attempts actually sent to the endpoint's current URL,
+ * `endedFailed` the deliveries whose last attempt was used up. A stored failure later than the batch's last 2xx (a
+ * batch recorded after a later one) still stands.
+ *
+ * Contacts are warned once per failing period (not mailed since it began), and never twice within WARN_EVERY_MS: a
+ * period that ends and starts again within the day sends nothing.
  */
 export function judgeEndpoint(health: EndpointHealth, answered: readonly { at: Date; ok: boolean }[], endedFailed: number, now: Date, disableAfterMs: number): EndpointVerdict {
   const lastOk = Math.max(...answered.filter((a) => a.ok).map((a) => a.at.getTime()), -Infinity);
   const firstBadAfter = Math.min(...answered.filter((a) => !a.ok && a.at.getTime() > lastOk).map((a) => a.at.getTime()), Infinity);
-  const firstBad = Number.isFinite(firstBadAfter) ? new Date(firstBadAfter) : null;
-  const failingSince = Number.isFinite(lastOk) ? firstBad : (health.failingSince ?? firstBad);
+  const stored = health.failingSince?.getTime() ?? Infinity;
+  // Batches may be recorded out of order: a 2xx ends only the failing that began before it.
+  const since = Number.isFinite(lastOk) ? Math.min(firstBadAfter, stored > lastOk ? stored : Infinity)
+    : Number.isFinite(stored) ? stored : firstBadAfter;
+  const failingSince = Number.isFinite(since) ? new Date(since) : null;
   const failedWhileFailing = failingSince !== null && endedFailed > 0 && health.enabled;
   const disable = failedWhileFailing && now.getTime() - failingSince.getTime() >= disableAfterMs;
-  const warn = failedWhileFailing && !disable && (health.failureMailedAt === null || now.getTime() - health.failureMailedAt.getTime() >= WARN_EVERY_MS);
+  const mailed = health.failureMailedAt;
+  const warn = failedWhileFailing && !disable
+    && (mailed === null || (mailed < failingSince && now.getTime() - mailed.getTime() >= WARN_EVERY_MS));
   return { failingSince, disable, warn };
 }
 

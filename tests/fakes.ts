@@ -89,7 +89,15 @@ export class InMemoryWebhookConfigRepository implements WebhookConfigRepository 
     if (config) this.table.put(`${config.accountId}/${config.scope}`, Object.assign(config, health));
   }
   async find(accountId: string, scope: Scope) { return this.table.get(`${accountId}/${scope}`); }
+  /** One unit of work at a time here: nothing to lock. */
+  async findForChange(accountId: string, scope: Scope) { return this.find(accountId, scope); }
   async save(config: WebhookConfig) { this.table.put(`${config.accountId}/${config.scope}`, config); }
+  async saveKeys(config: WebhookConfig) {
+    const stored = this.byId(config.id);
+    if (!stored) return;
+    const { signatureKey, previousKey, updatedAt } = config;
+    this.table.put(`${stored.accountId}/${stored.scope}`, Object.assign(stored, { signatureKey, previousKey, updatedAt }));
+  }
   async dropExpiredKeys(now: Date) {
     const expired = [...this.table.rows.values()].filter((c) => c.previousKey && c.previousKey.expiresAt <= now);
     for (const config of expired) config.previousKey = null;
@@ -299,7 +307,7 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
       const d = this.rows.find((x) => x.id === r.deliveryId)!;
       const endpointId = d.event.endpointId!;
       d.tries.push({ ...r.attempt, exchange: r.exchange && structuredClone(r.exchange) });
-      if (r.exchange) answered.set(endpointId, [...(answered.get(endpointId) ?? []), { at: r.attempt.at, ok: isSuccess(r.attempt.statusCode) }]);
+      if (r.exchange && r.exchange.request.url === this.configs.byId(endpointId)?.url) answered.set(endpointId, [...(answered.get(endpointId) ?? []), { at: r.attempt.at, ok: isSuccess(r.attempt.statusCode) }]);
       if (d.claimToken !== r.claimToken) continue;
       d.status = r.state.status;
       d.attempts += 1;

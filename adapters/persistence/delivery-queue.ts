@@ -17,7 +17,8 @@ const CLAIM = `select * from claim_due_deliveries_v3($1, $2, $3, $4)`;
 // Only the holder of the current claim changes the delivery (the token is cleared by every outcome and release);
 // a sender whose lease ran out and was claimed over has its tries logged, and nothing else. Each try keeps what was
 // sent and answered. The endpoints' health follows in the same statement, as judgeEndpoint (domain/endpoint-health.ts)
-// says, on their rows locked in id order (so that two records never judge from the same old state): only endpoints
+// says, on their rows locked in id order (so that two records never judge from the same old state), from the tries
+// sent to each endpoint's current URL (a try to the URL it had before says nothing of the new one): only endpoints
 // this batch could change are locked (a failure, or a success while failing); the statement answers the notices
 // decided, mailed once it has committed.
 const RECORD = `
@@ -36,7 +37,7 @@ const RECORD = `
     select delivery_id, at, status_code, duration_ms, error, request_url, request_headers::json, response_headers::json, response_body from tries),
   sent as (
     select d.endpoint_id, t.at, coalesce(t.status_code between 200 and 299, false) as ok
-    from tries t join deliveries d on d.id = t.delivery_id where t.request_url is not null),
+    from tries t join deliveries d on d.id = t.delivery_id join webhook_configs w on w.id = d.endpoint_id where t.request_url = w.url),
   ended as (select endpoint_id, count(*)::int as n from updated where status = 'failed' group by endpoint_id),
   locked as (
     select w.id, w.account_id, w.url, w.enabled, w.failing_since, w.failure_mailed_at from webhook_configs w
@@ -48,7 +49,8 @@ const RECORD = `
     from locked l left join ended e on e.endpoint_id = l.id),
   health as (
     select a.*, case when a.last_ok is not null
-        then (select min(s.at) from sent s where s.endpoint_id = a.id and not s.ok and s.at > a.last_ok)
+        then least((select min(s.at) from sent s where s.endpoint_id = a.id and not s.ok and s.at > a.last_ok),
+          case when a.failing_since > a.last_ok then a.failing_since end)
         else coalesce(a.failing_since, (select min(s.at) from sent s where s.endpoint_id = a.id and not s.ok)) end as now_failing_since
     from answered a),
   judged as (
@@ -57,7 +59,8 @@ const RECORD = `
     from health h),
   verdict as (
     select j.*, not j.disable and j.now_failing_since is not null and j.ended_failed > 0 and j.enabled
-      and (j.failure_mailed_at is null or j.failure_mailed_at <= $5::timestamptz - $16::bigint * interval '1 millisecond') as warn
+      and (j.failure_mailed_at is null
+        or (j.failure_mailed_at < j.now_failing_since and j.failure_mailed_at <= $5::timestamptz - $16::bigint * interval '1 millisecond')) as warn
     from judged j),
   changed as (
     update webhook_configs w set failing_since = v.now_failing_since, enabled = v.enabled and not v.disable,

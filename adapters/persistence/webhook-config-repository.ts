@@ -21,11 +21,19 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
     return found.then((config) => config && new WebhookConfig({ ...config }));
   }
 
-  private async select(accountId: string, scope: Scope): Promise<WebhookConfig | null> {
+  /** Read afresh under the lock, and remembered as what this unit of work saw. */
+  findForChange(accountId: string, scope: Scope): Promise<WebhookConfig | null> {
+    const found = this.select(accountId, scope, true);
+    this.seen.set(`${accountId}/${scope}`, found);
+    return found.then((config) => config && new WebhookConfig({ ...config }));
+  }
+
+  private async select(accountId: string, scope: Scope, lock = false): Promise<WebhookConfig | null> {
     if (!isStoredId(accountId)) return null;
     return withDriverConnection(this.em, async (client) => {
       const { rows: [row] } = await client.query<ConfigRow>({
-        name: 'webhook-config-find', text: `select ${CONFIG_COLUMNS} from webhook_configs where account_id = $1 and scope = $2`,
+        name: lock ? 'webhook-config-find-for-change' : 'webhook-config-find',
+        text: `select ${CONFIG_COLUMNS} from webhook_configs where account_id = $1 and scope = $2${lock ? ' for update' : ''}`,
         values: [accountId, scope],
       });
       return row ? toConfig(row) : null;
@@ -50,6 +58,16 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
           failing_since = case when webhook_configs.url is distinct from excluded.url or (excluded.enabled and not webhook_configs.enabled)
             then null else webhook_configs.failing_since end`,
       values: configValues(config),
+    }));
+  }
+
+  async saveKeys(config: WebhookConfig): Promise<void> {
+    this.seen.delete(`${config.accountId}/${config.scope}`);
+    this.families.forget();
+    await withDriverConnection(this.em, (client) => client.query({
+      name: 'webhook-config-save-keys',
+      text: `update webhook_configs set signature_key = $2, previous_signature_key = $3, previous_key_expires_at = $4, updated_at = $5 where id = $1`,
+      values: [config.id, config.signatureKey, config.previousKey?.value ?? null, config.previousKey?.expiresAt ?? null, config.updatedAt],
     }));
   }
 

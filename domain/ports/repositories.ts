@@ -45,7 +45,17 @@ export interface ContactRepository {
 
 export interface WebhookConfigRepository {
   find(accountId: string, scope: Scope): Promise<WebhookConfig | null>;
+  /**
+   * As `find`, the row locked until the unit of work ends: a change made from what it read (a rotation, a PUT) runs
+   * after any other that committed first, so neither loses what the other wrote.
+   */
+  findForChange(accountId: string, scope: Scope): Promise<WebhookConfig | null>;
   save(config: WebhookConfig): Promise<void>;
+  /**
+   * Writes the configuration's keys (current, previous and its end) and updatedAt alone: whatever the record of attempts
+   * wrote meanwhile (failing, disabled) stays as it is. The configuration must exist.
+   */
+  saveKeys(config: WebhookConfig): Promise<void>;
   /** Clears every rotated-out key whose window ended at or before `now`; answers how many. */
   dropExpiredKeys(now: Date): Promise<number>;
 }

@@ -27,7 +27,7 @@ export async function upsertWebhookConfig(
   }
 
   const now = deps.clock.now();
-  const current = await deps.webhookConfigs.find(account.id, input.scope);
+  const current = await deps.webhookConfigs.findForChange(account.id, input.scope);
   const config = current ?? new WebhookConfig({
     id: deps.ids.newId(), accountId: account.id, scope: input.scope, url: null, transformer: input.transformer,
     version: input.version, signatureKey: null, enabled: true, failingSince: null, disabledReason: null, failureMailedAt: null,

@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runCli } from '../../client/cli.ts';
+import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-events.ts';
 import { ADMIN_TOKEN, listening } from '../support/app.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { closeAtEnd } from '../support/shared.ts';
@@ -22,11 +23,16 @@ test.before(async () => {
 test.after(() => app.worker.stop());
 
 const LONG = 'x'.repeat(5000);
+/** An answer that would clear an operator's screen, write its clipboard (OSC 52) and colour it (C1 CSI), over two lines. */
+const ESCAPES = 'one\x1b[2J\x1b]52;c;ZXZpbA==\x07\x9b31m\r\ntwo\tthree\x00\x7f';
 
 /** Headers as the receivers below got them, by path. */
 const arrived = new Map<string, Record<string, string | string[] | undefined>>();
 
-/** A receiver: `/long` answers 500 with 5000 bytes, `/silent` never answers, anything else 200 with a short body. */
+/**
+ * A receiver: `/long` answers 500 with 5000 bytes, `/escapes` 500 with ESCAPES, `/silent` never answers, anything else
+ * 200 with a short body.
+ */
 async function receiver() {
   const server = createServer((req, res) => {
     arrived.set(req.url!, req.headers);
@@ -34,6 +40,7 @@ async function receiver() {
     req.on('end', () => {
       if (req.url === '/silent') return; // no answer: the sender times out
       if (req.url === '/long') res.writeHead(500, { 'content-type': 'text/plain', 'x-receiver': 'long' }).end(LONG);
+      else if (req.url === '/escapes') res.writeHead(500, { 'content-type': 'text/plain' }).end(ESCAPES);
       else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
   });
@@ -136,6 +143,32 @@ test('`npm run admin -- deliveries show <id>` prints the delivery as a reader fo
   let json = '';
   assert.is(await runCli(['--json', 'deliveries', 'show', listed.id], env, { stdout: (t) => { json += t; }, stderr: () => {} }), 0);
   assert.is(JSON.parse(json).payload, (await app.admin.query<Json>('deliveries.get', { deliveryId: listed.id })).payload);
+});
+
+test('`deliveries show` leaves out the control characters of a receiver\'s answer: no escape sequence reaches the terminal', async () => {
+  const { listed } = await deliveredTo(`${await receiver()}/escapes`);
+  let out = '';
+  const code = await runCli(['deliveries', 'show', listed.id], { ADMIN_URL: await listening(app), ADMIN_TOKEN }, { stdout: (t) => { out += t; }, stderr: (t) => { out += t; } });
+  assert.is(code, 0, out);
+  assert.not.match(out, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/, JSON.stringify(out));
+  assert.ok(out.split('\n').includes('  < one[2J]52;c;ZXZpbA==31m') && out.includes('  < two\tthree'), JSON.stringify(out));
+  const stored = (await app.admin.query<Json>('deliveries.get', { deliveryId: listed.id })).attempts[0].response.body;
+  assert.is(stored.slice(0, 30), ESCAPES.slice(0, 30), 'what is kept is what came: only the terminal\'s text leaves them out');
+});
+
+test('the retention purge takes a delivery\'s tries with it: their requests and answers are kept no longer than it', async () => {
+  const { listed } = await deliveredTo(`${await receiver()}/long`);
+  const sql = <T>(text: string, values: unknown[]) => app.database.orm.em.fork().getConnection().execute<T[]>(text, values);
+  const kept = () => sql<{ n: number; exchanged: number }>(
+    `select count(*)::int as n, count(request_url)::int as exchanged from delivery_attempts where delivery_id = ?`, [listed.id]);
+  assert.equal(await kept(), [{ n: 1, exchanged: 1 }], 'the try, with what was sent and answered');
+  // Finished (the purge leaves pending deliveries alone), as after its last try.
+  await sql(`update deliveries set status = 'failed' where id = ?`, [listed.id]);
+  // Made older than the retention window: only this delivery's event moves; the purge runs as the worker's would.
+  await sql(`update events set created_at = created_at - interval '400 days' where id = ?`, [listed.eventId]);
+  while ((await app.services.unitOfWork().transaction((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
+  assert.match(await app.admin.query('deliveries.get', { deliveryId: listed.id }).then(() => 'found', String), /answered 404/, 'the delivery is gone');
+  assert.equal(await kept(), [{ n: 0, exchanged: 0 }], 'and its tries with it');
 });
 
 test.run();

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { explainDelivery } from '../../examples/delivery-detail.ts';
 import { healEndpoint } from '../../examples/endpoint-health.ts';
+import { loadConfig } from '../../server/config.ts';
 import { listening } from '../support/app.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { startReceiver } from '../support/receiver.ts';
@@ -79,6 +81,16 @@ test('explainDelivery: each try, which of the keys signed it, and the start of t
   } catch (error) {
     assert.match((error as Error).message, /answered 404/);
   }
+});
+
+test('healEndpoint\'s note on the retries states the service\'s default schedule and its span, which its margin covers', () => {
+  const source = readFileSync(new URL('../../examples/endpoint-health.ts', import.meta.url), 'utf8');
+  const [, hours, minutes, listed] = /attempts\s+\*?\s*span (\d+) h (\d+) min \(WEBHOOK_RETRY_SCHEDULE ([^)]+)\)/.exec(source) ?? [];
+  const schedule = loadConfig({}).webhookRetryScheduleMs;
+  const spanMs = schedule.reduce((sum, ms) => sum + ms, 0);
+  assert.equal([Number(hours), Number(minutes)], [Math.floor(spanMs / 3_600_000), Math.round((spanMs % 3_600_000) / 60_000)], source);
+  assert.equal(loadConfig({ WEBHOOK_RETRY_SCHEDULE: listed }).webhookRetryScheduleMs, schedule, 'the schedule named is the default');
+  assert.ok(/const RETRIES_MS = 2 \* 24 \* 3600 \* 1000;/.test(source) && 2 * 86_400_000 >= spanMs, 'two days cover it');
 });
 
 test.run();

@@ -102,6 +102,13 @@ test('partner commands: signed with the old key accepted in the window and refus
   assert.equal([await command(OLD), await command(NEW)], [401, 200]);
 });
 
+test('two rotations at once chain: one key is the current, the other the previous; the first key counts no more', async () => {
+  const { partner, command } = await partnerWithJob(OLD);
+  const statuses = await Promise.all([rotate(partner, { signatureKey: NEW }), rotate(partner, { signatureKey: NEWER })]);
+  assert.equal(statuses.map((r) => r.status), [200, 200]);
+  assert.equal([await command(OLD), await command(NEW), await command(NEWER)], [401, 200, 200], 'neither new key lost');
+});
+
 test('a PUT with a signatureKey member ends the window at once; one without it keeps the window', async () => {
   const { partner, command } = await partnerWithJob(OLD);
   assert.is((await rotate(partner, { signatureKey: NEW })).status, 200, 'the window is a day by default');

@@ -341,20 +341,21 @@ test('webhook configuration: each account reads, tests and replaces its own; smu
         assert.is(sent[0]!.headers['x-webhook-signature'], createHmac('sha256', config.signature_key).update(sent[0]!.body).digest('hex'), 'signed with that endpoint\'s key');
       }
 
-      // PUT with another's ids in the body: the caller's own configuration is replaced; nobody else's changes.
       const p = puts[i % puts.length]!;
       const newKey = `new-key-${randomUUID()}`;
       const url = hooks.url(`/ok/${x.id}/v${i}`);
       const transformer = x.role === 'partner' ? 'partner-format' : 'default';
-      const replaced = await put('/v3/webhook-config', x, { url, transformer, version: p.version, enabled: p.enabled, signatureKey: newKey, ...smuggled });
-      if (replaced.status === 400) {
-        // A strict body would be as good: then nothing may have changed, and the clean PUT must go through.
-        assert.equal(await rows(), model, 'a refused PUT changes nothing');
-        assert.is((await put('/v3/webhook-config', x, { url, transformer, version: p.version, enabled: p.enabled, signatureKey: newKey })).status, 200);
-      } else {
-        assert.equal([replaced.status, replaced.body], [200, { scope: x.role, url, transformer, version: p.version, enabled: p.enabled, hasSignatureKey: true, previousKeyExpiresAt: null }]);
-        assert.not.ok(replaced.text.includes(newKey), 'the key is never echoed');
-      }
+      // PUT with another's ids in the body: the body is strict, so it is refused and nothing changes; the clean PUT
+      // replaces the caller's own configuration, and nobody else's.
+      const sneakyPut = await put('/v3/webhook-config', x, { url, transformer, version: p.version, enabled: p.enabled, signatureKey: newKey, ...smuggled });
+      assert.equal([sneakyPut.status, sneakyPut.body.code], [400, 'BAD_REQUEST'], 'a PUT with another\'s ids is refused');
+      assert.equal(await rows(), model, 'a refused PUT changes nothing');
+      const replaced = await put('/v3/webhook-config', x, { url, transformer, version: p.version, enabled: p.enabled, signatureKey: newKey });
+      assert.equal([replaced.status, replaced.body], [200, {
+        scope: x.role, url, transformer, version: p.version, enabled: p.enabled, hasSignatureKey: true, previousKeyExpiresAt: null,
+        failingSince: null, disabledReason: p.enabled ? null : 'integrator',
+      }]);
+      assert.not.ok(replaced.text.includes(newKey), 'the key is never echoed');
       const now = await rows();
       const changed = JSON.parse(now.get(x.id) ?? 'null') as Json | null;
       assert.equal([changed?.url, changed?.signature_key, changed?.scope, changed?.version], [url, newKey, x.role, p.version], 'the caller\'s own configuration');

@@ -14,6 +14,7 @@ import { Migration20261123060000_running_commands_idx } from './Migration2026112
 import { Migration20261123080000_unlogged_counters } from './Migration20261123080000_unlogged_counters.ts';
 import { Migration20261127100000_previous_signature_key } from './Migration20261127100000_previous_signature_key.ts';
 import { Migration20261127110000_endpoint_health } from './Migration20261127110000_endpoint_health.ts';
+import { Migration20261127120000_disabled_reason_backfill } from './Migration20261127120000_disabled_reason_backfill.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -33,4 +34,5 @@ export const migrationsList = [
   { name: 'Migration20261123080000_unlogged_counters', class: Migration20261123080000_unlogged_counters },
   { name: 'Migration20261127100000_previous_signature_key', class: Migration20261127100000_previous_signature_key },
   { name: 'Migration20261127110000_endpoint_health', class: Migration20261127110000_endpoint_health },
+  { name: 'Migration20261127120000_disabled_reason_backfill', class: Migration20261127120000_disabled_reason_backfill },
 ];
