@@ -1,0 +1,195 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { skipUnless } from '../../support/skip.ts';
+import { operators, root } from './support.ts';
+
+// docs/operators.md: every shell sample runs as written (a fresh folder per sample; the samples marked for PostgreSQL
+// on the suite's second pass, in a database of this test's own).
+const test = suite('the operators guide: the shell samples');
+const server = process.env.DATABASE_URL; // set on the PostgreSQL pass of the suite
+
+interface Sample { id: string; only: 'postgres' | 'embedded' | null; code: string }
+
+const samples: Sample[] = [...operators.matchAll(/<!-- operators: ([\w-]+)(?: (postgres|embedded))? -->\n```sh\n([\s\S]*?)```/g)]
+  .map((m) => ({ id: m[1]!, only: (m[2] as Sample['only']) ?? null, code: m[3]! }));
+const helpers = samples.find((s) => s.id === 'helpers');
+
+/** Ports the samples use; each becomes a free port of the test's own. */
+const PORTS = ['3000', '3001', '3100'];
+/** Folders the samples use; each becomes a folder of the same name in the sample's own temporary folder. */
+const FOLDERS = ['/var/lib', '/var/log', '/backups'];
+
+interface Expectation {
+  /** What the sample's output (its stdout and stderr) must show. */
+  shows: (string | RegExp)[];
+  /** Checks after the sample, in the folder it ran in. */
+  after?: (run: { dir: string; database: string | null }) => Promise<void>;
+}
+
+const withDatabase = (url: string, name: string) => { const u = new URL(url); u.pathname = `/${name}`; return u.toString(); };
+async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const expectations: Record<string, Expectation> = {
+  'bad-setting': { shows: ['PORT: must be a whole number', /^exit code 1$/m] },
+  'postgres-processes': {
+    shows: [/schema up to date \(postgresql\): Migration20261122000000_initial, /, '{"status":"ready"}', '{"status":"ok"}'],
+    after: async ({ dir }) => {
+      const roles = readdirSync(join(dir, 'log', 'partner-api')).map((f) => /"port":\d+,"role":"(\w+)"[^\n]*"msg":"ready: /.exec(readFileSync(join(dir, 'log', 'partner-api', f), 'utf8'))?.[1]);
+      assert.equal(roles.sort(), ['api', 'api', 'worker']);
+    },
+  },
+  'health-and-shutdown': {
+    shows: ['{"status":"ok"}', '{"status":"ready"}', '"msg":"stopped"',
+      server ? '"msg":"shutting down: every process drains"' : '"msg":"shutting down: no new connections, finishing requests under way"'],
+  },
+  'shared-limits': { shows: [/^\d+: 200\n\d+: 200\n\d+: 429$/m] },
+  metrics: {
+    shows: [/^401$/m, /^commands_oldest_accepted_age_seconds \d/m, /^webhook_deliveries_oldest_pending_age_seconds \d/m,
+      server ? /^db_pool_connections\{state="max"\} 60$/m : /^db_pool_connections\{state="max"\} 1$/m],
+  },
+  cluster: {
+    shows: [/"msg":"ready: http:\/\/localhost:\d+ \(API reference: http:\/\/localhost:\d+\/docs\); 2 API processes and a worker, at most 60 database connections \(20 each\)"/, /^db_pool_connections\{state="max"\} 60$/m, /^4$/m],
+  },
+  autovacuum: { shows: [/^(on|off)$/m, 'n_dead_tup', 'VACUUM'] },
+  'backup-postgres': {
+    shows: ['setval', /schema up to date \(postgresql\): Migration20261122000000_initial, /],
+    after: async ({ database }) => {
+      const original = withDatabase(server!, database!);
+      const restored = withDatabase(server!, `${database}_restored`);
+      const tables = (url: string) => query<{ t: string }>(url, `select tablename as t from pg_tables where schemaname = 'public' order by 1`);
+      assert.equal(await tables(restored), await tables(original), 'the restored database has the same tables');
+      const migrations = (url: string) => query<{ name: string }>(url, 'select name from mikro_orm_migrations order by name');
+      assert.equal(await migrations(restored), await migrations(original));
+      const [position] = await query<{ last_value: string }>(restored, 'select last_value from events_position_seq');
+      assert.ok(Number(position!.last_value) >= 1_000_000_000, 'the feed positions moved on');
+    },
+  },
+  'backup-embedded': {
+    shows: ['{"status":"ready"}'],
+    after: async ({ dir }) => {
+      assert.ok(existsSync(join(dir, 'backups', 'partner-api.tar.gz')));
+      assert.ok(existsSync(join(dir, 'lib', 'partner-api-restored', 'jwt-secret')), 'the generated key came back with the data');
+      assert.ok(readdirSync(join(dir, 'lib', 'partner-api-restored', 'pglite')).length > 0);
+    },
+  },
+  'rotate-jwt-secret': { shows: [/^200\n200\n401$/m] },
+  'rotate-signature-key': { shows: ['"scope":"partner"', '"enabled":true', '"hasSignatureKey":true', /"previousKeyExpiresAt":"\d{4}-\d\d-\d\dT[\d:.]+Z"/] },
+  'embedded-one-process': {
+    shows: [/is in use by another process[\s\S]*exit code 1[\s\S]*SERVICE_ROLE: "worker" needs DATABASE_URL[\s\S]*exit code 1/],
+  },
+};
+
+test('every code block of docs/operators.md is a shell sample that this test runs, with checks of its own', () => {
+  const fences = [...operators.matchAll(/^```(\w*)$/gm)].map((m) => m[1]);
+  const opened = fences.filter((_, i) => i % 2 === 0);
+  assert.equal(opened.filter((lang) => lang !== 'sh'), [], 'code blocks that are not shell samples');
+  assert.is(samples.length, opened.length, 'a shell sample without its <!-- operators: … --> marker');
+  assert.ok(helpers, 'the helpers sample');
+  assert.equal(samples.map((s) => s.id).filter((id) => id !== 'helpers').sort(), Object.keys(expectations).sort());
+  assert.ok(samples.some((s) => s.only === 'postgres') && samples.some((s) => s.only === 'embedded') && samples.some((s) => s.only === null));
+});
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/**
+ * The sample as it runs here: the helpers first; the folders under /var/lib/, /var/log/ and /backups/ in `dir`; the
+ * documented ports on free ones; on PostgreSQL, the documented server and database `partner_api` as this test's.
+ */
+async function localize(code: string, dir: string, database: string | null): Promise<string> {
+  let script = `${helpers!.code}\n${code}`;
+  const literals = [...script.matchAll(/(?:localhost:|PORT=|PORT:-)(\d+)/g)].map((m) => m[1]!);
+  assert.equal(literals.filter((p) => !PORTS.includes(p)), [], 'ports the test does not replace');
+  for (const port of PORTS) script = script.replace(new RegExp(`\\b${port}\\b`, 'g'), String(await freePort()));
+  FOLDERS.forEach((folder, i) => { script = script.replace(new RegExp(`(?<![\\w/.])${folder.replaceAll('/', '\\/')}(?![\\w-])`, 'g'), `\u0000${i}`); });
+  assert.not.match(script, /\/var\/|\/backups/, 'folders the test does not replace');
+  FOLDERS.forEach((folder, i) => { script = script.replaceAll(`\u0000${i}`, `${dir}/${folder.split('/').at(-1)}`); });
+  if (database) {
+    const base = new URL(server!);
+    script = script.replaceAll('postgres://postgres@127.0.0.1:5432/', `${base.protocol}//${base.username ? `${base.username}${base.password ? `:${base.password}` : ''}@` : ''}${base.host}/`)
+      .replaceAll('partner_api', database);
+  }
+  return script;
+}
+
+/** Runs the script in a process group of its own; whatever it leaves running is killed, and reported. */
+function runScript(script: string, env: Record<string, string>): Promise<{ status: number | null; output: string; leftovers: boolean }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => { output += d; });
+    child.stderr.on('data', (d: Buffer) => { output += d; });
+    const group = (signal: NodeJS.Signals | 0) => { try { process.kill(-child.pid!, signal); return true; } catch { return false; } };
+    const timer = setTimeout(() => { output += '\n[the sample took longer than 2 minutes]'; group('SIGKILL'); }, 120_000);
+    let exit: { status: number | null; leftovers: boolean } = { status: null, leftovers: false };
+    child.on('exit', (status) => {
+      clearTimeout(timer);
+      exit = { status, leftovers: group(0) };
+      if (exit.leftovers) group('SIGKILL');
+    });
+    child.on('close', () => resolve({ ...exit, output }));
+  });
+}
+
+let database: string | null = null;
+const dirs: string[] = [];
+
+test.before(async () => {
+  if (!server) return;
+  database = `pbi_guides_${process.pid}_${Date.now()}`;
+  await query(withDatabase(server, 'postgres'), `create database ${database}`);
+});
+
+test.after(async () => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  if (!server || !database) return;
+  const admin = withDatabase(server, 'postgres');
+  for (const { datname } of await query<{ datname: string }>(admin, `select datname from pg_database where datname like '${database}%'`)) {
+    await query(admin, `drop database if exists ${pg.escapeIdentifier(datname)} with (force)`);
+  }
+});
+
+for (const sample of samples.filter((s) => s.id !== 'helpers')) {
+  const runs = sample.only === null || (sample.only === 'postgres') === Boolean(server);
+  test(`docs/operators.md runs as written: ${sample.id}`, async () => {
+    if (skipUnless(runs, sample.only === 'postgres' ? 'needs PostgreSQL (DATABASE_URL)' : 'the embedded pass runs it')) return;
+    const dir = mkdtempSync(join(tmpdir(), `pbi-guides-${sample.id}-`));
+    dirs.push(dir);
+    for (const folder of ['lib', 'log', 'backups']) mkdirSync(join(dir, folder));
+    const env: Record<string, string> = {
+      PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? '',
+      ...(server && database && { DATABASE_URL: withDatabase(server, database) }),
+    };
+    const { status, output, leftovers } = await runScript(await localize(sample.code, dir, database), env);
+    const logs = existsSync(join(dir, 'log', 'partner-api'))
+      ? readdirSync(join(dir, 'log', 'partner-api')).map((f) => `--- ${f}\n${readFileSync(join(dir, 'log', 'partner-api', f), 'utf8').slice(-1500)}`).join('\n')
+      : '';
+    assert.is(status, 0, `the sample stopped (exit ${status}):\n${output.slice(-3000)}\n${logs}`);
+    assert.not.ok(leftovers, `the sample left processes running:\n${output.slice(-2000)}`);
+    for (const shown of expectations[sample.id]!.shows) {
+      assert.ok(typeof shown === 'string' ? output.includes(shown) : shown.test(output), `the output lacks ${String(shown)}:\n${output.slice(-3000)}`);
+    }
+    await expectations[sample.id]!.after?.({ dir, database });
+  });
+}
+
+test.run();
