@@ -41,7 +41,8 @@ log.debug({ port: http.port }, 'port bound');
 let built: BuiltApp;
 try {
   const { buildApp } = await import('./compose.ts');
-  built = await buildApp(config, { logger: log });
+  // The mails' links name the port bound when PUBLIC_URL is not set (PORT=0 binds any).
+  built = await buildApp({ ...config, publicUrl: config.publicUrl ?? `http://localhost:${http.port}` }, { logger: log });
 } catch (error) {
   refuseToStart(error);
 }
