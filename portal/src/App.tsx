@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, call } from './api/client';
-import { accessToken, onSignedOut, refreshToken, signIn, signOut, SignedOut, type Role } from './api/session';
+import { accessToken, onSignedOut, refreshToken, signIn, signOut, SignedOut, takeTokenFromAddress, type Role } from './api/session';
 import { Commands } from './pages/Commands';
 import { Deliveries, DeliveryDetail } from './pages/Deliveries';
 import { Endpoint } from './pages/Endpoint';
@@ -25,6 +25,12 @@ type Session = { state: 'out'; message: string } | { state: 'checking' } | { sta
 export function App() {
   const [session, setSession] = useState<Session>(() => (refreshToken() ? { state: 'checking' } : { state: 'out', message: '' }));
   useEffect(() => onSignedOut((message) => setSession({ state: 'out', message })), []);
+  // A sign-in link opened in a tab that already shows the portal changes only the fragment.
+  useEffect(() => {
+    const listener = () => { if (takeTokenFromAddress()) setSession({ state: 'checking' }); };
+    window.addEventListener('hashchange', listener);
+    return () => window.removeEventListener('hashchange', listener);
+  }, []);
   useEffect(() => {
     if (session.state !== 'checking') return;
     accessToken().then(

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import { SignedOut, type Problem } from './api/session';
 
 export type Load<T> = { state: 'loading' } | { state: 'failed'; problem: Problem } | { state: 'ok'; data: T };
@@ -7,9 +7,13 @@ export type Load<T> = { state: 'loading' } | { state: 'failed'; problem: Problem
 export function useLoad<T>(load: () => Promise<T>, keys: unknown[]): [Load<T>, () => void] {
   const [result, setResult] = useState<Load<T>>({ state: 'loading' });
   const [round, setRound] = useState(0);
+  const shownKeys = useRef<unknown[] | null>(null);
   useEffect(() => {
     let current = true;
-    setResult({ state: 'loading' });
+    // Other keys show a loading state; a reload keeps what is shown (and the forms below it) until the answer.
+    const sameKeys = shownKeys.current !== null && shownKeys.current.length === keys.length && shownKeys.current.every((k, i) => Object.is(k, keys[i]));
+    shownKeys.current = keys;
+    if (!sameKeys) setResult({ state: 'loading' });
     load().then(
       (data) => { if (current) setResult({ state: 'ok', data }); },
       (error: unknown) => {

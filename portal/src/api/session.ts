@@ -12,11 +12,12 @@ let access: { token: string; expiresAt: number; role: Role } | null = null;
 let signedOutListener: (message: string) => void = () => {};
 
 /** Takes a refresh token out of the address (`#refresh=<token>`) at once, replacing the history entry that held it. */
-export function takeTokenFromAddress(): void {
+export function takeTokenFromAddress(): boolean {
   const match = /^#refresh=([^&]+)/.exec(window.location.hash);
-  if (!match) return;
+  if (!match) return false;
   history.replaceState(null, '', window.location.pathname + window.location.search + '#/endpoint');
   signIn(decodeURIComponent(match[1]!));
+  return true;
 }
 
 export const refreshToken = (): string | null => sessionStorage.getItem(KEY);
