@@ -39,7 +39,7 @@ export function portalRoutes(dist = PORTAL_DIST) {
     res.type('html').send(readFileSync(index));
   });
   routes.use('/portal/assets', (_req, res, next) => { security(res); next(); }, express.static(join(dist, 'assets'), {
-    immutable: true, maxAge: '365d', index: false, fallthrough: false, etag: false,
-  }));
+    immutable: true, maxAge: '365d', index: false, etag: false,
+  }), (_req, res) => { res.status(404).type('text/plain').send('No such file of the portal.\n'); });
   return routes;
 }
