@@ -6,6 +6,7 @@
 //
 // The service is pinned to CPU 0 and this process (the clients) to CPU 1.
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,8 @@ const POLLS = Number(process.env.BENCH_POLLS ?? 300);
 const JOBS = Number(process.env.BENCH_JOBS ?? 2000);
 const STALL_TIMEOUT_MS = 20_000;
 const ACCOUNTS = DATABASE_URL ? 10 : 1;
+// BENCH_NODE_ARGS: e.g. `--max-old-space-size=256`, to tell a leak from a heap that is merely let grow.
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const ADMIN_TOKEN = 'bench-admin-token-0123456789-0123456789';
 try { execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }); } catch { /* unpinned */ }
 
@@ -27,7 +30,7 @@ const service = startScript('server/main.ts', {
   ...(DATABASE_URL ? { DATABASE_URL } : { PGLITE_DIR: join(dataDir, 'pglite') }), DATA_DIR: dataDir, NODE_ENV: 'production', ADMIN_TOKEN,
   JWT_SECRET: 'bench-secret-0123456789-0123456789-0123', LISTING_STALL_TIMEOUT_MS: String(STALL_TIMEOUT_MS),
   LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000', API_RATE_LIMIT_PER_ACCOUNT: '1000000',
-}, { cpu: 0 });
+}, { cpu: 0, nodeArgs });
 process.on('exit', () => { service.child.kill(); rmSync(dataDir, { recursive: true, force: true }); }); // a failed run leaves nothing behind
 const port = await service.listening;
 const client = processClient(port, ADMIN_TOKEN);
@@ -42,27 +45,28 @@ const serviceRssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pi
 
 // A master partner whose scope is larger than the buffers between a stalled client and the service (about 4 MB),
 // children of it that read the master's scope, and another tenant with a small listing of its own.
+const tag = randomUUID().slice(0, 8); // a database of an earlier run may hold the same addresses
 const partnerConfig = { scope: 'partner', transformer: 'partner-format', version: '1.3.0' };
-const master = await integratorLoggedIn(client, dataDir, 'partner', 'stalled-master@example.com', 86_400);
+const master = await integratorLoggedIn(client, dataDir, 'partner', `stalled-master-${tag}@example.com`, 86_400);
 await client.admin('webhookConfigs.upsert', { accountId: master.accountId, ...partnerConfig });
 const brand = await client.admin<{ id: string }>('accounts.create', { name: 'Bench brand', role: 'brand' });
 const wide = 'x'.repeat(200);
 const products = Array.from({ length: 12 }, (_, i) => ({ sku: `${i}${wide.slice(3)}`, name: wide, quantity: 1 }));
 for (let i = 0; i < JOBS; i += 20) {
   await Promise.all(Array.from({ length: Math.min(20, JOBS - i) }, (_, k) =>
-    client.admin('jobs.create', { brandAccountId: brand.id, partnerId: master.accountId, apiId: `stalled-${i + k}`, status: 'accepted', products })));
+    client.admin('jobs.create', { brandAccountId: brand.id, partnerId: master.accountId, apiId: `stalled-${tag}-${i + k}`, status: 'accepted', products })));
 }
 const readers = [master];
 for (let i = 1; i < ACCOUNTS; i++) {
   const { id } = await client.admin<{ id: string }>('accounts.create', { name: `Reader ${i}`, role: 'partner', parentId: master.accountId });
-  const email = `stalled-reader-${i}@example.com`;
+  const email = `stalled-reader-${i}-${tag}@example.com`;
   await client.admin('contacts.create', { accountId: id, email });
   await client.rest('/v3/auth/login', { method: 'POST', body: JSON.stringify({ email }) });
   const refresh = await mailedToken(dataDir, email);
   const res = await client.rest('/v3/auth/access-token', { method: 'POST', body: JSON.stringify({ expires_after: 86_400 }), token: refresh });
   readers.push({ accountId: id, token: ((await res.json()) as { access_token: string }).access_token });
 }
-const other = await integratorLoggedIn(client, dataDir, 'partner', 'stalled-other@example.com', 86_400);
+const other = await integratorLoggedIn(client, dataDir, 'partner', `stalled-other-${tag}@example.com`, 86_400);
 await client.admin('webhookConfigs.upsert', { accountId: other.accountId, ...partnerConfig });
 for (let i = 0; i < 3; i++) await client.admin('jobs.create', { brandAccountId: brand.id, partnerId: other.accountId, status: 'accepted' });
 const pollPath = '/v3/partner-orders/paginated?pageSize=3';

@@ -72,7 +72,7 @@ export async function runCli(argv: readonly string[], env: Record<string, string
       throw new Refused(`${what} (${answer.error.code}${answer.error.httpStatus ? ` ${answer.error.httpStatus}` : ''}): ${answer.error.message}${issues}`);
     }
     const value = pick(answer.value);
-    io.stdout(`${program.opts().json ? JSON.stringify(value, null, 2) : render(value)}\n`);
+    io.stdout(`${program.opts().json ? JSON.stringify(value, null, 2) : typeof value === 'string' ? value : render(value)}\n`);
   };
   const command = (parent: Command, name: string, description: string) =>
     parent.command(name).description(description).exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showHelpAfterError();
@@ -170,6 +170,9 @@ export async function runCli(argv: readonly string[], env: Record<string, string
           id: d.id, event: d.eventType, account: d.accountId, status: d.status, tries: (d.attempts as unknown[]).length,
           last: cell((d.attempts as Row[]).at(-1)?.statusCode ?? (d.attempts as Row[]).at(-1)?.error), createdAt: d.createdAt, nextAttemptAt: d.nextAttemptAt,
         })))));
+  command(deliveries, 'show', 'one delivery in full: the payload sent, and each try\'s request and answer').argument('<deliveryId>')
+    .action((deliveryId: string) => show(outcome(admin().admin.deliveries.get.query({ deliveryId })),
+      (answer) => (program.opts().json ? answer : deliveryText(answer as DeliveryInFull))));
   command(deliveries, 'redeliver', 'send one delivery again now').argument('<deliveryId>')
     .action((deliveryId: string) => show(outcome(admin().admin.deliveries.redeliver.mutate({ deliveryId }))));
   command(deliveries, 'redeliver-failed', 'send every failed delivery of an account since a time again')
@@ -198,6 +201,43 @@ export async function runCli(argv: readonly string[], env: Record<string, string
     }
     throw error;
   }
+}
+
+interface DeliveryInFull {
+  id: string; eventId: string; eventType: string; accountId: string; url: string | null; status: string; createdAt: string; nextAttemptAt: string | null;
+  payload: string;
+  attempts: {
+    at: string; statusCode: number | null; durationMs: number; error: string | null;
+    request: { url: string; headers: Record<string, string> } | null; response: { headers: Record<string, string>; body: string } | null;
+  }[];
+}
+
+/** A delivery as a reader follows it: what it is, the payload, then each try as the lines of its request and answer. */
+function deliveryText(d: DeliveryInFull): string {
+  const indent = (text: string, mark: string) => text.split('\n').map((line) => `${mark}${line}`).join('\n');
+  let payload = d.payload;
+  try { payload = JSON.stringify(JSON.parse(d.payload), null, 2); } catch { /* shown as it is */ }
+  const lines = [
+    `delivery ${d.id}: ${d.status}${d.nextAttemptAt ? ` (next try at ${d.nextAttemptAt})` : ''}`,
+    `event    ${d.eventType} ${d.eventId}, account ${d.accountId}, created ${d.createdAt}`,
+    `endpoint ${d.url ?? '(no URL)'}`,
+    '', 'payload:', indent(payload, '  '),
+  ];
+  d.attempts.forEach((a, i) => {
+    lines.push('', `try ${i + 1} at ${a.at}: ${a.statusCode ?? 'no answer'} in ${a.durationMs} ms${a.error ? ` (${a.error})` : ''}`);
+    if (!a.request) {
+      lines.push('  nothing was sent');
+      return;
+    }
+    lines.push(`  > POST ${a.request.url}`, ...Object.entries(a.request.headers).map(([k, v]) => `  > ${k}: ${v}`));
+    if (!a.response) {
+      lines.push('  < (no answer)');
+      return;
+    }
+    lines.push(`  < ${a.statusCode}`, ...Object.entries(a.response.headers).map(([k, v]) => `  < ${k}: ${v}`), '  <');
+    if (a.response.body) lines.push(indent(a.response.body, '  < '));
+  });
+  return lines.join('\n');
 }
 
 const pickJob = (job: Row) => ({ apiId: job.apiId, name: job.name, status: job.status, brandAccountId: job.brandAccountId, partnerId: job.partnerId, updatedAt: job.updatedAt });

@@ -14,6 +14,19 @@ export interface DeliveryAttempt {
   error: string | null;
 }
 
+/** What one attempt sent, and what came back (CONTRACT §11): kept with its delivery. */
+export interface AttemptExchange {
+  /** The URL and headers exactly as sent, signatures included. */
+  request: { url: string; headers: Record<string, string> };
+  /** Null when no answer came (timeout, refused connection); `body` is the answer's first 4096 bytes as text. */
+  response: { headers: Record<string, string>; body: string } | null;
+}
+
+/** An attempt as the sender reports it: `exchange` null when nothing was sent (a refused target, an invalid URL). */
+export interface SentAttempt extends DeliveryAttempt {
+  exchange: AttemptExchange | null;
+}
+
 /** What the sender needs of a delivery it claimed: the event as stored, and its endpoint as configured now. */
 export interface ClaimedDelivery {
   id: string;
@@ -40,6 +53,8 @@ export interface DeliveryResult {
   /** The claim under which it was sent: an outcome counts only while this claim is still the delivery's current one. */
   claimToken: string;
   attempt: DeliveryAttempt;
+  /** Null when nothing reached the endpoint's URL: such an attempt says nothing of its health. */
+  exchange: AttemptExchange | null;
   state: DeliveryState;
 }
 
@@ -69,6 +84,14 @@ export interface DeliveryView {
   attempts: DeliveryAttempt[];
   createdAt: Date;
   nextAttemptAt: Date | null;
+}
+
+/** One delivery in full (CONTRACT §11): the payload as sent, and each attempt's request and answer. */
+export interface DeliveryDetail extends DeliveryView {
+  endpointId: string;
+  payload: string;
+  /** `request` is null when nothing was sent (the endpoint disabled or without a URL, a refused target). */
+  attempts: (DeliveryAttempt & { request: AttemptExchange['request'] | null; response: AttemptExchange['response'] })[];
 }
 
 export interface DeliveryFilter {

@@ -1,5 +1,6 @@
 import type { Role } from './account.ts';
 import { conflict, invalid } from './errors.ts';
+import type { DisabledReason } from './endpoint-health.ts';
 
 export type Scope = Role;
 export type Transformer = 'default' | 'partner-format';
@@ -26,6 +27,10 @@ export interface WebhookConfigProps {
   /** The key rotated out, still valid until it expires (CONTRACT §11); absent: none. */
   previousKey?: PreviousKey | null;
   enabled: boolean;
+  /** Endpoint health (CONTRACT §11): written by the record of attempts, never by a save (see the repository). */
+  failingSince: Date | null;
+  disabledReason: DisabledReason | null;
+  failureMailedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -70,6 +75,9 @@ export class WebhookConfig {
   signatureKey!: string | null;
   previousKey!: PreviousKey | null;
   enabled!: boolean;
+  failingSince!: Date | null;
+  disabledReason!: DisabledReason | null;
+  failureMailedAt!: Date | null;
   createdAt!: Date;
   updatedAt!: Date;
 
@@ -103,6 +111,17 @@ export class WebhookConfig {
     if (this.previousKey && this.previousKey.expiresAt <= now) this.previousKey = null;
   }
 
+  /**
+   * Enabled, or disabled by the integrator. A new URL, or enabling again what was disabled, starts its health afresh:
+   * it fails only from its next attempt without a 2xx.
+   */
+  configure(url: string | null, enabled: boolean): void {
+    if (url !== this.url || (enabled && !this.enabled)) this.failingSince = null;
+    this.url = url;
+    this.enabled = enabled;
+    this.disabledReason = enabled ? null : 'integrator';
+  }
+
   payloadFormat(): PayloadFormat {
     return { transformer: this.transformer, version: this.version };
   }
@@ -118,6 +137,8 @@ export class WebhookConfig {
       enabled: this.enabled,
       hasSignatureKey: this.signatureKey !== null,
       previousKeyExpiresAt: this.previousKey ? this.previousKey.expiresAt.toISOString() : null,
+      failingSince: this.failingSince?.toISOString() ?? null,
+      disabledReason: this.disabledReason,
     };
   }
 }

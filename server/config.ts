@@ -1,8 +1,12 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const toMs = (part: string) => {
+  const match = DURATION.exec(part);
+  return match ? Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]) : NaN;
+};
 
 const flag = z.enum(['1', '0', 'true', 'false']).optional().transform((v) => v === '1' || v === 'true');
 const int = (min: number, max: number, fallback: number) =>
@@ -12,15 +16,21 @@ const int = (min: number, max: number, fallback: number) =>
 
 const schedule = z.string().optional().transform((value, ctx) => {
   const parts = (value ?? '5s,5m,30m,2h,5h,10h,10h').split(',').map((p) => p.trim());
-  const delays = parts.map((part) => {
-    const match = DURATION.exec(part);
-    return match ? Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]) : NaN;
-  });
+  const delays = parts.map(toMs);
   if (delays.some((d) => !Number.isFinite(d))) {
-    ctx.addIssue({ code: 'custom', message: 'must be comma-separated delays such as 5s,5m,2h (units ms, s, m, h)' });
+    ctx.addIssue({ code: 'custom', message: 'must be comma-separated delays such as 5s,5m,2h (units ms, s, m, h, d)' });
     return z.NEVER;
   }
   return delays;
+});
+
+const duration = (fallback: string) => z.string().optional().transform((value, ctx) => {
+  const ms = toMs((value ?? fallback).trim());
+  if (!Number.isFinite(ms) || ms <= 0) {
+    ctx.addIssue({ code: 'custom', message: 'must be a duration such as 5d, 12h or 30m (units ms, s, m, h, d)' });
+    return z.NEVER;
+  }
+  return ms;
 });
 
 const envSchema = z.object({
@@ -39,6 +49,7 @@ const envSchema = z.object({
   MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
   WEBHOOK_RETRY_SCHEDULE: schedule,
   WEBHOOK_TIMEOUT_MS: int(1, 600_000, 10_000),
+  WEBHOOK_DISABLE_AFTER: duration('5d'),
   COMMAND_LEASE_MS: int(100, 3_600_000, 60_000),
   SHUTDOWN_DELAY_MS: int(0, 60_000, 0),
   WEBHOOK_MAX_IN_FLIGHT: int(1, 10_000, 64),
@@ -80,6 +91,8 @@ export interface Config {
   mailFrom: string;
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
+  /** How long an endpoint may fail before a delivery that fails disables it (CONTRACT §11). */
+  webhookDisableAfterMs: number;
   /** How long an executor's claim on a command holds; a dead executor's commands run again after it. */
   commandLeaseMs: number;
   /**
@@ -143,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     mailFrom: e.MAIL_FROM,
     webhookRetryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookDisableAfterMs: e.WEBHOOK_DISABLE_AFTER,
     commandLeaseMs: e.COMMAND_LEASE_MS,
     shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
     webhookMaxInFlight: e.WEBHOOK_MAX_IN_FLIGHT,

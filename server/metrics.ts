@@ -12,6 +12,7 @@ export interface StatsSource {
 export interface QueueStats {
   commands: { accepted: number; running: number; oldestAcceptedAgeSeconds: number };
   deliveries: { pending: number; oldestPendingAgeSeconds: number };
+  endpoints: { failing: number; disabledFailing: number; disabledIntegrator: number };
 }
 
 const STATS_FRESH_MS = 2000;
@@ -88,6 +89,21 @@ export function createMetrics(stats: StatsSource) {
   new Gauge({
     name: 'webhook_deliveries_oldest_pending_age_seconds', help: 'How long the most overdue sendable delivery has been due (0: none).', registers,
     async collect() { const read = await queues(); if (read) this.set(read.deliveries.oldestPendingAgeSeconds); },
+  });
+  new Gauge({
+    name: 'webhook_endpoints_failing', help: 'Enabled endpoints whose last attempts got no 2xx (CONTRACT §11: failingSince set).', registers,
+    async collect() { const read = await queues(); if (read) this.set(read.endpoints.failing); },
+  });
+  new Gauge({
+    name: 'webhook_endpoints_disabled', help: 'Disabled endpoints, by reason: failing (for WEBHOOK_DISABLE_AFTER), integrator (PUT enabled false).',
+    labelNames: ['reason'], registers,
+    async collect() {
+      const read = await queues();
+      if (read) {
+        this.set({ reason: 'failing' }, read.endpoints.disabledFailing);
+        this.set({ reason: 'integrator' }, read.endpoints.disabledIntegrator);
+      }
+    },
   });
   let counted = 0;
   new Counter({

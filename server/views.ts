@@ -1,4 +1,4 @@
-import type { DeliveryView } from '../domain/delivery.ts';
+import type { DeliveryDetail, DeliveryView } from '../domain/delivery.ts';
 import type { Job } from '../domain/job.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -41,4 +41,13 @@ export const deliveryView = (d: DeliveryView) => ({
   attempts: d.attempts.map((a) => ({ at: a.at.toISOString(), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error })),
   createdAt: d.createdAt.toISOString(),
   nextAttemptAt: iso(d.nextAttemptAt),
+});
+
+/** One delivery in full (CONTRACT §11): as listed, with the payload sent and each attempt's request and answer. */
+export const deliveryDetailView = (d: DeliveryDetail) => ({
+  ...deliveryView(d),
+  payload: d.payload,
+  attempts: d.attempts.map((a) => ({
+    at: a.at.toISOString(), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error, request: a.request, response: a.response,
+  })),
 });

@@ -15,7 +15,11 @@ import type {
 } from '../domain/ports.ts';
 import type { MailMessage, TokenClaims, TokenKind } from '../domain/auth.ts';
 import type { ClaimedCommand, JobIdentifier, StoredCommand } from '../domain/command.ts';
-import type { ClaimedDelivery, DeliveryAttempt, DeliveryFilter, DeliveryResult, DeliveryStatus, DeliveryView } from '../domain/delivery.ts';
+import {
+  isSuccess, type AttemptExchange, type ClaimedDelivery, type DeliveryAttempt, type DeliveryDetail, type DeliveryFilter, type DeliveryResult, type DeliveryStatus,
+  type DeliveryView, type SentAttempt,
+} from '../domain/delivery.ts';
+import { judgeEndpoint, type EndpointNotice } from '../domain/endpoint-health.ts';
 import type { Scope, WebhookConfig } from '../domain/webhook-config.ts';
 
 // In-memory ports with the adapters' semantics: stored values are copies, so changing an object
@@ -65,6 +69,10 @@ export class InMemoryContactRepository implements ContactRepository {
     const contact = this.table.get(contactId);
     return contact && { accountId: contact.accountId, apiAccess: contact.apiAccess };
   }
+  async emailsWithApiAccess(accountId: string) {
+    return [...this.table.rows.values()].filter((c) => c.accountId === accountId && c.apiAccess)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1)).map((c) => c.email);
+  }
   async save(contact: Contact) {
     const other = this.table.find((c) => c.id !== contact.id && normalizeEmail(c.email) === normalizeEmail(contact.email));
     if (other) throw new DomainError('CONFLICT', 'The change conflicts with existing data.');
@@ -75,6 +83,11 @@ export class InMemoryContactRepository implements ContactRepository {
 export class InMemoryWebhookConfigRepository implements WebhookConfigRepository {
   private readonly table = new Table<WebhookConfig>();
   byId(id: string) { return this.table.find((c) => c.id === id); }
+  /** What the record of attempts does to an endpoint's health (the SQL writes these columns alone). */
+  setHealth(id: string, health: Pick<WebhookConfig, 'failingSince' | 'enabled' | 'disabledReason' | 'failureMailedAt'>) {
+    const config = this.byId(id);
+    if (config) this.table.put(`${config.accountId}/${config.scope}`, Object.assign(config, health));
+  }
   async find(accountId: string, scope: Scope) { return this.table.get(`${accountId}/${scope}`); }
   async save(config: WebhookConfig) { this.table.put(`${config.accountId}/${config.scope}`, config); }
   async dropExpiredKeys(now: Date) {
@@ -228,7 +241,7 @@ export class InMemoryEventOutbox implements EventOutbox {
 
 interface DeliveryRow {
   id: string; seq: number; event: OutboxEvent; status: DeliveryStatus; attempts: number; nextAttemptAt: Date; leaseUntil: Date | null; claimToken: string | null;
-  tries: DeliveryAttempt[]; createdAt: Date;
+  tries: (DeliveryAttempt & { exchange: AttemptExchange | null })[]; createdAt: Date;
 }
 
 /** The feed as the SQL one keeps it: positions given to stored events in the order they were stored. */
@@ -279,17 +292,47 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
       if (d && d.claimToken === c.claimToken) Object.assign(d, { leaseUntil: null, claimToken: null });
     }
   }
-  async record(results: readonly DeliveryResult[]) {
+  async record(results: readonly DeliveryResult[], at: Date, disableAfterMs: number): Promise<EndpointNotice[]> {
+    const answered = new Map<string, { at: Date; ok: boolean }[]>();
+    const endedFailed = new Map<string, number>();
     for (const r of results) {
       const d = this.rows.find((x) => x.id === r.deliveryId)!;
-      d.tries.push({ ...r.attempt });
+      const endpointId = d.event.endpointId!;
+      d.tries.push({ ...r.attempt, exchange: r.exchange && structuredClone(r.exchange) });
+      if (r.exchange) answered.set(endpointId, [...(answered.get(endpointId) ?? []), { at: r.attempt.at, ok: isSuccess(r.attempt.statusCode) }]);
       if (d.claimToken !== r.claimToken) continue;
       d.status = r.state.status;
       d.attempts += 1;
       d.leaseUntil = null;
       d.claimToken = null;
       if (r.state.status === 'pending') d.nextAttemptAt = r.state.nextAttemptAt;
+      if (r.state.status === 'failed') endedFailed.set(endpointId, (endedFailed.get(endpointId) ?? 0) + 1);
     }
+    const notices: EndpointNotice[] = [];
+    for (const endpointId of new Set([...answered.keys(), ...endedFailed.keys()])) {
+      const config = this.configs.byId(endpointId);
+      if (!config) continue;
+      const verdict = judgeEndpoint(config, answered.get(endpointId) ?? [], endedFailed.get(endpointId) ?? 0, at, disableAfterMs);
+      this.configs.setHealth(endpointId, {
+        failingSince: verdict.failingSince, enabled: config.enabled && !verdict.disable, disabledReason: verdict.disable ? 'failing' : config.disabledReason,
+        failureMailedAt: verdict.disable || verdict.warn ? at : config.failureMailedAt,
+      });
+      if (verdict.disable || verdict.warn) {
+        notices.push({
+          kind: verdict.disable ? 'disabled' : 'failing', endpointId, accountId: config.accountId, url: config.url, failingSince: verdict.failingSince!,
+          failedDeliveries: this.rows.filter((x) => x.event.endpointId === endpointId && x.status === 'failed').length,
+        });
+      }
+    }
+    return notices;
+  }
+  async get(deliveryId: string, endpointId?: string): Promise<DeliveryDetail | null> {
+    const d = this.rows.find((x) => x.id === deliveryId && (!endpointId || x.event.endpointId === endpointId));
+    if (!d) return null;
+    return {
+      ...this.view(d), endpointId: d.event.endpointId!, payload: JSON.stringify(d.event.payload),
+      attempts: d.tries.map(({ exchange, ...t }) => ({ ...t, request: exchange ? structuredClone(exchange.request) : null, response: exchange?.response ? structuredClone(exchange.response) : null })),
+    };
   }
   async redeliver(deliveryId: string, now: Date, endpointId?: string) {
     const d = this.rows.find((x) => x.id === deliveryId && (!endpointId || x.event.endpointId === endpointId));
@@ -310,11 +353,14 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
       .filter((d) => (!filter.accountId || d.event.accountId === filter.accountId) && (!filter.endpointId || d.event.endpointId === filter.endpointId) && (!filter.status || d.status === filter.status))
       .filter((d) => !before || d.createdAt < before.createdAt || (d.createdAt.getTime() === before.createdAt.getTime() && d.seq < before.seq))
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.seq - a.seq).slice(0, filter.limit)
-      .map((d) => ({
-        id: d.id, seq: d.seq, eventId: d.event.id, eventType: d.event.type, accountId: d.event.accountId, scope: d.event.scope,
-        url: this.configs.byId(d.event.endpointId!)?.url ?? null, status: d.status, attempts: d.tries.map((t) => ({ ...t })),
-        createdAt: d.createdAt, nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt : null,
-      }));
+      .map((d) => this.view(d));
+  }
+  private view(d: DeliveryRow): DeliveryView {
+    return {
+      id: d.id, seq: d.seq, eventId: d.event.id, eventType: d.event.type, accountId: d.event.accountId, scope: d.event.scope,
+      url: this.configs.byId(d.event.endpointId!)?.url ?? null, status: d.status, attempts: d.tries.map(({ exchange: _, ...t }) => ({ ...t })),
+      createdAt: d.createdAt, nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt : null,
+    };
   }
   async purgeBefore(before: Date, limit: number) {
     const old = this.rows.filter((d) => d.createdAt < before && d.status !== 'pending').slice(0, limit);
@@ -327,10 +373,11 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
 export class ScriptedWebhookSender implements WebhookSender {
   readonly sent: WebhookRequest[] = [];
   constructor(private readonly clock: Clock, private readonly script: (request: WebhookRequest, n: number) => number | null = () => 200) {}
-  async send(request: WebhookRequest): Promise<DeliveryAttempt> {
+  async send(request: WebhookRequest): Promise<SentAttempt> {
     this.sent.push({ ...request });
     const statusCode = this.script(request, this.sent.length);
-    return { at: this.clock.now(), statusCode, durationMs: 1, error: statusCode !== null && statusCode < 300 ? null : `HTTP ${statusCode}` };
+    const exchange = { request: { url: request.url, headers: { 'webhook-id': request.eventId } }, response: statusCode === null ? null : { headers: {}, body: '' } };
+    return { at: this.clock.now(), statusCode, durationMs: 1, error: statusCode !== null && statusCode < 300 ? null : `HTTP ${statusCode}`, exchange };
   }
 }
 

@@ -19,5 +19,14 @@ export class MikroOrmContactRepository implements ContactRepository {
       return row ? { accountId: row.account_id, apiAccess: row.api_access } : null;
     });
   }
+  async emailsWithApiAccess(accountId: string) {
+    if (!isStoredId(accountId)) return [];
+    return withDriverConnection(this.em, async (client) => {
+      const { rows } = await client.query<{ email: string }>({
+        name: 'contacts-with-api-access', text: 'select email from contacts where account_id = $1 and api_access order by created_at, id', values: [accountId],
+      });
+      return rows.map((r) => r.email);
+    });
+  }
   async save(contact: Contact) { this.em.persist(contact); }
 }

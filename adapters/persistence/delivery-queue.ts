@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ClaimedDelivery, DeliveryFilter, DeliveryResult, DeliveryView } from '../../domain/delivery.ts';
+import type { ClaimedDelivery, DeliveryDetail, DeliveryFilter, DeliveryResult, DeliveryView } from '../../domain/delivery.ts';
+import { WARN_EVERY_MS, type EndpointNotice } from '../../domain/endpoint-health.ts';
 import type { DeliveryQueue } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
@@ -14,7 +15,11 @@ import { isStoredId } from './stored-ids.ts';
 const CLAIM = `select * from claim_due_deliveries_v3($1, $2, $3, $4)`;
 
 // Only the holder of the current claim changes the delivery (the token is cleared by every outcome and release);
-// a sender whose lease ran out and was claimed over has its tries logged, and nothing else.
+// a sender whose lease ran out and was claimed over has its tries logged, and nothing else. Each try keeps what was
+// sent and answered. The endpoints' health follows in the same statement, as judgeEndpoint (domain/endpoint-health.ts)
+// says, on their rows locked in id order (so that two records never judge from the same old state): only endpoints
+// this batch could change are locked (a failure, or a success while failing); the statement answers the notices
+// decided, mailed once it has committed.
 const RECORD = `
   with results as (
     select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[]) as r(id, token, status, next_attempt_at)),
@@ -22,9 +27,46 @@ const RECORD = `
     update deliveries d set status = r.status, attempts = d.attempts + 1,
       next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at), lease_until = null, claim_token = null, updated_at = $5
     from results r where d.id = r.id and d.claim_token = r.token
-    returning d.id)
-  insert into delivery_attempts (delivery_id, at, status_code, duration_ms, error)
-  select * from unnest($6::uuid[], $7::timestamptz[], $8::int[], $9::int[], $10::text[])`;
+    returning d.endpoint_id, d.status),
+  tries as (
+    select * from unnest($6::uuid[], $7::timestamptz[], $8::int[], $9::int[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
+      as t(delivery_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers, response_body)),
+  logged as (
+    insert into delivery_attempts (delivery_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers, response_body)
+    select delivery_id, at, status_code, duration_ms, error, request_url, request_headers::json, response_headers::json, response_body from tries),
+  sent as (
+    select d.endpoint_id, t.at, coalesce(t.status_code between 200 and 299, false) as ok
+    from tries t join deliveries d on d.id = t.delivery_id where t.request_url is not null),
+  ended as (select endpoint_id, count(*)::int as n from updated where status = 'failed' group by endpoint_id),
+  locked as (
+    select w.id, w.account_id, w.url, w.enabled, w.failing_since, w.failure_mailed_at from webhook_configs w
+    where w.id in (select endpoint_id from sent union select endpoint_id from ended)
+      and (w.failing_since is not null or w.id in (select endpoint_id from sent where not ok union select endpoint_id from ended))
+    order by w.id for update),
+  answered as (
+    select l.*, coalesce(e.n, 0) as ended_failed, (select max(s.at) from sent s where s.endpoint_id = l.id and s.ok) as last_ok
+    from locked l left join ended e on e.endpoint_id = l.id),
+  health as (
+    select a.*, case when a.last_ok is not null
+        then (select min(s.at) from sent s where s.endpoint_id = a.id and not s.ok and s.at > a.last_ok)
+        else coalesce(a.failing_since, (select min(s.at) from sent s where s.endpoint_id = a.id and not s.ok)) end as now_failing_since
+    from answered a),
+  judged as (
+    select h.*, h.now_failing_since is not null and h.ended_failed > 0 and h.enabled
+      and h.now_failing_since <= $5::timestamptz - $15::bigint * interval '1 millisecond' as disable
+    from health h),
+  verdict as (
+    select j.*, not j.disable and j.now_failing_since is not null and j.ended_failed > 0 and j.enabled
+      and (j.failure_mailed_at is null or j.failure_mailed_at <= $5::timestamptz - $16::bigint * interval '1 millisecond') as warn
+    from judged j),
+  changed as (
+    update webhook_configs w set failing_since = v.now_failing_since, enabled = v.enabled and not v.disable,
+      disabled_reason = case when v.disable then 'failing' else w.disabled_reason end,
+      failure_mailed_at = case when v.disable or v.warn then $5 else v.failure_mailed_at end
+    from verdict v where w.id = v.id and (v.failing_since is distinct from v.now_failing_since or v.disable or v.warn))
+  select v.id as endpoint_id, v.account_id, v.url, v.now_failing_since as failing_since, case when v.disable then 'disabled' else 'failing' end as kind,
+    v.ended_failed + (select count(*) from deliveries x where x.endpoint_id = v.id and x.status = 'failed')::int as failed_deliveries
+  from verdict v where v.disable or v.warn`;
 
 // A delivery being sent right now (pending under a live lease) is left to its sender: sending it twice at once
 // would only race two outcomes.
@@ -58,6 +100,18 @@ const LIST = `
   order by d.created_at desc, d.seq desc
   limit $4`;
 
+// One delivery in full: the payload is the event's body exactly as stored and sent (the claim sends the same text).
+const GET = `
+  select d.id, d.seq, d.event_id, e.type as event_type, d.account_id, e.scope, w.url, d.status, d.created_at, d.endpoint_id,
+    case when d.status = 'pending' then d.next_attempt_at end as next_attempt_at, e.payload::text as payload,
+    coalesce((select json_agg(json_build_object('at', a.at, 'statusCode', a.status_code, 'durationMs', a.duration_ms, 'error', a.error,
+                'request', case when a.request_url is not null then json_build_object('url', a.request_url, 'headers', a.request_headers) end,
+                'responseHeaders', a.response_headers, 'responseBody', a.response_body) order by a.id)
+              from delivery_attempts a where a.delivery_id = d.id), '[]') as attempts
+  from deliveries d join events e on e.id = d.event_id left join webhook_configs w on w.id = d.endpoint_id
+  where d.id = $1 and ($2::uuid is null or d.endpoint_id = $2)`;
+
+interface NoticeRow { kind: EndpointNotice['kind']; endpoint_id: string; account_id: string; url: string | null; failing_since: string; failed_deliveries: number }
 interface ClaimRow {
   id: string; event_id: string; attempts: number; body: string; has_endpoint: boolean; url: string | null; signature_key: string | null; enabled: boolean | null;
   created_at: Date; previous_signature_key: string | null; previous_key_expires_at: string | null;
@@ -65,8 +119,17 @@ interface ClaimRow {
 interface ListRow {
   id: string; seq: string; event_id: string; event_type: DeliveryView['eventType']; account_id: string; scope: DeliveryView['scope']; url: string | null;
   status: DeliveryView['status']; created_at: string; next_attempt_at: string | null;
-  attempts: { at: string; statusCode: number | null; durationMs: number; error: string | null }[];
+  attempts: (StoredAttempt & {
+    request?: { url: string; headers: Record<string, string> } | null; responseHeaders?: Record<string, string> | null; responseBody?: string | null;
+  })[];
 }
+interface StoredAttempt { at: string; statusCode: number | null; durationMs: number; error: string | null }
+
+const toAttempt = (a: StoredAttempt) => ({ at: new Date(a.at), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error });
+const toView = (r: ListRow): DeliveryView => ({
+  id: r.id, seq: Number(r.seq), eventId: r.event_id, eventType: r.event_type, accountId: r.account_id, scope: r.scope, url: r.url, status: r.status,
+  attempts: r.attempts.map(toAttempt), createdAt: new Date(r.created_at), nextAttemptAt: r.next_attempt_at ? new Date(r.next_attempt_at) : null,
+});
 
 export class SqlDeliveryQueue implements DeliveryQueue {
   constructor(private readonly em: EntityManager, private readonly notices: WorkNotices) {}
@@ -91,18 +154,40 @@ export class SqlDeliveryQueue implements DeliveryQueue {
     }));
   }
 
-  async record(results: readonly DeliveryResult[], at: Date): Promise<void> {
-    if (results.length === 0) return;
-    const tries = results.map((r) => ({ id: r.deliveryId, ...r.attempt }));
-    await withDriverConnection(this.em, (client) => client.query({
-      name: 'deliveries-record', text: RECORD,
+  async record(results: readonly DeliveryResult[], at: Date, disableAfterMs: number): Promise<EndpointNotice[]> {
+    if (results.length === 0) return [];
+    const tries = results.map((r) => ({ id: r.deliveryId, ...r.attempt, request: r.exchange?.request, response: r.exchange?.response }));
+    const { rows } = await withDriverConnection(this.em, (client) => client.query<NoticeRow>({
+      name: 'deliveries-record-v2', text: RECORD,
       values: [
         results.map((r) => r.deliveryId), results.map((r) => r.claimToken), results.map((r) => r.state.status),
         results.map((r) => (r.state.status === 'pending' ? r.state.nextAttemptAt : null)), at,
         tries.map((t) => t.id), tries.map((t) => t.at), tries.map((t) => t.statusCode), tries.map((t) => Math.round(t.durationMs)),
-        tries.map((t) => t.error),
+        tries.map((t) => t.error), tries.map((t) => t.request?.url ?? null), tries.map((t) => (t.request ? JSON.stringify(t.request.headers) : null)),
+        tries.map((t) => (t.response ? JSON.stringify(t.response.headers) : null)), tries.map((t) => t.response?.body ?? null),
+        disableAfterMs, WARN_EVERY_MS,
       ],
     }));
+    return rows.map((r) => ({
+      kind: r.kind, endpointId: r.endpoint_id, accountId: r.account_id, url: r.url, failingSince: new Date(r.failing_since), failedDeliveries: r.failed_deliveries,
+    }));
+  }
+
+  async get(deliveryId: string, endpointId?: string): Promise<DeliveryDetail | null> {
+    if (!isStoredId(deliveryId) || (endpointId !== undefined && !isStoredId(endpointId))) return null;
+    return withDriverConnection(this.em, async (client) => {
+      const { rows: [r] } = await client.query<ListRow & { endpoint_id: string; payload: string }>({
+        name: 'deliveries-get', text: GET, values: [deliveryId, endpointId ?? null],
+      });
+      if (!r) return null;
+      return {
+        ...toView(r), endpointId: r.endpoint_id, payload: r.payload,
+        attempts: r.attempts.map((a) => ({
+          ...toAttempt(a), request: a.request ?? null,
+          response: a.request && a.responseHeaders ? { headers: a.responseHeaders, body: a.responseBody ?? '' } : null,
+        })),
+      };
+    });
   }
 
   async redeliver(deliveryId: string, now: Date, endpointId?: string): Promise<boolean> {
@@ -132,11 +217,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
         values: [filter.accountId ?? null, filter.endpointId ?? null, filter.status ?? null, filter.limit,
           filter.before?.createdAt ?? null, filter.before?.seq ?? null],
       });
-      return rows.map((r) => ({
-        id: r.id, seq: Number(r.seq), eventId: r.event_id, eventType: r.event_type, accountId: r.account_id, scope: r.scope, url: r.url, status: r.status,
-        attempts: r.attempts.map((a) => ({ at: new Date(a.at), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error })),
-        createdAt: new Date(r.created_at), nextAttemptAt: r.next_attempt_at ? new Date(r.next_attempt_at) : null,
-      }));
+      return rows.map(toView);
     });
   }
 

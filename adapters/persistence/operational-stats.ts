@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 export interface QueueStats {
   commands: { accepted: number; running: number; oldestAcceptedAgeSeconds: number };
   deliveries: { pending: number; oldestPendingAgeSeconds: number };
+  endpoints: { failing: number; disabledFailing: number; disabledIntegrator: number };
 }
 
 export interface PoolStats {
@@ -24,7 +25,10 @@ const QUEUES = `
     (select count(*) from deliveries where status = 'pending')::int as pending,
     greatest(coalesce((select extract(epoch from now() - min(d.next_attempt_at)) from deliveries d
       where d.status = 'pending' and d.next_attempt_at <= now()
-        and not exists (select 1 from deliveries e where e.endpoint_id = d.endpoint_id and e.order_id = d.order_id and e.status = 'pending' and e.seq < d.seq)), 0), 0)::float8 as oldest_pending`;
+        and not exists (select 1 from deliveries e where e.endpoint_id = d.endpoint_id and e.order_id = d.order_id and e.status = 'pending' and e.seq < d.seq)), 0), 0)::float8 as oldest_pending,
+    (select count(*) from webhook_configs where failing_since is not null and enabled)::int as failing,
+    (select count(*) from webhook_configs where not enabled and disabled_reason = 'failing')::int as disabled_failing,
+    (select count(*) from webhook_configs where not enabled and disabled_reason = 'integrator')::int as disabled_integrator`;
 
 /** What an operator watches of the queues and of this process's connection pool (`GET /metrics`). */
 export function operationalStats(orm: MikroORM) {
@@ -32,10 +36,12 @@ export function operationalStats(orm: MikroORM) {
     async queues(): Promise<QueueStats> {
       const [row] = await orm.em.fork().getConnection().execute<{
         accepted: number; running: number; oldest_accepted: number; pending: number; oldest_pending: number;
+        failing: number; disabled_failing: number; disabled_integrator: number;
       }[]>(QUEUES);
       return {
         commands: { accepted: row!.accepted, running: row!.running, oldestAcceptedAgeSeconds: row!.oldest_accepted },
         deliveries: { pending: row!.pending, oldestPendingAgeSeconds: row!.oldest_pending },
+        endpoints: { failing: row!.failing, disabledFailing: row!.disabled_failing, disabledIntegrator: row!.disabled_integrator },
       };
     },
     pool(): PoolStats {

@@ -38,12 +38,13 @@ export const jobValues = (j: Job): unknown[] => [
 const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
 
 export const CONFIG_COLUMNS = `id, account_id, scope, url, transformer, version, signature_key, enabled, created_at, updated_at,
-  previous_signature_key, previous_key_expires_at`;
+  previous_signature_key, previous_key_expires_at, failing_since, disabled_reason, failure_mailed_at`;
 
 export interface ConfigRow {
   id: string; account_id: string; scope: Scope; url: string | null; transformer: WebhookConfig['transformer'];
   version: WebhookConfig['version']; signature_key: string | null; enabled: boolean; created_at: string; updated_at: string;
   previous_signature_key: string | null; previous_key_expires_at: string | null;
+  failing_since: string | null; disabled_reason: WebhookConfig['disabledReason']; failure_mailed_at: string | null;
 }
 
 /** A configuration from a row, or from the same row as `row_to_json` writes it. */
@@ -51,6 +52,7 @@ export const toConfig = (c: ConfigRow) => new WebhookConfig({
   id: c.id, accountId: c.account_id, scope: c.scope, url: c.url, transformer: c.transformer, version: c.version,
   signatureKey: c.signature_key, enabled: c.enabled, createdAt: new Date(c.created_at), updatedAt: new Date(c.updated_at),
   previousKey: previousKeyOf(c),
+  failingSince: time(c.failing_since), disabledReason: c.disabled_reason, failureMailedAt: time(c.failure_mailed_at),
 });
 
 /** The rotated-out key and its end, stored side by side (both or neither). */
@@ -60,4 +62,5 @@ export const previousKeyOf = (c: Pick<ConfigRow, 'previous_signature_key' | 'pre
 export const configValues = (c: WebhookConfig): unknown[] => [
   c.id, c.accountId, c.scope, c.url, c.transformer, c.version, c.signatureKey, c.enabled, c.createdAt, c.updatedAt,
   c.previousKey?.value ?? null, c.previousKey?.expiresAt ?? null,
+  c.failingSince, c.disabledReason, c.failureMailedAt,
 ];

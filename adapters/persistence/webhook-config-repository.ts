@@ -32,17 +32,23 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
     });
   }
 
-  /** Inserts or replaces the account's configuration of that scope, in the unit of work at once. */
+  /**
+   * Inserts or replaces the account's configuration of that scope, in the unit of work at once. Its health is the
+   * record of attempts' to write (delivery-queue.ts), under the row's lock: a save only starts it afresh, as
+   * WebhookConfig.configure says, and never puts back what it read.
+   */
   async save(config: WebhookConfig): Promise<void> {
     this.seen.delete(`${config.accountId}/${config.scope}`);
     this.families.forget();
     await withDriverConnection(this.em, (client) => client.query({
       name: 'webhook-config-save',
-      text: `insert into webhook_configs (${CONFIG_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      text: `insert into webhook_configs (${CONFIG_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
         on conflict (account_id, scope) do update set url = excluded.url, transformer = excluded.transformer,
           version = excluded.version, signature_key = excluded.signature_key, enabled = excluded.enabled,
           updated_at = excluded.updated_at, previous_signature_key = excluded.previous_signature_key,
-          previous_key_expires_at = excluded.previous_key_expires_at`,
+          previous_key_expires_at = excluded.previous_key_expires_at, disabled_reason = excluded.disabled_reason,
+          failing_since = case when webhook_configs.url is distinct from excluded.url or (excluded.enabled and not webhook_configs.enabled)
+            then null else webhook_configs.failing_since end`,
       values: configValues(config),
     }));
   }

@@ -3,7 +3,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, Client, request, type Dispatcher } from 'undici';
-import { isSuccess, type DeliveryAttempt } from '../../domain/delivery.ts';
+import { isSuccess, type SentAttempt } from '../../domain/delivery.ts';
 import type { Clock, WebhookRequest, WebhookSender } from '../../domain/ports.ts';
 import { signatureHeaders } from '../signatures.ts';
 import { wasDroppedUnanswered, watchConnectionReuse } from './connection-reuse.ts';
@@ -71,10 +71,14 @@ export class UndiciWebhookSender implements WebhookSender {
     this.agent = new Agent({ connections: options.connectionsPerOrigin, keepAliveTimeout: 30_000, connect: this.connect });
   }
 
-  async send(webhook: WebhookRequest): Promise<DeliveryAttempt> {
+  async send(webhook: WebhookRequest): Promise<SentAttempt> {
     const at = this.options.clock.now();
     const started = performance.now();
-    const done = (statusCode: number | null, error: string | null) => ({ at, statusCode, durationMs: Math.round(performance.now() - started), error });
+    // What is stored is what is sent: these very headers, made once.
+    const headers = this.headers(webhook);
+    const request = { url: webhook.url, headers };
+    const done = (statusCode: number | null, error: string | null, response: Answer['response'] = null): SentAttempt =>
+      ({ at, statusCode, durationMs: Math.round(performance.now() - started), error, exchange: { request, response } });
     let url: URL;
     try {
       url = new URL(webhook.url);
@@ -84,16 +88,15 @@ export class UndiciWebhookSender implements WebhookSender {
     const refusal = literalRefusal(url, this.options.allowPrivateTargets);
     if (refusal) return done(null, refusal);
 
-    const headers = this.headers(webhook);
     const first = await this.post(url, headers, webhook.body, this.agent);
-    if (!first.droppedUnanswered) return done(first.statusCode, first.error);
+    if (!first.droppedUnanswered) return done(first.statusCode, first.error, first.response);
     // A reused keep-alive connection dropped the request before any byte of an answer: the receiver closed it as idle
     // just then and never read the request. Sent again at once, as the same attempt, on a connection of its own (the
     // pool's other idle connections may be as stale as this one); that one is new, so this happens once at most.
     const fresh = new Client(url.origin, { connect: this.connect });
     try {
       const again = await this.post(url, headers, webhook.body, fresh);
-      return done(again.statusCode, again.error && `${again.error} (sent again on a new connection: a reused one had dropped it unanswered)`);
+      return done(again.statusCode, again.error && `${again.error} (sent again on a new connection: a reused one had dropped it unanswered)`, again.response);
     } finally {
       await fresh.destroy().catch(() => {});
     }
@@ -112,17 +115,16 @@ export class UndiciWebhookSender implements WebhookSender {
   }
 
   /** One HTTP request within WEBHOOK_TIMEOUT_MS: its answer, or why none came. */
-  private async post(url: URL, headers: Record<string, string>, body: string, dispatcher: Dispatcher) {
+  private async post(url: URL, headers: Record<string, string>, body: string, dispatcher: Dispatcher): Promise<Answer> {
     try {
       const res = await request(url, { dispatcher, method: 'POST', headers, body, signal: AbortSignal.timeout(this.options.timeoutMs) });
-      if (isSuccess(res.statusCode)) {
-        await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
-        return { statusCode: res.statusCode, error: null };
-      }
-      const excerpt = await readExcerpt(res.body);
-      return { statusCode: res.statusCode, error: `HTTP ${res.statusCode}${excerpt ? `: ${excerpt}` : ''}` };
+      const text = await readStart(res.body);
+      const response = { headers: flatHeaders(res.headers), body: text };
+      if (isSuccess(res.statusCode)) return { statusCode: res.statusCode, error: null, response };
+      const excerpt = storable(text.replace(/\s+/g, ' ').trim());
+      return { statusCode: res.statusCode, error: `HTTP ${res.statusCode}${excerpt ? `: ${excerpt}` : ''}`, response };
     } catch (error) {
-      return { statusCode: null, error: describe(error, this.options.timeoutMs), droppedUnanswered: wasDroppedUnanswered(error) };
+      return { statusCode: null, error: describe(error, this.options.timeoutMs), response: null, droppedUnanswered: wasDroppedUnanswered(error) };
     }
   }
 
@@ -145,19 +147,39 @@ function describe(error: unknown, timeoutMs: number): string {
   return storable((code ? `${code}: ` : '') + (e.message ?? String(error)));
 }
 
-/** The start of a failed answer, for the log: a few hundred bytes at most, on one line. */
-async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
-  let text = '';
+interface Answer {
+  statusCode: number | null;
+  error: string | null;
+  response: { headers: Record<string, string>; body: string } | null;
+  droppedUnanswered?: boolean;
+}
+
+/** How much of an answer's body is kept (CONTRACT §11). */
+export const RESPONSE_BODY_BYTES = 4096;
+
+/** Read to its end up to this size, so that the connection can be used again; a longer answer closes it. */
+const DRAIN_BYTES = 64 * 1024;
+
+/** The answer's first RESPONSE_BODY_BYTES bytes as UTF-8 text (a character cut at the end is left out), storable. */
+async function readStart(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let length = 0;
   try {
     for await (const chunk of body) {
-      text += chunk.toString('utf8');
-      if (text.length >= EXCERPT) break;
+      if (length < RESPONSE_BODY_BYTES) chunks.push(chunk);
+      length += chunk.length;
+      if (length > DRAIN_BYTES) break;
     }
   } catch { /* what was read is enough */ } finally {
     body.destroy();
   }
-  return storable(text.replace(/\s+/g, ' ').trim());
+  const start = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES);
+  return storable(new TextDecoder('utf-8').decode(start, { stream: true }), Infinity);
 }
+
+/** Response headers as text PostgreSQL can hold; repeated ones joined as HTTP allows. */
+const flatHeaders = (headers: Record<string, string | string[] | undefined>): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined).map(([k, v]) => [k, storable(Array.isArray(v) ? v.join(', ') : v!, Infinity)]));
 
 /**
  * What a receiver answers is stored and shown: text PostgreSQL can hold (U+0000 and unpaired surrogates replaced; a

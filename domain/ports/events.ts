@@ -1,4 +1,5 @@
-import type { ClaimedDelivery, DeliveryFilter, DeliveryResult, DeliveryView } from '../delivery.ts';
+import type { ClaimedDelivery, DeliveryDetail, DeliveryFilter, DeliveryResult, DeliveryView } from '../delivery.ts';
+import type { EndpointNotice } from '../endpoint-health.ts';
 import type { OutboxEvent } from '../event.ts';
 
 // Events: the transactional outbox, the deliveries it leaves, and the feed that reads them back in order.
@@ -28,9 +29,11 @@ export interface DeliveryQueue {
   release(claims: readonly Pick<ClaimedDelivery, 'id' | 'claimToken'>[]): Promise<void>;
   /**
    * Logs the attempts, and gives each delivery the state its attempt leaves, unless its claim is no longer the current
-   * one (its lease ran out and another sender claimed it): then only the attempt is logged.
+   * one (its lease ran out and another sender claimed it): then only the attempt is logged. In the same statement, each
+   * endpoint's health follows what it answered (`judgeEndpoint`, endpoint-health.ts, with WEBHOOK_DISABLE_AFTER as
+   * `disableAfterMs`); answers the notices its contacts are to be sent, once this has committed.
    */
-  record(results: readonly DeliveryResult[], at: Date): Promise<void>;
+  record(results: readonly DeliveryResult[], at: Date, disableAfterMs: number): Promise<EndpointNotice[]>;
   /**
    * Makes a delivery pending and due at `now` again, its attempts continuing, unless it is being sent right now (then
    * it is left to its sender). False when there is no such delivery.
@@ -41,6 +44,8 @@ export interface DeliveryQueue {
    * and due at `now` again; answers how many. Deliveries of one order still go out in their order (see `claimDue`).
    */
   redeliverFailed(of: { endpointId: string } | { accountId: string }, since: Date, now: Date): Promise<number>;
+  /** One delivery with its payload and what each attempt sent and got back; null when absent (or of another endpoint). */
+  get(deliveryId: string, endpointId?: string): Promise<DeliveryDetail | null>;
   /** Deliveries newest first, with their attempts; `before` continues after a delivery of an earlier page. */
   list(filter: DeliveryFilter): Promise<DeliveryView[]>;
   /**

@@ -1,5 +1,5 @@
 import type { MailMessage } from '../auth.ts';
-import type { DeliveryAttempt } from '../delivery.ts';
+import type { SentAttempt } from '../delivery.ts';
 
 // What leaves the service: webhooks to integrators' endpoints, and mail.
 
@@ -25,9 +25,9 @@ export interface WebhookSender {
    * Sends the event once (one durable attempt, whatever the answer: the next waits for the schedule); the target is
    * checked at connection time. Only a request that a reused keep-alive connection dropped before any answer is sent
    * again at once on a new connection, within the attempt. Answers the attempt's outcome; never throws for the
-   * receiver's faults.
+   * receiver's faults. Says what was sent and answered.
    */
-  send(request: WebhookRequest): Promise<DeliveryAttempt>;
+  send(request: WebhookRequest): Promise<SentAttempt>;
 }
 
 /** Addresses integrators follow from the mails, under the service's public address (CONTRACT §1 `PUBLIC_URL`). */

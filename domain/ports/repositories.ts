@@ -38,6 +38,8 @@ export interface ContactRepository {
   findByEmail(email: string): Promise<Contact | null>;
   /** Just what every authenticated call checks (a hot path): the contact's account and API access; null when absent. */
   accessOf(contactId: string): Promise<{ accountId: string; apiAccess: boolean } | null>;
+  /** The e-mail addresses of the account's contacts with API access. */
+  emailsWithApiAccess(accountId: string): Promise<string[]>;
   save(contact: Contact): Promise<void>;
 }
 

@@ -1,9 +1,11 @@
 import { isSuccess, stateAfter, type ClaimedDelivery, type DeliveryResult } from '../delivery.ts';
 import { isUnavailable } from '../errors.ts';
+import type { EndpointNotice } from '../endpoint-health.ts';
 import type { Deps } from '../ports.ts';
 import { keysInForce } from '../webhook-config.ts';
+import { mailEndpointNotices } from './mail-endpoint-notices.ts';
 
-export type DeliveryDeps = Pick<Deps, 'deliveries' | 'webhookSender' | 'clock' | 'ids'>;
+export type DeliveryDeps = Pick<Deps, 'deliveries' | 'webhookSender' | 'clock' | 'ids' | 'contacts' | 'mailer'>;
 
 export interface DeliveryPolicy {
   /** WEBHOOK_MAX_IN_FLIGHT: deliveries being sent at once by this process. */
@@ -17,6 +19,8 @@ export interface DeliveryPolicy {
   leaseMs: number;
   /** WEBHOOK_RETRY_SCHEDULE: the delays between durable attempts. */
   scheduleMs: readonly number[];
+  /** WEBHOOK_DISABLE_AFTER: how long an endpoint may fail before a failed delivery disables it. */
+  disableAfterMs: number;
   /** A round that has nothing left to do waits for a due retry itself when it comes sooner than this (the idle poll). */
   idleMs: number;
 }
@@ -31,11 +35,13 @@ export interface DeliveryRoundPorts {
   stopping(): boolean;
   /** Each finished attempt, as it finishes (metrics, the log). */
   attempted(delivery: ClaimedDelivery, result: DeliveryResult): void;
+  /** What a record decided about an endpoint's health (the log), once it has committed and before it is mailed. */
+  noticed(notice: EndpointNotice): void;
   /**
    * A step that failed (the database away, most likely): the round goes on; nothing is lost (leases run out). `about`
    * counts the deliveries concerned, and names the one when it is one (a send, a result recorded alone).
    */
-  stepFailed(step: 'claim' | 'record' | 'give back' | 'send', error: unknown, about: { deliveries: number; deliveryId?: string }): void;
+  stepFailed(step: 'claim' | 'record' | 'give back' | 'send' | 'mail', error: unknown, about: { deliveries: number; deliveryId?: string }): void;
 }
 
 /** The sender's next batch: due deliveries nobody holds, each claimed for `leaseMs` from now. */
@@ -53,16 +59,22 @@ export async function attemptDelivery(deps: Pick<Deps, 'webhookSender' | 'clock'
   const { endpoint } = claimed;
   if (!endpoint?.url || !endpoint.enabled) {
     const error = endpoint ? (endpoint.enabled ? 'the endpoint has no URL' : 'the endpoint is disabled') : 'the endpoint no longer exists';
-    return { deliveryId: claimed.id, claimToken: claimed.claimToken, attempt: { at: deps.clock.now(), statusCode: null, durationMs: 0, error }, state: { status: 'failed' } };
+    return {
+      deliveryId: claimed.id, claimToken: claimed.claimToken, attempt: { at: deps.clock.now(), statusCode: null, durationMs: 0, error }, exchange: null,
+      state: { status: 'failed' },
+    };
   }
   const signatureKeys = keysInForce(endpoint, deps.clock.now());
-  const attempt = await deps.webhookSender.send({ url: endpoint.url, eventId: claimed.eventId, body: claimed.body, signatureKeys });
-  return { deliveryId: claimed.id, claimToken: claimed.claimToken, attempt, state: stateAfter(claimed.attempts + 1, isSuccess(attempt.statusCode), scheduleMs, deps.clock.now()) };
+  const { exchange, ...attempt } = await deps.webhookSender.send({ url: endpoint.url, eventId: claimed.eventId, body: claimed.body, signatureKeys });
+  return {
+    deliveryId: claimed.id, claimToken: claimed.claimToken, attempt, exchange,
+    state: stateAfter(claimed.attempts + 1, isSuccess(attempt.statusCode), scheduleMs, deps.clock.now()),
+  };
 }
 
-/** Stores what the attempts found. */
-export function recordDeliveries(deps: Pick<Deps, 'deliveries' | 'clock'>, results: readonly DeliveryResult[]): Promise<void> {
-  return deps.deliveries.record(results, deps.clock.now());
+/** Stores what the attempts found, and the health of their endpoints; answers what their contacts are to be told. */
+export function recordDeliveries(deps: Pick<Deps, 'deliveries' | 'clock'>, results: readonly DeliveryResult[], disableAfterMs: number): Promise<EndpointNotice[]> {
+  return deps.deliveries.record(results, deps.clock.now(), disableAfterMs);
 }
 
 /**
@@ -94,6 +106,8 @@ class DeliveryRound {
   /** Results of a batch the store refused, recorded one by one. */
   private readonly oneByOne: DeliveryResult[] = [];
   private recording: Promise<void> | null = null;
+  /** Mails being sent about endpoints' health: a round ends (and a stopping process waits) once they are out. */
+  private mailing = 0;
   /** The last claim found less than it asked for: nothing more is due until a wake-up, a retry or an outcome. */
   private drained = false;
   private watching = false;
@@ -156,8 +170,9 @@ class DeliveryRound {
   private startRecording() {
     if (this.recording || (this.finished.length === 0 && this.oneByOne.length === 0)) return;
     const results = this.oneByOne.length > 0 ? this.oneByOne.splice(0, 1) : this.finished.splice(0);
-    this.recording = recordDeliveries(this.deps, results)
-      .then(() => {
+    this.recording = recordDeliveries(this.deps, results, this.policy.disableAfterMs)
+      .then((notices) => {
+        if (notices.length > 0) this.mail(notices);
         this.drained = false; // an outcome releases the next delivery of its order: look again at once, not at the next poll
         for (const { state, attempt } of results) {
           if (state.status === 'pending') this.soonestRetry = Math.min(this.soonestRetry, state.nextAttemptAt.getTime() - attempt.at.getTime());
@@ -174,6 +189,14 @@ class DeliveryRound {
         } // else that one is given up: sent again after its lease.
       })
       .finally(() => { this.recording = null; this.nudge(); });
+  }
+
+  /** Committed: the mails go out beside the sends, which do not wait for them. */
+  private mail(notices: readonly EndpointNotice[]) {
+    for (const notice of notices) this.ports.noticed(notice);
+    this.mailing++;
+    void mailEndpointNotices(this.deps, notices, (error, notice) => this.ports.stepFailed('mail', error, { deliveries: notice.failedDeliveries }))
+      .finally(() => { this.mailing--; this.nudge(); });
   }
 
   private mayClaim() {
@@ -199,7 +222,7 @@ class DeliveryRound {
 
   private idle() {
     return this.inFlight === 0 && this.claimedNotSent.length === 0 && this.finished.length === 0 && this.oneByOne.length === 0 && !this.recording
-      && (this.drained || this.ports.stopping());
+      && this.mailing === 0 && (this.drained || this.ports.stopping());
   }
 
   /** New work is announced by a wake-up; due retries and expired leases are found by looking again now and then. */

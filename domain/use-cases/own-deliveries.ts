@@ -1,5 +1,5 @@
 import type { Principal } from '../auth.ts';
-import type { DeliveryPosition, DeliveryStatus, DeliveryView } from '../delivery.ts';
+import type { DeliveryDetail, DeliveryPosition, DeliveryStatus, DeliveryView } from '../delivery.ts';
 import { notFound } from '../errors.ts';
 import { integratorEndpoint } from '../integrator-endpoint.ts';
 import type { Deps } from '../ports.ts';
@@ -18,6 +18,14 @@ export async function listOwnDeliveries(
   const items = rows.slice(0, limit);
   const last = items.at(-1);
   return { items, next: rows.length > limit && last ? { createdAt: last.createdAt, seq: last.seq } : null };
+}
+
+/** GET /v3/webhook-deliveries/{id}: one delivery of the caller's endpoint in full; any other is not found. */
+export async function getOwnDelivery(deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'deliveries'>, principal: Principal, deliveryId: string): Promise<DeliveryDetail> {
+  const endpoint = await integratorEndpoint(deps, principal);
+  const delivery = await deps.deliveries.get(deliveryId, endpoint.id);
+  if (!delivery) throw notFound('The delivery');
+  return delivery;
 }
 
 /** POST /v3/webhook-deliveries/{id}/redeliver: one delivery of the caller's endpoint is pending again, due now. */

@@ -30,14 +30,14 @@ export async function upsertWebhookConfig(
   const current = await deps.webhookConfigs.find(account.id, input.scope);
   const config = current ?? new WebhookConfig({
     id: deps.ids.newId(), accountId: account.id, scope: input.scope, url: null, transformer: input.transformer,
-    version: input.version, signatureKey: null, enabled: true, createdAt: now, updatedAt: now,
+    version: input.version, signatureKey: null, enabled: true, failingSince: null, disabledReason: null, failureMailedAt: null,
+    createdAt: now, updatedAt: now,
   });
-  if (input.url !== undefined) config.url = input.url;
+  config.configure(input.url === undefined ? config.url : input.url, input.enabled ?? true);
   if (input.signatureKey !== undefined) config.replaceKey(input.signatureKey);
   config.dropExpiredKey(now);
   config.transformer = input.transformer;
   config.version = input.version;
-  config.enabled = input.enabled ?? true;
   config.updatedAt = now;
   await deps.webhookConfigs.save(config);
   return config;

@@ -52,6 +52,11 @@ export async function streamBatches(req: Request, res: Response, batches: AsyncI
         chunk += (first ? '' : ',') + JSON.stringify(item);
         first = false;
       }
+      // Let go of the batch once its text is built. What carried it here (the iteration's promises) was made before its
+      // statement went out and aged by V8's scavenge while the process waited for the answer: promoted, and dead but
+      // kept until a mark-compact, it would keep the batch alive through the next scavenge and into the old generation
+      // (RSS grew with the scope: 326 MB peak for 60k orders, against a flat ~190 MB).
+      batch.length = 0;
       if (!res.write(chunk) && !(await drained(res, stallTimeoutMs))) {
         req.log.warn({ stallTimeoutMs }, 'legacy listing: the client stopped reading; connection dropped (LISTING_STALL_TIMEOUT_MS)');
         res.destroy();

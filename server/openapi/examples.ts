@@ -27,7 +27,10 @@ const yourOrderId = {
   _v: '1.0.0', _cid: 'your-id-demo-job-04-0001', _type: 'SetJobYourOrderId', _metadata: { 'ext-ticket': 'T-1043' },
   jobApiId: 'demo-job-04', yourOrderID: 'INST-4711',
 };
-const config = { scope: 'partner', url: 'https://hooks.example.com/partner', transformer: 'partner-format', version: '1.3.0', enabled: true, hasSignatureKey: true, previousKeyExpiresAt: null };
+const config = {
+  scope: 'partner', url: 'https://hooks.example.com/partner', transformer: 'partner-format', version: '1.3.0', enabled: true, hasSignatureKey: true,
+  previousKeyExpiresAt: null, failingSince: null, disabledReason: null,
+};
 
 const command = (type: string, cid: string, fields: Record<string, unknown>) =>
   ({ _v: '1.0.0', _cid: cid, _type: type, _metadata: { 'ext-ticket': 'T-2001' }, ...fields });
@@ -95,7 +98,26 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; requests?: 
   'webhookDeliveries-redeliver': { response: { id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', status: 'pending' } },
   'webhookDeliveries-redeliverFailed': { request: { since: '2026-11-23T00:00:00Z' }, response: { count: 12 } },
   'webhookConfig-test': { request: { eventType: 'OrderStatusEvent' }, response: { delivered: true, statusCode: 200, durationMs: 87, error: null } },
-  'webhookConfig-get': { response: config },
+  'webhookDeliveries-get': {
+    response: {
+      id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', eventId: '5b2e8f1a-9c4d-4e7b-8a16-3f0d2c9e7b41', eventType: 'OrderStatusEvent',
+      url: config.url, status: 'pending', createdAt: '2026-11-23T09:30:00.000Z', nextAttemptAt: '2026-11-23T09:35:00.012Z',
+      payload: JSON.stringify(partnerOrder('5b2e8f1a-9c4d-4e7b-8a16-3f0d2c9e7b41')),
+      attempts: [{
+        at: '2026-11-23T09:30:00.012Z', statusCode: 503, durationMs: 41, error: 'HTTP 503: Service Unavailable',
+        request: {
+          url: config.url,
+          headers: {
+            'content-type': 'application/json', 'user-agent': 'partner-brand-api-webhooks/1', 'webhook-id': '5b2e8f1a-9c4d-4e7b-8a16-3f0d2c9e7b41',
+            'webhook-timestamp': '1795426200', 'x-webhook-signature': '9f2c6d0e8a4b1c3d5e7f9a0b2c4d6e8f0a1b3c5d7e9f1a2b4c6d8e0f2a4b6c8d',
+            'webhook-signature': 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+          },
+        },
+        response: { headers: { 'content-type': 'text/plain', 'retry-after': '120' }, body: 'Service Unavailable' },
+      }],
+    },
+  },
+  'webhookConfig-get': { response: { ...config, failingSince: '2026-11-23T09:30:00.012Z' } },
   'webhookConfig-rotateKey': {
     request: { signatureKey: 'a-new-long-random-signing-key', previousKeyValidFor: 86400 },
     response: { ...config, previousKeyExpiresAt: '2026-11-24T09:30:00.000Z' },

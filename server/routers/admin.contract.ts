@@ -85,6 +85,7 @@ export const admin = {
     status: z.enum(DELIVERY_STATUSES).optional(),
     limit: z.number().int().min(1).max(DELIVERY_LIST_LIMIT.max).optional(),
   }).optional(),
+  getDelivery: z.strictObject({ deliveryId: id }),
   redeliver: z.strictObject({ deliveryId: id }),
   redeliverFailed: z.strictObject({ accountId: id, since: dateTime }),
   getCommand: z.strictObject({ accountId: id, cid: reference() }),

@@ -4,7 +4,7 @@ import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { createContact } from '../../domain/use-cases/create-contact.ts';
 import { createInvoice } from '../../domain/use-cases/create-invoice.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
-import { listDeliveries } from '../../domain/use-cases/list-deliveries.ts';
+import { getDelivery, listDeliveries } from '../../domain/use-cases/list-deliveries.ts';
 import { redeliver, redeliverFailedOf } from '../../domain/use-cases/redeliver.ts';
 import { lookUpCommand } from '../../domain/use-cases/look-up-command.ts';
 import { rotateSignatureKey } from '../../domain/use-cases/rotate-signature-key.ts';
@@ -15,7 +15,7 @@ import { upsertOrderMapping } from '../../domain/use-cases/upsert-order-mapping.
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
 import { admin } from './admin.contract.ts';
 import { adminProcedure, router } from '../trpc.ts';
-import { deliveryView, jobView } from '../views.ts';
+import { deliveryDetailView, deliveryView, jobView } from '../views.ts';
 
 const ok = { ok: true } as const;
 
@@ -74,6 +74,8 @@ export const adminRouter = router({
   deliveries: router({
     list: adminProcedure.input(admin.listDeliveries).query(async ({ ctx, input }) =>
       ({ items: (await listDeliveries(ctx.deps, input ?? {})).map(deliveryView) })),
+    get: adminProcedure.input(admin.getDelivery).query(async ({ ctx, input }) =>
+      deliveryDetailView(await getDelivery(ctx.deps, input.deliveryId))),
     redeliver: adminProcedure.input(admin.redeliver).mutation(async ({ ctx, input }) => {
       await redeliver(ctx.deps, input.deliveryId);
       return ok;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DISABLED_REASONS } from '../../domain/endpoint-health.ts';
 import { EXAMPLE_EVENT_TYPES } from '../../domain/example-events.ts';
 import {
   PAYLOAD_VERSIONS, PREVIOUS_KEY_DEFAULT_SECONDS, PREVIOUS_KEY_MAX_SECONDS, SCOPES, SIGNATURE_KEY_MIN_LENGTH, TRANSFORMERS,
@@ -21,6 +22,10 @@ export const webhookConfig = {
     hasSignatureKey: z.boolean(),
     previousKeyExpiresAt: z.iso.datetime().nullable()
       .describe('Until when the key you rotated out is still valid (webhooks are signed with both keys, commands may be signed with either); null when none is.'),
+    failingSince: z.iso.datetime().nullable()
+      .describe('Since when your endpoint fails: its first attempt without a 2xx after its last 2xx (or after its URL was set, or it was enabled again); null while it answers 2xx.'),
+    disabledReason: z.enum(DISABLED_REASONS).nullable()
+      .describe('Why it is disabled: `failing` (it failed for WEBHOOK_DISABLE_AFTER, 5 days by default), `integrator` (PUT with `enabled: false`); null while enabled.'),
   }),
   put: z.strictObject({
     url: wireString().max(2000).describe('http(s) URL that receives the events; private addresses are refused.'),

@@ -1,8 +1,8 @@
-import { listOwnDeliveries, redeliverOwn, redeliverOwnFailed } from '../../domain/use-cases/own-deliveries.ts';
+import { getOwnDelivery, listOwnDeliveries, redeliverOwn, redeliverOwnFailed } from '../../domain/use-cases/own-deliveries.ts';
 import { encodeDeliveryCursor } from '../cursors.ts';
 import { webhookDeliveries } from './webhook-deliveries.contract.ts';
 import { integratorProcedure, router } from '../trpc.ts';
-import { deliveryView } from '../views.ts';
+import { deliveryDetailView, deliveryView } from '../views.ts';
 
 /** The caller's own delivery log, and replay (CONTRACT §10). Other endpoints' deliveries do not exist for it. */
 export const webhookDeliveriesRouter = router({
@@ -24,6 +24,20 @@ export const webhookDeliveriesRouter = router({
         }),
         next: page.next && encodeDeliveryCursor(page.next),
       };
+    }),
+  get: integratorProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/v3/webhook-deliveries/{id}', tags: ['webhooks'], summary: 'One delivery: what was sent and answered',
+        description: 'The delivery as listed, with the exact payload sent and, on each try, the request\'s URL and headers (signatures '
+          + 'included) and the answer\'s headers and first 4096 bytes. Another endpoint\'s delivery is 404.',
+        successDescription: 'The delivery in full.' },
+      rest: { problems: [400, 403, 404] },
+    })
+    .input(webhookDeliveries.delivery)
+    .output(webhookDeliveries.deliveryAnswer)
+    .query(async ({ ctx, input }) => {
+      const { accountId: _a, scope: _s, ...view } = deliveryDetailView(await getOwnDelivery(ctx.deps, ctx.principal, input.id));
+      return view;
     }),
   redeliver: integratorProcedure
     .meta({

@@ -1,4 +1,5 @@
 import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
+import type { EndpointNotice } from '../../domain/endpoint-health.ts';
 import { failureLevel, type Logger } from '../logger.ts';
 import { deliverDueEvents, type DeliveryPolicy } from '../../domain/use-cases/deliver-events.ts';
 import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-events.ts';
@@ -11,6 +12,7 @@ const STEP_FAILED = {
   record: 'recording delivery attempts failed; trying again',
   'give back': 'giving back claimed deliveries failed; they are sent after their lease',
   send: 'delivery attempt failed; it is sent again after its lease',
+  mail: 'mailing an endpoint\'s contacts about its health failed; its state is stored',
 } as const;
 
 /**
@@ -36,8 +38,9 @@ export function deliveryPump(services: Services, signal: WorkSignal, policy: Omi
             services.metrics.deliveryLag.observe((attempt.at.getTime() + attempt.durationMs - delivery.createdAt.getTime()) / 1000);
           }
         },
+        noticed: (notice) => logNotice(services.log, notice),
         stepFailed: (step, err, about) => {
-          const level = step === 'send' ? 'error' : step === 'give back' ? 'warn' : failureLevel(err);
+          const level = step === 'send' || step === 'mail' ? 'error' : step === 'give back' ? 'warn' : failureLevel(err);
           services.log[level]({ err, ...about }, STEP_FAILED[step]);
         },
       }));
@@ -69,6 +72,16 @@ export function logAttempt(log: Logger, delivery: ClaimedDelivery, { attempt, st
     log.warn({ ...fields, failed: true }, `webhook delivery to ${fields.host} failed for good (${what}, attempt ${fields.attempt}); `
       + 'the integrator can redeliver it (POST /v3/webhook-deliveries/redeliver-failed)');
   }
+}
+
+/** An endpoint that starts failing, or is disabled for it: what its contacts are mailed, for the operators too. */
+export function logNotice(log: Logger, notice: EndpointNotice): void {
+  const fields = {
+    endpoint: notice.endpointId, account: notice.accountId, host: hostOf(notice.url), failingSince: notice.failingSince.toISOString(),
+    failedDeliveries: notice.failedDeliveries,
+  };
+  const what = notice.kind === 'disabled' ? 'disabled: it has failed' : 'failing';
+  log.warn(fields, `webhook endpoint at ${fields.host} ${what} since ${fields.failingSince} (${notice.failedDeliveries} failed deliveries); mailing its contacts`);
 }
 
 const hostOf = (url: string | null | undefined) => {

@@ -90,6 +90,32 @@ test('the stream reads keyset batches that give every row of the scope once, in 
   }
 });
 
+test('a stream whose rate of rows changes (windows that hold the next batch, and windows that fall short) gives every row once, in order', async () => {
+  const db = await sharedDatabase();
+  const brand = randomUUID();
+  const partners = [randomUUID(), randomUUID(), randomUUID()];
+  const conn = db.orm.em.getConnection();
+  const now = new Date('2026-01-01T00:00:00Z');
+  await conn.execute(`insert into accounts (id, name, role, parent_id, created_at) values (?, 'b', 'brand', null, ?)`, [brand, now]);
+  for (const p of partners) await conn.execute(`insert into accounts (id, name, role, parent_id, created_at) values (?, 'p', 'partner', null, ?)`, [p, now]);
+  // Dense, then sparse (a gap of hours), then dense again with ties: each window is sized by the batch before it.
+  const seconds = [...Array.from({ length: 40 }, (_, i) => i), ...Array.from({ length: 10 }, (_, i) => 3600 * (i + 1)), ...Array.from({ length: 40 }, (_, i) => 40_000 + (i % 9))];
+  const jobs = seconds.map((s, i) => ({ apiId: `rw-${brand.slice(0, 6)}-${(i * 37) % seconds.length}`, s, status: JOB_STATUSES[i % JOB_STATUSES.length]! }));
+  for (const [i, j] of jobs.entries()) {
+    await conn.execute(`insert into jobs (api_id, brand_account_id, partner_id, name, status, created_at, updated_at)
+      values (?, ?, ?, 'O-1', ?, ?, ?::timestamptz + interval '17 microseconds')`, [j.apiId, brand, partners[i % 3], j.status, now, new Date(now.getTime() + j.s * 1000)]);
+  }
+  const queries = new SqlPartnerOrderQueries(db.orm.em.fork(), 6);
+  for (const active of [false, true]) {
+    const expected = jobs.filter((j) => !active || !INACTIVE_STATUSES.includes(j.status as never))
+      .sort((a, b) => b.s - a.s || (a.apiId < b.apiId ? -1 : 1)).map((j) => j.apiId);
+    for (const [offset, limit] of [[0, null], [4, 31], [11, null]] as const) {
+      assert.equal(await streamed(queries, partners, active, offset, limit), expected.slice(offset, limit === null ? undefined : offset + limit),
+        `active ${active}, offset ${offset}, limit ${limit}`);
+    }
+  }
+});
+
 test('a stream holds no connection while its consumer waits: a pool of one serves others between its batches', async () => {
   const { db, partners, order } = await scopeWithTies(30);
   // The embedded database has one connection; on a server, an ORM of its own with a pool of one.
@@ -108,6 +134,34 @@ test('a stream holds no connection while its consumer waits: a pool of one serve
     assert.equal(ids, order({ active: false }));
   } finally {
     if (orm !== db.orm) await orm.close();
+  }
+});
+
+test('a batch read ahead that fails is thrown when the stream comes to it, never left as an unhandled rejection', async () => {
+  const row = (i: number) => ({
+    api_id: `ra-${i}`, brand_account_id: 'b', partner_id: 'p', name: 'O-1', status: 'open', invoicing_eid: null, eid: null, ext_partner_id: null,
+    customer: null, customer_billing: null, shipping_address: null, products: null, documents: null, order_type: null, project_id: null,
+    project_name: null, appointment_start: null, appointment_end: null, start_timestamp: null, finish_timestamp: null,
+    created_at: '2026-01-01 00:00:00+00', updated_at: `2026-01-01 00:00:0${9 - i}+00`,
+  });
+  const lost = Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+  let statements = 0;
+  const client = { query: async () => (++statements === 1 ? { rows: [row(0), row(1)] } : Promise.reject(lost)) };
+  const em = { getTransactionContext: () => undefined, getKnex: () => ({ client: { acquireConnection: async () => client, releaseConnection: async () => {} } }) };
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const batches = new SqlPartnerOrderQueries(em as never, 2).stream(['p'], { updatedSince: null, active: false }, 0, null)[Symbol.asyncIterator]();
+    assert.equal((await batches.next()).value!.map((j: { apiId: string }) => j.apiId), ['ra-0', 'ra-1']);
+    // The consumer is busy with its batch while the read ahead fails.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.is(statements, 2);
+    assert.equal(unhandled, []);
+    const failure = await batches.next().then(() => null, (error: unknown) => error);
+    assert.ok(failure, 'the next batch fails');
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
   }
 });
 

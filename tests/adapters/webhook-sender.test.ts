@@ -60,6 +60,36 @@ test('with a rotated-out key in force: webhook-signature carries both, the new k
   assert.is(signed!.headers['x-webhook-signature'], hexSignature('the-new-key-0123456789', signed!.body));
 });
 
+test('what was sent and answered: the headers as the receiver got them, the answer\'s first 4096 bytes cut at a character; the connection still reused', async () => {
+  const { createServer } = await import('node:http');
+  const seen: { headers: Record<string, unknown>; socket: unknown }[] = [];
+  const server = createServer((req, res) => {
+    seen.push({ headers: req.headers, socket: req.socket });
+    req.resume();
+    req.on('end', () => res.writeHead(seen.length === 1 ? 200 : 500, { 'content-type': 'text/plain; charset=utf-8', 'x-trace': 't-1' })
+      .end(seen.length === 1 ? 'é'.repeat(5000) : `a${'é'.repeat(3000)}`));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/in`;
+    const s = reusing();
+    const first = await s.send(webhook(url, 'plain-key-0123456789'));
+    const second = await s.send(webhook(url));
+    assert.is(first.exchange!.request.url, url);
+    for (const [name, value] of Object.entries(first.exchange!.request.headers)) assert.is(seen[0]!.headers[name], value, name);
+    assert.ok('webhook-signature' in first.exchange!.request.headers && !('webhook-signature' in second.exchange!.request.headers));
+    assert.equal([first.statusCode, first.exchange!.response!.body, first.exchange!.response!.headers['x-trace']], [200, 'é'.repeat(2048), 't-1']);
+    assert.equal([second.statusCode, second.exchange!.response!.body], [500, `a${'é'.repeat(2047)}`], 'a character cut at 4096 bytes is left out');
+    assert.match(second.error!, /^HTTP 500: aé+$/);
+    assert.is(seen[1]!.socket, seen[0]!.socket, 'a 10 KB answer read to its end: the connection is used again');
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+  const refused = await sender(false).send(webhook('http://127.0.0.1:9/x'));
+  assert.equal([refused.exchange!.request.url, refused.exchange!.response], ['http://127.0.0.1:9/x', null], 'a refused target: the request it would have been, no answer');
+});
+
 test('a 502, a 503 or any other answer is one try and one attempt: the next waits for the schedule; 3xx is not followed', async () => {
   for (const status of [503, 502, 500, 301]) {
     const receiver = await startReceiver(() => status);

@@ -10,7 +10,7 @@ import { Job } from '../../domain/job.ts';
 import { OrderMapping } from '../../domain/order-mapping.ts';
 import type { Repositories } from '../../domain/ports.ts';
 import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { at, account, job, type Run } from './samples.ts';
+import { at, account, job, type Run, NO_HEALTH } from './samples.ts';
 
 /**
  * One behaviour per repository port, held by the in-memory fake and the MikroORM adapter alike (the command log, the
@@ -40,7 +40,7 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     const now = at('2026-01-01T00:00:00.000Z');
     const masterConfig = new WebhookConfig({
       id: randomUUID(), accountId: master.id, scope: 'partner', url: null, transformer: 'partner-format', version: '1.1.0',
-      signatureKey: null, enabled: true, createdAt: now, updatedAt: now,
+      signatureKey: null, enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
     });
     await run(async (r) => { for (const x of [master, a, b]) await r.accounts.save(x); await r.webhookConfigs.save(masterConfig); });
     const family = (await run((r) => r.accounts.partnerFamily(a.id)))!;
@@ -62,7 +62,7 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     const now = at('2026-01-01T00:00:00.000Z');
     const config = new WebhookConfig({
       id: randomUUID(), accountId: master.id, scope: 'partner', url: null, transformer: 'partner-format', version: '1.1.0',
-      signatureKey: 'first-key-0123456789', enabled: true, createdAt: now, updatedAt: now,
+      signatureKey: 'first-key-0123456789', enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
     });
     await run(async (r) => { await r.accounts.save(master); await r.webhookConfigs.save(config); });
     const [before, after] = await run(async (r) => {
@@ -104,7 +104,7 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     const now = at('2026-01-01T00:00:00.000Z');
     const config = new WebhookConfig({
       id: randomUUID(), accountId: owner.id, scope: 'partner', url: null, transformer: 'partner-format', version: '1.1.0',
-      signatureKey: 'k'.repeat(20), enabled: true, createdAt: now, updatedAt: now,
+      signatureKey: 'k'.repeat(20), enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
     });
     await run(async (r) => { await r.accounts.save(owner); await r.webhookConfigs.save(config); });
     assert.is(await run((r) => r.webhookConfigs.find(owner.id, 'brand')), null);
@@ -124,7 +124,7 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     const config = new WebhookConfig({
       id: randomUUID(), accountId: owner.id, scope: 'partner', url: 'https://hooks.example.com/p', transformer: 'partner-format', version: '1.3.0',
       signatureKey: 'the-new-key-0123456789', previousKey: { value: 'the-old-key-0123456789', expiresAt: at('2026-02-01T01:00:00.000Z') },
-      enabled: true, createdAt: now, updatedAt: now,
+      enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
     });
     const otherOwner = account('partner');
     const other = new WebhookConfig({ ...config, id: randomUUID(), accountId: otherOwner.id, previousKey: { value: 'k'.repeat(20), expiresAt: at('2026-02-02T00:00:00.000Z') } });

@@ -7,6 +7,9 @@ import type { Repositories } from '../../domain/ports.ts';
 export type Run = <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>;
 
 export const at = (iso: string) => new Date(iso);
+/** A configuration's health before any attempt. */
+export const NO_HEALTH = { failingSince: null, disabledReason: null, failureMailedAt: null } as const;
+export const DAY = 24 * 3600 * 1000;
 export const account = (role: 'brand' | 'partner' = 'brand', parentId: string | null = null) =>
   new Account({ id: randomUUID(), name: `acc ${role}`, role, parentId, createdAt: at('2026-01-01T00:00:00.000Z') });
 export const job = (brandAccountId: string, partnerId: string | null = null) => new Job({

@@ -61,13 +61,14 @@ test('webhook configuration: scope follows the role; an absent key is kept, null
   assert.is(first.enabled, false);
   assert.equal(first.view(), {
     accountId: partner.id, scope: 'partner', url: 'https://hooks.example.com/a', transformer: 'partner-format',
-    version: '1.1.0', enabled: false, hasSignatureKey: true, previousKeyExpiresAt: null,
+    version: '1.1.0', enabled: false, hasSignatureKey: true, previousKeyExpiresAt: null, failingSince: null, disabledReason: 'integrator',
   });
   const second = await upsertWebhookConfig(deps, { accountId: partner.id, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
   assert.is(second.id, first.id);
   assert.is(second.signatureKey, 'a-very-secret-key-123');
   assert.is(second.url, 'https://hooks.example.com/a');
   assert.is(second.enabled, true);
+  assert.is(second.disabledReason, null, 'enabled again: no reason to be disabled');
   const third = await upsertWebhookConfig(deps, { accountId: partner.id, scope: 'partner', transformer: 'partner-format', version: '1.3.0', signatureKey: null, url: null });
   assert.is(third.signatureKey, null);
   assert.is(third.url, null);

@@ -105,7 +105,7 @@ test('deliveries during the window are signed with both keys, the new first; aft
   const deliverOne = async () => {
     await createJob(deps, { brandAccountId: brand.id });
     const [claimed] = await claimDueDeliveries(deps, 1, 60_000);
-    await recordDeliveries(deps, [await attemptDelivery(deps, claimed!, [])]);
+    await recordDeliveries(deps, [await attemptDelivery(deps, claimed!, [])], 5 * 86_400_000);
     return sender.sent.at(-1)!.signatureKeys;
   };
   assert.equal(await deliverOne(), [NEW, OLD]);

@@ -165,13 +165,14 @@ test('webhook configuration: 404 until set; PUT answers like GET and never echoe
   const put = await app.http.put('/v3/webhook-config').set('authorization', auth)
     .send({ url: 'https://hooks.example.com/brand', transformer: 'default', version: '1.1.0', signatureKey: 'brand-signing-key-0001' });
   assert.is(put.status, 200, JSON.stringify(put.body));
-  const expected = { scope: 'brand', url: 'https://hooks.example.com/brand', transformer: 'default', version: '1.1.0', enabled: true, hasSignatureKey: true, previousKeyExpiresAt: null };
+  const expected = { scope: 'brand', url: 'https://hooks.example.com/brand', transformer: 'default', version: '1.1.0', enabled: true, hasSignatureKey: true, previousKeyExpiresAt: null,
+    failingSince: null, disabledReason: null };
   assert.equal(put.body, expected);
   assert.equal((await app.http.get('/v3/webhook-config').set('authorization', auth)).body, expected);
   assert.not.match(JSON.stringify(put.body), 'brand-signing-key');
   const kept = await app.http.put('/v3/webhook-config').set('authorization', auth)
     .send({ url: 'https://hooks.example.com/brand', transformer: 'default', version: '1.3.0', enabled: false });
-  assert.equal(kept.body, { ...expected, version: '1.3.0', enabled: false });
+  assert.equal(kept.body, { ...expected, version: '1.3.0', enabled: false, disabledReason: 'integrator' });
   const removed = await app.http.put('/v3/webhook-config').set('authorization', auth)
     .send({ url: 'https://hooks.example.com/brand', transformer: 'default', version: '1.3.0', signatureKey: null });
   assert.is(removed.body.hasSignatureKey, false);

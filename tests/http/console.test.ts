@@ -86,6 +86,10 @@ test('each delivery attempt: warn with the status and the next attempt, then war
   assert.is(last.level, 40);
   assert.is(last.failed, true);
   assert.match(last.msg, 'failed for good (HTTP 500, attempt 3)');
+  // The delivery failed while its endpoint fails: its contacts are mailed, and the operators told (the host only).
+  const notice = await lineWhere((l) => l.account === brand && l.failedDeliveries === 1);
+  assert.equal([notice.level, notice.host], [40, new URL(failing.url('/')).host]);
+  assert.match(notice.msg, `webhook endpoint at ${notice.host} failing since ${notice.failingSince} (1 failed deliveries); mailing its contacts`);
 
   const working = await startReceiver(() => 204);
   const other = (await app.admin.call<{ id: string }>('accounts.create', { name: 'console brand 2', role: 'brand' })).id;

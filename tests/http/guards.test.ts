@@ -47,6 +47,7 @@ const OWN_ROLE_ANSWERS: Record<string, Partial<Record<Role, [number, string | nu
   'webhookConfig.rotateKey': { brand: [400, 'BAD_REQUEST'], partner: [400, 'BAD_REQUEST'] },
   'webhookDeliveries.list': { brand: [200, null], partner: [200, null] },
   // The path's own placeholder names no delivery: 404, as any id of another shape (CONTRACT §3).
+  'webhookDeliveries.get': { brand: [404, 'NOT_FOUND'], partner: [404, 'NOT_FOUND'] },
   'webhookDeliveries.redeliver': { brand: [404, 'NOT_FOUND'], partner: [404, 'NOT_FOUND'] },
   'webhookDeliveries.redeliverFailed': { brand: [400, 'BAD_REQUEST'], partner: [400, 'BAD_REQUEST'] },
 };

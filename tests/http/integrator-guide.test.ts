@@ -34,7 +34,10 @@ const createJob = async (brandId: string) => (await app.admin.call<{ apiId: stri
 test('docs/integrators.md shows the example files exactly as they are', () => {
   const guide = readFileSync(join(root, 'docs', 'integrators.md'), 'utf8');
   const shown = [...guide.matchAll(/<!-- file: ([\w/.-]+) -->\n```ts\n([\s\S]*?)```/g)];
-  assert.equal(shown.map((m) => m[1]), ['examples/api-client.ts', 'examples/first-steps.ts', 'examples/verify-webhook.ts', 'examples/rotate-key.ts', 'examples/catch-up.ts', 'examples/example-events.ts']);
+  assert.equal(shown.map((m) => m[1]), [
+    'examples/api-client.ts', 'examples/first-steps.ts', 'examples/verify-webhook.ts', 'examples/rotate-key.ts', 'examples/catch-up.ts',
+    'examples/example-events.ts', 'examples/endpoint-health.ts', 'examples/delivery-detail.ts',
+  ]);
   for (const [, file, code] of shown) assert.fixture(code!, readFileSync(join(root, file!), 'utf8'), file);
 });
 

@@ -124,7 +124,7 @@ test('the self-service operations are the ones covered here, and none takes an a
   }
   // A new operation here is a new way in: this file must cover it before the list below grows.
   assert.equal(operations.sort(), [
-    'GET /v3/commands/{cid}', 'GET /v3/events', 'GET /v3/webhook-config', 'GET /v3/webhook-deliveries', 'POST /v3/commands',
+    'GET /v3/commands/{cid}', 'GET /v3/events', 'GET /v3/webhook-config', 'GET /v3/webhook-deliveries', 'GET /v3/webhook-deliveries/{id}', 'POST /v3/commands',
     'POST /v3/webhook-config/rotate-key', 'POST /v3/webhook-config/test', 'POST /v3/webhook-deliveries/redeliver-failed', 'POST /v3/webhook-deliveries/{id}/redeliver', 'PUT /v3/webhook-config',
   ]);
   assert.equal(named, [], 'no parameter or body field names an account, a scope or a configuration');
@@ -303,6 +303,7 @@ test('webhook configuration: each account reads, tests and replaces its own; smu
     const viewOf = (config: Json) => ({
       scope: config.scope, url: config.url, transformer: config.transformer, version: config.version, enabled: config.enabled, hasSignatureKey: config.signature_key !== null,
       previousKeyExpiresAt: config.previous_key_expires_at && new Date(config.previous_key_expires_at).toISOString(),
+      failingSince: config.failing_since ? new Date(config.failing_since).toISOString() : null, disabledReason: config.disabled_reason,
     });
 
     for (const [i, x] of accounts.entries()) {
@@ -455,6 +456,7 @@ test('delivery log, feed and replay: each account sees and replays exactly its e
         assert.is((await get('/v3/events', x)).status, refused, 'no endpoint: no feed');
         assert.is((await post('/v3/webhook-deliveries/redeliver-failed', x, { since })).status, refused);
         if (rows[0]) assert.is((await post(`/v3/webhook-deliveries/${rows[0].id}/redeliver`, x)).status, refused);
+        if (rows[0]) assert.is((await get(`/v3/webhook-deliveries/${rows[0].id}`, x)).status, refused);
         continue;
       }
       const mine = rows.filter(sameEndpoint(x));
@@ -488,7 +490,12 @@ test('delivery log, feed and replay: each account sees and replays exactly its e
       }
       assert.equal(fed, expected, `the feed of ${x.role} ${x.id}`);
 
-      // Another endpoint's deliveries (one of each other endpoint) and an unknown id: 404, over REST and typed RPC.
+      // One of its own deliveries in full; another endpoint's deliveries (one of each other endpoint) and an unknown id:
+      // 404, over REST and typed RPC.
+      if (mine[0]) {
+        const res = await get(`/v3/webhook-deliveries/${mine[0].id}`, x);
+        assert.equal([res.status, res.body.id], [200, mine[0].id], `its own delivery in full (${x.id})`);
+      }
       const foreignOwners = new Set<string>();
       for (const d of rows.filter((r) => !sameEndpoint(x)(r))) {
         const of = ownerOf(byId.get(d.account_id)!)!.id;
@@ -498,7 +505,12 @@ test('delivery log, feed and replay: each account sees and replays exactly its e
         assert.equal([res.status, res.body.code], [404, 'NOT_FOUND'], `redeliver of another endpoint's delivery (${x.id} → ${of})`);
         const typed = await app.http.post('/trpc/webhookDeliveries.redeliver').set('authorization', `Bearer ${x.token}`).send({ id: d.id });
         assert.is(typed.status, 404, 'typed redeliver of another endpoint\'s delivery');
+        const read = await get(`/v3/webhook-deliveries/${d.id}`, x);
+        assert.equal([read.status, read.body.code], [404, 'NOT_FOUND'], `another endpoint's delivery in full (${x.id} → ${of})`);
+        const typedRead = await app.http.get(`/trpc/webhookDeliveries.get?input=${encodeURIComponent(JSON.stringify({ id: d.id }))}`).set('authorization', `Bearer ${x.token}`);
+        assert.is(typedRead.status, 404, 'typed read of another endpoint\'s delivery');
       }
+      assert.is((await get(`/v3/webhook-deliveries/${randomUUID()}`, x)).status, 404);
       assert.is((await post(`/v3/webhook-deliveries/${randomUUID()}/redeliver`, x)).status, 404);
     }
 
@@ -508,7 +520,8 @@ test('delivery log, feed and replay: each account sees and replays exactly its e
     assert.is((await asX(app.http.get(`/trpc/admin.deliveries.list?input=${encodeURIComponent(JSON.stringify({ accountId: y.id }))}`))).status, 401);
     assert.is((await asX(app.http.post('/trpc/admin.deliveries.redeliverFailed')).send({ accountId: y.id, since })).status, 401);
     if (rows[0]) assert.is((await asX(app.http.post('/trpc/admin.deliveries.redeliver')).send({ deliveryId: rows[0].id })).status, 401);
-    // Nor is there a path that reads one delivery or event by its id.
+    if (rows[0]) assert.is((await asX(app.http.get(`/trpc/admin.deliveries.get?input=${encodeURIComponent(JSON.stringify({ deliveryId: rows[0].id }))}`))).status, 401);
+    // Another endpoint's delivery is not found by its id, and there is no path that reads an event by its id.
     const foreign = rows.find((d) => ownerOf(byId.get(d.account_id)!) !== ownerOf(x));
     const foreignEvent = events.find((e) => ownerOf(byId.get(e.account_id)!) !== ownerOf(x));
     for (const path of [foreign && `/v3/webhook-deliveries/${foreign.id}`, foreignEvent && `/v3/events/${foreignEvent.id}`].filter(Boolean)) {

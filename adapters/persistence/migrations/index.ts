@@ -13,6 +13,7 @@ import { Migration20261123070000_stream_slots } from './Migration20261123070000_
 import { Migration20261123060000_running_commands_idx } from './Migration20261123060000_running_commands_idx.ts';
 import { Migration20261123080000_unlogged_counters } from './Migration20261123080000_unlogged_counters.ts';
 import { Migration20261127100000_previous_signature_key } from './Migration20261127100000_previous_signature_key.ts';
+import { Migration20261127110000_endpoint_health } from './Migration20261127110000_endpoint_health.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -31,4 +32,5 @@ export const migrationsList = [
   { name: 'Migration20261123070000_stream_slots', class: Migration20261123070000_stream_slots },
   { name: 'Migration20261123080000_unlogged_counters', class: Migration20261123080000_unlogged_counters },
   { name: 'Migration20261127100000_previous_signature_key', class: Migration20261127100000_previous_signature_key },
+  { name: 'Migration20261127110000_endpoint_health', class: Migration20261127110000_endpoint_health },
 ];
