@@ -157,7 +157,9 @@ test('Deliveries: a failed delivery shows the answer; redelivered after the rece
   await rows.first().getByRole('link').click();
   await page.getByRole('heading', { name: 'Delivery', level: 1 }).waitFor();
   await page.getByRole('heading', { name: 'Attempts' }).waitFor();
-  assert.match(await page.locator('main').innerText(), /failure 500/, 'the receiver\'s answer');
+  assert.match(await page.getByTestId('response-body').first().innerText(), /^failure 500/, 'the receiver\'s answer (§11)');
+  assert.match(await page.getByLabel('Payload').innerText(), /"_type": "OrderStatusEvent"/);
+  assert.match(await page.getByLabel('Request of attempt 1').innerText(), /webhook-signature/);
   await assertAccessible(page, 'a delivery');
   await screenshot(page, 'delivery');
   await page.getByRole('button', { name: /^Redeliver / }).click();

@@ -41,15 +41,3 @@ export function asProblem(error: unknown, response?: Response): Problem {
   if (error && typeof error === 'object' && 'detail' in error) return error as Problem;
   return localProblem(`The service answered ${response?.status ?? 'nothing'}.`);
 }
-
-/**
- * A path the generated types do not have yet (CONTRACT §11 parts still being merged): fetched by hand with the same
- * token, typed by the contract's shape. 404 without such a path answers null.
- */
-export async function getUntyped<T>(path: string): Promise<T> {
-  const { token } = await accessToken();
-  const response = await fetch(path, { headers: { authorization: `Bearer ${token}` } });
-  const body = await response.json().catch(() => null);
-  if (!response.ok) throw asProblem(body, response);
-  return body as T;
-}

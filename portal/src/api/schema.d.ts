@@ -279,6 +279,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v3/webhook-deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One delivery: what was sent and answered
+         * @description The delivery as listed, with the exact payload sent and, on each try, the request's URL and headers (signatures included) and the answer's headers and first 4096 bytes. Another endpoint's delivery is 404.
+         */
+        get: operations["webhookDeliveries-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v3/webhook-deliveries/{id}/redeliver": {
         parameters: {
             query?: never;
@@ -2202,7 +2222,9 @@ export interface operations {
                      *       "version": "1.3.0",
                      *       "enabled": true,
                      *       "hasSignatureKey": true,
-                     *       "previousKeyExpiresAt": null
+                     *       "previousKeyExpiresAt": null,
+                     *       "failingSince": "2026-11-23T09:30:00.012Z",
+                     *       "disabledReason": null
                      *     }
                      */
                     "application/json": {
@@ -2217,6 +2239,10 @@ export interface operations {
                         hasSignatureKey: boolean;
                         /** @description Until when the key you rotated out is still valid (webhooks are signed with both keys, commands may be signed with either); null when none is. */
                         previousKeyExpiresAt: string | null;
+                        /** @description Since when your endpoint fails: its first attempt without a 2xx after its last 2xx (or after its URL was set, or it was enabled again); null while it answers 2xx. */
+                        failingSince: string | null;
+                        /** @description Why it is disabled: `failing` (it failed for WEBHOOK_DISABLE_AFTER, 5 days by default), `integrator` (PUT with `enabled: false`); null while enabled. */
+                        disabledReason: ("failing" | "integrator") | null;
                     };
                 };
             };
@@ -2320,7 +2346,9 @@ export interface operations {
                      *       "version": "1.3.0",
                      *       "enabled": true,
                      *       "hasSignatureKey": true,
-                     *       "previousKeyExpiresAt": null
+                     *       "previousKeyExpiresAt": null,
+                     *       "failingSince": null,
+                     *       "disabledReason": null
                      *     }
                      */
                     "application/json": {
@@ -2335,6 +2363,10 @@ export interface operations {
                         hasSignatureKey: boolean;
                         /** @description Until when the key you rotated out is still valid (webhooks are signed with both keys, commands may be signed with either); null when none is. */
                         previousKeyExpiresAt: string | null;
+                        /** @description Since when your endpoint fails: its first attempt without a 2xx after its last 2xx (or after its URL was set, or it was enabled again); null while it answers 2xx. */
+                        failingSince: string | null;
+                        /** @description Why it is disabled: `failing` (it failed for WEBHOOK_DISABLE_AFTER, 5 days by default), `integrator` (PUT with `enabled: false`); null while enabled. */
+                        disabledReason: ("failing" | "integrator") | null;
                     };
                 };
             };
@@ -2447,7 +2479,9 @@ export interface operations {
                      *       "version": "1.3.0",
                      *       "enabled": true,
                      *       "hasSignatureKey": true,
-                     *       "previousKeyExpiresAt": "2026-11-24T09:30:00.000Z"
+                     *       "previousKeyExpiresAt": "2026-11-24T09:30:00.000Z",
+                     *       "failingSince": null,
+                     *       "disabledReason": null
                      *     }
                      */
                     "application/json": {
@@ -2462,6 +2496,10 @@ export interface operations {
                         hasSignatureKey: boolean;
                         /** @description Until when the key you rotated out is still valid (webhooks are signed with both keys, commands may be signed with either); null when none is. */
                         previousKeyExpiresAt: string | null;
+                        /** @description Since when your endpoint fails: its first attempt without a 2xx after its last 2xx (or after its URL was set, or it was enabled again); null while it answers 2xx. */
+                        failingSince: string | null;
+                        /** @description Why it is disabled: `failing` (it failed for WEBHOOK_DISABLE_AFTER, 5 days by default), `integrator` (PUT with `enabled: false`); null while enabled. */
+                        disabledReason: ("failing" | "integrator") | null;
                     };
                 };
             };
@@ -2769,6 +2807,179 @@ export interface operations {
                         }[];
                         /** @description Pass as `before` for older deliveries; null on the last page. */
                         next: string | null;
+                    };
+                };
+            };
+            /** @description The body or a parameter is not valid (`issues` lists each problem), or the body is not well-formed JSON (`PARSE_ERROR`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
+            401: {
+                headers: {
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this (see the operation). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (see the operation). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests; `Retry-After` says how many seconds to wait. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; the answer carries no detail of it, quote `requestId` when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The service cannot reach its database right now (`SERVICE_UNAVAILABLE`); send the same request again after `Retry-After` seconds (a command resent with its `_cid` never runs twice). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    "webhookDeliveries-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The delivery's id, from GET /v3/webhook-deliveries.
+                 * @example 7c9e6679-7425-40de-944b-e07fc1f90ae7
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery in full. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                     *       "eventId": "5b2e8f1a-9c4d-4e7b-8a16-3f0d2c9e7b41",
+                     *       "eventType": "OrderStatusEvent",
+                     *       "url": "https://hooks.example.com/partner",
+                     *       "status": "pending",
+                     *       "createdAt": "2026-11-23T09:30:00.000Z",
+                     *       "nextAttemptAt": "2026-11-23T09:35:00.012Z",
+                     *       "payload": "{\"_eid\":\"5b2e8f1a-9c4d-4e7b-8a16-3f0d2c9e7b41\",\"_type\":\"OrderStatusEvent\",\"_v\":\"1.3.0\",\"jobApiId\":\"demo-job-04\",\"gidOrderNumber\":\"O-1000000004\",\"invoicingEid\":\"INV-1004\",\"yourOrderID\":\"INST-4711\",\"status\":\"appointment_confirmed\",\"customer\":{\"email\":\"customer4@demo.example\",\"externalId\":\"C-4\",\"firstName\":\"Alex\",\"lastName\":\"Sample 4\",\"mobilePhone\":null,\"phone\":\"+49 30 1234567\",\"salutation\":null},\"shippingAddress\":{\"street\":\"Hauptstraße\",\"houseNumber\":\"4\",\"postalCode\":\"10115\",\"city\":\"Berlin\",\"countryCode\":\"DE\"},\"products\":[{\"sku\":\"WB-11KW\",\"name\":\"Wallbox 11 kW\",\"quantity\":1}],\"appointmentStart\":\"2026-12-01T08:00:00.000Z\",\"appointmentEnd\":\"2026-12-01T10:00:00.000Z\",\"projectId\":null,\"projectName\":null,\"partnerId\":\"00000000-0000-4000-8000-000000000002\",\"updatedAt\":\"2026-11-23T09:30:00.000Z\"}",
+                     *       "attempts": [
+                     *         {
+                     *           "at": "2026-11-23T09:30:00.012Z",
+                     *           "statusCode": 503,
+                     *           "durationMs": 41,
+                     *           "error": "HTTP 503: Service Unavailable",
+                     *           "request": {
+                     *             "url": "https://hooks.example.com/partner",
+                     *             "headers": {
+                     *               "content-type": "application/json",
+                     *               "user-agent": "partner-brand-api-webhooks/1",
+                     *               "webhook-id": "5b2e8f1a-9c4d-4e7b-8a16-3f0d2c9e7b41",
+                     *               "webhook-timestamp": "1795426200",
+                     *               "x-webhook-signature": "9f2c6d0e8a4b1c3d5e7f9a0b2c4d6e8f0a1b3c5d7e9f1a2b4c6d8e0f2a4b6c8d",
+                     *               "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="
+                     *             }
+                     *           },
+                     *           "response": {
+                     *             "headers": {
+                     *               "content-type": "text/plain",
+                     *               "retry-after": "120"
+                     *             },
+                     *             "body": "Service Unavailable"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        id: string;
+                        /** @description The event's `_eid`, also the `webhook-id` header. */
+                        eventId: string;
+                        eventType: string;
+                        /** @description Your endpoint's URL as configured now. */
+                        url: string | null;
+                        /** @enum {string} */
+                        status: "pending" | "delivered" | "failed";
+                        /** @description Every try, oldest first, with its request and answer. */
+                        attempts: {
+                            /** @description When the try was made (ISO 8601, UTC). */
+                            at: string;
+                            /** @description Null when no answer came (refused target, connection error, timeout). */
+                            statusCode: number | null;
+                            durationMs: number;
+                            /** @description The error, or the start of a non-2xx answer. */
+                            error: string | null;
+                            /** @description What was sent; null when nothing was (the endpoint was disabled or had no URL). */
+                            request: {
+                                url: string;
+                                /** @description The headers sent, signature values included. */
+                                headers: {
+                                    [key: string]: string;
+                                };
+                            } | null;
+                            /** @description What came back; null when no answer came (timeout, refused connection). */
+                            response: {
+                                headers: {
+                                    [key: string]: string;
+                                };
+                                /** @description The first 4096 bytes of the answer as UTF-8 text; "" when it had none. */
+                                body: string;
+                            } | null;
+                        }[];
+                        createdAt: string;
+                        /** @description When a pending delivery is tried next; null otherwise. */
+                        nextAttemptAt: string | null;
+                        /** @description The exact JSON text that was sent (and signed), as a string. */
+                        payload: string;
                     };
                 };
             };

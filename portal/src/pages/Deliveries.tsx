@@ -1,24 +1,14 @@
 import { useState, type FormEvent } from 'react';
-import { api, call, getUntyped } from '../api/client';
+import { api, call } from '../api/client';
 import type { operations } from '../api/schema';
 import { Empty, Json, Loaded, ProblemBox, useAction, useLoad, when } from '../ui';
 
 type Page = operations['webhookDeliveries-list']['responses'][200]['content']['application/json'];
-type Listed = Page['items'][number];
 type Status = NonNullable<NonNullable<operations['webhookDeliveries-list']['parameters']['query']>['status']>;
-/** CONTRACT §11: GET /v3/webhook-deliveries/{id}, the delivery as listed plus what was sent and answered. */
-type Detail = Omit<Listed, 'attempts'> & {
-  payload?: string;
-  attempts: (Listed['attempts'][number] & {
-    request?: { url: string; headers: Record<string, string> };
-    response?: { headers: Record<string, string>; body: string } | null;
-  })[];
-};
+/** GET /v3/webhook-deliveries/{id}: the delivery as listed, its payload, and each attempt's request and response. */
+type Detail = operations['webhookDeliveries-get']['responses'][200]['content']['application/json'];
 
 const PAGE_SIZE = 20;
-/** The deliveries of the last page shown, so that one opens at once even before its detail is answered. */
-const seen = new Map<string, Listed>();
-
 export function Deliveries() {
   const [status, setStatus] = useState<Status | ''>('');
   const [cursors, setCursors] = useState<string[]>([]);
@@ -27,7 +17,6 @@ export function Deliveries() {
     const page = await call(api.GET('/v3/webhook-deliveries', {
       params: { query: { limit: PAGE_SIZE, ...(status && { status }), ...(before && { before }) } },
     }));
-    for (const item of page.items) seen.set(item.id, item);
     return page;
   }, [status, before]);
 
@@ -121,30 +110,14 @@ function RedeliverFailed({ onDone }: { onDone: () => void }) {
   );
 }
 
-async function loadDetail(id: string): Promise<{ detail: Detail; full: boolean }> {
-  try {
-    return { detail: await getUntyped<Detail>(`/v3/webhook-deliveries/${encodeURIComponent(id)}`), full: true };
-  } catch (problem) {
-    if ((problem as { status?: number }).status !== 404) throw problem;
-    // Until the service answers the path (a 404 for every id), the delivery as listed, from the newest ones.
-    if (!seen.has(id)) {
-      const page = await call(api.GET('/v3/webhook-deliveries', { params: { query: { limit: 100 } } }));
-      for (const item of page.items) seen.set(item.id, item);
-    }
-    const listed = seen.get(id);
-    if (listed) return { detail: listed, full: false };
-    throw problem;
-  }
-}
-
 export function DeliveryDetail({ id }: { id: string }) {
-  const [load, reload] = useLoad(() => loadDetail(id), [id]);
+  const [load, reload] = useLoad(() => call(api.GET('/v3/webhook-deliveries/{id}', { params: { path: { id } } })), [id]);
   return (
     <>
       <p><a href="#/deliveries">← All deliveries</a></p>
       <h1>Delivery</h1>
       <Loaded load={load}>
-        {({ detail, full }) => (
+        {(detail) => (
           <>
             <dl className="facts">
               <dt>Id</dt><dd><code>{detail.id}</code></dd>
@@ -155,9 +128,9 @@ export function DeliveryDetail({ id }: { id: string }) {
               <dt>Next attempt</dt><dd>{when(detail.nextAttemptAt)}</dd>
             </dl>
             <Redeliver id={detail.id} onDone={reload} />{' '}
-            <button type="button" className="secondary" onClick={() => { seen.delete(detail.id); reload(); }}>Refresh</button>
-            {!full && <p className="muted">This service does not show what was sent and answered yet; below is the delivery as listed.</p>}
-            {detail.payload !== undefined && (<><h2>Payload</h2><Json value={detail.payload} label="Payload" /></>)}
+            <button type="button" className="secondary" onClick={reload}>Refresh</button>
+            <h2>Payload</h2>
+            <Json value={detail.payload} label="Payload" />
             <h2>Attempts</h2>
             {detail.attempts.length === 0 ? <Empty>No attempt yet.</Empty> : (
               <ol className="attempts">
@@ -165,8 +138,10 @@ export function DeliveryDetail({ id }: { id: string }) {
                   <li key={index}>
                     <h3>{when(a.at)}: {a.statusCode ?? 'no answer'}, {a.durationMs} ms</h3>
                     {a.error && <p>{a.error}</p>}
-                    {a.request && (<><h4>Request</h4><Json value={a.request} label={`Request of attempt ${index + 1}`} /></>)}
-                    {a.response !== undefined && (a.response
+                    {a.request
+                      ? (<><h4>Request</h4><Json value={a.request} label={`Request of attempt ${index + 1}`} /></>)
+                      : <p className="muted">Nothing was sent (the endpoint was disabled or had no URL).</p>}
+                    {a.request && (a.response
                       ? (<><h4>Response</h4><Json value={a.response.headers} label={`Response headers of attempt ${index + 1}`} />
                           <pre className="json" tabIndex={0} aria-label={`Response body of attempt ${index + 1}`} data-testid="response-body">{a.response.body || '(empty body)'}</pre></>)
                       : <p className="muted">No answer came.</p>)}

@@ -3,10 +3,7 @@ import { api, call } from '../api/client';
 import type { components, operations } from '../api/schema';
 import { Empty, Loaded, ProblemBox, useAction, useLoad, when } from '../ui';
 
-type Shown = operations['webhookConfig-get']['responses'][200]['content']['application/json'];
-/** CONTRACT §11's endpoint health; shown once GET /v3/webhook-config answers it. */
-type Health = { failingSince?: string | null; disabledReason?: 'failing' | 'integrator' | null };
-type Config = Shown & Health;
+type Config = operations['webhookConfig-get']['responses'][200]['content']['application/json'];
 type Put = operations['webhookConfig-put']['requestBody']['content']['application/json'];
 type EventType = NonNullable<operations['webhookConfig-test']['requestBody']['content']['application/json']['eventType']>;
 type Issue = NonNullable<components['schemas']['Problem']['issues']>[number];
@@ -19,7 +16,7 @@ async function loadConfig(): Promise<Config | null> {
   const { data, error, response } = await api.GET('/v3/webhook-config');
   if (response.status === 404) return null;
   if (error) throw error;
-  return data as Config;
+  return data;
 }
 
 export function Endpoint() {
