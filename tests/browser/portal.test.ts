@@ -42,10 +42,8 @@ test.before(async () => {
   await new Promise((resolve) => server.once('listening', resolve));
   closeAtEnd(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
   app.worker.start();
-  closeAtEnd(() => app.worker.stop());
   receiver = await startReceiver(() => (failing ? 500 : 200));
   browser = await launchChromium();
-  closeAtEnd(() => browser.close());
   for (const [who, role] of [[partner, 'partner'], [brand, 'brand']] as const) {
     who.accountId = (await app.admin.call<{ id: string }>('accounts.create', { name: `Portal ${role}`, role })).id;
     await app.admin.call('contacts.create', { accountId: who.accountId, email: who.email });
@@ -54,6 +52,13 @@ test.before(async () => {
     who.page = await who.context.newPage();
     who.page.on('console', (message) => { if (/Content Security Policy/i.test(message.text())) throw new Error(`CSP: ${message.text()}`); });
   }
+});
+
+// The worker stops with this suite: the suites after it share the database and see it still.
+test.after(async () => {
+  if (!hasChromium) return;
+  await app.worker.stop();
+  await browser.close();
 });
 
 /** Signs in through the portal's own form, then follows the link of the mail it sent. */
@@ -143,6 +148,9 @@ test('Deliveries: a failed delivery shows the answer; redelivered after the rece
   const failed = async () => (await app.http.get('/v3/webhook-deliveries?status=failed').set('authorization', `Bearer ${await accessTokenOf(partner.page)}`)).body.items.length;
   for (let i = 0; i < 100 && (await failed()) < 2; i++) await new Promise((resolve) => setTimeout(resolve, 100));
   assert.is(await failed(), 2, 'two deliveries failed');
+  await page.goto(`${base}/portal/#/deliveries`);
+  await page.getByRole('link', { name: 'Endpoint' }).click();
+  assert.match(await page.getByTestId('health').innerText(), /^Failing since .*redeliver what failed/, 'the health sentence (§11)');
 
   await page.goto(`${base}/portal/#/deliveries`);
   await page.getByLabel('Status').selectOption('failed');
