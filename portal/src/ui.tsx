@@ -22,7 +22,6 @@ export function useLoad<T>(load: () => Promise<T>, keys: unknown[]): [Load<T>, (
       },
     );
     return () => { current = false; };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...keys, round]);
   return [result, useCallback(() => setRound((r) => r + 1), [])];
 }
