@@ -25,14 +25,18 @@ export interface MailMessage {
 }
 
 /** Plain text, the token alone on its own line and never inside a link, so that mail scanners cannot use it up. */
-export function refreshTokenMail(to: string, token: string, expiresAt: Date): MailMessage {
+export function refreshTokenMail(to: string, token: string, expiresAt: Date, signInLink: string): MailMessage {
   return {
     to,
     subject: 'Your API refresh token',
     text: [
       'Hello,',
       '',
-      'here is the refresh token you asked for. It is valid until ' + expiresAt.toISOString() + ' and can only be',
+      'sign in to the integrator portal with this link (it holds the token below):',
+      '',
+      signInLink,
+      '',
+      'Or use the refresh token yourself. It is valid until ' + expiresAt.toISOString() + ' and can only be',
       'exchanged for access tokens (POST /v3/auth/access-token with "Authorization: Bearer <refresh token>").',
       '',
       token,

@@ -1,6 +1,6 @@
 import type { RequestSignatures, TokenService } from './ports/credentials.ts';
 import type { LoginRateLimiter, RateLimiter, StreamSlots } from './ports/limits.ts';
-import type { Mailer, WebhookSender, WebhookTargetPolicy } from './ports/messaging.ts';
+import type { Links, Mailer, WebhookSender, WebhookTargetPolicy } from './ports/messaging.ts';
 import type { Repositories } from './ports/repositories.ts';
 import type { Clock, IdGenerator } from './ports/time-and-ids.ts';
 
@@ -28,6 +28,7 @@ export interface ProcessServices {
   webhookTargets: WebhookTargetPolicy;
   tokens: TokenService;
   mailer: Mailer;
+  links: Links;
   loginLimiter: LoginRateLimiter;
   /** Endpoint tests per account (CONTRACT §10: 10 a minute). */
   endpointTestLimiter: RateLimiter;

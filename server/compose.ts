@@ -80,6 +80,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     tokens: new JoseTokenService(jwtKey.key, ids, config.jwtSecretPrevious ? [new TextEncoder().encode(config.jwtSecretPrevious)] : []),
     signatures: hmacSignatures,
     mailer: overrides.mailer ?? chooseMailer(config, log),
+    links: {
+      portalSignIn: (token: string) => `${config.publicUrl ?? `http://localhost:${config.port}`}/portal/#refresh=${encodeURIComponent(token)}`,
+    },
     loginLimiter: overrides.loginLimiter ?? (database.kind === 'postgresql'
       ? FlexibleLoginRateLimiter.inPostgres(limits(config), database.orm.em.getKnex())
       : FlexibleLoginRateLimiter.inMemory(limits(config))),

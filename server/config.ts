@@ -44,6 +44,7 @@ const envSchema = z.object({
   DATABASE_TIMEOUT_MS: int(0, 3_600_000, 10_000),
   PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
   DATA_DIR: z.string().min(1).default('./.data'),
+  PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
   JWT_SECRET: z.string().refine((v) => Buffer.byteLength(v) >= 32, 'must be at least 32 bytes').optional(),
   JWT_SECRET_PREVIOUS: z.string().refine((v) => Buffer.byteLength(v) >= 32, 'must be at least 32 bytes').optional(),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -88,6 +89,8 @@ export interface Config {
   databaseTimeoutMs: number;
   pgliteDir: string;
   dataDir: string;
+  /** The address integrators reach the service at, for the links of the mails; unset: http://localhost:<port>. */
+  publicUrl: string | undefined;
   jwtSecret: string | undefined;
   /** The key before the last rotation: still accepted when verifying tokens, never used to sign. */
   jwtSecretPrevious: string | undefined;
@@ -154,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
     pgliteDir: e.PGLITE_DIR === 'memory://' ? e.PGLITE_DIR : resolve(e.PGLITE_DIR),
     dataDir: resolve(e.DATA_DIR),
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     jwtSecret: e.JWT_SECRET,
     jwtSecretPrevious: e.JWT_SECRET_PREVIOUS,
     adminToken: e.ADMIN_TOKEN,

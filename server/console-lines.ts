@@ -48,5 +48,8 @@ export function readyLine(config: Pick<Config, 'role'>, port: number, cluster?: 
   if (config.role === 'worker') {
     return { message: `ready: the worker runs; health at ${url}/readyz`, fields: { port, role: config.role, url } };
   }
-  return { message: `ready: ${url} (API reference: ${url}/docs)`, fields: { port, role: config.role, url, docs: `${url}/docs` } };
+  return {
+    message: `ready: ${url} (integrator portal: ${url}/portal, API reference: ${url}/docs)`,
+    fields: { port, role: config.role, url, portal: `${url}/portal`, docs: `${url}/docs` },
+  };
 }

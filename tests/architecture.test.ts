@@ -69,7 +69,32 @@ test('bench/ and server/seed-bench.ts import only what is listed for them', () =
   assert.equal(offenders, []);
 });
 
+/** Where a relative import of `file` lands, from the repository's root. */
+const targetOf = (file: string, specifier: string) => posix.normalize(posix.join(dirname(file), specifier));
+const portalSources = () => [
+  'portal/vite.config.ts',
+  ...(readdirSync(join(root, 'portal', 'src'), { recursive: true }) as string[]).filter((f) => /\.tsx?$/.test(f)).map((f) => posix.join('portal/src', f)),
+];
+const leavesPortal = (file: string, specifier: string) => specifier.startsWith('.') && !targetOf(file, specifier).startsWith('portal/');
+const entersPortal = (file: string, specifier: string) => specifier.startsWith('.') && targetOf(file, specifier).startsWith('portal/');
+
+test('the portal imports nothing of the API code, only its own files and packages (the API reaches it over HTTP)', () => {
+  const offenders = portalSources().flatMap((file) => importsOf(file).filter((s) => leavesPortal(file, s)).map((s) => `${file}: ${s}`));
+  assert.equal(offenders, []);
+});
+
+test('the API code imports nothing of the portal (it serves its built files as files)', () => {
+  const offenders = ['domain', 'server', 'adapters', 'client'].flatMap(sources)
+    .flatMap((file) => importsOf(file).filter((s) => entersPortal(file, s)).map((s) => `${file}: ${s}`));
+  assert.equal(offenders, []);
+});
+
 test('the checks above do detect a forbidden import', () => {
+  assert.ok(portalSources().includes('portal/src/pages/Endpoint.tsx'));
+  assert.ok(leavesPortal('portal/src/pages/Endpoint.tsx', '../../../domain/errors.ts'));
+  assert.not.ok(leavesPortal('portal/src/pages/Endpoint.tsx', '../api/client'));
+  assert.ok(entersPortal('server/http/portal.ts', '../../portal/src/api/client.ts'));
+  assert.not.ok(entersPortal('server/http/portal.ts', './app.ts'));
   assert.ok(benchImportAllowed('bench/soak/load.ts', './config.ts'));
   assert.ok(benchImportAllowed('bench/floor-app.ts', '../server/routers/commands.contract.ts'));
   assert.ok(benchImportAllowed('bench/bare-server.ts', '../domain/payloads.ts'));

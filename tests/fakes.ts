@@ -45,7 +45,7 @@ export function fakeDeps() {
   const clock = new FixedClock();
   return {
     ...repositories, clock, ids: new SequentialIds(), webhookSender: new ScriptedWebhookSender(clock), webhookTargets: allowAllTargets, tokens: new InMemoryTokenService(),
-    mailer: new RecordingMailer(), loginLimiter: new CountingLoginLimiter(), endpointTestLimiter: new CountingRateLimiter(), requestLimiter: new CountingRateLimiter(1_000_000), streamSlots: new InMemoryStreamSlots(2), deferrer: new QueuedDeferrer(),
+    mailer: new RecordingMailer(), links: { portalSignIn: (token: string) => `http://portal.test/portal/#refresh=${token}` }, loginLimiter: new CountingLoginLimiter(), endpointTestLimiter: new CountingRateLimiter(), requestLimiter: new CountingRateLimiter(1_000_000), streamSlots: new InMemoryStreamSlots(2), deferrer: new QueuedDeferrer(),
     signatures: { matches: (key: string, body: Uint8Array, signature: string) => signature.toLowerCase() === `sig(${key}:${Buffer.from(body).toString()})` },
   } satisfies Deps;
 }

@@ -30,6 +30,12 @@ export interface WebhookSender {
   send(request: WebhookRequest): Promise<SentAttempt>;
 }
 
+/** Addresses integrators follow from the mails, under the service's public address (CONTRACT §1 `PUBLIC_URL`). */
+export interface Links {
+  /** The portal's sign-in with this refresh token: `PUBLIC_URL/portal/#refresh=<token>`. */
+  portalSignIn(refreshToken: string): string;
+}
+
 export interface Mailer {
   /** Resolves once the message is handed over; rejects when it could not be. */
   send(message: MailMessage): Promise<void>;

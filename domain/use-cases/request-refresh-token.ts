@@ -20,7 +20,7 @@ export async function requestRefreshToken(
 }
 
 /** Sends a refresh token to a contact with API access; does nothing for any other address. */
-async function mailRefreshToken(deps: Pick<Deps, 'contacts' | 'accounts' | 'tokens' | 'mailer' | 'clock'>, email: string): Promise<boolean> {
+async function mailRefreshToken(deps: Pick<Deps, 'contacts' | 'accounts' | 'tokens' | 'mailer' | 'links' | 'clock'>, email: string): Promise<boolean> {
   const contact = await deps.contacts.findByEmail(email);
   if (!contact?.apiAccess) return false;
   const account = await deps.accounts.get(contact.accountId);
@@ -28,6 +28,6 @@ async function mailRefreshToken(deps: Pick<Deps, 'contacts' | 'accounts' | 'toke
   const now = deps.clock.now();
   const token = await deps.tokens.issue('refresh', { contactId: contact.id, accountId: account.id, role: account.role }, now, REFRESH_TOKEN_LIFETIME_SECONDS);
   const expiresAt = new Date(now.getTime() + REFRESH_TOKEN_LIFETIME_SECONDS * 1000);
-  await deps.mailer.send(refreshTokenMail(contact.email, token, expiresAt));
+  await deps.mailer.send(refreshTokenMail(contact.email, token, expiresAt, deps.links.portalSignIn(token)));
   return true;
 }

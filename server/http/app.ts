@@ -11,6 +11,7 @@ import { problem, retryAfterOf } from '../errors.ts';
 import { bodilessIsEmptyJson, edgeErrors, jsonBodiesOnly, MAX_BODY_BYTES, refuseDeclaredTooLarge, restJsonBodies, trpcBodies } from './json-body.ts';
 import { safeError, type Logger } from '../logger.ts';
 import { legacyOrdersRoute } from './legacy-orders.ts';
+import { portalRoutes } from './portal.ts';
 import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
 import { requestIdFor } from './request-id.ts';
 import type { Services } from '../services.ts';
@@ -137,6 +138,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
 
   app.get('/', (_req, res) => { res.redirect(302, '/docs'); });
   app.get('/openapi.json', (_req, res) => { res.json(openApiDocument); });
+  app.use(portalRoutes());
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, {
     customSiteTitle: 'Partner and Brand Integration API',
     swaggerOptions: { url: '/openapi.json' },

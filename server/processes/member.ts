@@ -62,7 +62,7 @@ export async function serveAsMember(config: Config, log: Logger, refuse: Refuse)
     tell({ pbi: 'scrape', id });
   });
 
-  built = await buildOrRefuse(config, log, refuse, { scrapeMetrics });
+  built = await buildOrRefuse(config, log, refuse, config.port, { scrapeMetrics });
   if (stopAsked) {
     await built.close();
     process.exit(0);

@@ -8,11 +8,14 @@ import { drainer } from './drain.ts';
 /** Stops the start with one plain sentence when the error is a setting or a database that cannot work (main.ts). */
 export type Refuse = (error: unknown) => never;
 
-/** Builds the app (compose.ts and all it loads are imported here, once the port is settled). */
-export async function buildOrRefuse(config: Config, log: Logger, refuse: Refuse, overrides: BuildOverrides = {}): Promise<BuiltApp> {
+/**
+ * Builds the app (compose.ts and all it loads are imported here, once the port is settled). The mails' links name
+ * `port` when PUBLIC_URL is not set (PORT=0 binds any).
+ */
+export async function buildOrRefuse(config: Config, log: Logger, refuse: Refuse, port: number, overrides: BuildOverrides = {}): Promise<BuiltApp> {
   try {
     const { buildApp } = await import('../compose.ts');
-    return await buildApp(config, { ...overrides, logger: log });
+    return await buildApp({ ...config, publicUrl: config.publicUrl ?? `http://localhost:${port}` }, { ...overrides, logger: log });
   } catch (error) {
     refuse(error);
   }
@@ -31,7 +34,7 @@ export async function serveAlone(config: Config, log: Logger, refuse: Refuse) {
   }
   log.debug({ port: http.port }, 'port bound');
 
-  const built = await buildOrRefuse(config, log, refuse);
+  const built = await buildOrRefuse(config, log, refuse, http.port);
   http.serve(built.app);
   const ready = readyLine(config, http.port);
   log.info(ready.fields, ready.message);

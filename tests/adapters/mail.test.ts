@@ -13,7 +13,7 @@ import type { Mailer } from '../../domain/ports.ts';
 
 const test = suite('mailers');
 const TOKEN = `eyJhbGciOiJIUzI1NiJ9.${'eyJzdWIiOiJ4In0'.repeat(20)}.c2lnbmF0dXJl`;
-const message = refreshTokenMail('ops@partner.example', TOKEN, new Date('2026-11-23T12:00:00Z'));
+const message = refreshTokenMail('ops@partner.example', TOKEN, new Date('2026-11-23T12:00:00Z'), `http://localhost:3000/portal/#refresh=${TOKEN}`);
 /** Undoes quoted-printable soft breaks: what a mail client shows. */
 const decoded = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
 const lines = (raw: string) => decoded(raw).split(/\r?\n/);

@@ -43,13 +43,13 @@ test('login answers the same for registered, unknown and access-less addresses; 
   assert.equal(deps.mailer.sent.map((m) => m.to), ['Ops@Partner.Example']);
 });
 
-test('the mail holds the refresh token alone on its line, no link', async () => {
+test('the mail holds the refresh token alone on its line, and one link: the portal\'s sign-in with that token', async () => {
   const deps = fakeDeps();
   await world(deps);
   const token = await loginAndReadToken(deps, 'OPS@partner.example');
   const lines = deps.mailer.sent[0]!.text.split('\n');
   assert.ok(lines.includes(token));
-  assert.not.match(deps.mailer.sent[0]!.text, /https?:\/\//);
+  assert.equal(deps.mailer.sent[0]!.text.match(/https?:\/\/\S+/g), [deps.links.portalSignIn(token)]);
 });
 
 test('a malformed address is refused; a limit reached is RATE_LIMITED with a wait', async () => {

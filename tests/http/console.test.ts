@@ -46,9 +46,9 @@ test('the start line names the role and the database, the data folder or the ser
   assert.match(startLine(loadConfig({ PGLITE_DIR: 'memory://' })).message, 'the embedded database, in memory (nothing is kept)');
 });
 
-test('the ready line names the URL and /docs, with the port and the role first', () => {
+test('the ready line names the URL, /portal and /docs, with the port and the role first', () => {
   const ready = readyLine({ role: 'all' }, 3456);
-  assert.is(ready.message, 'ready: http://localhost:3456 (API reference: http://localhost:3456/docs)');
+  assert.is(ready.message, 'ready: http://localhost:3456 (integrator portal: http://localhost:3456/portal, API reference: http://localhost:3456/docs)');
   assert.match(JSON.stringify(ready.fields), /^\{"port":3456,"role":"all","url":"http:\/\/localhost:3456"/);
   assert.is(readyLine({ role: 'worker' }, 3100).message, 'ready: the worker runs; health at http://localhost:3100/readyz');
 });

@@ -103,7 +103,7 @@ test('JSON lines: the first line within 1 s, the ready line with the URL, a fail
       assert.ok(creating.at < Date.parse(String(migrating.time)), `the progress line arrived ${creating.at - Date.parse(String(migrating.time))} ms after the migrations began`);
     }
     const ready = lines().find((l) => String(l.msg).startsWith('ready:'))!;
-    assert.is(ready.msg, `ready: http://localhost:${port} (API reference: http://localhost:${port}/docs)`);
+    assert.is(ready.msg, `ready: http://localhost:${port} (integrator portal: http://localhost:${port}/portal, API reference: http://localhost:${port}/docs)`);
     assert.is(ready.url, `http://localhost:${port}`);
     await until(() => lines().some((l) => l.level === 40 && l.status === 500), 10_000, 'the failed attempt', service.output);
     const failed = lines().find((l) => l.level === 40 && l.status === 500)!;
@@ -122,7 +122,7 @@ test('lines for people: the same facts, one readable line each, no colours into 
     assert.ok(firstLineAfterMs > 0 && firstLineAfterMs < firstLineBoundMs(tsxMs), `first line after ${firstLineAfterMs} ms (tsx alone: ${tsxMs} ms)`);
     assert.match(lines()[0]!, server ? /^\[[\d:.]+\] INFO: starting the API and the worker on PostgreSQL at [\w.-]+:\d+\/\w+ \{"role":"all"/
       : /^\[[\d:.]+\] INFO: starting the API and the worker on the embedded database in \/\S*pglite \{"role":"all"/);
-    assert.ok(lines().some((l) => l.includes(`INFO: ready: http://localhost:${port} (API reference: http://localhost:${port}/docs)`)), service.output());
+    assert.ok(lines().some((l) => l.includes(`INFO: ready: http://localhost:${port} (integrator portal: http://localhost:${port}/portal, API reference: http://localhost:${port}/docs)`)), service.output());
     const warning = /^\[[\d:.]+\] WARN: webhook delivery to 127\.0\.0\.1:\d+ failed \(HTTP 500, attempt 1\); next attempt at \S+Z \{.*"status":500/;
     await until(() => lines().some((l) => warning.test(l)), 10_000, 'the failed attempt', service.output);
     assert.not.match(service.output(), '\x1b[', 'no colour codes into a pipe');

@@ -1,0 +1,78 @@
+import { useState, type FormEvent } from 'react';
+import { api, call } from '../api/client';
+import { Empty, Json, Loaded, useLoad, when } from '../ui';
+
+const PAGE_SIZE = 20;
+
+/** The partner's paginated listing, with `active` and `updatedSince`. */
+export function Orders() {
+  const [page, setPage] = useState(1);
+  const [active, setActive] = useState(false);
+  const [since, setSince] = useState('');
+  const [filters, setFilters] = useState({ active: false, since: '' });
+  const [load] = useLoad(() => call(api.GET('/v3/partner-orders/paginated', {
+    params: { query: {
+      page, pageSize: PAGE_SIZE,
+      ...(filters.active && { active: 'true' as const }),
+      ...(filters.since && { updatedSince: new Date(`${filters.since}Z`).toISOString() }),
+    } },
+  })), [page, filters]);
+  const apply = (e: FormEvent) => { e.preventDefault(); setPage(1); setFilters({ active, since }); };
+  return (
+    <>
+      <h1>Orders</h1>
+      <form className="toolbar" onSubmit={apply} aria-label="Filter orders">
+        <div className="check">
+          <input id="active" type="checkbox" checked={active} onChange={(e) => setActive(e.target.checked)} />
+          <label htmlFor="active">Only orders needing action</label>
+        </div>
+        <label htmlFor="updatedSince">Updated since (UTC)</label>
+        <input id="updatedSince" type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} />
+        <button type="submit">Apply</button>
+      </form>
+      <Loaded load={load}>
+        {(answer) => {
+          const items = answer.items as { jobApiId: string; gidOrderNumber?: string | null; status: string; updatedAt: string }[];
+          const pages = Math.max(1, Math.ceil(answer.total / answer.pageSize));
+          return (
+            <>
+              {items.length === 0 ? <Empty>No orders match.</Empty> : (
+                <table>
+                  <caption className="visually-hidden">Orders, page {answer.page} of {pages}</caption>
+                  <thead><tr><th scope="col">Order</th><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Updated</th></tr></thead>
+                  <tbody>
+                    {items.map((o) => (
+                      <tr key={o.jobApiId}>
+                        <td><a href={`#/orders/${encodeURIComponent(o.jobApiId)}`}>{o.jobApiId}</a></td>
+                        <td>{o.gidOrderNumber ?? '—'}</td>
+                        <td>{o.status}</td>
+                        <td>{when(o.updatedAt)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+              <nav className="pager" aria-label="Pages of orders">
+                <button type="button" className="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
+                <span>Page {answer.page} of {pages} ({answer.total} orders)</span>
+                <button type="button" className="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>Next</button>
+              </nav>
+            </>
+          );
+        }}
+      </Loaded>
+    </>
+  );
+}
+
+/** One order as the single-order poll shows it, in the endpoint's configured version. */
+export function OrderDetail({ id }: { id: string }) {
+  const [load] = useLoad(() => call(api.GET('/v3/poll/job/{version}/{orderId}', { params: { path: { version: '*', orderId: id } } })), [id]);
+  return (
+    <>
+      <p><a href="#/orders">← All orders</a></p>
+      <h1>Order {id}</h1>
+      <Loaded load={load}>{(order) => <Json value={order} label={`Order ${id}`} />}</Loaded>
+    </>
+  );
+}

@@ -1,0 +1,9 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+// Served by the service at /portal/ (server/http/portal.ts): hashed files under /portal/assets/, cached for a year.
+export default defineConfig({
+  base: '/portal/',
+  plugins: [react()],
+  build: { outDir: 'dist', emptyOutDir: true, assetsInlineLimit: 0, reportCompressedSize: false },
+});

@@ -1,0 +1,48 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+
+// The project's folder, from this file in server/http/ or, in a built start, in dist/server/http/.
+const above = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** Where `npm install` builds the portal (portal/, its own package: the API does not import it, it does not import the API). */
+export const PORTAL_DIST = join(basename(above) === 'dist' ? dirname(above) : above, 'portal', 'dist');
+
+/**
+ * The page allows its own files and calls to this origin only: no inline script or style, no frames, no other origin.
+ * The refresh token the page holds can leave it only towards this service.
+ */
+export const PORTAL_CSP = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
+  "font-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * The integrator portal at /portal/: hashed files under /portal/assets/ cached for a year (their names change with their
+ * content), the page itself never stored (it is the door to signed-in views: the back button after signing out must
+ * not show one from a cache). Without a build, a 503 that says how to make one.
+ */
+export function portalRoutes(dist = PORTAL_DIST) {
+  const routes = express.Router({ strict: true });
+  const security = (res: express.Response) => {
+    res.setHeader('x-content-type-options', 'nosniff');
+    res.setHeader('referrer-policy', 'no-referrer');
+    res.setHeader('x-frame-options', 'DENY');
+  };
+  routes.get('/portal', (_req, res) => { res.redirect(301, '/portal/'); });
+  routes.get('/portal/', (_req, res) => {
+    security(res);
+    const index = join(dist, 'index.html');
+    if (!existsSync(index)) {
+      res.status(503).type('text/plain').send('The portal is not built: run `npm run portal:build` (npm install builds it too).\n');
+      return;
+    }
+    res.setHeader('content-security-policy', PORTAL_CSP);
+    res.setHeader('cache-control', 'no-store');
+    res.type('html').send(readFileSync(index));
+  });
+  routes.use('/portal/assets', (_req, res, next) => { security(res); next(); }, express.static(join(dist, 'assets'), {
+    immutable: true, maxAge: '365d', index: false, etag: false,
+  }), (_req, res) => { res.status(404).type('text/plain').send('No such file of the portal.\n'); });
+  return routes;
+}

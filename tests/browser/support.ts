@@ -1,0 +1,56 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import * as assert from 'uvu/assert';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+export const NO_CHROMIUM = `needs Chromium at ${CHROMIUM} (install it: apt-get install -y chromium)`;
+
+/** Debian's Chromium, headless, with nothing reaching out to the network on its own. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--disable-default-apps', '--disable-extensions', '--metrics-recording-only', '--no-default-browser-check'],
+  });
+}
+
+/** A loopback port free just now, so that the app can be told its public address before it listens. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The portal link of the newest mail to `email` in the file mailer's folder (quoted-printable undone). */
+export async function mailedLink(mailDir: string, email: string): Promise<string> {
+  const files = (await readdir(mailDir)).filter((f) => f.endsWith('.eml')).sort().reverse();
+  for (const file of files) {
+    const text = (await readFile(join(mailDir, file), 'utf8')).replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+    if (!text.toLowerCase().includes(`to: ${email.toLowerCase()}`)) continue;
+    const link = text.split(/\r?\n/).find((line) => /^https?:\/\/\S+\/portal\/#refresh=/.test(line));
+    assert.ok(link, `no portal link in the mail to ${email}`);
+    return link;
+  }
+  throw new Error(`no mail to ${email} in ${mailDir}`);
+}
+
+/** axe-core on the page as it is: no serious or critical violation. */
+export async function assertAccessible(page: Page, what: string) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.equal(grave.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`), [], `accessibility of ${what}`);
+}
+
+/** Screenshots for docs/integrators.md, taken when UPDATE_SCREENSHOTS=1 (they would change at every run otherwise). */
+export async function screenshot(page: Page, name: string) {
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
+  await page.screenshot({ path: join(import.meta.dirname, '..', '..', 'docs', 'images', `portal-${name}.png`), fullPage: true });
+}
