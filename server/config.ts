@@ -39,7 +39,13 @@ const envSchema = z.object({
   PORT: int(0, 65535, 3000),
   WEB_CONCURRENCY: z.string().regex(/^\d+$/, 'must be a whole number').optional()
     .transform((v) => (v === undefined ? availableParallelism() : Number(v))).pipe(z.number().int().min(1, 'must be 1 or more').max(1024)),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    // Messages never repeat the value: it holds the password. A `/`, `#` or `?` left in a password ends the address
+    // part early, so the URL either does not parse or leaves an `@` (and the password's tail) in its path or query.
+    .refine(
+      (v) => URL.canParse(v) && !/@/.test((({ pathname, search, hash }) => pathname + search + hash)(new URL(v))),
+      'is not a URL that can be read; percent-encode reserved characters (such as / # ? @ :) in the user name and password',
+    ).optional(),
   DATABASE_POOL_SIZE: int(1, 1000, 20),
   DATABASE_TIMEOUT_MS: int(0, 3_600_000, 10_000),
   PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
