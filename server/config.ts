@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -38,7 +37,7 @@ const envSchema = z.object({
   SERVICE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   PORT: int(0, 65535, 3000),
   WEB_CONCURRENCY: z.string().regex(/^\d+$/, 'must be a whole number').optional()
-    .transform((v) => (v === undefined ? availableParallelism() : Number(v))).pipe(z.number().int().min(1, 'must be 1 or more').max(1024)),
+    .transform((v) => (v === undefined ? null : Number(v))).pipe(z.number().int().min(1, 'must be 1 or more').max(1024).nullable()),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     // Messages never repeat the value: it holds the password. A `/`, `#` or `?` left in a password ends the address
     // part early, so the URL either does not parse or leaves an `@` (and the password's tail) in its path or query.
@@ -81,9 +80,9 @@ export interface Config {
   port: number;
   /**
    * API processes of one start on PostgreSQL (SERVICE_ROLE=all; server/processes/layout.ts): 1 keeps one `all` process;
-   * more fork that many API processes sharing the port, beside one worker process.
+   * more fork that many API processes sharing the port, beside one worker process. Null when not set: the CPUs.
    */
-  webConcurrency: number;
+  webConcurrency: number | null;
   databaseUrl: string | undefined;
   /** Connections to the PostgreSQL server per process. */
   databasePoolSize: number;
