@@ -11,12 +11,12 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { integratorLoggedIn, processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
+import { freePort } from '../tests/support/temp-postgres.ts';
 import { codeLine, loadAverage, median, writeSection } from './report.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -57,17 +57,6 @@ async function untilReady(port: number, proc: ServiceProcess, timeoutMs = 120_00
     if (Date.now() > deadline) throw new Error(`not ready within ${timeoutMs} ms:\n${proc.output().slice(-3000)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 // A brand with 200 orders, and a partner with 200 jobs, each logged in through the mail like an integrator.

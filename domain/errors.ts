@@ -4,7 +4,10 @@
  */
 export type DomainErrorCode =
   | 'VALIDATION_FAILED'
+  /** The bearer token is missing, unknown, expired or not one this call takes (a refresh token): get another. */
   | 'UNAUTHENTICATED'
+  /** The token is good, the request still is not authenticated: a signature missing or wrong, a token of another role. */
+  | 'REQUEST_UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'CONFLICT'

@@ -3,8 +3,10 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export const root = join(import.meta.dirname, '..');
+// From the module's URL: import.meta's dirname came with Node 20.11, and package.json's engines allows 20.6.
+export const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 export const outDir = join(root, 'dist');
 export const hashFile = join(outDir, '.source-hash');
 

@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -38,8 +37,14 @@ const envSchema = z.object({
   SERVICE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   PORT: int(0, 65535, 3000),
   WEB_CONCURRENCY: z.string().regex(/^\d+$/, 'must be a whole number').optional()
-    .transform((v) => (v === undefined ? availableParallelism() : Number(v))).pipe(z.number().int().min(1, 'must be 1 or more').max(1024)),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
+    .transform((v) => (v === undefined ? null : Number(v))).pipe(z.number().int().min(1, 'must be 1 or more').max(1024).nullable()),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    // Messages never repeat the value: it holds the password. A `/`, `#` or `?` left in a password ends the address
+    // part early, so the URL either does not parse or leaves an `@` (and the password's tail) in its path or query.
+    .refine(
+      (v) => URL.canParse(v) && !/@/.test((({ pathname, search, hash }) => pathname + search + hash)(new URL(v))),
+      'is not a URL that can be read; percent-encode reserved characters (such as / # ? @ :) in the user name and password',
+    ).optional(),
   DATABASE_POOL_SIZE: int(1, 1000, 20),
   DATABASE_TIMEOUT_MS: int(0, 3_600_000, 10_000),
   PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
@@ -76,9 +81,9 @@ export interface Config {
   port: number;
   /**
    * API processes of one start on PostgreSQL (SERVICE_ROLE=all; server/processes/layout.ts): 1 keeps one `all` process;
-   * more fork that many API processes sharing the port, beside one worker process.
+   * more fork that many API processes sharing the port, beside one worker process. Null when not set: the CPUs.
    */
-  webConcurrency: number;
+  webConcurrency: number | null;
   databaseUrl: string | undefined;
   /** Connections to the PostgreSQL server per process. */
   databasePoolSize: number;

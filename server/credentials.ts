@@ -18,10 +18,10 @@ export function isAdmin(authorization: string | undefined, adminToken: string | 
 
 /**
  * The `WWW-Authenticate` challenge of a 401 (RFC 6750 §3): `invalid_token` when a bearer token was given and refused,
- * no error code when none was.
+ * no error code when none was or when the token was accepted and something else refused (`tokenAccepted`).
  */
-export const bearerChallenge = (authorization: string | undefined): string =>
-  (bearerToken(authorization) === null ? 'Bearer' : 'Bearer error="invalid_token"');
+export const bearerChallenge = (authorization: string | undefined, accepted = false): string =>
+  (accepted || bearerToken(authorization) === null ? 'Bearer' : 'Bearer error="invalid_token"');
 
 /** Why an admin call is refused: the server may have no admin token at all, which the caller cannot fix by retrying. */
 export const adminRefusal = (adminToken: string | undefined): string => (adminToken

@@ -7,6 +7,7 @@ import { DomainError, type DomainErrorCode, type Issue } from '../domain/errors.
 const TRPC_CODE: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
   VALIDATION_FAILED: 'BAD_REQUEST',
   UNAUTHENTICATED: 'UNAUTHORIZED',
+  REQUEST_UNAUTHENTICATED: 'UNAUTHORIZED',
   FORBIDDEN: 'FORBIDDEN',
   NOT_FOUND: 'NOT_FOUND',
   CONFLICT: 'CONFLICT',
@@ -15,6 +16,15 @@ const TRPC_CODE: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
   // tRPC has no 410: typed clients get NOT_FOUND; the REST face answers 410 GONE (isGone, below).
   GONE: 'NOT_FOUND',
   UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+};
+
+/**
+ * Whether a 401 refuses the request with a token that verified (a signature, a role): its challenge then names no error,
+ * since `invalid_token` tells OAuth clients to get another token, which would be refused the same way.
+ */
+export const tokenAccepted = (error: unknown): boolean => {
+  const cause = error instanceof TRPCError ? error.cause : error;
+  return cause instanceof DomainError && cause.code === 'REQUEST_UNAUTHENTICATED';
 };
 
 /** A failure that the REST face answers 410 `GONE` (CONTRACT §3), a status tRPC's codes do not have. */

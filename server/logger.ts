@@ -55,10 +55,21 @@ export function safeError(err: unknown, depth = 0): unknown {
   const e = err as { name?: string; message?: string; stack?: string; code?: unknown; cause?: unknown };
   const sqlState = sqlStateOf(err);
   if (sqlState !== null) return { type: serialized.type, sqlState, message: `${e.name ?? 'DatabaseError'} (SQLSTATE ${sqlState}); statement and values withheld` };
-  // pino would append each cause's text to the message: each cause is serialized on its own, by the same rule.
-  if (!(err instanceof Error) || e.cause === undefined) return serialized;
-  const cause = depth >= 4 ? { type: 'Error', message: 'deeper causes withheld' } : safeError(e.cause, depth + 1);
-  return { type: serialized.type, message: e.message, stack: e.stack, ...(typeof e.code === 'string' && { code: e.code }), cause };
+  if (!(err instanceof Error)) {
+    return typeof err === 'object' && err !== null
+      ? { type: 'thrown value', message: typeof e.message === 'string' ? e.message : 'a value that is not an Error was thrown' }
+      : { type: 'thrown value', message: String(err) };
+  }
+  // Only the fields named here: an error's other properties are whatever its thrower kept (a URL's `input` with its
+  // password, a request's body). pino would append each cause's text to the message: each cause is serialized on its
+  // own, by the same rule.
+  const cause = e.cause === undefined ? undefined
+    : depth >= 4 ? { type: 'Error', message: 'deeper causes withheld' } : safeError(e.cause, depth + 1);
+  return {
+    type: serialized.type, message: e.message, stack: e.stack,
+    ...((typeof e.code === 'string' || typeof e.code === 'number') && { code: e.code }),
+    ...(cause !== undefined && { cause }),
+  };
 }
 
 /** The SQLSTATE of a database error (pg's `code` beside its `severity`, or the ORM's `sqlState`), else null. */

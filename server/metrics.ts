@@ -93,12 +93,12 @@ export function createMetrics(stats: StatsSource) {
     async collect() { const read = await queues(); if (read) this.set(read.deliveries.oldestPendingAgeSeconds); },
   });
   new Gauge({
-    name: 'webhook_endpoints_failing', help: 'Enabled endpoints whose last attempts got no 2xx (CONTRACT §11: failingSince set).', registers,
+    name: 'webhook_endpoints_failing', help: 'Enabled endpoints whose last attempts got no 2xx (CONTRACT §11: failingSince set).', registers, aggregator: 'max',
     async collect() { const read = await queues(); if (read) this.set(read.endpoints.failing); },
   });
   new Gauge({
     name: 'webhook_endpoints_disabled', help: 'Disabled endpoints, by reason: failing (for WEBHOOK_DISABLE_AFTER), integrator (PUT enabled false).',
-    labelNames: ['reason'], registers,
+    labelNames: ['reason'], registers, aggregator: 'max',
     async collect() {
       const read = await queues();
       if (read) {

@@ -9,6 +9,7 @@ import type { Context } from './context.ts';
 import { adminRefusal, bearerToken, isAdmin } from './credentials.ts';
 import { isGone, restGone, translateError, validationError } from './errors.ts';
 import type { Meta } from './meta.ts';
+import { partnerCommands } from './routers/partner-commands.contract.ts';
 
 // The steps the base procedures of trpc.ts take, in the order the contract fixes (CONTRACT §5: token, signature, body,
 // then the use case), each against the request's one unit of work.
@@ -63,17 +64,17 @@ export function checkSignature(ctx: Context, principal: Principal): Promise<void
 /**
  * A partner command, its outcome logged in one line whatever ends it after the token (the signature included), as the
  * executor logs a brand command's: its `_cid` (in the fields, never in the message: it is the sender's text), the
- * account, the command and its outcome or error code; never the body.
+ * account, the command and its outcome or error code; never the body, and its `_cid` and `_type` only as the schema
+ * would take them.
  */
 export async function withOutcomeLogged<T>(ctx: Context, principal: Principal, path: string, getRawInput: () => Promise<unknown>, run: () => Promise<T>): Promise<T> {
   const log = async (failure: unknown) => {
-    const raw = (await getRawInput().catch(() => undefined)) as { _cid?: unknown; _type?: unknown } | null | undefined;
+    const body = partnerCommands.logged.parse(await getRawInput().catch(() => undefined));
     const error = failure === null ? undefined
       : translateError(failure instanceof TRPCError ? failure : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: failure }));
     const code = error && (error.cause instanceof DomainError ? error.cause.code : error.code);
     ctx.log.info({
-      _cid: typeof raw?._cid === 'string' ? raw._cid : undefined, account: principal.accountId,
-      type: typeof raw?._type === 'string' ? raw._type : path, outcome: code ? 'failed' : 'succeeded', ...(code && { code }),
+      _cid: body._cid, account: principal.accountId, type: body._type ?? path, outcome: code ? 'failed' : 'succeeded', ...(code && { code }),
     }, code ? `partner command failed: ${code}` : 'partner command succeeded');
   };
   try {

@@ -39,7 +39,7 @@ export async function identifyCaller(
     throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
   }
   if (!input.roles.includes(claims.role)) {
-    throw new DomainError('UNAUTHENTICATED', `This endpoint needs a ${input.roles.join(' or ')} access token; this one is a ${claims.role} token.`);
+    throw new DomainError('REQUEST_UNAUTHENTICATED', `This endpoint needs a ${input.roles.join(' or ')} access token; this one is a ${claims.role} token.`);
   }
   refuseWhilePastShare(deps, claims);
   const contact = await deps.contacts.accessOf(claims.contactId);

@@ -7,7 +7,7 @@ import swaggerUi from 'swagger-ui-express';
 import { createOpenApiExpressMiddleware, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import { isUnavailable } from '../../domain/errors.ts';
 import { contextFactory, type Context } from '../context.ts';
-import { problem, retryAfterOf } from '../errors.ts';
+import { problem, retryAfterOf, tokenAccepted } from '../errors.ts';
 import { bodilessIsEmptyJson, edgeErrors, jsonBodiesOnly, MAX_BODY_BYTES, refuseDeclaredTooLarge, restJsonBodies, trpcBodies } from './json-body.ts';
 import { safeError, type Logger } from '../logger.ts';
 import { legacyOrdersRoute } from './legacy-orders.ts';
@@ -47,7 +47,7 @@ function problemMeta(error: TRPCError, ctx: Context | undefined) {
     headers: {
       'content-type': 'application/problem+json',
       ...(retryAfter !== undefined && { 'retry-after': String(Math.max(1, Math.ceil(retryAfter))) }),
-      ...(error.code === 'UNAUTHORIZED' && { 'www-authenticate': bearerChallenge(ctx?.authorization) }),
+      ...(error.code === 'UNAUTHORIZED' && { 'www-authenticate': bearerChallenge(ctx?.authorization, tokenAccepted(error)) }),
     },
   };
 }
@@ -124,11 +124,11 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
     // of any call of a batch, challenges as REST does.
     responseMeta: ({ errors, ctx }) => {
       const wait = errors.map(retryAfterOf).find((seconds) => seconds !== undefined);
-      const unauthorized = errors.some((error) => error.code === 'UNAUTHORIZED');
+      const unauthorized = errors.filter((error) => error.code === 'UNAUTHORIZED');
       return {
         headers: {
           ...(wait !== undefined && { 'retry-after': String(Math.max(1, Math.ceil(wait))) }),
-          ...(unauthorized && { 'www-authenticate': bearerChallenge(ctx?.authorization) }),
+          ...(unauthorized.length > 0 && { 'www-authenticate': bearerChallenge(ctx?.authorization, unauthorized.every(tokenAccepted)) }),
         },
       };
     },

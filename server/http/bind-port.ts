@@ -2,6 +2,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../config.ts';
 import { problem, trpcFailure } from '../errors.ts';
+import { trpcProcedureOf } from './faces.ts';
 import { requestIdFor } from './request-id.ts';
 
 export interface RequestTimeouts {
@@ -61,7 +62,7 @@ const starting: RequestListener = (req, res) => {
   const requestId = requestIdFor(req, res);
   const message = 'The service is starting; try again in a moment.';
   // Each face in its own voice: tRPC's shape on /trpc, a problem everywhere else.
-  const trpc = path!.startsWith('/trpc/') ? path!.slice('/trpc/'.length) : null;
+  const trpc = trpcProcedureOf(path!);
   res.writeHead(503, { 'content-type': trpc === null ? 'application/problem+json' : 'application/json', 'retry-after': String(STARTING_RETRY_AFTER_S) });
   res.end(JSON.stringify(trpc === null ? problem('SERVICE_UNAVAILABLE', 503, message, { requestId })
     : trpcFailure(trpc, 503, 'SERVICE_UNAVAILABLE', message, { requestId })));

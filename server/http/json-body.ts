@@ -2,6 +2,7 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler } 
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { NOT_A_MEMBER, problem, trpcFailure, type ProblemCode } from '../errors.ts';
 import type { Issue } from '../../domain/errors.ts';
+import { trpcProcedureOf } from './faces.ts';
 import { undecodableParameter, type RestOperation } from './rest-routes.ts';
 
 /**
@@ -75,15 +76,11 @@ function declaredTooLarge(contentLength: string | undefined): boolean {
 
 type BodyRequest = Request & { rawBody?: Buffer; bodyProblem?: BodyProblem };
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-// originalUrl: inside the middleware mounted at /trpc, `path` has lost its prefix.
-const trpcProcedureOf = (req: Request) => {
-  const path = req.originalUrl.split('?')[0]!;
-  return path.startsWith('/trpc/') ? path.slice('/trpc/'.length) : null;
-};
 
 /** One failure answered outside any procedure, in the shape of the face it was asked on (tRPC's at /trpc, else a problem). */
 function answerEdgeFailure(req: Request, res: express.Response, status: number, code: ProblemCode, detail: string, issues?: Issue[]) {
-  const procedure = trpcProcedureOf(req);
+  // originalUrl: inside the middleware mounted at /trpc, `path` has lost its prefix.
+  const procedure = trpcProcedureOf(req.originalUrl.split('?')[0]!);
   if (procedure !== null) {
     res.status(status).json(trpcFailure(procedure, status, code as TRPC_ERROR_CODE_KEY, detail, { issues, requestId: String(req.id) }));
     return;

@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { isUnavailable } from '../../domain/errors.ts';
 import { contextFactory } from '../context.ts';
 import { bearerChallenge } from '../credentials.ts';
-import { problemFor } from '../errors.ts';
+import { problemFor, tokenAccepted } from '../errors.ts';
 import { legacyStreamRouter } from '../routers/partner-orders.ts';
 import type { Services } from '../services.ts';
 
@@ -31,7 +31,7 @@ function refuse(req: Request, res: Response, error: unknown) {
   const { status, body, retryAfter } = problemFor(error, String(req.id));
   if (status >= 500) req.log[isUnavailable(error) ? 'warn' : 'error']({ err: error }, 'legacy listing failed');
   if (retryAfter) res.setHeader('retry-after', String(retryAfter));
-  if (status === 401) res.setHeader('www-authenticate', bearerChallenge(req.headers.authorization));
+  if (status === 401) res.setHeader('www-authenticate', bearerChallenge(req.headers.authorization, tokenAccepted(error)));
   res.status(status).type('application/problem+json').send(JSON.stringify(body));
 }
 

@@ -52,7 +52,7 @@ const problemResponse = (status: ProblemStatus) => ({
   description: STATUS_TEXT[status],
   ...((status === 429 || status === 503) && { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer', minimum: 1 } } } }),
   ...(status === 401 && {
-    headers: { 'WWW-Authenticate': { description: '`Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused.', schema: { type: 'string' } } },
+    headers: { 'WWW-Authenticate': { description: '`Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not).', schema: { type: 'string' } } },
   }),
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });

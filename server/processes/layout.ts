@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { Config } from '../config.ts';
 
 /** The processes one start runs: one process, or a primary with API processes and a worker sharing the port. */
@@ -10,10 +11,15 @@ export type Layout =
  * database has one connection, which processes cannot share; `api` and `worker` name one process's job (a process
  * manager starts as many as it wants); the test clock lives in one process's memory.
  */
-export function layoutOf(config: Pick<Config, 'role' | 'databaseUrl' | 'webConcurrency' | 'testClock'>): Layout {
-  if (!config.databaseUrl) return { kind: 'one', reason: 'the embedded database has one connection, which processes cannot share: one process' };
-  if (config.role !== 'all') return { kind: 'one', reason: null };
-  if (config.testClock) return { kind: 'one', reason: 'TEST_CLOCK moves one process\'s clock: one process' };
-  if (config.webConcurrency === 1) return { kind: 'one', reason: null };
-  return { kind: 'cluster', api: config.webConcurrency, worker: 1 };
+export function layoutOf(config: Pick<Config, 'role' | 'databaseUrl' | 'webConcurrency' | 'testClock'>, cpus = availableParallelism()): Layout {
+  // A WEB_CONCURRENCY above 1 that one process overrides is said to be ignored, with why.
+  const ignored = config.webConcurrency !== null && config.webConcurrency > 1 ? `WEB_CONCURRENCY=${config.webConcurrency} is ignored: ` : '';
+  if (!config.databaseUrl) return { kind: 'one', reason: `${ignored}the embedded database has one connection, which processes cannot share: one process` };
+  if (config.role !== 'all') {
+    return { kind: 'one', reason: ignored ? `${ignored}SERVICE_ROLE=${config.role} is one process's job (start as many as you need; SERVICE_ROLE=all starts a cluster)` : null };
+  }
+  if (config.testClock) return { kind: 'one', reason: `${ignored}TEST_CLOCK moves one process's clock: one process` };
+  const api = config.webConcurrency ?? cpus;
+  if (api === 1) return { kind: 'one', reason: null };
+  return { kind: 'cluster', api, worker: 1 };
 }

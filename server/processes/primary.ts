@@ -8,6 +8,7 @@ import type { Layout } from './layout.ts';
 import { metricsGatherer } from './gather-metrics.ts';
 import { isMemberMessage, type PrimaryMessage } from './messages.ts';
 import { RESTART_LIMIT, restartPolicy } from './restarts.ts';
+import { onStopSignals } from './signals.ts';
 import type { Refuse } from './serve.ts';
 
 type Role = 'api' | 'worker';
@@ -155,8 +156,8 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
     process.exit(exitCode);
   }
 
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  // A stop already under way (a process that failed to start) is hurried by the first signal, as by any later one.
+  onStopSignals(stop, () => stop('hurry'));
   for (let i = 0; i < layout.api; i++) fork('api');
   fork('worker');
 }

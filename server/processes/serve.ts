@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import { readyLine } from '../console-lines.ts';
 import type { Logger } from '../logger.ts';
 import { drainer } from './drain.ts';
+import { onStopSignals } from './signals.ts';
 
 /** Stops the start with one plain sentence when the error is a setting or a database that cannot work (main.ts). */
 export type Refuse = (error: unknown) => never;
@@ -42,7 +43,5 @@ export async function serveAlone(config: Config, log: Logger, refuse: Refuse) {
   if (config.role !== 'api') built.worker.start();
 
   const drain = drainer(config, log, built, http.server);
-  const onSignal = (signal: string) => (drain.stopping ? drain.hurry() : void drain.stop(signal));
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
-  process.on('SIGINT', () => onSignal('SIGINT'));
+  onStopSignals((signal) => void drain.stop(signal), () => drain.hurry());
 }

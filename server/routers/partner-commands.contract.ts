@@ -30,6 +30,14 @@ export const partnerCommands = {
   })),
   /** The identifiers of each body, exactly one of which it names (for the document: zod checks the rule itself). */
   identifiers: { setJobAppointment: IDENTIFIERS, setJobYourOrderId: SET_YOUR_ORDER_ID_IDENTIFIERS },
+  /**
+   * What a command's outcome line may say of a body, read before (or without) its check: the `_cid` and `_type` the
+   * schema would take, else nothing. The raw fields are the sender's text, of any length, refused or not.
+   */
+  logged: z.object({
+    _cid: setJobAppointmentFields.shape._cid.optional().catch(undefined),
+    _type: z.union([setJobAppointmentFields.shape._type, setJobYourOrderIdFields.shape._type]).optional().catch(undefined),
+  }).catch({}),
   answer: z.object({ _cid: z.string(), _type: z.string(), status: z.literal('succeeded'), order: orderStatusEvent }),
   /** Documented only: the signature is checked over the raw bytes before the body is read. */
   signatureHeader: z.object({

@@ -99,7 +99,7 @@ test('a role that does not fit is refused; so is a contact whose access was with
   const { withAccess } = await world(deps);
   const refresh = await loginAndReadToken(deps, 'ops@partner.example');
   const { access_token } = await mintAccessToken(deps, { refreshToken: refresh });
-  await rejectsWith(authenticate(deps, { accessToken: access_token, roles: ['brand'] }), 'UNAUTHENTICATED');
+  await rejectsWith(authenticate(deps, { accessToken: access_token, roles: ['brand'] }), 'REQUEST_UNAUTHENTICATED');
   await authenticate(deps, { accessToken: access_token, roles: ['brand', 'partner'] });
   await setContactApiAccess(deps, { contactId: withAccess.id, apiAccess: false });
   await rejectsWith(authenticate(deps, { accessToken: access_token, roles: ['partner'] }), 'UNAUTHENTICATED');

@@ -134,6 +134,15 @@ test('each command outcome, brand and partner: info with _cid, the account and t
   const notFound = await lineWhere((l) => l._cid === missing);
   assert.equal([notFound.outcome, notFound.code, notFound.msg], ['failed', 'NOT_FOUND', 'partner command failed: NOT_FOUND']);
   assert.not.match(lines.map((l) => JSON.stringify(l)).join('\n'), marker);
+
+  // A refused body's _cid and _type are the sender's text, of any length: the line leaves them out.
+  const longCid = `cid-${marker}-${'x'.repeat(300)}`;
+  const refused = await app.http.post('/v3/commands/partner/appointment').set('authorization', `Bearer ${partner.accessToken}`)
+    .send({ ...appointment, _cid: longCid, _type: `Type-${marker}` });
+  assert.is(refused.status, 400);
+  const invalid = await lineWhere((l) => l.account === partner.accountId && l.outcome === 'failed' && l.code !== 'NOT_FOUND');
+  assert.equal([invalid._cid, invalid.type], [undefined, 'partnerCommands.setJobAppointment']);
+  assert.not.match(lines.map((l) => JSON.stringify(l)).join('\n'), marker);
 });
 
 test.run();

@@ -12,11 +12,16 @@ import { freePort } from '../support/temp-postgres.ts';
 const test = suite('messages that say what to do');
 let app: Awaited<ReturnType<typeof appWithMailbox>>;
 let partner: Awaited<ReturnType<typeof integrator>>;
+let signing: Awaited<ReturnType<typeof integrator>>;
 
 test.before(async () => {
   app = await appWithMailbox();
   partner = await integrator(app, 'partner');
   await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
+  signing = await integrator(app, 'partner');
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: signing.accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0', signatureKey: 'messages-signature-key-0123456789abcdef',
+  });
 });
 
 const EXCHANGE = 'This is a refresh token, which calls nothing but the token endpoint: exchange it for an access token at POST /v3/auth/access-token, and send that one.';
@@ -35,7 +40,7 @@ test('a refresh token on an API path: 401 saying to exchange it at POST /v3/auth
   assert.equal([junk.status, junk.body.detail], [401, 'A valid access token is required.']);
 });
 
-test('every 401 carries WWW-Authenticate: Bearer, with invalid_token only where a token was given and refused', async () => {
+test('every 401 carries WWW-Authenticate: Bearer, with invalid_token only where the token given was refused (not a good one with a bad signature or of the other role)', async () => {
   const cases: [string, supertest.Test, string][] = [
     ['REST, no token', app.http.get('/v3/partner-orders/paginated'), 'Bearer'],
     ['REST, a bad token', app.http.get('/v3/webhook-config').set('authorization', 'Bearer nope'), REFUSED_TOKEN],
@@ -45,6 +50,15 @@ test('every 401 carries WWW-Authenticate: Bearer, with invalid_token only where 
     ['/trpc, admin, a wrong token', app.http.post('/trpc/admin.accounts.create').set('authorization', 'Bearer wrong-admin-token-123').send({ name: 'x', role: 'brand' }), REFUSED_TOKEN],
     ['/metrics, no token', app.http.get('/metrics'), 'Bearer'],
     ['/metrics, a wrong token', app.http.get('/metrics').set('authorization', 'Bearer wrong-admin-token-123'), REFUSED_TOKEN],
+    // A good token refused for something else: another token would be refused the same way.
+    ['REST, partner command, a good token and a wrong signature',
+      app.http.post('/v3/commands/partner/appointment').set('authorization', `Bearer ${signing.accessToken}`).set('x-webhook-signature', 'deadbeef').send({}), 'Bearer'],
+    ['REST, partner command, a good token and no signature',
+      app.http.post('/v3/commands/partner/appointment').set('authorization', `Bearer ${signing.accessToken}`).send({}), 'Bearer'],
+    ['/trpc, partner command, a good token and a wrong signature',
+      app.http.post('/trpc/partnerCommands.setJobAppointment').set('authorization', `Bearer ${signing.accessToken}`).set('x-webhook-signature', 'deadbeef').send({}), 'Bearer'],
+    ['REST, a partner token on a brand endpoint', app.http.post('/v3/commands').set('authorization', `Bearer ${partner.accessToken}`).send({}), 'Bearer'],
+    ['REST, legacy listing, a bad token', app.http.get('/v3/partner-orders').set('authorization', 'Bearer nope'), REFUSED_TOKEN],
   ];
   for (const [name, request, challenge] of cases) {
     const res = await request;

@@ -39,6 +39,12 @@ test('/trpc: 413 (declared, and sent in chunks), 415, 405 and an unknown procedu
   assertTrpcShape(await app.http.post('/trpc/no.such.procedure').send({}) as unknown as TrpcFailure, 404, 'NOT_FOUND', /no\.such\.procedure/);
   assertTrpcShape(await app.http.post('/trpc/auth.login').set('content-type', 'application/json').send('{"email":') as unknown as TrpcFailure,
     400, 'PARSE_ERROR', /not well-formed JSON/);
+  // /trpc itself is the tRPC face too.
+  const bare = await app.http.put('/trpc') as unknown as TrpcFailure;
+  assertTrpcShape(bare, 405, 'METHOD_NOT_SUPPORTED', /^PUT is not supported on \/trpc/);
+  assert.is(bare.body.error.data.path, '');
+  assertTrpcShape(await app.http.post('/trpc').set('content-type', 'text/plain').send('{}') as unknown as TrpcFailure,
+    415, 'UNSUPPORTED_MEDIA_TYPE', /content-type: application\/json/);
   // A procedure's own failure carries the id too.
   assertTrpcShape(await app.http.get('/trpc/webhookConfig.get?input=%7B%7D') as unknown as TrpcFailure, 401, 'UNAUTHORIZED', /access token/);
 });
@@ -65,6 +71,9 @@ test('while the process starts, /trpc answers 503 in tRPC\'s shape and REST in a
     assertTrpcShape({ status: rpc.status, headers: Object.fromEntries(rpc.headers), body: await rpc.json() as TrpcFailure['body'] },
       503, 'SERVICE_UNAVAILABLE', /^The service is starting; try again in a moment\.$/);
     assert.is(rpc.headers.get('retry-after'), '2');
+    const bare = await fetch(`${base}/trpc?batch=1`);
+    assertTrpcShape({ status: bare.status, headers: Object.fromEntries(bare.headers), body: await bare.json() as TrpcFailure['body'] },
+      503, 'SERVICE_UNAVAILABLE', /starting/);
     const rest = await fetch(`${base}/v3/webhook-config`);
     assert.equal([rest.status, rest.headers.get('content-type'), rest.headers.get('retry-after')], [503, 'application/problem+json', '2']);
     assert.is(((await rest.json()) as { code: string }).code, 'SERVICE_UNAVAILABLE');

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 // @ts-expect-error: plain JavaScript (the start reads it without compiling), no types
@@ -31,6 +32,14 @@ async function seen(port: number, path: string, init: RequestInit = {}) {
   const body = (await res.text()).replace(/"requestId":"[^"]+"/g, '"requestId":"…"').replace(/"id":"[0-9a-f-]{36}"/g, '"id":"…"');
   return { status: res.status, type: res.headers.get('content-type'), body };
 }
+
+test('the scripts of npm start and npm run build use nothing newer than engines allows (import.meta.dirname is Node 20.11)', () => {
+  assert.match(JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).engines), '>=20.6');
+  for (const name of readdirSync(join(root, 'scripts'))) {
+    assert.not.match(readFileSync(join(root, 'scripts', name), 'utf8'), /import\.meta\.(dirname|filename)/, name);
+  }
+  assert.is(join(root, 'scripts'), join(fileURLToPath(import.meta.url), '..', '..', '..', 'scripts'));
+});
 
 test('npm start runs the current build, which answers as the sources under tsx do', async () => {
   if (skipWhen(onPostgres, 'the embedded pass runs it (it compares two starts, whatever the database)')) return;

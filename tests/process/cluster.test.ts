@@ -100,6 +100,20 @@ test('/metrics answered by any API process adds up the counters of every process
     assert.match(text, /^db_pool_connections\{state="max"\} 15$/m);
     assert.match(text, /^queue_stats_up 1$/m);
   }
+  // One endpoint failing, one disabled for failing, one by its integrator: each process reads the same rows.
+  const client = processClient(port, ADMIN);
+  const accounts = await Promise.all([0, 1].map(async (i) => (await client.admin<{ id: string }>('accounts.create', { name: `Endpoints ${i}`, role: 'brand' })).id));
+  await sql(databaseUrl(), `insert into webhook_configs (id, account_id, scope, url, transformer, version, enabled, created_at, updated_at, failing_since, disabled_reason)
+    values (gen_random_uuid(), $1, 'brand', 'http://127.0.0.1:9/a', 'default', '1.3.0', true, now(), now(), now(), null),
+           (gen_random_uuid(), $1, 'partner', 'http://127.0.0.1:9/b', 'default', '1.3.0', false, now(), now(), now(), 'failing'),
+           (gen_random_uuid(), $2, 'brand', 'http://127.0.0.1:9/c', 'default', '1.3.0', false, now(), now(), null, 'integrator')`, accounts);
+  const scraped = await eventually('the endpoints counted', async () => {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
+    return /^webhook_endpoints_failing 0$/m.test(text) ? undefined : text;
+  });
+  assert.match(scraped, /^webhook_endpoints_failing 1$/m);
+  assert.match(scraped, /^webhook_endpoints_disabled\{reason="failing"\} 1$/m);
+  assert.match(scraped, /^webhook_endpoints_disabled\{reason="integrator"\} 1$/m);
 });
 
 test('commands sent through the cluster are run by its worker', async () => {

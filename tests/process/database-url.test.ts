@@ -13,6 +13,17 @@ function assertOneClearLine(output: string, pattern: RegExp) {
   assert.not.match(output, /\n\s+at /, 'no stack trace');
 }
 
+test('a password with an unencoded / # or ?: refused in one line that repeats no part of it, exit code 1', async () => {
+  for (const password of ['pw-SECRET/tail-PART', 'pw-SECRET#tail-PART', 'pw-SECRET?tail-PART', '12/tail-PART']) {
+    const service = startService({ DATABASE_URL: `postgres://postgres:${password}@127.0.0.1:5432/partner_api` });
+    assert.is(await service.exited, 1);
+    const output = service.output();
+    assertOneClearLine(output, /percent-encode reserved characters/);
+    assert.not.match(output, 'SECRET', password);
+    assert.not.match(output, 'tail-PART', password);
+  }
+});
+
 test('no server at the address: one line naming DATABASE_URL, exit code 1', async () => {
   const service = startService({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/partner_api' });
   assert.is(await service.exited, 1);

@@ -1,12 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startService } from '../support/process.ts';
 import { onPostgres, skipWhen } from '../support/skip.ts';
+import { freePort } from '../support/temp-postgres.ts';
 
 // docs/integrators.md's "Try it on your machine", run as a reader runs it on the embedded database: the service block's
 // settings, the receiver in the background, then the setup and first-steps blocks in one shell. Only the ports and
@@ -18,13 +18,6 @@ const block = (name: string) => {
   const found = [...guide.matchAll(/<!-- try: ([\w-]+) -->\n```sh\n([\s\S]*?)```/g)].filter((m) => m[1] === name);
   assert.is(found.length, 1, `one "${name}" block`);
   return found[0]![2]!;
-};
-const freePort = async () => {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 };
 const dirs: string[] = [];
 test.after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });

@@ -74,6 +74,20 @@ test('SHUTDOWN_DELAY_MS: after SIGTERM the process is not ready but serves for t
   assert.match(service.output(), /"msg":"stopped"/);
 });
 
+test('the same signal twice within a second (npm start relays the one the terminal also sends) is one stop: it still serves for the delay', async () => {
+  const service = startService({ PGLITE_DIR: 'memory://', ADMIN_TOKEN: ADMIN, SHUTDOWN_DELAY_MS: '1500' });
+  const port = await service.listening;
+  const signalled = Date.now();
+  service.child.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  service.child.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  assert.is((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 503);
+  assert.is((await adminCall(port, 'accounts.create', { name: 'during the delay', role: 'brand' })).status, 200);
+  assert.is(await service.exited, 0);
+  assert.ok(Date.now() - signalled >= 1500, `exited ${Date.now() - signalled} ms after the first signal, before the delay ended`);
+});
+
 test('a second process on the same PGLITE_DIR refuses to start; the first keeps its data', async () => {
   const dir = join(tempDir(), 'pglite');
   const env = { PGLITE_DIR: dir, ADMIN_TOKEN: ADMIN };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startService } from '../support/process.ts';
+import { freePort } from '../support/temp-postgres.ts';
 
 // The README's walk-throughs, run as a reader would run them: each scenario's start line gives the settings, and its
 // blocks run in order in one shell against that service. Only the port, and folders of the test's own, differ.
@@ -30,14 +31,6 @@ function startSettings(code: string): Record<string, string> {
   return Object.fromEntries([...line.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
 }
 
-const freePort = async () => {
-  const { createServer } = await import('node:net');
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-};
 
 /** The members the README shows in its answers (`# {"a":…,"b":…}` lines): each must be in what the service answered. */
 const shownKeys = (code: string) => new Set(code.split('\n').filter((l) => l.trimStart().startsWith('#'))

@@ -51,6 +51,18 @@ test('other errors keep their message and stack', () => {
   assert.match(logged.stack, 'TypeError');
 });
 
+test('an error keeps only its type, message, stack, code and cause: nothing else its thrower attached', () => {
+  const url = 'postgres://postgres:pw-SECRET/part@127.0.0.1/db';
+  const thrown = (() => { try { new URL(url); } catch (e) { return e; } })() as Error & { input?: string };
+  assert.is(thrown.input, url, 'the raw error does carry the URL');
+  const withBody = Object.assign(new Error('refused', { cause: thrown }), { code: 'E_REFUSED', body: { secret: 'pw-SECRET' } });
+  const logged = safeError(withBody) as Record<string, unknown> & { cause: Record<string, unknown> };
+  assert.equal(Object.keys(logged).sort(), ['cause', 'code', 'message', 'stack', 'type']);
+  assert.equal(Object.keys(logged.cause).sort(), ['code', 'message', 'stack', 'type']);
+  assert.not.match(JSON.stringify(logged), 'SECRET');
+  assert.not.match(JSON.stringify(safeError({ input: url, message: 'a plain object' })), 'SECRET');
+});
+
 test('a background failure is a warning when the database is away or rolled a transaction back to break a deadlock, else an error', () => {
   const pgError = (code: string) => Object.assign(new Error('deadlock detected'), { code, severity: 'ERROR' });
   assert.is(failureLevel(pgError('40P01')), 'warn');

@@ -7,7 +7,7 @@ import { problem, problemFor, translateError } from '../../server/errors.ts';
 
 const test = suite('problem answers outside procedures');
 
-const CODES: DomainErrorCode[] = ['VALIDATION_FAILED', 'UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED', 'GONE', 'FEATURE_DISABLED', 'UNAVAILABLE'];
+const CODES: DomainErrorCode[] = ['VALIDATION_FAILED', 'UNAUTHENTICATED', 'REQUEST_UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'RATE_LIMITED', 'GONE', 'FEATURE_DISABLED', 'UNAVAILABLE'];
 
 test('a domain failure gets the problem a procedure\'s failure gets: code, status, detail, issues, Retry-After', () => {
   for (const code of CODES) {

@@ -14,9 +14,20 @@ test('on PostgreSQL in the all role, WEB_CONCURRENCY API processes and one worke
 test('one process: WEB_CONCURRENCY=1, the embedded database (saying why), an api or worker role, the test clock (saying why)', () => {
   assert.equal(layoutOf({ ...base, webConcurrency: 1 }), { kind: 'one', reason: null });
   assert.match(String((layoutOf({ ...base, databaseUrl: undefined }) as { reason: string }).reason), /embedded database has one connection/);
-  assert.equal(layoutOf({ ...base, role: 'api' }), { kind: 'one', reason: null });
-  assert.equal(layoutOf({ ...base, role: 'worker' }), { kind: 'one', reason: null });
+  assert.equal(layoutOf({ ...base, role: 'api', webConcurrency: null }), { kind: 'one', reason: null });
+  assert.equal(layoutOf({ ...base, role: 'worker', webConcurrency: null }), { kind: 'one', reason: null });
   assert.match(String((layoutOf({ ...base, testClock: true }) as { reason: string }).reason), /TEST_CLOCK/);
+});
+
+test('WEB_CONCURRENCY: unset, the CPUs; set above 1 where one process runs, said to be ignored and why', () => {
+  assert.equal(layoutOf({ ...base, webConcurrency: null }, 3), { kind: 'cluster', api: 3, worker: 1 });
+  assert.equal(layoutOf({ ...base, webConcurrency: null }, 1), { kind: 'one', reason: null });
+  assert.equal(layoutOf({ ...base, role: 'api', webConcurrency: null }), { kind: 'one', reason: null });
+  assert.equal(layoutOf({ ...base, role: 'worker', webConcurrency: 1 }), { kind: 'one', reason: null });
+  assert.equal(layoutOf({ ...base, role: 'api' }),
+    { kind: 'one', reason: 'WEB_CONCURRENCY=4 is ignored: SERVICE_ROLE=api is one process\'s job (start as many as you need; SERVICE_ROLE=all starts a cluster)' });
+  assert.match(String((layoutOf({ ...base, role: 'worker' }) as { reason: string }).reason), /^WEB_CONCURRENCY=4 is ignored: SERVICE_ROLE=worker/);
+  assert.match(String((layoutOf({ ...base, databaseUrl: undefined }) as { reason: string }).reason), /^WEB_CONCURRENCY=4 is ignored: the embedded database/);
 });
 
 test('a dead process is restarted after 1 s, doubling with each death of its role within a minute; the fifth gives up', () => {
