@@ -43,6 +43,7 @@ test('only the composition root and entry points import adapters/', () => {
  */
 const BENCH_MODULES = new Set([
   'tests/support/process.ts', // starting the service and logging integrators in, as the process tests do
+  'tests/support/temp-postgres.ts', // a free port for a start, as the process tests find one
   'adapters/persistence/partner-order-queries.ts', 'adapters/persistence/rows.ts', // the bare listing peer runs the service's own SQL
   'adapters/signatures.ts', // the signature-timing bench and the bare sender sign as the service does
   'adapters/persistence/database/open.ts', 'server/config.ts', // seed-bench opens and migrates the configured database

@@ -918,7 +918,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1024,7 +1024,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1150,7 +1150,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1298,7 +1298,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1458,7 +1458,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1590,7 +1590,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1726,7 +1726,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1911,7 +1911,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2113,7 +2113,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2249,7 +2249,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2382,7 +2382,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2515,7 +2515,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2653,7 +2653,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2822,7 +2822,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2995,7 +2995,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3100,7 +3100,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3230,7 +3230,7 @@ export interface operations {
             /** @description The bearer token is missing, invalid, expired, of the wrong kind, or of a role this operation does not serve. */
             401: {
                 headers: {
-                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when a token was sent and refused. */
+                    /** @description `Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not). */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
