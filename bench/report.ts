@@ -40,4 +40,12 @@ export function codeLine(label = process.env.BENCH_LABEL) {
 }
 
 /** The machine's 1-minute load average (other users of the machine included; 2 fills both cores here). */
+/** CPU seconds a process has used so far, all its threads (utime + stime from /proc, in ticks of 1/100 s); NaN once it is gone. */
+export function cpuSeconds(pid: number) {
+  let stat: string;
+  try { stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { return NaN; }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 export const loadAverage = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);

@@ -12,7 +12,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { integratorLoggedIn, mailedToken, processClient, startScript } from '../tests/support/process.ts';
-import { codeLine, loadAverage, median, percentile, writeSection } from './report.ts';
+import { codeLine, cpuSeconds, loadAverage, median, percentile, writeSection } from './report.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -36,11 +36,7 @@ const port = await service.listening;
 const client = processClient(port, ADMIN_TOKEN);
 const pid = service.child.pid!;
 
-/** CPU seconds the service process has used so far (user + system), from /proc. */
-const serviceCpu = () => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-};
+const serviceCpu = () => cpuSeconds(pid);
 const serviceRssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 // A master partner whose scope is larger than the buffers between a stalled client and the service (about 4 MB),

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { startScript, type ServiceProcess } from '../../tests/support/process.ts';
 import { ADMIN, DATABASE_URL, DRAIN_TIMEOUT_SECONDS, EMBEDDED, dataDir, sleep } from './config.ts';
+import { cpuSeconds } from '../report.ts';
 
 const started: { proc: ServiceProcess; name: string }[] = [];
 export const children: ChildProcess[] = [];
@@ -58,12 +59,7 @@ export function rssMb(pid: number) {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : NaN;
 }
-export function cpuSeconds(pid: number) {
-  let stat: string;
-  try { stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { return NaN; } // gone
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in ticks of 1/100 s (CLK_TCK)
-}
+export { cpuSeconds };
 
 /** Whether the PostgreSQL server runs on this machine: only then are its backends' process ids ours to read. */
 const LOCAL_DATABASE = !!DATABASE_URL && ['127.0.0.1', 'localhost', '[::1]', ''].includes(new URL(DATABASE_URL).hostname);
