@@ -15,20 +15,18 @@ import { testApp, uniqueEmail } from '../support/app.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { closeAtEnd } from '../support/shared.ts';
 import { skipUnless } from '../support/skip.ts';
-import { assertAccessible, freePort, hasChromium, launchChromium, mailedLink, NO_CHROMIUM, screenshot } from './support.ts';
+import { assertAccessible, freePort, hasChromium, launchChromium, NO_CHROMIUM, screenshot, signInFromMail } from './support.ts';
 
 const test = suite('portal in a browser');
-type App = Awaited<ReturnType<typeof testApp>>;
-let app: App;
+let app: Awaited<ReturnType<typeof testApp>>;
 let base = '';
 let mailDir = '';
 let browser: Browser;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let failing = false;
-const partner = { email: uniqueEmail('portal-partner'), accountId: '', context: null as unknown as BrowserContext, page: null as unknown as Page };
-const brand = { email: uniqueEmail('portal-brand'), accountId: '', context: null as unknown as BrowserContext, page: null as unknown as Page };
-const orders: string[] = [];
-const measured: Record<string, number> = {};
+const user = (name: string) => ({ email: uniqueEmail(name), accountId: '', context: null as unknown as BrowserContext, page: null as unknown as Page });
+const [partner, brand] = [user('portal-partner'), user('portal-brand')];
+const [orders, measured] = [[] as string[], {} as Record<string, number>];
 
 test.before(async () => {
   if (!hasChromium) return;
@@ -61,20 +59,7 @@ test.after(async () => {
   await browser.close();
 });
 
-/** Signs in through the portal's own form, then follows the link of the mail it sent. */
-async function signInFromMail(page: Page, email: string) {
-  await page.goto(`${base}/portal/`);
-  await page.getByLabel('E-mail address').fill(email);
-  await page.getByRole('button', { name: 'Send me a link' }).click();
-  await page.getByText('If the e-mail address is registered').waitFor();
-  await app.drainDeferred();
-  const link = await mailedLink(mailDir, email);
-  assert.ok(link.startsWith(`${base}/portal/#refresh=`), link);
-  const started = Date.now();
-  await page.goto(link);
-  await page.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
-  return Date.now() - started;
-}
+const signIn = (page: Page, email: string) => signInFromMail(page, { base, mailDir, email, mailsSent: () => app.drainDeferred() });
 
 test('sign-in from the mail link: the token leaves the address bar and history; a refused token says why', async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
@@ -82,7 +67,7 @@ test('sign-in from the mail link: the token leaves the address bar and history; 
   await page.goto(`${base}/portal/`);
   await assertAccessible(page, 'sign-in');
   await screenshot(page, 'sign-in');
-  measured.signInToEndpointMs = await signInFromMail(page, partner.email);
+  measured.signInToEndpointMs = await signIn(page, partner.email);
   assert.not.match(page.url(), /refresh=/);
   assert.ok(await page.evaluate(() => sessionStorage.getItem('portal.refreshToken')), 'the refresh token in sessionStorage');
   assert.is(await page.evaluate(() => localStorage.length), 0, 'nothing in localStorage');
@@ -240,7 +225,7 @@ test('a brand finds a command result, and sees nothing of the partner', async ()
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const page = brand.page;
   await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', url: null, transformer: 'default', version: '1.3.0' });
-  await signInFromMail(page, brand.email);
+  await signIn(page, brand.email);
   const job = (await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId })).apiId;
   const cid = `portal-${randomUUID()}`;
   const sent = await app.http.post('/v3/commands').set('authorization', `Bearer ${await accessTokenOf(page)}`)

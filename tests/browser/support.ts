@@ -54,3 +54,18 @@ export async function screenshot(page: Page, name: string) {
   if (process.env.UPDATE_SCREENSHOTS !== '1') return;
   await page.screenshot({ path: join(import.meta.dirname, '..', '..', 'docs', 'images', `portal-${name}.png`), fullPage: true });
 }
+
+/** Signs in through the portal's own form, then follows the link of the mail it sent; answers how long the link took to the Endpoint page. */
+export async function signInFromMail(page: Page, o: { base: string; mailDir: string; email: string; mailsSent: () => Promise<unknown> }) {
+  await page.goto(`${o.base}/portal/`);
+  await page.getByLabel('E-mail address').fill(o.email);
+  await page.getByRole('button', { name: 'Send me a link' }).click();
+  await page.getByText('If the e-mail address is registered').waitFor();
+  await o.mailsSent();
+  const link = await mailedLink(o.mailDir, o.email);
+  assert.ok(link.startsWith(`${o.base}/portal/#refresh=`), link);
+  const started = Date.now();
+  await page.goto(link);
+  await page.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
+  return Date.now() - started;
+}
