@@ -61,9 +61,10 @@ export async function executeCommand(transact: RunInUnit, claimed: ClaimedComman
 /**
  * Runs a claimed batch in one unit of work when every command of it succeeds: one transaction and one write of the
  * events for the batch, instead of one of each per command (the round trips are most of a command's cost). Effects,
- * results and events still commit together, for the whole batch at once. If any command of the batch fails in any
- * way, nothing of the batch is committed and each command runs on its own (`executeCommand`), so that a failure is
- * recorded, retried or fenced exactly as when it runs alone, and the others succeed as they would have.
+ * results and events still commit together, for the whole batch at once. If a command of the batch fails in any way,
+ * nothing of the batch is committed: that command runs on its own (`executeCommand`), so that its failure is
+ * recorded, retried or fenced exactly as when it runs alone, and the commands before and after it run again as
+ * batches of their own, in acceptance order. A failure no command explains (the lock, the commit) runs each on its own.
  */
 export async function executeCommands(
   transact: RunInUnit,
@@ -73,24 +74,35 @@ export async function executeCommands(
 ): Promise<Execution[]> {
   const executions: Execution[] = [];
   const done = (claimed: ClaimedCommand, execution: Execution) => { executions.push(execution); hooks.executed?.(claimed, execution); };
-  if (batch.length > 1) {
+  const alone = async (claimed: ClaimedCommand) => done(claimed, await executeCommand(transact, claimed, policy));
+  const run = async (commands: readonly ClaimedCommand[]): Promise<void> => {
+    if (commands.length <= 1) return commands[0] && alone(commands[0]);
+    let failing: number | undefined;
     try {
       await transact(async (deps) => {
-        await deps.jobs.lockForChange(await ordersOf(deps, batch));
-        for (const claimed of batch) {
+        await deps.jobs.lockForChange(await ordersOf(deps, commands));
+        for (const [i, claimed] of commands.entries()) {
+          failing = i;
           const command = claimed.body as BrandCommand;
           await finish(deps, claimed, command, { status: 'succeeded', result: await runBrandCommand(deps, claimed.accountId, command) });
         }
+        failing = undefined;
       });
-      for (const claimed of batch) done(claimed, { outcome: 'succeeded' });
-      return executions;
     } catch (error) {
-      // Undone whole; what failed fails again below, on its own, where it is handled. Said, because an error the
-      // commands do not explain (a deadlock between two batches, a lost connection) is seen only here.
+      // Undone whole; said, because an error the commands do not explain (a deadlock between two batches, a lost
+      // connection) is seen only here.
       hooks.batchUndone?.(error);
+      if (failing === undefined) {
+        for (const claimed of commands) await alone(claimed);
+        return;
+      }
+      await run(commands.slice(0, failing));
+      await alone(commands[failing]!);
+      return run(commands.slice(failing + 1));
     }
-  }
-  for (const claimed of batch) done(claimed, await executeCommand(transact, claimed, policy));
+    for (const claimed of commands) done(claimed, { outcome: 'succeeded' });
+  };
+  await run(batch);
   return executions;
 }
 

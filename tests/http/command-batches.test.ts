@@ -76,6 +76,28 @@ test('a batch with a failing command: nothing of the batch commits twice, the fa
   assert.is(outcomes[0]!.n, 4, 'one outcome event per command');
 });
 
+test('a batch fails at one command: the commands before and after it run again as batches, that one alone', async () => {
+  const orders = [await job(), await job(), await job(), await job(), await job()];
+  const cids = [
+    await accept({ _type: 'RefreshOrder', orderId: orders[0] }),
+    await accept({ _type: 'RefreshOrder', orderId: orders[1] }),
+    await accept({ _type: 'RefreshOrder', orderId: 'no-such-order' }),
+    await accept({ _type: 'RefreshOrder', orderId: orders[2] }),
+    await accept({ _type: 'RefreshOrder', orderId: orders[3] }),
+    await accept({ _type: 'RefreshOrder', orderId: orders[4] }),
+  ];
+  let units = 0;
+  const undone: unknown[] = [];
+  const transact: Parameters<typeof executeCommands>[0] = (work) => { units++; return app.services.unitOfWork().transaction(work); };
+  const executions = await executeCommands(transact, await claimAll(cids), policy, { batchUndone: (error) => undone.push(error) });
+  assert.equal(executions.map((e) => e.outcome), ['succeeded', 'succeeded', 'failed', 'succeeded', 'succeeded', 'succeeded']);
+  assert.is(undone.length, 1, 'only the first try was undone');
+  // The first try; the two before it as one batch; the failing one alone (its try, then its recorded failure); the three after it as one batch.
+  assert.is(units, 5);
+  for (const cid of [cids[0]!, cids[1]!, cids[3]!, cids[4]!, cids[5]!]) assert.is((await result(cid))._type, 'CommandResultEvent');
+  assert.is((await result(cids[2]!)).code, 'ORDER_NOT_FOUND');
+});
+
 test('an executor whose lease ran out finishes late, after another took the command over: its work is undone, the command ran once', async () => {
   const apiId = await job();
   const cid = await accept({ _type: 'RefreshOrder', orderId: apiId });
