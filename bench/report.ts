@@ -39,7 +39,6 @@ export function codeLine(label = process.env.BENCH_LABEL) {
     + `${dirty ? ', **with uncommitted changes**' : ''}.${label ? ` Measured on ${label}.` : ''}`;
 }
 
-/** The machine's 1-minute load average (other users of the machine included; 2 fills both cores here). */
 /** CPU seconds a process has used so far, all its threads (utime + stime from /proc, in ticks of 1/100 s); NaN once it is gone. */
 export function cpuSeconds(pid: number) {
   let stat: string;
@@ -48,4 +47,5 @@ export function cpuSeconds(pid: number) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** The machine's 1-minute load average (other users of the machine included; 2 fills both cores here). */
 export const loadAverage = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);

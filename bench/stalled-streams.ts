@@ -88,7 +88,9 @@ async function quiet() {
   for (let i = 0; i < 80; i++) {
     const before = serviceCpu();
     await new Promise((resolve) => setTimeout(resolve, 250));
-    if (serviceCpu() - before < 0.05) return;
+    const used = serviceCpu() - before;
+    if (!Number.isFinite(used)) throw new Error('the service is gone');
+    if (used < 0.05) return;
   }
   throw new Error('the service never fell quiet after the streams started');
 }
