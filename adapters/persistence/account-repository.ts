@@ -4,6 +4,7 @@ import type { AccountRepository, PartnerFamily } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
 import type { FamilyMemo } from './family-memo.ts';
 import { toConfig, type ConfigRow } from './rows.ts';
+import { DETACHED } from './detached.ts';
 import { isStoredId } from './stored-ids.ts';
 
 // One round trip for everything that decides a polling scope (see PartnerFamily).
@@ -22,7 +23,7 @@ interface FamilyRow {
 
 export class MikroOrmAccountRepository implements AccountRepository {
   constructor(private readonly em: EntityManager, private readonly families: FamilyMemo) {}
-  async get(id: string) { return isStoredId(id) ? this.em.findOne(Account, { id }) : null; }
+  async get(id: string) { return isStoredId(id) ? this.em.findOne(Account, { id }, DETACHED) : null; }
   partnerFamily(accountId: string): Promise<PartnerFamily | null> {
     return this.families.get(accountId, (id) => this.readFamily(id));
   }
@@ -42,6 +43,6 @@ export class MikroOrmAccountRepository implements AccountRepository {
   }
   async save(account: Account) {
     this.families.forget();
-    this.em.persist(account);
+    await this.em.upsert(Account, account, DETACHED);
   }
 }

@@ -2,13 +2,14 @@ import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import { Contact, normalizeEmail } from '../../domain/contact.ts';
 import type { ContactRepository } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
+import { DETACHED } from './detached.ts';
 import { isStoredId } from './stored-ids.ts';
 
 export class MikroOrmContactRepository implements ContactRepository {
   constructor(private readonly em: EntityManager) {}
-  async get(id: string) { return isStoredId(id) ? this.em.findOne(Contact, { id }) : null; }
+  async get(id: string) { return isStoredId(id) ? this.em.findOne(Contact, { id }, DETACHED) : null; }
   findByEmail(email: string) {
-    return this.em.findOne(Contact, { [raw('lower(email)')]: normalizeEmail(email) });
+    return this.em.findOne(Contact, { [raw('lower(email)')]: normalizeEmail(email) }, DETACHED);
   }
   async accessOf(contactId: string) {
     if (!isStoredId(contactId)) return null;
@@ -28,5 +29,5 @@ export class MikroOrmContactRepository implements ContactRepository {
       return rows.map((r) => r.email);
     });
   }
-  async save(contact: Contact) { this.em.persist(contact); }
+  async save(contact: Contact) { await this.em.upsert(Contact, contact, DETACHED); }
 }

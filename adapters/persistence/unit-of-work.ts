@@ -146,8 +146,9 @@ function makeDeps<S extends object>(services: S, repository: <K extends keyof Re
 /**
  * Commits the EntityManager's transaction. Its flush runs inside an AsyncLocalStorage (MikroORM's UnitOfWork.commit),
  * and the first such run turns on Node's promise hooks for the rest of the process: every promise of every request
- * then pays for them. Work done in SQL on the driver (the queues, the outbox, the jobs) leaves the EntityManager
- * nothing to flush: its transaction is committed on the connection, as `em.commit` does after its flush.
+ * then pays for them. The repositories leave the EntityManager nothing to flush (SQL on the driver, or the ORM's
+ * statements with `DETACHED`: see detached.ts), so its transaction is committed on the connection, as `em.commit` does
+ * after its flush; the flush stays for anything that did leave an entity behind.
  */
 async function commit(em: EntityManager): Promise<void> {
   const uow = em.getUnitOfWork();

@@ -117,4 +117,23 @@ test('a mutation refused by its input, and one that needs no database, send noth
   }
 });
 
+test('nothing flushes through the ORM: accounts, contacts, logins, invoices, reasons and mappings are read and written as statements', async () => {
+  // A flush runs inside MikroORM's AsyncLocalStorage, which turns Node's promise hooks on for the rest of the process
+  // (adapters/persistence/detached.ts): counted here by the ORM's own flush event.
+  let flushes = 0;
+  (await sharedDatabase()).orm.em.getEventManager().registerSubscriber({ beforeFlush: () => { flushes++; } });
+  const brand = await integrator(app, 'brand'); // an account, a contact, a login by mail and an access token
+  await app.admin.call('contacts.setApiAccess', { contactId: brand.contactId, apiAccess: false });
+  await app.admin.call('contacts.setApiAccess', { contactId: brand.contactId, apiAccess: true });
+  const job = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
+  const invoice = await app.admin.call<{ id: string }>('invoices.create', { orderId: job.apiId, number: `U-${randomUUID()}`, type: 'invoice', status: 'sent', items: [] });
+  await app.admin.call('cancellationReasons.upsert', { name: `UNITS_${randomUUID().slice(0, 8).toUpperCase()}`, outcome: 'cancelled' });
+  await app.admin.call('orderMappings.upsert', { brandAccountId: brand.accountId, fields: [{ key: 'ref', target: 'externalId' }] });
+  const res = await app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`)
+    .send({ _v: '1.0.0', _cid: randomUUID(), _type: 'RefreshInvoice', invoiceId: invoice.id });
+  assert.is(res.status, 202, JSON.stringify(res.body));
+  await app.drainDeferred();
+  assert.is(flushes, 0);
+});
+
 test.run();
