@@ -37,11 +37,13 @@ export async function serveAlone(config: Config, log: Logger, refuse: Refuse) {
 
   const built = await buildOrRefuse(config, log, refuse, http.port);
   http.serve(built.app);
+  if (config.role !== 'api') built.worker.start();
+  const drain = drainer(config, log, built, http.server);
+  onStopSignals((signal) => void drain.stop(signal), () => drain.hurry());
+
+  // Said last: the line may reach a reader (a supervisor, a test) before this thread's next step, since the logger
+  // writes from libuv's threads; a stop signal sent on reading it must find its handler.
   const ready = readyLine(config, http.port);
   log.info(ready.fields, ready.message);
   log.flush(); // start-up lines go out at once
-  if (config.role !== 'api') built.worker.start();
-
-  const drain = drainer(config, log, built, http.server);
-  onStopSignals((signal) => void drain.stop(signal), () => drain.hurry());
 }
