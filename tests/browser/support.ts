@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -68,4 +69,11 @@ export async function signInFromMail(page: Page, o: { base: string; mailDir: str
   await page.goto(link);
   await page.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
   return Date.now() - started;
+}
+
+/** The built portal's size: its assets as they are, and index.html with them gzipped at level 9 (as a server may send them). */
+export function bundleSize(dist: string) {
+  const assets = readdirSync(join(dist, 'assets')).map((f) => join(dist, 'assets', f));
+  const gzipped = [join(dist, 'index.html'), ...assets].reduce((sum, f) => sum + gzipSync(readFileSync(f), { level: 9 }).length, 0);
+  return { raw: assets.reduce((sum, f) => sum + statSync(f).size, 0), gzipped };
 }
