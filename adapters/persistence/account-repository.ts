@@ -4,7 +4,7 @@ import type { AccountRepository, PartnerFamily } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
 import type { FamilyMemo } from './family-memo.ts';
 import { toConfig, type ConfigRow } from './rows.ts';
-import { DETACHED } from './detached.ts';
+import { DETACHED, UnitReads } from './detached.ts';
 import { isStoredId } from './stored-ids.ts';
 
 // One round trip for everything that decides a polling scope (see PartnerFamily).
@@ -23,7 +23,8 @@ interface FamilyRow {
 
 export class MikroOrmAccountRepository implements AccountRepository {
   constructor(private readonly em: EntityManager, private readonly families: FamilyMemo) {}
-  async get(id: string) { return isStoredId(id) ? this.em.findOne(Account, { id }, DETACHED) : null; }
+  private readonly reads = new UnitReads<Account>();
+  async get(id: string) { return isStoredId(id) ? this.reads.get(id, () => this.em.findOne(Account, { id }, DETACHED)) : null; }
   partnerFamily(accountId: string): Promise<PartnerFamily | null> {
     return this.families.get(accountId, (id) => this.readFamily(id));
   }
@@ -43,6 +44,7 @@ export class MikroOrmAccountRepository implements AccountRepository {
   }
   async save(account: Account) {
     this.families.forget();
+    this.reads.forget(account.id);
     await this.em.upsert(Account, account, DETACHED);
   }
 }

@@ -2,12 +2,13 @@ import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import { Contact, normalizeEmail } from '../../domain/contact.ts';
 import type { ContactRepository } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
-import { DETACHED } from './detached.ts';
+import { DETACHED, UnitReads } from './detached.ts';
 import { isStoredId } from './stored-ids.ts';
 
 export class MikroOrmContactRepository implements ContactRepository {
   constructor(private readonly em: EntityManager) {}
-  async get(id: string) { return isStoredId(id) ? this.em.findOne(Contact, { id }, DETACHED) : null; }
+  private readonly reads = new UnitReads<Contact>();
+  async get(id: string) { return isStoredId(id) ? this.reads.get(id, () => this.em.findOne(Contact, { id }, DETACHED)) : null; }
   findByEmail(email: string) {
     return this.em.findOne(Contact, { [raw('lower(email)')]: normalizeEmail(email) }, DETACHED);
   }
@@ -29,5 +30,8 @@ export class MikroOrmContactRepository implements ContactRepository {
       return rows.map((r) => r.email);
     });
   }
-  async save(contact: Contact) { await this.em.upsert(Contact, contact, DETACHED); }
+  async save(contact: Contact) {
+    this.reads.forget(contact.id);
+    await this.em.upsert(Contact, contact, DETACHED);
+  }
 }

@@ -7,3 +7,21 @@
  * one without, alternating rounds). Entities read so are the caller's to change and save; a save writes every column.
  */
 export const DETACHED = { disableIdentityMap: true } as const;
+
+/**
+ * What a unit read by primary key, each read sent once per unit, as the identity map answered a repeat before (a batch
+ * of brand commands reads the same reason, mapping or invoice for each command); a save forgets its key.
+ */
+export class UnitReads<T> {
+  private readonly held = new Map<string, Promise<T | null>>();
+
+  get(key: string, read: () => Promise<T | null>): Promise<T | null> {
+    let held = this.held.get(key);
+    if (!held) this.held.set(key, (held = read()));
+    return held;
+  }
+
+  forget(key: string): void {
+    this.held.delete(key);
+  }
+}

@@ -20,8 +20,8 @@ import { SqlWebhookConfigRepository } from './webhook-config-repository.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
 
 /**
- * The repositories of one unit of work, all on its EntityManager, each built when first asked for. `save` only
- * schedules a write, which the unit's transaction flushes once at its end; events wait for `workDone`.
+ * The repositories of one unit of work, all on its EntityManager, each built when first asked for. A save is one
+ * statement when it is called (see detached.ts); events wait for `workDone`, written in two statements at the end.
  */
 export class UnitRepositories implements Repositories {
   private accountRepository?: AccountRepository;
