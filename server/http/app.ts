@@ -8,6 +8,7 @@ import { createOpenApiExpressMiddleware, type OpenAPIObject, type OpenApiRouter 
 import { isUnavailable } from '../../domain/errors.ts';
 import { contextFactory, type Context } from '../context.ts';
 import { problem, retryAfterOf, tokenAccepted } from '../errors.ts';
+import { AMBIGUOUS_PATH, isAmbiguousPath } from './ambiguous-path.ts';
 import { bodilessIsEmptyJson, edgeErrors, jsonBodiesOnly, MAX_BODY_BYTES, refuseDeclaredTooLarge, restJsonBodies, trpcBodies } from './json-body.ts';
 import { safeError, type Logger } from '../logger.ts';
 import { legacyOrdersRoute } from './legacy-orders.ts';
@@ -78,15 +79,10 @@ export function healthRoutes(services: Services) {
   return routes;
 }
 
-/**
- * trpc-to-openapi parses the URL again with the WHATWG parser, which resolves `.` and `..` segments (also
- * percent-encoded) and reads `\` as `/`: such a path would reach another operation than the one express matched, or
- * none, with a 404 lacking the request id. A path the parser would read otherwise is answered 404 here instead.
- */
+/** A path the WHATWG parser would read otherwise (ambiguous-path.ts) is answered 404 here, with the request id. */
 const unambiguousPath: express.RequestHandler = (req, res, next) => {
-  if (new URL(req.path, 'http://localhost').pathname === req.path) return next();
-  res.status(404).type('application/problem+json').send(JSON.stringify(problem('NOT_FOUND', 404,
-    'A path segment cannot be "." or "..", and a path cannot hold "\\".', { requestId: String(req.id) })));
+  if (!isAmbiguousPath(req.path)) return next();
+  res.status(404).type('application/problem+json').send(JSON.stringify(problem('NOT_FOUND', 404, AMBIGUOUS_PATH, { requestId: String(req.id) })));
 };
 
 /** The REST face, `/trpc`, health, metrics and docs, behind the fair-use door (server/fair-use/door.ts). */

@@ -3,6 +3,7 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { NOT_A_MEMBER, problem, trpcFailure, type ProblemCode } from '../errors.ts';
 import type { Issue } from '../../domain/errors.ts';
 import { trpcProcedureOf } from './faces.ts';
+import { AMBIGUOUS_PATH, isAmbiguousPath } from './ambiguous-path.ts';
 import { undecodableParameter, type RestOperation } from './rest-routes.ts';
 
 /**
@@ -201,6 +202,9 @@ export function edgeErrors(operations: readonly RestOperation[]): ErrorRequestHa
       return answerEdgeFailure(req, res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The body must be UTF-8 JSON.');
     }
     if (err instanceof URIError) {
+      // express decodes a route's parameters as it matches, before the route's own check of the path: a dot segment
+      // after a parameter that does not decode is still the 404 any dot segment is.
+      if (isAmbiguousPath(req.path)) return answerEdgeFailure(req, res, 404, 'NOT_FOUND', AMBIGUOUS_PATH);
       // express could not decode a path parameter: name it, as every other input issue is named.
       const name = undecodableParameter(operations, req.method, req.path) ?? 'path';
       const message = 'must be percent-encoded UTF-8';
