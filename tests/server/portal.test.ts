@@ -18,7 +18,7 @@ test('portal/src/api/schema.d.ts is generated from the document the service serv
   writeFileSync(join(dir, 'openapi.json'), JSON.stringify(document(), null, 2) + '\n');
   execFileSync(join(root, 'portal', 'node_modules', '.bin', 'openapi-typescript'), [join(dir, 'openapi.json'), '-o', join(dir, 'schema.d.ts')], { stdio: 'ignore' });
   assert.ok(readFileSync(join(dir, 'schema.d.ts'), 'utf8') === readFileSync(join(root, 'portal', 'src', 'api', 'schema.d.ts'), 'utf8'),
-    'the portal\'s API types are stale: run npm run portal:api-types, then fix what the portal\'s type check finds');
+    'the portal\'s API types are stale: run npm run portal:api-types (npm test and npm run typecheck do), then fix what the portal\'s type check finds');
 });
 
 function served(dist: string) {
