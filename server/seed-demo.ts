@@ -20,7 +20,8 @@ const DEMO = {
   },
 } as const;
 
-const withId = (deps: Deps, id: string): Deps => ({ ...deps, ids: { newId: () => id } });
+// Derived, not spread: a unit's deps hold their services and repositories on their prototype (unit-of-work.ts).
+const withId = (deps: Deps, id: string): Deps => Object.create(deps, { ids: { value: { newId: () => id } } }) as Deps;
 
 /** Loads the demo once; answers false when it is there already. */
 export async function seedDemo(services: Services): Promise<boolean> {

@@ -67,15 +67,17 @@ test('a unique-index violation at commit becomes a CONFLICT, not a driver error'
   assert.is((error as DomainError).code, 'CONFLICT');
 });
 
-test('a unit\'s deps hand on everything when spread: the services, and every repository on the unit\'s one EntityManager', async () => {
+test('deps derived from a unit\'s hand on everything: the services, and every repository on the unit\'s one EntityManager', async () => {
   const clock = { now: () => now };
   const unit = unitsOfWork((await sharedDatabase()).orm, { clock })();
-  const spread = { ...unit.deps, ids: { newId: () => 'x' } };
-  assert.is(spread.clock, clock);
-  assert.is(spread.accounts, unit.deps.accounts, 'the same repository, not a second one');
-  for (const name of ['accounts', 'contacts', 'jobs', 'events', 'commands', 'deliveries'] as const) assert.ok(spread[name], name);
+  const ids = { newId: () => 'x' };
+  const derived = Object.create(unit.deps, { ids: { value: ids } }) as typeof unit.deps & { ids: typeof ids };
+  assert.is(derived.clock, clock);
+  assert.is(derived.ids, ids);
+  assert.is(derived.accounts, unit.deps.accounts, 'the same repository, not a second one');
+  for (const name of ['accounts', 'contacts', 'jobs', 'events', 'commands', 'deliveries'] as const) assert.ok(derived[name], name);
   const account = brand();
-  await unit.transaction(async (deps) => { await ({ ...deps }).accounts.save(account); });
+  await unit.transaction(async (deps) => { await (Object.create(deps) as typeof deps).accounts.save(account); });
   assert.ok(await unitsOfWork((await sharedDatabase()).orm, {})().statements((deps) => deps.accounts.get(account.id)), 'saved through the spread deps');
 });
 
