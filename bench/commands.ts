@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { integratorLoggedIn, processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
+import { integratorLoggedIn, processClient, startBuiltService, startScript, type ServiceProcess } from '../tests/support/process.ts';
 import { polledFlow, POLL_MS, type PolledFlow } from './command-polling.ts';
 import { codeLine, cpuSeconds, loadAverage, median, percentile, writeSection } from './report.ts';
 
@@ -41,7 +41,8 @@ const env = (role: string) => ({
 });
 const started: ServiceProcess[] = [];
 const start = (role: 'api' | 'all' | 'worker', cpu: number | undefined = 0): ServiceProcess => {
-  const proc = startScript('server/main.ts', { ...env(role), LOG_LEVEL: 'info' }, { cpu, nodeArgs });
+  // As deployed: dist/, built first (tests/support/process.ts).
+  const proc = startBuiltService({ ...env(role), LOG_LEVEL: 'info' }, { cpu, nodeArgs });
   started.push(proc);
   return proc;
 };
@@ -243,7 +244,7 @@ ${loadAtStart.toFixed(1)} and ${loadAverage().toFixed(1)} (2 fills both cores; o
 ${codeLine()}
 
 Accepting: autocannon, ${CONNECTIONS} connections, each request a RefreshOrder with a new \`_cid\` (over 200 orders); server pinned to CPU 0, client to
-CPU 1, PostgreSQL free. Service: the real \`server/main.ts\` with \`SERVICE_ROLE=api\` (token check with the contact lookup, the account's request counter in PostgreSQL (rate-limiter-flexible, \`API_RATE_LIMIT_PER_ACCOUNT\` set high, so counted in slices of a 64th of it: one upsert a slice), zod
+CPU 1, PostgreSQL free. Service: the real service as \`npm start\` runs it once built (dist/, built before the run) with \`SERVICE_ROLE=api\` (token check with the contact lookup, the account's request counter in PostgreSQL (rate-limiter-flexible, \`API_RATE_LIMIT_PER_ACCOUNT\` set high, so counted in slices of a 64th of it: one upsert a slice), zod
 input, \`_cid\` claim with INSERT … ON CONFLICT in one autocommit statement, 202, then the coalesced NOTIFY, at most one every 10 ms). Peer: \`bench/bare-commands.ts\`, node:http +
 pg, no auth or validation, the same row written by BEGIN; INSERT … ON CONFLICT; COMMIT. The same service as one \`SERVICE_ROLE=all\`
 process (CPU 0) also runs the commands it accepts, meanwhile (executed/s: the commands it finished during the load).
