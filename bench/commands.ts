@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { integratorLoggedIn, processClient, startBuiltService, startScript, type ServiceProcess } from '../tests/support/process.ts';
+import { integratorLoggedIn, processClient, type ServiceProcess } from '../tests/support/process.ts';
+import { startBuiltPeer, startBuiltService } from './built.ts';
 import { polledFlow, POLL_MS, type PolledFlow } from './command-polling.ts';
 import { codeLine, cpuSeconds, loadAverage, median, percentile, writeSection } from './report.ts';
 
@@ -41,7 +42,7 @@ const env = (role: string) => ({
 });
 const started: ServiceProcess[] = [];
 const start = (role: 'api' | 'all' | 'worker', cpu: number | undefined = 0): ServiceProcess => {
-  // As deployed: dist/, built first (tests/support/process.ts).
+  // As deployed: dist/, built first (bench/built.ts).
   const proc = startBuiltService({ ...env(role), LOG_LEVEL: 'info' }, { cpu, nodeArgs });
   started.push(proc);
   return proc;
@@ -84,8 +85,8 @@ for (let round = 0; round < (STEADY_ONLY ? 0 : ROUNDS); round++) {
   for (const kind of round % 2 === 0 ? KINDS : [...KINDS].reverse()) {
     // `service`: the API role alone, accepting without the executor on its core; `all`: one process that also runs
     // what it accepts, meanwhile.
-    const proc = kind === 'bare' ? startScript('bench/bare-commands.ts', { DATABASE_URL, BRAND_ID: brandId }, { cpu: 0 })
-      : kind === 'floor' ? startScript('bench/floor-app.ts', { NODE_ENV: 'production', FLOOR_ANSWERS: floorAnswers }, { cpu: 0 })
+    const proc = kind === 'bare' ? startBuiltPeer('bench/bare-commands.ts', { DATABASE_URL, BRAND_ID: brandId }, { cpu: 0 })
+      : kind === 'floor' ? startBuiltPeer('bench/floor-app.ts', { NODE_ENV: 'production', FLOOR_ANSWERS: floorAnswers }, { cpu: 0 })
       : start(kind === 'all' ? 'all' : 'api');
     started.push(proc);
     const port = await proc.listening;
@@ -244,7 +245,7 @@ ${loadAtStart.toFixed(1)} and ${loadAverage().toFixed(1)} (2 fills both cores; o
 ${codeLine()}
 
 Accepting: autocannon, ${CONNECTIONS} connections, each request a RefreshOrder with a new \`_cid\` (over 200 orders); server pinned to CPU 0, client to
-CPU 1, PostgreSQL free. Service: the real service as \`npm start\` runs it once built (dist/, built before the run) with \`SERVICE_ROLE=api\` (token check with the contact lookup, the account's request counter in PostgreSQL (rate-limiter-flexible, \`API_RATE_LIMIT_PER_ACCOUNT\` set high, so counted in slices of a 64th of it: one upsert a slice), zod
+CPU 1, PostgreSQL free. Service: the real service as \`npm start\` runs it once built (dist/, built before the run; the floor app and the bare peer compiled by tsc too, bench/tsconfig.peers.json) with \`SERVICE_ROLE=api\` (token check with the contact lookup, the account's request counter in PostgreSQL (rate-limiter-flexible, \`API_RATE_LIMIT_PER_ACCOUNT\` set high, so counted in slices of a 64th of it: one upsert a slice), zod
 input, \`_cid\` claim with INSERT … ON CONFLICT in one autocommit statement, 202, then the coalesced NOTIFY, at most one every 10 ms). Peer: \`bench/bare-commands.ts\`, node:http +
 pg, no auth or validation, the same row written by BEGIN; INSERT … ON CONFLICT; COMMIT. The same service as one \`SERVICE_ROLE=all\`
 process (CPU 0) also runs the commands it accepts, meanwhile (executed/s: the commands it finished during the load).

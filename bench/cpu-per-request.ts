@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { integratorLoggedIn, processClient, startBuiltService, startScript, type ServiceProcess } from '../tests/support/process.ts';
+import { integratorLoggedIn, processClient, type ServiceProcess } from '../tests/support/process.ts';
+import { startBuiltPeer, startBuiltService } from './built.ts';
 import { benchPaths, prepare, type BenchPath, type PathName } from './cpu-fixtures.ts';
 import { roundTripProxy } from './pg-round-trips.ts';
 import { codeLine, loadAverage, median, writeSection } from './report.ts';
@@ -31,10 +32,9 @@ const ADMIN = 'bench-admin-token-0123456789';
 const loadAtStart = loadAverage();
 const started: ServiceProcess[] = [];
 process.on('exit', () => { for (const proc of started) proc.child.kill('SIGKILL'); });
-// The service runs as deployed (dist/, built first); the floor app, which is not built, under tsx: its per-request
-// code is the libraries'.
-const launch = (script: string, env: Record<string, string>, cpu?: number) => {
-  const proc = script === 'server/main.ts' ? startBuiltService(env, { cpu }) : startScript(script, env, { cpu });
+// The service as deployed (dist/), the floor app compiled the same way (bench/built.ts).
+const launch = (script: 'server/main.ts' | 'bench/floor-app.ts', env: Record<string, string>, cpu?: number) => {
+  const proc = script === 'server/main.ts' ? startBuiltService(env, { cpu }) : startBuiltPeer(script, env, { cpu });
   started.push(proc);
   return proc;
 };
@@ -217,7 +217,7 @@ ${ROUNDS} rounds of ${REQUESTS} requests per path and process from ${CONNECTIONS
 ${codeLine(LABEL)} The machine's 1-minute load average at the start and the end: ${loadAtStart.toFixed(1)} and
 ${loadAverage().toFixed(1)} (2 fills both cores; other work on this shared machine counts too).
 
-Service: the real service as \`npm start\` runs it once built (dist/, compiled by \`npm run build\` before the run; the floor app runs under tsx, its per-request code being the libraries') with \`SERVICE_ROLE=api\` (no command runs in it), \`LOG_LEVEL=info\`, the per-account limits
+Service: the real service as \`npm start\` runs it once built (dist/, compiled by \`npm run build\` before the run), the floor app compiled by tsc too (bench/tsconfig.peers.json), with \`SERVICE_ROLE=api\` (no command runs in it), \`LOG_LEVEL=info\`, the per-account limits
 set high (\`API_RATE_LIMIT_PER_ACCOUNT\`, \`API_CONCURRENCY_PER_ACCOUNT\`) so that nothing is refused. Before it is measured it serves what a live
 process has served: an account and a contact created, a login by mail and a token exchanged. Floor: \`bench/floor-app.ts\`,
 express 5 + pino-http (every request logged at info by the service's logger) + trpc-to-openapi, one procedure per path with the

@@ -42,6 +42,7 @@ export interface ProcessServices {
 
 /**
  * The collaborators a use case may be handed, by name (`Pick<Deps, 'jobs' | 'clock'>`): the repositories of the unit
- * of work it runs in, and the process's services.
+ * of work it runs in, and the process's services. A unit's may hold them on its prototype: to replace one, derive
+ * (`Object.create(deps, …)`), never spread.
  */
 export type Deps = Repositories & ProcessServices;

@@ -72,7 +72,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.webhookAllowPrivateTargets,
     connectionsPerOrigin: config.webhookMaxInFlight, clock,
   });
-  const deps = {
+  const perProcess = {
     clock,
     ids,
     webhookSender,
@@ -104,7 +104,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   const announce = { committed: (kinds: ReadonlySet<BackgroundWork>) => (announcer ? announcer.announce(kinds) : signal.wake(kinds)) };
   // Mails after the answer, each in a unit of work of its own (made when it runs: the units are built just below).
   const deferrer = createDeferrer((work) => unitOfWork().transaction(work), log);
-  const unitOfWork: () => UnitOfWork = unitsOfWork(database.orm, { ...deps, deferrer } satisfies ProcessServices, announce);
+  const unitOfWork: () => UnitOfWork = unitsOfWork(database.orm, { ...perProcess, deferrer } satisfies ProcessServices, announce);
 
   let shuttingDown = false;
   const metrics = createMetrics({ ...operationalStats(database.orm), statementsSent: () => database.statements.count });
@@ -116,8 +116,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     unitOfWork,
     testClock,
     fairUse: createFairUse({
-      share: config.apiRateLimitPerAccount, concurrency: config.apiConcurrencyPerAccount, counter: deps.requestLimiter,
-      tokens: deps, metrics, log,
+      share: config.apiRateLimitPerAccount, concurrency: config.apiConcurrencyPerAccount, counter: perProcess.requestLimiter,
+      tokens: perProcess, metrics, log,
     }),
     ready: async () => !shuttingDown && (await database.ping()),
   };

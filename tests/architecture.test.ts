@@ -101,6 +101,13 @@ test('no file of code is over 300 lines (migrations aside)', () => {
   assert.ok(codeFiles().length > 100, 'the walk found the code');
 });
 
+test('no code spreads a unit\'s deps: their services and repositories are on the prototype (derive with Object.create)', () => {
+  const spread = /\.\.\.\s*(?:[\w.]+\.)?deps\b/;
+  const offenders = codeFiles().filter((f) => /^(domain|server|adapters|client|bench)\//.test(f) && spread.test(readFileSync(join(root, f), 'utf8')));
+  assert.equal(offenders, []);
+  assert.ok(spread.test('{ ...ctx.deps, ids }') && spread.test('{ ...deps }') && !spread.test('{ ...depsOf(x) }'), 'the pattern finds a spread');
+});
+
 test('what a tool writes is not in the tree: the portal\'s API types are generated at install and before each type check', () => {
   assert.not.ok(codeFiles().includes('portal/src/api/schema.d.ts'));
   assert.ok(codeFiles().includes('server/openapi/emit.ts'), 'the list is of tracked files');

@@ -47,13 +47,9 @@ class MikroOrmUnitOfWork<S extends object> {
     return (this.made ??= new UnitRepositories(this.fork, this.notices));
   }
 
-  /**
-   * A repository as the unit's work gets it: in a transaction, each of its methods first begins it if it has not begun;
-   * outside one, the repository as it is (its statements commit each on its own).
-   */
+  /** A repository as the unit's work gets it: each of its methods first begins the transaction under way, if any. */
   private repository<K extends keyof Repositories>(name: K): Repositories[K] {
     const repository = this.open()[name];
-    if (!this.inTransaction) return repository;
     let gated = this.gated.get(name);
     if (!gated) this.gated.set(name, (gated = gate(repository, () => this.beforeStatement())));
     return gated as Repositories[K];
@@ -134,22 +130,24 @@ class MikroOrmUnitOfWork<S extends object> {
   }
 }
 
+const REPOSITORY = Symbol('the unit\'s repository');
 type DepsOfUnit<S extends object> = new (repository: <K extends keyof Repositories>(name: K) => Repositories[K]) => Repositories & S;
 
 /**
  * The class of a unit's dependencies, made once per process: the process's services, and a getter per repository that
  * takes it from the unit when first used (a request that only counts its caller against the limiter builds none), sit
- * on its prototype. A unit's own object holds only its way to its repositories: copying the services and defining 13
- * getters on each unit's object cost about 35 µs a unit (issue 24's profile). So a spread copies nothing: to hand on the
- * same with one service replaced, derive from it (`Object.create(deps, { ids: … })`).
+ * on its prototype. Copying the services and defining 13 getters on each unit's own object cost about 35 µs a unit
+ * (a microbenchmark; 0.1 µs now). So a spread loses them: to hand on the same with one service replaced, derive from it
+ * (`Object.create(deps, { ids: … })`); tests/architecture.test.ts refuses a spread of deps.
  */
 function depsOfUnit<S extends object>(services: S): DepsOfUnit<S> {
   class UnitDeps {
-    constructor(readonly repository: <K extends keyof Repositories>(name: K) => Repositories[K]) {}
+    readonly [REPOSITORY]: <K extends keyof Repositories>(name: K) => Repositories[K];
+    constructor(repository: <K extends keyof Repositories>(name: K) => Repositories[K]) { this[REPOSITORY] = repository; }
   }
   Object.assign(UnitDeps.prototype, services);
   for (const name of REPOSITORY_NAMES) {
-    Object.defineProperty(UnitDeps.prototype, name, { get(this: UnitDeps) { return this.repository(name); } });
+    Object.defineProperty(UnitDeps.prototype, name, { get(this: UnitDeps) { return this[REPOSITORY](name); } });
   }
   return UnitDeps as unknown as DepsOfUnit<S>;
 }

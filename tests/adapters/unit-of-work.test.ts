@@ -69,7 +69,8 @@ test('a unique-index violation at commit becomes a CONFLICT, not a driver error'
 
 test('deps derived from a unit\'s hand on everything: the services, and every repository on the unit\'s one EntityManager', async () => {
   const clock = { now: () => now };
-  const unit = unitsOfWork((await sharedDatabase()).orm, { clock })();
+  const { orm } = await sharedDatabase();
+  const unit = unitsOfWork(orm, { clock })();
   const ids = { newId: () => 'x' };
   const derived = Object.create(unit.deps, { ids: { value: ids } }) as typeof unit.deps & { ids: typeof ids };
   assert.is(derived.clock, clock);
@@ -78,7 +79,13 @@ test('deps derived from a unit\'s hand on everything: the services, and every re
   for (const name of ['accounts', 'contacts', 'jobs', 'events', 'commands', 'deliveries'] as const) assert.ok(derived[name], name);
   const account = brand();
   await unit.transaction(async (deps) => { await (Object.create(deps) as typeof deps).accounts.save(account); });
-  assert.ok(await unitsOfWork((await sharedDatabase()).orm, {})().statements((deps) => deps.accounts.get(account.id)), 'saved through the spread deps');
+  assert.ok(await unitsOfWork(orm, {})().statements((deps) => deps.accounts.get(account.id)), 'saved through the derived deps');
+  // In the transaction: undone with it.
+  const undone = brand();
+  const failure = new Error('undo');
+  const unit2 = unitsOfWork(orm, { clock })();
+  assert.is(await unit2.transaction(async (deps) => { await (Object.create(deps) as typeof deps).accounts.save(undone); throw failure; }).catch((e: unknown) => e), failure);
+  assert.is(await unitsOfWork(orm, {})().statements((deps) => deps.accounts.get(undone.id)), null, 'rolled back with the transaction');
 });
 
 test('a unit whose work failed is spent: using it again throws; a transaction\'s change is undone, a statement stood on its own', async () => {

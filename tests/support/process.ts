@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -54,17 +54,6 @@ export function startScript(script: string, env: Record<string, string>, options
     },
   };
 }
-
-/**
- * Starts the service as `npm start` runs it once built: the JavaScript of dist/ (scripts/start.mjs), which the
- * benchmarks measure. Brings the build up to date first, once per process (a stale build would run the sources under
- * tsx, whose helpers cost CPU on every request).
- */
-export function startBuiltService(env: Record<string, string>, options: { cpu?: number; nodeArgs?: string[] } = {}): ServiceProcess {
-  built ??= (execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'ignore' }), true);
-  return startScript('scripts/start.mjs', env, { ...options, javascript: true });
-}
-let built: true | undefined;
 
 /** A client of a service process: admin procedures and REST calls on its port. */
 export function processClient(port: number, adminToken: string) {
