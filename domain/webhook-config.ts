@@ -51,7 +51,7 @@ export const PREVIOUS_KEY_MAX_SECONDS = 7 * 86_400;
 export const PREVIOUS_KEY_DEFAULT_SECONDS = 86_400;
 
 /** The one home of the key rule: a key too short to be a secret is refused (400). */
-export function checkSignatureKey(key: string): void {
+function checkSignatureKey(key: string): void {
   if (key.length < SIGNATURE_KEY_MIN_LENGTH) throw invalid('signatureKey', `A signature key needs at least ${SIGNATURE_KEY_MIN_LENGTH} characters.`);
 }
 

@@ -31,7 +31,7 @@ import { deliveryPump, eventRetentionPurge } from './worker/delivery-pump.ts';
 import { eventSequencer } from './worker/event-sequencer.ts';
 import { createMetrics } from './metrics.ts';
 import { operationalStats } from '../adapters/persistence/operational-stats.ts';
-import { WorkSignal } from './worker/work-signal.ts';
+import { WorkSignal } from './worker/wake-up-signal.ts';
 import { useWireMessages } from './zod-messages.ts';
 import { createWorker } from './worker/worker.ts';
 

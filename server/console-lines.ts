@@ -9,7 +9,7 @@ export interface ConsoleLine {
 const ROLE_NAMES = { all: 'the API and the worker', api: 'the API', worker: 'the worker' } as const;
 
 /** Where the data lives: the embedded database's folder, or a server's host, port and database (never its password). */
-export function databaseOf(config: Pick<Config, 'databaseUrl' | 'pgliteDir'>): { text: string; fields: Record<string, string> } {
+function databaseOf(config: Pick<Config, 'databaseUrl' | 'pgliteDir'>): { text: string; fields: Record<string, string> } {
   if (!config.databaseUrl) {
     return config.pgliteDir === 'memory://'
       ? { text: 'the embedded database, in memory (nothing is kept)', fields: { database: 'embedded', dataFolder: 'memory://' } }

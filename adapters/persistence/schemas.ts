@@ -13,19 +13,19 @@ const nullableText = { type: 'text', nullable: true } as const;
 const time = { type: 'datetime' } as const;
 const json = { type: 'json' } as const;
 
-export const AccountSchema = new EntitySchema<Account>({
+const AccountSchema = new EntitySchema<Account>({
   class: Account,
   tableName: 'accounts',
   properties: { id: { ...uuid, primary: true }, name: text, role: text, parentId: { type: 'uuid', nullable: true }, createdAt: time },
 });
 
-export const ContactSchema = new EntitySchema<Contact>({
+const ContactSchema = new EntitySchema<Contact>({
   class: Contact,
   tableName: 'contacts',
   properties: { id: { ...uuid, primary: true }, accountId: uuid, email: text, apiAccess: { type: 'boolean' }, createdAt: time },
 });
 
-export const InvoiceSchema = new EntitySchema<Invoice>({
+const InvoiceSchema = new EntitySchema<Invoice>({
   class: Invoice,
   tableName: 'invoices',
   properties: {
@@ -34,13 +34,13 @@ export const InvoiceSchema = new EntitySchema<Invoice>({
   },
 });
 
-export const CancellationReasonSchema = new EntitySchema<CancellationReason>({
+const CancellationReasonSchema = new EntitySchema<CancellationReason>({
   class: CancellationReason,
   tableName: 'cancellation_reasons',
   properties: { name: { ...text, primary: true }, outcome: text },
 });
 
-export const OrderMappingSchema = new EntitySchema<OrderMapping>({
+const OrderMappingSchema = new EntitySchema<OrderMapping>({
   class: OrderMapping,
   tableName: 'order_mappings',
   properties: { brandAccountId: { ...uuid, primary: true }, fields: json, updatedAt: time },

@@ -155,7 +155,7 @@ interface Answer {
 }
 
 /** How much of an answer's body is kept (CONTRACT §11). */
-export const RESPONSE_BODY_BYTES = 4096;
+const RESPONSE_BODY_BYTES = 4096;
 
 /** Read to its end up to this size, so that the connection can be used again; a longer answer closes it. */
 const DRAIN_BYTES = 64 * 1024;
@@ -185,7 +185,7 @@ const flatHeaders = (headers: Record<string, string | string[] | undefined>): Re
  * What a receiver answers is stored and shown: text PostgreSQL can hold (U+0000 and unpaired surrogates replaced; a
  * NUL in one attempt's error failed the record of a whole batch, every tenant's), cut at a character, not inside one.
  */
-export function storable(text: string, max = EXCERPT): string {
+function storable(text: string, max = EXCERPT): string {
   const wellFormed = text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\u0000/g, '\ufffd');
   return Array.from(wellFormed).slice(0, max).join('');
 }

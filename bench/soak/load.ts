@@ -55,7 +55,7 @@ export const errorSamples: string[] = [];
 export interface Target { name: string; port: number; agent: http.Agent }
 export const targetOf = (name: string, port: number): Target => ({ name, port, agent: new http.Agent({ keepAlive: true, maxSockets: 256 }) });
 
-export function fire(target: Target, r: Request, scheduled: number, stats: Stats, phase: string) {
+function fire(target: Target, r: Request, scheduled: number, stats: Stats, phase: string) {
   const s = stats.of(r.kind);
   const fail = (what: string) => {
     s.errors++;

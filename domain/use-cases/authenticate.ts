@@ -18,7 +18,7 @@ export async function authenticate(
   return admitCaller(deps, await identifyCaller(deps, input));
 }
 
-export const REFRESH_TOKEN_SENT = 'This is a refresh token, which calls nothing but the token endpoint: exchange it for an access token at '
+const REFRESH_TOKEN_SENT = 'This is a refresh token, which calls nothing but the token endpoint: exchange it for an access token at '
   + 'POST /v3/auth/access-token, and send that one.';
 
 /**

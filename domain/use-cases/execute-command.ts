@@ -5,7 +5,10 @@ import { DomainError, isUnavailable } from '../errors.ts';
 import type { Deps } from '../ports.ts';
 import { receiverOf } from '../receivers.ts';
 
-/** Runs work in a new unit of work, in one transaction: it commits whole, or not at all. */
+/**
+ * Runs work in a new unit of work, in one transaction: it commits whole, or not at all. The one use case handed one is
+ * the executor's (docs/architecture.md): on a failure it runs again in units of its own, which only it can choose.
+ */
 export type RunInUnit = <T>(work: (deps: Deps) => Promise<T>) => Promise<T>;
 
 export interface ExecutionPolicy {

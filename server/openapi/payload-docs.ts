@@ -54,11 +54,11 @@ export const partnerOrderStatusEvent = shape('PartnerOrderStatusEvent', partnerF
   'One order in the partner-format transformer\'s shape and the configuration\'s version; a later version only adds fields. '
   + 'Absent values are null, absent lists [].');
 /** An order in the default transformer's shape (brands, and partners configured with it). */
-export const defaultOrderStatusEvent = shape('DefaultOrderStatusEvent', defaultFormat,
+const defaultOrderStatusEvent = shape('DefaultOrderStatusEvent', defaultFormat,
   'One order in the default transformer\'s shape (brands\') and the configuration\'s version; a later version only adds fields. '
   + 'Absent values are null, absent lists [].');
 /** What an endpoint test sends by default (CONTRACT §10): no answer carries it, so it is a component of its own. */
-export const webhookTestEvent = shape('WebhookTestEvent', closed({
+const webhookTestEvent = shape('WebhookTestEvent', closed({
   _eid: { type: 'string' }, _type: { const: 'WebhookTestEvent' }, _v: { enum: [...PAYLOAD_VERSIONS] }, sentAt: { type: 'string', format: 'date-time' },
 }, ['_eid', '_type', '_v', 'sentAt'], { title: 'WebhookTestEvent' }), 'What POST /v3/webhook-config/test sends by default, signed as deliveries are, with `webhook-test: 1`.');
 /** The shapes referred to by the others, or by descriptions only, which the document must carry as components. */

@@ -3,7 +3,7 @@
  * relays SIGINT and SIGTERM to it, while a terminal's Ctrl-C (and a service manager stopping the group) signals node
  * too: one stop arrives twice, a few milliseconds apart.
  */
-export const SAME_SIGNAL_WITHIN_MS = 1000;
+const SAME_SIGNAL_WITHIN_MS = 1000;
 
 /**
  * SIGTERM and SIGINT: the first stops; a later one hurries the stop (skips what is left of SHUTDOWN_DELAY_MS), unless it

@@ -4,7 +4,7 @@ import { failureLevel, type Logger } from '../logger.ts';
 import { deliverDueEvents, type DeliveryPolicy } from '../../domain/use-cases/deliver-events.ts';
 import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-events.ts';
 import type { Services } from '../services.ts';
-import type { WorkSignal } from './work-signal.ts';
+import type { WorkSignal } from './wake-up-signal.ts';
 import type { WorkerTask } from './worker.ts';
 
 const STEP_FAILED = {
@@ -54,7 +54,7 @@ export function deliveryPump(services: Services, signal: WorkSignal, policy: Omi
  * The host only (a URL's path or query may hold a receiver's secret), the status or the connection's error (never the
  * answer's body), and never the payload or the key.
  */
-export function logAttempt(log: Logger, delivery: ClaimedDelivery, { attempt, state }: DeliveryResult): void {
+function logAttempt(log: Logger, delivery: ClaimedDelivery, { attempt, state }: DeliveryResult): void {
   const fields = {
     delivery: delivery.id, event: delivery.eventId, host: hostOf(delivery.endpoint?.url), attempt: delivery.attempts + 1,
     ...(attempt.statusCode !== null ? { status: attempt.statusCode } : { error: attempt.error }),
@@ -75,7 +75,7 @@ export function logAttempt(log: Logger, delivery: ClaimedDelivery, { attempt, st
 }
 
 /** An endpoint that starts failing, or is disabled for it: what its contacts are mailed, for the operators too. */
-export function logNotice(log: Logger, notice: EndpointNotice): void {
+function logNotice(log: Logger, notice: EndpointNotice): void {
   const fields = {
     endpoint: notice.endpointId, account: notice.accountId, host: hostOf(notice.url), failingSince: notice.failingSince.toISOString(),
     failedDeliveries: notice.failedDeliveries,

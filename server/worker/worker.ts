@@ -1,6 +1,6 @@
 import type { BackgroundWork } from '../../domain/ports.ts';
 import { failureLevel, type Logger } from '../logger.ts';
-import type { WorkSignal } from './work-signal.ts';
+import type { WorkSignal } from './wake-up-signal.ts';
 
 export interface WorkerTask {
   name: string;
