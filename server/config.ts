@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
@@ -47,7 +48,7 @@ const envSchema = z.object({
     ).optional(),
   DATABASE_POOL_SIZE: int(1, 1000, 20),
   DATABASE_TIMEOUT_MS: int(0, 3_600_000, 10_000),
-  PGLITE_DIR: z.string().min(1).default('./.data/pglite'),
+  PGLITE_DIR: z.string().min(1).optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
   JWT_SECRET: z.string().refine((v) => Buffer.byteLength(v) >= 32, 'must be at least 32 bytes').optional(),
@@ -92,7 +93,10 @@ export interface Config {
    * (a server that stopped answering): past it the request fails with 503 instead of hanging.
    */
   databaseTimeoutMs: number;
+  /** The embedded database's folder: PGLITE_DIR, else `pglite` in DATA_DIR (see `embeddedFolder`). */
   pgliteDir: string;
+  /** The embedded database stays where an earlier version's default put it (./.data/pglite): the start line says so. */
+  pgliteDirOfOldDefault: boolean;
   dataDir: string;
   /** The address integrators reach the service at, for the links of the mails; unset: http://localhost:<port>. */
   publicUrl: string | undefined;
@@ -160,7 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
-    pgliteDir: e.PGLITE_DIR === 'memory://' ? e.PGLITE_DIR : resolve(e.PGLITE_DIR),
+    ...embeddedFolder(e.PGLITE_DIR, e.DATA_DIR),
     dataDir: resolve(e.DATA_DIR),
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     jwtSecret: e.JWT_SECRET,
@@ -194,4 +198,19 @@ function parseTrustProxy(value: string | undefined): boolean | number | string {
   if (value === undefined || value === 'false') return false;
   if (value === 'true') return true;
   return /^\d+$/.test(value) ? Number(value) : value;
+}
+
+const OLD_DEFAULT = './.data/pglite';
+
+/**
+ * PGLITE_DIR, else the folder `pglite` in DATA_DIR, so that DATA_DIR moves everything the service keeps. Until
+ * 2026-11-27 the default was ./.data/pglite whatever DATA_DIR said: a database an earlier start made there, with none in
+ * DATA_DIR yet, is kept rather than a new empty one made beside the rest (and the start line says how to settle it).
+ */
+function embeddedFolder(pgliteDir: string | undefined, dataDir: string): Pick<Config, 'pgliteDir' | 'pgliteDirOfOldDefault'> {
+  if (pgliteDir) return { pgliteDir: pgliteDir === 'memory://' ? pgliteDir : resolve(pgliteDir), pgliteDirOfOldDefault: false };
+  const inDataDir = resolve(dataDir, 'pglite');
+  const old = resolve(OLD_DEFAULT);
+  const kept = inDataDir !== old && !existsSync(join(inDataDir, 'PG_VERSION')) && existsSync(join(old, 'PG_VERSION'));
+  return { pgliteDir: kept ? old : inDataDir, pgliteDirOfOldDefault: kept };
 }

@@ -21,12 +21,17 @@ function databaseOf(config: Pick<Config, 'databaseUrl' | 'pgliteDir'>): { text: 
 }
 
 /** The first line, before anything slow: what starts, on which database, and what an operator would miss. */
-export function startLine(config: Pick<Config, 'role' | 'databaseUrl' | 'pgliteDir' | 'adminToken'>): ConsoleLine {
+export function startLine(config: Pick<Config, 'role' | 'databaseUrl' | 'pgliteDir' | 'pgliteDirOfOldDefault' | 'dataDir' | 'adminToken'>): ConsoleLine {
   const database = databaseOf(config);
+  const oldDefault = !config.databaseUrl && config.pgliteDirOfOldDefault
+    ? `; it stays where earlier versions made it, not in DATA_DIR (${config.dataDir}): set PGLITE_DIR=${config.pgliteDir} to keep it there, or move the folder to ${config.dataDir}/pglite`
+    : '';
   const admin = config.adminToken ? '' : '; ADMIN_TOKEN is not set, so admin calls are refused (set it, 16 characters or more, to enable them)';
   return {
-    message: `starting ${ROLE_NAMES[config.role]} on ${database.text}${admin}`,
-    fields: { role: config.role, ...database.fields, ...(!config.adminToken && { adminToken: 'not set' }) },
+    message: `starting ${ROLE_NAMES[config.role]} on ${database.text}${oldDefault}${admin}`,
+    fields: {
+      role: config.role, ...database.fields, ...(oldDefault && { dataFolderOf: 'an earlier default' }), ...(!config.adminToken && { adminToken: 'not set' }),
+    },
   };
 }
 

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -44,6 +47,27 @@ test('the start line names the role and the database, the data folder or the ser
   assert.not.match(JSON.stringify(server), 'hunter2');
   assert.not.match(JSON.stringify(server), 'an-admin-token');
   assert.match(startLine(loadConfig({ PGLITE_DIR: 'memory://' })).message, 'the embedded database, in memory (nothing is kept)');
+});
+
+test('the embedded database lives in DATA_DIR/pglite unless PGLITE_DIR says otherwise; one an earlier default left in ./.data stays, and the start line says so', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pbi-folders-'));
+  const made = (folder: string) => { mkdirSync(join(dir, folder), { recursive: true }); writeFileSync(join(dir, folder, 'PG_VERSION'), '17\n'); };
+  // Synchronous from chdir to chdir: nothing else runs meanwhile. ./.data is read from the working directory.
+  const here = process.cwd();
+  const config = (env: Record<string, string>) => { process.chdir(dir); try { return loadConfig(env); } finally { process.chdir(here); } };
+  const at = (env: Record<string, string>) => { const c = config(env); return [c.pgliteDir.slice(realpathSync(dir).length), c.pgliteDirOfOldDefault] as const; };
+  assert.equal(at({}), ['/.data/pglite', false]);
+  assert.equal(at({ DATA_DIR: 'state' }), ['/state/pglite', false]);
+  assert.equal(at({ DATA_DIR: 'state', PGLITE_DIR: 'db' }), ['/db', false]);
+  made('.data/pglite');
+  assert.equal(at({ DATA_DIR: 'state' }), ['/.data/pglite', true], 'the database an earlier start made is kept');
+  const line = startLine(config({ DATA_DIR: 'state', ADMIN_TOKEN: 'an-admin-token-0123456789' }));
+  assert.match(line.message, `it stays where earlier versions made it, not in DATA_DIR (${realpathSync(dir)}/state): set PGLITE_DIR=${realpathSync(dir)}/.data/pglite`);
+  assert.is(line.fields.dataFolderOf, 'an earlier default');
+  assert.equal(at({}), ['/.data/pglite', false], 'the default DATA_DIR holds it anyway');
+  made('state/pglite');
+  assert.equal(at({ DATA_DIR: 'state' }), ['/state/pglite', false], 'once DATA_DIR has one, that one');
+  assert.not.match(startLine(config({ DATA_DIR: 'state' })).message, 'earlier versions');
 });
 
 test('the ready line names the URL, /portal and /docs, with the port and the role first', () => {
