@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
@@ -204,13 +204,24 @@ const OLD_DEFAULT = './.data/pglite';
 
 /**
  * PGLITE_DIR, else the folder `pglite` in DATA_DIR, so that DATA_DIR moves everything the service keeps. Until
- * 2026-11-27 the default was ./.data/pglite whatever DATA_DIR said: a database an earlier start made there, with none in
- * DATA_DIR yet, is kept rather than a new empty one made beside the rest (and the start line says how to settle it).
+ * 2026-11-27 the default was ./.data/pglite (in the working directory) whatever DATA_DIR said. A deployment of then has a
+ * DATA_DIR with files in it (the generated key, mails) and its database in ./.data/pglite: that database is kept rather
+ * than a new empty one made beside the rest, and the start line says how to settle it. A DATA_DIR not made yet, or
+ * empty, is a new place: its own database, whatever ./.data holds.
  */
 function embeddedFolder(pgliteDir: string | undefined, dataDir: string): Pick<Config, 'pgliteDir' | 'pgliteDirOfOldDefault'> {
   if (pgliteDir) return { pgliteDir: pgliteDir === 'memory://' ? pgliteDir : resolve(pgliteDir), pgliteDirOfOldDefault: false };
   const inDataDir = resolve(dataDir, 'pglite');
   const old = resolve(OLD_DEFAULT);
-  const kept = inDataDir !== old && !existsSync(join(inDataDir, 'PG_VERSION')) && existsSync(join(old, 'PG_VERSION'));
+  const kept = inDataDir !== old && !existsSync(join(inDataDir, 'PG_VERSION')) && existsSync(join(old, 'PG_VERSION'))
+    && holdsFiles(resolve(dataDir));
   return { pgliteDir: kept ? old : inDataDir, pgliteDirOfOldDefault: kept };
+}
+
+function holdsFiles(dir: string): boolean {
+  try {
+    return readdirSync(dir).length > 0;
+  } catch {
+    return false; // not made yet
+  }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -51,6 +51,14 @@ test('the start line names the role and the database, the data folder or the ser
 
 test('the embedded database lives in DATA_DIR/pglite unless PGLITE_DIR says otherwise; one an earlier default left in ./.data stays, and the start line says so', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pbi-folders-'));
+  try {
+    checkFolders(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+function checkFolders(dir: string) {
   const made = (folder: string) => { mkdirSync(join(dir, folder), { recursive: true }); writeFileSync(join(dir, folder, 'PG_VERSION'), '17\n'); };
   // Synchronous from chdir to chdir: nothing else runs meanwhile. ./.data is read from the working directory.
   const here = process.cwd();
@@ -60,7 +68,11 @@ test('the embedded database lives in DATA_DIR/pglite unless PGLITE_DIR says othe
   assert.equal(at({ DATA_DIR: 'state' }), ['/state/pglite', false]);
   assert.equal(at({ DATA_DIR: 'state', PGLITE_DIR: 'db' }), ['/db', false]);
   made('.data/pglite');
-  assert.equal(at({ DATA_DIR: 'state' }), ['/.data/pglite', true], 'the database an earlier start made is kept');
+  assert.equal(at({ DATA_DIR: 'state' }), ['/state/pglite', false], 'a DATA_DIR not made yet is a new place');
+  mkdirSync(join(dir, 'state'));
+  assert.equal(at({ DATA_DIR: 'state' }), ['/state/pglite', false], 'so is an empty one');
+  writeFileSync(join(dir, 'state', 'jwt-secret'), 'a key');
+  assert.equal(at({ DATA_DIR: 'state' }), ['/.data/pglite', true], 'a deployment of an earlier version keeps the database it made');
   const line = startLine(config({ DATA_DIR: 'state', ADMIN_TOKEN: 'an-admin-token-0123456789' }));
   assert.match(line.message, `it stays where earlier versions made it, not in DATA_DIR (${realpathSync(dir)}/state): set PGLITE_DIR=${realpathSync(dir)}/.data/pglite`);
   assert.is(line.fields.dataFolderOf, 'an earlier default');
@@ -68,7 +80,7 @@ test('the embedded database lives in DATA_DIR/pglite unless PGLITE_DIR says othe
   made('state/pglite');
   assert.equal(at({ DATA_DIR: 'state' }), ['/state/pglite', false], 'once DATA_DIR has one, that one');
   assert.not.match(startLine(config({ DATA_DIR: 'state' })).message, 'earlier versions');
-});
+}
 
 test('the ready line names the URL, /portal and /docs, with the port and the role first', () => {
   const ready = readyLine({ role: 'all' }, 3456);
