@@ -1,5 +1,5 @@
-import { availableParallelism } from 'node:os';
 import type { Config } from '../config.ts';
+import { usableCpus } from './cpus.ts';
 
 /** The processes one start runs: one process, or a primary with API processes and a worker sharing the port. */
 export type Layout =
@@ -11,7 +11,7 @@ export type Layout =
  * database has one connection, which processes cannot share; `api` and `worker` name one process's job (a process
  * manager starts as many as it wants); the test clock lives in one process's memory.
  */
-export function layoutOf(config: Pick<Config, 'role' | 'databaseUrl' | 'webConcurrency' | 'testClock'>, cpus = availableParallelism()): Layout {
+export function layoutOf(config: Pick<Config, 'role' | 'databaseUrl' | 'webConcurrency' | 'testClock'>, cpus = usableCpus()): Layout {
   // A WEB_CONCURRENCY above 1 that one process overrides is said to be ignored, with why.
   const ignored = config.webConcurrency !== null && config.webConcurrency > 1 ? `WEB_CONCURRENCY=${config.webConcurrency} is ignored: ` : '';
   if (!config.databaseUrl) return { kind: 'one', reason: `${ignored}the embedded database has one connection, which processes cannot share: one process` };

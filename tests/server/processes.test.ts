@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { cgroupCpuQuota, usableCpus } from '../../server/processes/cpus.ts';
 import { layoutOf } from '../../server/processes/layout.ts';
 import { restartPolicy } from '../../server/processes/restarts.ts';
 
@@ -28,6 +29,32 @@ test('WEB_CONCURRENCY: unset, the CPUs; set above 1 where one process runs, said
     { kind: 'one', reason: 'WEB_CONCURRENCY=4 is ignored: SERVICE_ROLE=api is one process\'s job (start as many as you need; SERVICE_ROLE=all starts a cluster)' });
   assert.match(String((layoutOf({ ...base, role: 'worker' }) as { reason: string }).reason), /^WEB_CONCURRENCY=4 is ignored: SERVICE_ROLE=worker/);
   assert.match(String((layoutOf({ ...base, databaseUrl: undefined }) as { reason: string }).reason), /^WEB_CONCURRENCY=4 is ignored: the embedded database/);
+});
+
+/** A filesystem of these files only. */
+const files = (entries: Record<string, string>) => (path: string) => entries[path];
+
+test('the CPUs a start may use: the affinity mask, and below it a cgroup v2 or v1 CPU quota (a container\'s limit), floored, at least 1', () => {
+  const v2 = (max: string, path = '/') => files({ '/proc/self/cgroup': `0::${path}\n`, [`/sys/fs/cgroup${path === '/' ? '' : path}/cpu.max`]: `${max}\n` });
+  assert.is(cgroupCpuQuota(v2('200000 100000')), 2);
+  assert.is(cgroupCpuQuota(v2('250000 100000')), 2, 'a fraction is floored, as libuv 1.49 does');
+  assert.is(cgroupCpuQuota(v2('50000 100000')), 1, 'at least one');
+  assert.is(cgroupCpuQuota(v2('max 100000')), null, 'no limit');
+  assert.is(cgroupCpuQuota(v2('300000 100000', '/kubepods/pod1/c1')), 3, 'the group\'s own folder');
+  // Inside a container the mount is the group itself, while /proc/self/cgroup names the host's path.
+  assert.is(cgroupCpuQuota(files({ '/proc/self/cgroup': '0::/docker/abc\n', '/sys/fs/cgroup/cpu.max': '100000 100000' })), 1);
+  const v1 = (quota: string) => files({
+    '/proc/self/cgroup': '12:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n1:name=systemd:/docker/abc\n',
+    '/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us': `${quota}\n`, '/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us': '100000\n',
+  });
+  assert.is(cgroupCpuQuota(v1('400000')), 4);
+  assert.is(cgroupCpuQuota(v1('-1')), null);
+  assert.is(cgroupCpuQuota(files({})), null, 'nothing readable: no quota');
+  assert.is(cgroupCpuQuota(files({ '/proc/self/cgroup': '0::/\n', '/sys/fs/cgroup/cpu.max': 'garbage' })), null);
+  assert.is(usableCpus(v2('200000 100000'), 32), 2, 'the quota below the mask');
+  assert.is(usableCpus(v2('800000 100000'), 4), 4, 'the mask below the quota');
+  assert.is(usableCpus(v2('max 100000'), 6), 6);
+  assert.ok(usableCpus() >= 1, 'this machine\'s own answer');
 });
 
 test('a dead process is restarted after 1 s, doubling with each death of its role within a minute; the fifth gives up', () => {
