@@ -74,7 +74,7 @@ function Portal({ role }: { role: Role }) {
       <main id="main" tabIndex={-1}>
         {current.path === 'endpoint' && <Endpoint />}
         {current.path === 'deliveries' && (id ? <DeliveryDetail id={id} /> : <Deliveries />)}
-        {current.path === 'events' && <Events />}
+        {current.path === 'events' && <Events key={id ?? ''} after={id} />}
         {current.path === 'orders' && (id ? <OrderDetail id={id} /> : <Orders />)}
         {current.path === 'commands' && <Commands initial={id ?? ''} />}
       </main>

@@ -72,7 +72,6 @@ test('sign-in from the mail link: the token leaves the address bar and history; 
   assert.is(await page.evaluate(() => localStorage.length), 0, 'nothing in localStorage');
   await page.goBack().catch(() => null);
   assert.not.match(page.url(), /refresh=/, 'the address with the token is not in the history');
-
   const stranger = await browser.newContext();
   const other = await stranger.newPage();
   await other.goto(`${base}/portal/#refresh=not-a-token`);
@@ -96,14 +95,12 @@ test('Endpoint: a refused URL shows its issue beside the field; saved, it shows 
   assert.ok((await issue.innerText()).length > 0);
   assert.is(await page.getByLabel('URL', { exact: true }).getAttribute('aria-describedby'), 'url-issue', 'the issue is tied to its field');
   await assertAccessible(page, 'endpoint with an issue');
-
   await page.getByLabel('URL', { exact: true }).fill(receiver.url('/portal-hooks'));
   await page.getByLabel('New signature key (leave empty to keep the current one)').fill('portal-test-signing-key-0001');
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByText('Saved.').waitFor();
   await page.getByTestId('health').getByText(/Healthy|failing|Disabled/).waitFor();
   await page.getByRole('heading', { name: 'Rotate the signature key' }).waitFor();
-
   await page.getByLabel('Event type').selectOption('OrderStatusEvent');
   const before = receiver.received.length;
   await page.getByRole('button', { name: 'Send', exact: true }).click();
@@ -113,7 +110,6 @@ test('Endpoint: a refused URL shows its issue beside the field; saved, it shows 
   const arrived = (await receiver.until((r) => r.length > before)).at(-1)!;
   assert.is(arrived.payload._type, 'OrderStatusEvent');
   assert.is(arrived.headers['webhook-test'], '1');
-
   await page.getByLabel('New key (16 characters or more)').fill('portal-test-signing-key-0002');
   await page.getByRole('button', { name: 'Rotate the key' }).click();
   await page.getByText(/Rotated: webhooks are signed with both keys until/).waitFor();
@@ -144,7 +140,6 @@ test('Deliveries: a failed delivery shows the answer; redelivered after the rece
   assert.match(await rows.first().innerText(), /failed[\s\S]*500: .*failure 500/, 'the status and the start of the answer');
   await assertAccessible(page, 'deliveries');
   await screenshot(page, 'deliveries');
-
   failing = false;
   await rows.first().getByRole('link').click();
   await page.getByRole('heading', { name: 'Delivery', level: 1 }).waitFor();
@@ -172,24 +167,19 @@ test('Deliveries: a failed delivery shows the answer; redelivered after the rece
   await page.locator('tbody tr').first().waitFor();
 });
 
-async function accessTokenOf(page: Page): Promise<string> {
-  const refresh = await page.evaluate(() => sessionStorage.getItem('portal.refreshToken'));
-  const res = await app.http.post('/v3/auth/access-token').set('authorization', `Bearer ${refresh}`).send({});
-  return res.body.access_token as string;
-}
+const accessTokenOf = async (page: Page) => (await app.http.post('/v3/auth/access-token')
+  .set('authorization', `Bearer ${await page.evaluate(() => sessionStorage.getItem('portal.refreshToken'))}`).send({})).body.access_token as string;
 
-test('Events: the feed pages with next, and an event opens to its JSON', async () => {
+test('Events: the feed pages with next, back and forward move between pages, and an event opens to its JSON', async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const page = partner.page;
   for (const apiId of orders) {
-    for (const status of ['open', 'accepted', 'scheduled', 'appointment_confirmed', 'installing', 'installed', 'completed']) {
-      await app.admin.call('jobs.setStatus', { apiId, status }).catch(() => null);
-    }
+    for (const status of ['open', 'accepted', 'scheduled', 'appointment_confirmed', 'installing', 'installed', 'completed']) await app.admin.call('jobs.setStatus', { apiId, status }).catch(() => null);
   }
   await page.goto(`${base}/portal/#/events`);
   const items = page.locator('ul.events li');
   await items.first().waitFor();
-  const firstPage = await page.locator('ul.events').innerText();
+  const [firstPage, firstId] = [await page.locator('ul.events').innerText(), await items.first().locator('code').innerText()];
   const next = page.getByRole('button', { name: 'Next' });
   assert.ok(await next.isEnabled(), 'a next page');
   await items.first().getByRole('button').click();
@@ -198,7 +188,17 @@ test('Events: the feed pages with next, and an event opens to its JSON', async (
   await screenshot(page, 'events');
   await next.click();
   await page.waitForFunction((before) => document.querySelector('main')?.textContent?.includes('No newer events yet') || document.querySelector('ul.events')?.textContent !== before, firstPage);
-  assert.is.not(await page.locator('main').innerText(), firstPage);
+  const [secondPage, secondUrl] = [await page.locator('main').innerText(), page.url()];
+  assert.is.not(secondPage, firstPage);
+  assert.match(secondUrl, /#\/events\/[^/]+$/, 'the page is in the address');
+  await page.goBack();
+  await page.locator('ul.events li code', { hasText: firstId }).first().waitFor();
+  await page.goForward();
+  await page.waitForFunction((text) => document.querySelector('main')?.innerText === text, secondPage);
+  await page.getByRole('link', { name: 'Deliveries' }).click();
+  await page.goBack();
+  await page.waitForFunction((text) => document.querySelector('main')?.innerText === text, secondPage);
+  assert.is(page.url(), secondUrl, 'back from another page: the same page of events');
 });
 
 test('Orders: a partner lists its orders (active, updatedSince) and opens one', async () => {

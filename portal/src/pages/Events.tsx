@@ -4,10 +4,12 @@ import { Empty, Json, Loaded, useLoad } from '../ui';
 
 const PAGE_SIZE = 20;
 
-/** The feed from the oldest retained event, a page at a time by `next`; each event opens to its JSON. */
-export function Events() {
-  const [cursors, setCursors] = useState<string[]>([]);
-  const after = cursors.at(-1);
+/**
+ * The feed from the oldest retained event, a page at a time by `next`; each event opens to its JSON. The page is in the
+ * address (`#/events/<after>`), so that the browser's back and forward move between pages, and a page left for another
+ * one is where it was on return.
+ */
+export function Events({ after }: { after: string | undefined }) {
   const [load] = useLoad(() => call(api.GET('/v3/events', { params: { query: { limit: PAGE_SIZE, ...(after && { after }) } } })), [after]);
   const [open, setOpen] = useState<string | null>(null);
   return (
@@ -16,7 +18,7 @@ export function Events() {
       <p className="muted">Every event of your endpoint, oldest first, exactly as delivered.</p>
       <Loaded load={load}>
         {(page) => page.items.length === 0
-          ? <Empty>{cursors.length ? 'No newer events yet.' : 'No events yet.'}</Empty>
+          ? <Empty>{after ? 'No newer events yet.' : 'No events yet.'}</Empty>
           : (
             <ul className="events">
               {page.items.map((event) => {
@@ -35,9 +37,9 @@ export function Events() {
           )}
       </Loaded>
       <nav className="pager" aria-label="Pages of events">
-        <button type="button" className="secondary" disabled={cursors.length === 0} onClick={() => setCursors([])}>From the start</button>
+        <button type="button" className="secondary" disabled={!after} onClick={() => { window.location.hash = '#/events'; }}>From the start</button>
         <button type="button" className="secondary" disabled={load.state !== 'ok' || !load.data.next || load.data.items.length === 0}
-          onClick={() => { if (load.state === 'ok' && load.data.next) setCursors([...cursors, load.data.next]); }}>Next</button>
+          onClick={() => { if (load.state === 'ok' && load.data.next) window.location.hash = `#/events/${encodeURIComponent(load.data.next)}`; }}>Next</button>
       </nav>
     </>
   );
