@@ -164,7 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
-    ...embeddedFolder(e.PGLITE_DIR, e.DATA_DIR),
+    ...embeddedFolder(e.PGLITE_DIR, e.DATA_DIR, Boolean(e.DATABASE_URL)),
     dataDir: resolve(e.DATA_DIR),
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     jwtSecret: e.JWT_SECRET,
@@ -209,11 +209,12 @@ const OLD_DEFAULT = './.data/pglite';
  * than a new empty one made beside the rest, and the start line says how to settle it. A DATA_DIR not made yet, or
  * empty, is a new place: its own database, whatever ./.data holds.
  */
-function embeddedFolder(pgliteDir: string | undefined, dataDir: string): Pick<Config, 'pgliteDir' | 'pgliteDirOfOldDefault'> {
+function embeddedFolder(pgliteDir: string | undefined, dataDir: string, onServer: boolean): Pick<Config, 'pgliteDir' | 'pgliteDirOfOldDefault'> {
   if (pgliteDir) return { pgliteDir: pgliteDir === 'memory://' ? pgliteDir : resolve(pgliteDir), pgliteDirOfOldDefault: false };
   const inDataDir = resolve(dataDir, 'pglite');
   const old = resolve(OLD_DEFAULT);
-  const kept = inDataDir !== old && !existsSync(join(inDataDir, 'PG_VERSION')) && existsSync(join(old, 'PG_VERSION'))
+  // On a server the folder is unused: nothing to look for.
+  const kept = !onServer && inDataDir !== old && !existsSync(join(inDataDir, 'PG_VERSION')) && existsSync(join(old, 'PG_VERSION'))
     && holdsFiles(resolve(dataDir));
   return { pgliteDir: kept ? old : inDataDir, pgliteDirOfOldDefault: kept };
 }

@@ -20,26 +20,26 @@ function databaseOf(config: Pick<Config, 'databaseUrl' | 'pgliteDir'>): { text: 
   return { text: `PostgreSQL at ${server}`, fields: { database: 'postgresql', server } };
 }
 
-/** What the embedded database's folder is, for tools that open it without the start line (npm run db:migrate). */
+/**
+ * Where the embedded database is, and, when it stays where an earlier version's default made it, how to settle that;
+ * nothing on a server. The start line says it, and so do tools that open the folder without it (npm run db:migrate).
+ */
 export function embeddedFolderLine(config: Pick<Config, 'databaseUrl' | 'pgliteDir' | 'pgliteDirOfOldDefault' | 'dataDir'>): string | undefined {
   if (config.databaseUrl) return undefined;
   const line = databaseOf(config).text;
-  return config.pgliteDirOfOldDefault ? `${line}${oldDefaultNotice(config)}` : line;
-}
-
-function oldDefaultNotice(config: Pick<Config, 'pgliteDir' | 'dataDir'>): string {
-  return `; it stays where earlier versions made it, not in DATA_DIR (${config.dataDir}): set PGLITE_DIR=${config.pgliteDir} to keep it there, or, with the service stopped, make the folder ${config.dataDir}/pglite (replacing any there)`;
+  if (!config.pgliteDirOfOldDefault) return line;
+  return `${line}; it stays where earlier versions made it, not in DATA_DIR (${config.dataDir}): set PGLITE_DIR=${config.pgliteDir} `
+    + `to keep it there, or, with the service stopped, make the folder ${config.dataDir}/pglite (replacing any there)`;
 }
 
 /** The first line, before anything slow: what starts, on which database, and what an operator would miss. */
 export function startLine(config: Pick<Config, 'role' | 'databaseUrl' | 'pgliteDir' | 'pgliteDirOfOldDefault' | 'dataDir' | 'adminToken'>): ConsoleLine {
   const database = databaseOf(config);
-  const oldDefault = !config.databaseUrl && config.pgliteDirOfOldDefault ? oldDefaultNotice(config) : '';
   const admin = config.adminToken ? '' : '; ADMIN_TOKEN is not set, so admin calls are refused (set it, 16 characters or more, to enable them)';
   return {
-    message: `starting ${ROLE_NAMES[config.role]} on ${database.text}${oldDefault}${admin}`,
+    message: `starting ${ROLE_NAMES[config.role]} on ${embeddedFolderLine(config) ?? database.text}${admin}`,
     fields: {
-      role: config.role, ...database.fields, ...(oldDefault && { dataFolderOf: 'an earlier default' }), ...(!config.adminToken && { adminToken: 'not set' }),
+      role: config.role, ...database.fields, ...(config.pgliteDirOfOldDefault && { dataFolderOf: 'an earlier default' }), ...(!config.adminToken && { adminToken: 'not set' }),
     },
   };
 }
