@@ -1,4 +1,5 @@
 import type { MailMessage } from './auth.ts';
+import { endpointUrlAsText } from './webhook-config.ts';
 
 // Endpoint health (CONTRACT §11): an endpoint fails from its first attempt without a 2xx after its last 2xx (or after
 // its URL was set); the first delivery that ends failed while it fails warns its contacts (once per failing period, never
@@ -62,7 +63,7 @@ export interface EndpointNotice {
 }
 
 export function endpointNoticeMail(to: string, notice: EndpointNotice): MailMessage {
-  const url = notice.url ?? '(no URL)';
+  const url = notice.url === null ? '(no URL)' : endpointUrlAsText(notice.url);
   const since = notice.failingSince.toISOString();
   const what = notice.kind === 'disabled'
     ? [`Your webhook endpoint ${url} has failed since ${since} and has been disabled: no deliveries are made to it until`,

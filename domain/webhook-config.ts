@@ -50,6 +50,26 @@ export const SIGNATURE_KEY_MIN_LENGTH = 16;
 export const PREVIOUS_KEY_MAX_SECONDS = 7 * 86_400;
 export const PREVIOUS_KEY_DEFAULT_SECONDS = 86_400;
 
+/**
+ * Whitespace or a control character anywhere in an endpoint's URL (CONTRACT §7). `new URL` would strip the leading and
+ * trailing ones and drop tabs and line breaks inside, so the stored text would not be what is sent; and a CR/LF stored
+ * as given reaches the failing-endpoint mail, where it would start lines of the sender's choosing.
+ */
+const URL_REFUSED_CHARACTERS = /[\s\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u2060\ufeff]/u;
+
+/** The one home of the endpoint URL's text rule, for integrators and admins alike: 400 naming `url`. */
+export function checkEndpointUrlText(url: string): void {
+  if (URL_REFUSED_CHARACTERS.test(url)) {
+    throw invalid('url', 'The URL must not contain whitespace or control characters (percent-encode them).');
+  }
+}
+
+/**
+ * A URL to put in a line of text (a mail's subject): each character the rule refuses percent-encoded, so that one
+ * stored before the rule existed cannot start a line of its own.
+ */
+export const endpointUrlAsText = (url: string) => url.replace(new RegExp(URL_REFUSED_CHARACTERS.source, 'gu'), encodeURIComponent);
+
 /** The one home of the key rule: a key too short to be a secret is refused (400). */
 function checkSignatureKey(key: string): void {
   if (key.length < SIGNATURE_KEY_MIN_LENGTH) throw invalid('signatureKey', `A signature key needs at least ${SIGNATURE_KEY_MIN_LENGTH} characters.`);

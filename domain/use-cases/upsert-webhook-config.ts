@@ -1,6 +1,6 @@
 import { invalid, notFound } from '../errors.ts';
 import type { Deps } from '../ports.ts';
-import { type PayloadVersion, type Scope, type Transformer, WebhookConfig } from '../webhook-config.ts';
+import { checkEndpointUrlText, type PayloadVersion, type Scope, type Transformer, WebhookConfig } from '../webhook-config.ts';
 
 export interface UpsertWebhookConfigInput {
   accountId: string;
@@ -22,6 +22,7 @@ export async function upsertWebhookConfig(
   if (!account) throw notFound('The account');
   if (account.role !== input.scope) throw invalid('scope', `A ${account.role} account can only have a ${account.role}-scoped configuration.`);
   if (input.url) {
+    checkEndpointUrlText(input.url);
     const reason = await deps.webhookTargets.refusalReason(input.url);
     if (reason) throw invalid('url', reason);
   }
