@@ -51,11 +51,14 @@ const BENCH_MODULES = new Set([
   // the floor app: the service's own zod contracts and logger, on the bare stack
   'server/routers/commands.contract.ts', 'server/routers/events.contract.ts', 'server/routers/partner-commands.contract.ts',
   'server/routers/partner-orders.contract.ts', 'server/logger.ts',
+  // the portal's load: the browser as the browser tests drive it, and where the built portal lies (its bundle's size)
+  'tests/browser/support.ts', 'server/http/portal.ts',
 ]);
 const BENCH_PACKAGES = new Set([
   'pg', 'pg-cursor', 'autocannon', 'undici', 'cli-progress',
   '@electric-sql/pglite', // the embedded soak reads the stopped service's events from its data folder
   'express', '@trpc/server', 'trpc-to-openapi', 'pino-http', // the floor app's stack
+  'playwright-core', // the portal's load, in Chromium
 ]);
 const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 function benchImportAllowed(file: string, specifier: string) {

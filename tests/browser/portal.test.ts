@@ -25,7 +25,7 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let failing = false;
 const user = (name: string) => ({ email: uniqueEmail(name), accountId: '', context: null as unknown as BrowserContext, page: null as unknown as Page });
 const [partner, brand] = [user('portal-partner'), user('portal-brand')];
-const [orders, measured] = [[] as string[], {} as Record<string, number>];
+const orders: string[] = [];
 
 test.before(async () => {
   if (!hasChromium) return;
@@ -66,7 +66,7 @@ test('sign-in from the mail link: the token leaves the address bar and history; 
   await page.goto(`${base}/portal/`);
   await assertAccessible(page, 'sign-in');
   await screenshot(page, 'sign-in');
-  measured.signInToEndpointMs = await signIn(page, partner.email);
+  await signIn(page, partner.email);
   assert.not.match(page.url(), /refresh=/);
   assert.ok(await page.evaluate(() => sessionStorage.getItem('portal.refreshToken')), 'the refresh token in sessionStorage');
   assert.is(await page.evaluate(() => localStorage.length), 0, 'nothing in localStorage');
@@ -270,31 +270,21 @@ test('sign out: the back button shows nothing private', async () => {
   assert.not.match(await page.locator('body').innerText(), /failure 500|OrderStatusEvent/);
 });
 
-test('the bundle is under 250 KB gzipped and the page loads from the service in under 1 s (best of three)', async () => {
+// Size only: how fast the page loads is measured by `npm run bench:portal-load` (docs/BENCHMARKS.md), never asserted here.
+test('the bundle is under 250 KB gzipped; a fresh context renders the page, sent with its CSP and cacheable assets', async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const { raw, gzipped } = bundleSize(PORTAL_DIST);
-  const warm = await browser.newContext(); // warms the process's file cache, not the browser's: new contexts below
-  await (await warm.newPage()).goto(`${base}/portal/`);
-  await warm.close();
-  // The best of three fresh contexts (nothing cached in each): a slow page is slow in all three; a busy machine in one.
-  let [loadMs, timing] = [Infinity, Infinity];
-  for (let run = 0; run < 3; run++) {
-    const cold = await browser.newContext();
-    const fresh = await cold.newPage();
-    const started = Date.now();
-    await fresh.goto(`${base}/portal/`);
-    await fresh.getByRole('heading', { name: 'Sign in to the integrator portal' }).waitFor();
-    loadMs = Math.min(loadMs, Date.now() - started);
-    timing = Math.min(timing, await fresh.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventEnd));
-    await cold.close();
-  }
+  const cold = await browser.newContext(); // nothing cached, no session
+  const page = await cold.newPage();
+  await page.goto(`${base}/portal/`);
+  await page.getByRole('heading', { name: 'Sign in to the integrator portal' }).waitFor();
+  await cold.close();
   const response = await fetch(`${base}/portal/`);
   assert.match(response.headers.get('content-security-policy') ?? '', /script-src 'self'/);
   const asset = await fetch(`${base}/portal/assets/${readdirSync(join(PORTAL_DIST, 'assets'))[0]}`);
   assert.match(asset.headers.get('cache-control') ?? '', /max-age=31536000, immutable/);
-  console.log(`portal: bundle ${(raw / 1024).toFixed(1)} KB, ${(gzipped / 1024).toFixed(1)} KB gzipped; first view ${loadMs} ms (load event ${timing.toFixed(0)} ms); mail link to Endpoint ${measured.signInToEndpointMs ?? '?'} ms`);
+  console.log(`portal: bundle ${(raw / 1024).toFixed(1)} KB, ${(gzipped / 1024).toFixed(1)} KB gzipped`);
   assert.ok(gzipped < 250 * 1024, `${gzipped} bytes gzipped`);
-  assert.ok(loadMs < 1000, `${loadMs} ms`);
 });
 
 test.run();
