@@ -1,5 +1,6 @@
 // The bare peer of bench/delivery: undici Pool.request posting the same signed payloads to the same receiver,
-// `IN_FLIGHT` at a time, with no database. Prints {"sent":N,"seconds":S}. TARGET, PAYLOADS (a JSON file), IN_FLIGHT.
+// `IN_FLIGHT` at a time, with no database. Prints {"sent":N,"seconds":S,"cpuSeconds":C} (C: its CPU while sending).
+// TARGET, PAYLOADS (a JSON file), IN_FLIGHT.
 import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 import { hexSignature, standardWebhookSignature } from '../adapters/signatures.ts';
@@ -11,6 +12,7 @@ const key = 'bench-signing-key-0123456789';
 const pool = new Pool(target.origin, { connections: inFlight });
 let next = 0;
 const started = performance.now();
+const cpuAtStart = process.cpuUsage();
 await Promise.all(Array.from({ length: inFlight }, async () => {
   while (next < payloads.length) {
     const { id, body } = payloads[next++]!;
@@ -25,5 +27,6 @@ await Promise.all(Array.from({ length: inFlight }, async () => {
     await res.body.dump();
   }
 }));
-console.log(JSON.stringify({ sent: payloads.length, seconds: (performance.now() - started) / 1000 }));
+const cpu = process.cpuUsage(cpuAtStart);
+console.log(JSON.stringify({ sent: payloads.length, seconds: (performance.now() - started) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 }));
 await pool.close();

@@ -1,19 +1,29 @@
-// The local receiver of bench/delivery: answers 200 at once and remembers when each webhook-id arrived.
-// GET /count answers { count, distinct }; GET /stats also the arrivals ({ [webhook-id]: epoch ms }) and forgets them all.
+// The local receiver of bench/delivery and bench/delivery-fairness: answers 200 at once and remembers when each
+// webhook-id arrived; a request to a path under /silent is never answered (an endpoint that hangs), only counted.
+// GET /count answers { count, distinct, silent: { received, open, mostOpen } }; GET /stats also the arrivals
+// ({ [webhook-id]: epoch ms }) and forgets them all.
 import { createServer } from 'node:http';
 
 let arrivals = new Map<string, number>();
 let count = 0;
+const silent = { received: 0, open: 0, mostOpen: 0 };
 const server = createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/count') {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ count, distinct: arrivals.size }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ count, distinct: arrivals.size, silent }));
     return;
   }
   if (req.method === 'GET' && req.url === '/stats') {
-    const body = JSON.stringify({ count, distinct: arrivals.size, arrivals: Object.fromEntries(arrivals) });
+    const body = JSON.stringify({ count, distinct: arrivals.size, arrivals: Object.fromEntries(arrivals), silent });
     arrivals = new Map();
     count = 0;
     res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    return;
+  }
+  if (req.url?.startsWith('/silent')) {
+    silent.received++;
+    silent.mostOpen = Math.max(silent.mostOpen, ++silent.open);
+    req.resume();
+    res.on('close', () => { silent.open--; });
     return;
   }
   req.resume();

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -49,3 +49,27 @@ export function cpuSeconds(pid: number) {
 
 /** The machine's 1-minute load average (other users of the machine included; 2 fills both cores here). */
 export const loadAverage = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+
+/**
+ * CPU seconds PostgreSQL has used so far on this machine: every live postgres process (backends, writers, autovacuum)
+ * and, through the postmaster's children's times, the backends that have exited. A benchmark's share is the difference
+ * over its run (other databases' work included; none runs during one here).
+ */
+export function postgresCpuSeconds() {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch { continue; }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const parent = fields[1]!;
+    let parentName = '';
+    try { parentName = readFileSync(`/proc/${parent}/comm`, 'utf8').trim(); } catch { /* gone */ }
+    total += Number(fields[11]) + Number(fields[12]);
+    if (parentName !== 'postgres') total += Number(fields[13]) + Number(fields[14]); // the postmaster: its reaped children
+  }
+  return total / 100;
+}

@@ -34,6 +34,8 @@ export interface SentAttempt extends DeliveryAttempt {
 export interface ClaimedDelivery {
   id: string;
   eventId: string;
+  /** The endpoint it is for, whether or not it still exists (see `endpoint`). */
+  endpointId: string;
   /** Durable attempts made before this one. */
   attempts: number;
   /** The end of this claim's lease: after it, another sender may claim the delivery over. */
@@ -53,6 +55,8 @@ export type DeliveryState = { status: 'delivered' } | { status: 'pending'; nextA
 /** The result of one durable attempt, and the state it leaves the delivery in. */
 export interface DeliveryResult {
   deliveryId: string;
+  /** The endpoint it was for: its health follows the attempt. */
+  endpointId: string;
   /** The claim under which it was sent: an outcome counts only while this claim is still the delivery's current one. */
   claimToken: string;
   attempt: DeliveryAttempt;

@@ -136,7 +136,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     }),
     commandResultPurge(services),
     deliveryPump(services, signal, {
-      maxInFlight: config.webhookMaxInFlight, scheduleMs: config.webhookRetryScheduleMs,
+      maxInFlight: config.webhookMaxInFlight, maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint, scheduleMs: config.webhookRetryScheduleMs,
       attemptMs: attemptMs(config), leaseMs: 2 * attemptMs(config), disableAfterMs: config.webhookDisableAfterMs,
     }),
     eventRetentionPurge(services, config.eventRetentionDays),

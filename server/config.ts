@@ -62,6 +62,7 @@ const envSchema = z.object({
   COMMAND_LEASE_MS: int(100, 3_600_000, 60_000),
   SHUTDOWN_DELAY_MS: int(0, 60_000, 0),
   WEBHOOK_MAX_IN_FLIGHT: int(1, 10_000, 64),
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: int(1, 10_000, 4),
   EVENT_RETENTION_DAYS: int(1, 3650, 30),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: flag,
   LOGIN_LIMIT_PER_EMAIL: int(1, 100_000, 5),
@@ -119,6 +120,8 @@ export interface Config {
   shutdownDelayMs: number;
   /** Deliveries being sent at once by one process. */
   webhookMaxInFlight: number;
+  /** Of those, to one endpoint (CONTRACT §7): a silent endpoint holds no more of the process's sends. */
+  webhookMaxInFlightPerEndpoint: number;
   /** How long events, deliveries and their attempts are kept. */
   eventRetentionDays: number;
   webhookAllowPrivateTargets: boolean;
@@ -178,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
     commandLeaseMs: e.COMMAND_LEASE_MS,
     shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
     webhookMaxInFlight: e.WEBHOOK_MAX_IN_FLIGHT,
+    webhookMaxInFlightPerEndpoint: e.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
     eventRetentionDays: e.EVENT_RETENTION_DAYS,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     loginLimitPerEmail: e.LOGIN_LIMIT_PER_EMAIL,

@@ -3,7 +3,7 @@ import { InMemoryStreamSlots } from '../adapters/stream-slots.ts';
 import type { Deps, Repositories } from '../domain/ports.ts';
 import { InMemoryAccountRepository, InMemoryContactRepository, InMemoryWebhookConfigRepository } from './fakes/accounts.ts';
 import { InMemoryCommandLog, InMemoryCommandQueue } from './fakes/commands.ts';
-import { InMemoryDeliveryQueue, InMemoryEventFeed, InMemoryEventOutbox, ScriptedWebhookSender } from './fakes/deliveries.ts';
+import { InMemoryDeliveryLog, InMemoryDeliveryQueue, InMemoryDeliveryStore, InMemoryEventFeed, InMemoryEventOutbox, ScriptedWebhookSender } from './fakes/deliveries.ts';
 import {
   InMemoryCancellationReasonRepository, InMemoryInvoiceRepository, InMemoryJobRepository, InMemoryOrderMappingRepository, InMemoryPartnerOrderQueries,
 } from './fakes/jobs.ts';
@@ -21,8 +21,9 @@ export const inMemoryRepositories = () => {
   const jobs = new InMemoryJobRepository();
   const webhookConfigs = new InMemoryWebhookConfigRepository();
   const commands = new InMemoryCommandLog();
-  const deliveries = new InMemoryDeliveryQueue(webhookConfigs);
+  const deliveries = new InMemoryDeliveryStore();
   const events = new InMemoryEventOutbox(deliveries);
+  const eventFeed = new InMemoryEventFeed(events);
   return {
   accounts: new InMemoryAccountRepository(webhookConfigs),
   contacts: new InMemoryContactRepository(),
@@ -33,10 +34,11 @@ export const inMemoryRepositories = () => {
   cancellationReasons: new InMemoryCancellationReasonRepository(),
   orderMappings: new InMemoryOrderMappingRepository(),
   events,
-  eventFeed: new InMemoryEventFeed(events),
+  eventFeed,
   commands,
   commandQueue: new InMemoryCommandQueue(commands),
-  deliveries,
+  deliveryQueue: new InMemoryDeliveryQueue(deliveries, webhookConfigs, eventFeed),
+  deliveryLog: new InMemoryDeliveryLog(deliveries, webhookConfigs),
   } satisfies Repositories;
 };
 

@@ -10,7 +10,8 @@ import { withDriverConnection } from './driver.ts';
  * remembers "after 11" never sees 10. So events get a second number, their feed position, once they have committed:
  *
  * - One sequencer at a time (a transaction-scoped advisory lock; a round that finds it taken does nothing) gives the
- *   committed events that have none their positions from a sequence, in `seq` order, and commits them all at once.
+ *   committed events that have none their positions from a sequence, in `seq` order, and commits them all at once. The
+ *   delivery claim runs a round too, under the same lock (it waits for it): deliveries are sent in feed order.
  * - A round sees only events committed before its statement began; an event committing later gets its position in a
  *   later round, and every later round draws larger numbers (it starts after the previous round committed). So
  *   positions grow in the order events became visible, and a reader that has seen position p has seen every position
@@ -27,12 +28,9 @@ import { withDriverConnection } from './driver.ts';
  */
 const SEQUENCER_LOCK = 0x7062_6931; // 'pbi1': the feed sequencer's advisory lock key.
 
-const SEQUENCE = `
-  with batch as (
-    select id from events where position is null and endpoint_id is not null order by seq limit $1),
-  numbered as (
-    select id, nextval('events_position_seq') as position from batch)
-  update events e set position = n.position from numbered n where e.id = n.id and e.position is null`;
+// sequence_events (migration 20261129100000) positions up to $1 events in seq order and puts the pending deliveries of
+// those events in the sender's queue, with their positions. The delivery claim runs the same round under the same lock.
+const SEQUENCE = 'select sequence_events($1) as n';
 
 const PAGE = `
   select position, created_at, payload::text as payload from events
@@ -52,8 +50,8 @@ export class SqlEventFeed implements EventFeed {
         name: 'feed-sequencer-lock', text: 'select pg_try_advisory_xact_lock($1) as taken', values: [SEQUENCER_LOCK],
       });
       if (!lock!.taken) return 0;
-      const { rowCount } = await client.query({ name: 'feed-sequence', text: SEQUENCE, values: [limit] });
-      return rowCount ?? 0;
+      const { rows: [round] } = await client.query<{ n: number }>({ name: 'feed-sequence-v2', text: SEQUENCE, values: [limit] });
+      return round!.n;
     };
     if (this.em.isInTransaction()) return withDriverConnection(this.em, round);
     return withDriverConnection(this.em, async (client) => {

@@ -7,13 +7,19 @@ import type { WorkNotices } from './wake-ups/notices.ts';
 
 // Events and their deliveries are written at once, one statement each, on the unit of work's connection: an event
 // and its delivery commit with the change that caused them.
+// Events take their seq in the order they were emitted (with ordinality): the feed sequencer positions one
+// transaction's events in seq order, and one order's deliveries go out in feed order.
 const INSERT_EVENTS = `
   insert into events (id, account_id, scope, type, order_id, payload, endpoint_id, created_at)
-  select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::json[], $7::uuid[], $8::timestamptz[])`;
+  select id, account_id, scope, type, order_id, payload, endpoint_id, created_at
+  from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::json[], $7::uuid[], $8::timestamptz[])
+    with ordinality as e(id, account_id, scope, type, order_id, payload, endpoint_id, created_at, n)
+  order by n`;
 const INSERT_DELIVERIES = `
   insert into deliveries (id, event_id, endpoint_id, account_id, order_id, status, attempts, next_attempt_at, created_at, updated_at)
   select gen_random_uuid(), e.id, e.endpoint_id, e.account_id, e.order_id, 'pending', 0, e.created_at, e.created_at, e.created_at
-  from events e where e.id = any($1::uuid[])`;
+  from events e where e.id = any($1::uuid[])
+  order by e.seq`;
 
 interface EventRow {
   id: string; account_id: string; scope: OutboxEvent['scope']; type: OutboxEvent['type']; order_id: string | null;

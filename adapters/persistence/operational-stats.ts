@@ -13,7 +13,7 @@ export interface PoolStats {
   max: number;
 }
 
-// One statement, each part on a partial index (migration 20261123060000); ages on the database's clock, never below 0.
+// One statement, each part on a partial index (migration 20261123060000) or the small queue of deliveries to send; ages on the database's clock, never below 0.
 // The same for every process: the queues are shared. A running command is an accepted one an executor holds now (a
 // partner command runs inside its request's transaction, which nobody else sees). Overdue counts only a delivery that could be sent: the first
 // pending one of its order (the later ones wait for it, as the claim makes them).
@@ -22,10 +22,10 @@ const QUEUES = `
     (select count(*) from commands where status = 'accepted' and (claim_token is null or lease_until <= now()))::int as accepted,
     (select count(*) from commands where status = 'accepted' and claim_token is not null and lease_until > now())::int as running,
     greatest(coalesce((select extract(epoch from now() - min(created_at)) from commands where status = 'accepted'), 0), 0)::float8 as oldest_accepted,
-    (select count(*) from deliveries where status = 'pending')::int as pending,
-    greatest(coalesce((select extract(epoch from now() - min(d.next_attempt_at)) from deliveries d
-      where d.status = 'pending' and d.next_attempt_at <= now()
-        and not exists (select 1 from deliveries e where e.endpoint_id = d.endpoint_id and e.order_id = d.order_id and e.status = 'pending' and e.seq < d.seq)), 0), 0)::float8 as oldest_pending,
+    (select count(*) from delivery_queue)::int as pending,
+    greatest(coalesce((select extract(epoch from now() - min(q.next_attempt_at)) from delivery_queue q
+      where q.next_attempt_at <= now()
+        and not exists (select 1 from delivery_queue o where o.endpoint_id = q.endpoint_id and o.order_id = q.order_id and o.position < q.position)), 0), 0)::float8 as oldest_pending,
     (select count(*) from webhook_configs where failing_since is not null and enabled)::int as failing,
     (select count(*) from webhook_configs where not enabled and disabled_reason = 'failing')::int as disabled_failing,
     (select count(*) from webhook_configs where not enabled and disabled_reason = 'integrator')::int as disabled_integrator`;

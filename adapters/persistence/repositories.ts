@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type {
-  AccountRepository, CancellationReasonRepository, CommandLog, CommandQueue, ContactRepository, DeliveryQueue, EventFeed,
+  AccountRepository, CancellationReasonRepository, CommandLog, CommandQueue, ContactRepository, DeliveryLog, DeliveryQueue, EventFeed,
   InvoiceRepository, JobRepository, OrderMappingRepository, PartnerOrderQueries, Repositories, WebhookConfigRepository,
 } from '../../domain/ports.ts';
 import { MikroOrmAccountRepository } from './account-repository.ts';
@@ -8,6 +8,7 @@ import { MikroOrmCancellationReasonRepository } from './cancellation-reason-repo
 import { MikroOrmCommandLog } from './command-log.ts';
 import { MikroOrmCommandQueue } from './command-queue.ts';
 import { MikroOrmContactRepository } from './contact-repository.ts';
+import { SqlDeliveryLog } from './delivery-log.ts';
 import { SqlDeliveryQueue } from './delivery-queue.ts';
 import { SqlEventFeed } from './event-feed.ts';
 import { SqlEventOutbox } from './event-outbox.ts';
@@ -36,7 +37,8 @@ export class UnitRepositories implements Repositories {
   private feed?: EventFeed;
   private commandLog?: CommandLog;
   private queue?: CommandQueue;
-  private deliveryQueue?: DeliveryQueue;
+  private sendQueue?: DeliveryQueue;
+  private log?: DeliveryLog;
 
   private readonly families = new FamilyMemo();
 
@@ -54,7 +56,8 @@ export class UnitRepositories implements Repositories {
   get eventFeed() { return (this.feed ??= new SqlEventFeed(this.em)); }
   get commands() { return (this.commandLog ??= new MikroOrmCommandLog(this.em, this.notices)); }
   get commandQueue() { return (this.queue ??= new MikroOrmCommandQueue(this.em)); }
-  get deliveries() { return (this.deliveryQueue ??= new SqlDeliveryQueue(this.em, this.notices)); }
+  get deliveryQueue() { return (this.sendQueue ??= new SqlDeliveryQueue(this.em)); }
+  get deliveryLog() { return (this.log ??= new SqlDeliveryLog(this.em, this.notices)); }
 
   /** What the work left to write once it is done: the events it emitted (two statements, whatever their number). */
   async workDone(): Promise<void> {

@@ -176,7 +176,7 @@ export function unitsOfWork<S extends object>(orm: MikroORM, services: S, option
 
 const REPOSITORY_NAMES: readonly (keyof Repositories)[] = [
   'accounts', 'contacts', 'webhookConfigs', 'jobs', 'partnerOrders', 'invoices', 'cancellationReasons', 'orderMappings',
-  'events', 'eventFeed', 'commands', 'commandQueue', 'deliveries',
+  'events', 'eventFeed', 'commands', 'commandQueue', 'deliveryQueue', 'deliveryLog',
 ];
 
 /** A failure as the core knows it: a unique index's violation is a CONFLICT, the database away UNAVAILABLE. */

@@ -178,14 +178,23 @@ async function readStart(body: AsyncIterable<Buffer> & { destroy(): void }): Pro
 }
 
 /** Response headers as text PostgreSQL can hold; repeated ones joined as HTTP allows. */
-const flatHeaders = (headers: Record<string, string | string[] | undefined>): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined).map(([k, v]) => [k, storable(Array.isArray(v) ? v.join(', ') : v!, Infinity)]));
+function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name] = storable(Array.isArray(value) ? value.join(', ') : value, Infinity);
+  }
+  return flat;
+}
 
 /**
  * What a receiver answers is stored and shown: text PostgreSQL can hold (U+0000 and unpaired surrogates replaced; a
  * NUL in one attempt's error failed the record of a whole batch, every tenant's), cut at a character, not inside one.
  */
 function storable(text: string, max = EXCERPT): string {
-  const wellFormed = text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\u0000/g, '\ufffd');
-  return Array.from(wellFormed).slice(0, max).join('');
+  const wellFormed = UNSTORABLE.test(text) ? text.replace(UNSTORABLE_ALL, '\ufffd') : text;
+  // Cut by characters, not UTF-16 units; a text shorter than `max` units has fewer characters still.
+  return wellFormed.length <= max ? wellFormed : Array.from(wellFormed).slice(0, max).join('');
 }
+const UNSTORABLE_SOURCE = '[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]|\\u0000';
+const UNSTORABLE = new RegExp(UNSTORABLE_SOURCE);
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE_SOURCE, 'g');

@@ -17,14 +17,31 @@ export interface EventOutbox {
   recentFor(accountId: string, limit: number): Promise<OutboxEvent[]>;
 }
 
-/** Deliveries of events to endpoints, claimed under a lease so that concurrent senders never send one twice. */
+/** What a sender asks of the queue: how many, from when, under which token, and what it holds already. */
+export interface ClaimRequest {
+  limit: number;
+  now: Date;
+  /** Each claim holds until then: a dead sender's deliveries are claimed again after it. */
+  leaseUntil: Date;
+  claimToken: string;
+  /** The most deliveries of one endpoint the sender may hold at once (sending, or claimed and waiting to be sent). */
+  perEndpoint: number;
+  /** The endpoints the sender holds deliveries of now, with how many: a full one is passed over. */
+  held: ReadonlyMap<string, number>;
+}
+
+/**
+ * The queue the sender takes deliveries from (send, ack, nack): claimed under a lease, so that concurrent senders never
+ * send one twice, and recorded by the holder of the claim.
+ */
 export interface DeliveryQueue {
   /**
-   * Claims up to `limit` pending deliveries that are due at `now` and nobody holds, each until `leaseUntil`, oldest
-   * first. For one endpoint and one order, a delivery is not due while an earlier one is still pending (being sent,
-   * or waiting for its retry): deliveries of one order go out in order, other orders are not held up.
+   * Claims up to `limit` deliveries that are due at `now` and nobody holds, oldest first, each until `leaseUntil`, and
+   * at most `perEndpoint` of one endpoint with what the sender holds. For one endpoint and one order, a delivery is not
+   * due while one of an earlier feed position (CONTRACT §10) is still to be sent (being sent, or waiting for its
+   * retry): one order's deliveries go out in feed order, whatever wrote them; other orders are not held up.
    */
-  claimDue(limit: number, now: Date, leaseUntil: Date, claimToken: string): Promise<ClaimedDelivery[]>;
+  claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]>;
   /** Gives claims back unsent (a sender stopping), so that they are due at once instead of after their lease. */
   release(claims: readonly Pick<ClaimedDelivery, 'id' | 'claimToken'>[]): Promise<void>;
   /**
@@ -34,6 +51,10 @@ export interface DeliveryQueue {
    * `disableAfterMs`); answers the notices its contacts are to be sent, once this has committed.
    */
   record(results: readonly DeliveryResult[], at: Date, disableAfterMs: number): Promise<EndpointNotice[]>;
+}
+
+/** The delivery log integrators and operators read, and the replays they ask for. */
+export interface DeliveryLog {
   /**
    * Makes a delivery pending and due at `now` again, its attempts continuing, unless it is being sent right now (then
    * it is left to its sender). False when there is no such delivery.

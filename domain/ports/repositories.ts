@@ -8,7 +8,7 @@ import type { OrderMapping } from '../order-mapping.ts';
 import type { OrderFilter } from '../orders.ts';
 import type { Scope, WebhookConfig } from '../webhook-config.ts';
 import type { CommandLog, CommandQueue } from './commands.ts';
-import type { DeliveryQueue, EventFeed, EventOutbox } from './events.ts';
+import type { DeliveryLog, DeliveryQueue, EventFeed, EventOutbox } from './events.ts';
 
 // The repositories of a unit of work, one per aggregate or read side, and the set a unit hands its work.
 // `get`/`find` answer null when absent; `save` inserts or updates the whole aggregate. Writes become visible to other
@@ -126,5 +126,6 @@ export interface Repositories {
   eventFeed: EventFeed;
   commands: CommandLog;
   commandQueue: CommandQueue;
-  deliveries: DeliveryQueue;
+  deliveryQueue: DeliveryQueue;
+  deliveryLog: DeliveryLog;
 }

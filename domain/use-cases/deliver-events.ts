@@ -1,53 +1,28 @@
 import { isSuccess, stateAfter, type ClaimedDelivery, type DeliveryResult } from '../delivery.ts';
-import { isUnavailable } from '../errors.ts';
 import type { EndpointNotice } from '../endpoint-health.ts';
 import type { Deps } from '../ports.ts';
 import { keysInForce } from '../webhook-config.ts';
-import { mailEndpointNotices } from './mail-endpoint-notices.ts';
 
-export type DeliveryDeps = Pick<Deps, 'deliveries' | 'webhookSender' | 'clock' | 'ids' | 'contacts' | 'mailer'>;
+// The sender's three steps, each one call: claim what is due, attempt one delivery, record what attempts found. How
+// often and how many at once is the worker's (server/worker/delivery-round.ts).
 
-export interface DeliveryPolicy {
-  /** WEBHOOK_MAX_IN_FLIGHT: deliveries being sent at once by this process. */
-  maxInFlight: number;
-  /** The longest one attempt can take, its re-send on a new connection included. */
-  attemptMs: number;
-  /**
-   * How long a claim holds: a dead sender's deliveries are sent again after it. Longer than an attempt, so that a
-   * claim waiting in the buffer still has an attempt's time left when its turn comes (else it is given back).
-   */
+/** What a sender holds and may hold: its claims' length, and how much of one endpoint it may take. */
+export interface ClaimLimits {
+  limit: number;
   leaseMs: number;
-  /** WEBHOOK_RETRY_SCHEDULE: the delays between durable attempts. */
-  scheduleMs: readonly number[];
-  /** WEBHOOK_DISABLE_AFTER: how long an endpoint may fail before a failed delivery disables it. */
-  disableAfterMs: number;
-  /** A round that has nothing left to do waits for a due retry itself when it comes sooner than this (the idle poll). */
-  idleMs: number;
-}
-
-/** What a round needs from the process it runs in: waiting, and telling what happened. */
-export interface DeliveryRoundPorts {
-  /** Resolves once deliveries are announced (committed somewhere), after `ms` at the latest, or at once when stopping. */
-  waitForWork(ms: number): Promise<void>;
-  /** Resolves after `ms`, or at once when stopping; an announcement does not cut it short (a backoff). */
-  pause(ms: number): Promise<void>;
-  /** Whether the process is stopping: the round gives back what it holds unsent and ends. */
-  stopping(): boolean;
-  /** Each finished attempt, as it finishes (metrics, the log). */
-  attempted(delivery: ClaimedDelivery, result: DeliveryResult): void;
-  /** What a record decided about an endpoint's health (the log), once it has committed and before it is mailed. */
-  noticed(notice: EndpointNotice): void;
-  /**
-   * A step that failed (the database away, most likely): the round goes on; nothing is lost (leases run out). `about`
-   * counts the deliveries concerned, and names the one when it is one (a send, a result recorded alone).
-   */
-  stepFailed(step: 'claim' | 'record' | 'give back' | 'send' | 'mail', error: unknown, about: { deliveries: number; deliveryId?: string }): void;
+  /** The most deliveries of one endpoint the sender may hold at once. */
+  perEndpoint: number;
+  /** The endpoints the sender holds deliveries of, with how many. */
+  held: ReadonlyMap<string, number>;
 }
 
 /** The sender's next batch: due deliveries nobody holds, each claimed for `leaseMs` from now. */
-export function claimDueDeliveries(deps: Pick<Deps, 'deliveries' | 'clock' | 'ids'>, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+export function claimDueDeliveries(deps: Pick<Deps, 'deliveryQueue' | 'clock' | 'ids'>, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
   const now = deps.clock.now();
-  return deps.deliveries.claimDue(limit, now, new Date(now.getTime() + leaseMs), deps.ids.newId());
+  return deps.deliveryQueue.claimDue({
+    limit: limits.limit, now, leaseUntil: new Date(now.getTime() + limits.leaseMs), claimToken: deps.ids.newId(),
+    perEndpoint: limits.perEndpoint, held: limits.held,
+  });
 }
 
 /**
@@ -60,175 +35,19 @@ export async function attemptDelivery(deps: Pick<Deps, 'webhookSender' | 'clock'
   if (!endpoint?.url || !endpoint.enabled) {
     const error = endpoint ? (endpoint.enabled ? 'the endpoint has no URL' : 'the endpoint is disabled') : 'the endpoint no longer exists';
     return {
-      deliveryId: claimed.id, claimToken: claimed.claimToken, attempt: { at: deps.clock.now(), statusCode: null, durationMs: 0, error }, exchange: null,
+      deliveryId: claimed.id, endpointId: claimed.endpointId, claimToken: claimed.claimToken, attempt: { at: deps.clock.now(), statusCode: null, durationMs: 0, error }, exchange: null,
       state: { status: 'failed' },
     };
   }
   const signatureKeys = keysInForce(endpoint, deps.clock.now());
   const { exchange, ...attempt } = await deps.webhookSender.send({ url: endpoint.url, eventId: claimed.eventId, body: claimed.body, signatureKeys });
   return {
-    deliveryId: claimed.id, claimToken: claimed.claimToken, attempt, exchange,
+    deliveryId: claimed.id, endpointId: claimed.endpointId, claimToken: claimed.claimToken, attempt, exchange,
     state: stateAfter(claimed.attempts + 1, isSuccess(attempt.statusCode), scheduleMs, deps.clock.now()),
   };
 }
 
 /** Stores what the attempts found, and the health of their endpoints; answers what their contacts are to be told. */
-export function recordDeliveries(deps: Pick<Deps, 'deliveries' | 'clock'>, results: readonly DeliveryResult[], disableAfterMs: number): Promise<EndpointNotice[]> {
-  return deps.deliveries.record(results, deps.clock.now(), disableAfterMs);
-}
-
-/**
- * The sender's story, one round: keep up to `maxInFlight` sends under way until nothing is due and nothing is under
- * way. Sends run outside any transaction (the embedded database has one connection, never held across a send). The
- * database sees short statements, each kind at most one at a time: a claim that tops up a buffer of claimed
- * deliveries to twice `maxInFlight` once it has fallen to one `maxInFlight`, so that a finished send is followed by
- * the next at once instead of by a claim's round trip; and one record of every attempt that finished while the
- * previous record ran, so that sending never waits for bookkeeping either. The steps are DeliveryRound's, below.
- */
-export function deliverDueEvents(deps: DeliveryDeps, policy: DeliveryPolicy, ports: DeliveryRoundPorts): Promise<void> {
-  return new DeliveryRound(deps, policy, ports).run();
-}
-
-/** The deliveries a failed step concerned, as its report gives them. */
-const about = (deliveries: readonly { id: string }[]) =>
-  (deliveries.length === 1 ? { deliveries: 1, deliveryId: deliveries[0]!.id } : { deliveries: deliveries.length });
-
-/** How often a round looks for more while sends are under way (a wake-up comes sooner). */
-const REFILL_MS = 50;
-/** How long a round waits before using the database again after it failed. */
-const DATABASE_BACKOFF_MS = 1000;
-
-/** One round's state: what it holds, sends, has finished and records; each step below is one thing it does. */
-class DeliveryRound {
-  private inFlight = 0;
-  private readonly claimedNotSent: ClaimedDelivery[] = [];
-  private readonly finished: DeliveryResult[] = [];
-  /** Results of a batch the store refused, recorded one by one. */
-  private readonly oneByOne: DeliveryResult[] = [];
-  private recording: Promise<void> | null = null;
-  /** Mails being sent about endpoints' health: a round ends (and a stopping process waits) once they are out. */
-  private mailing = 0;
-  /** The last claim found less than it asked for: nothing more is due until a wake-up, a retry or an outcome. */
-  private drained = false;
-  private watching = false;
-  /** The soonest retry this round scheduled (ms after its try): waited for here when it comes before the idle poll. */
-  private soonestRetry = Infinity;
-  private nudge = () => {};
-
-  constructor(private readonly deps: DeliveryDeps, private readonly policy: DeliveryPolicy, private readonly ports: DeliveryRoundPorts) {}
-
-  async run(): Promise<void> {
-    for (;;) {
-      if (await this.giveBackUnsendable()) continue;
-      this.startRecording();
-      if (this.mayClaim()) {
-        await this.topUp();
-        continue;
-      }
-      if (this.idle()) {
-        if (this.ports.stopping() || this.soonestRetry >= this.policy.idleMs) return;
-        await this.ports.waitForWork(this.soonestRetry);
-        this.soonestRetry = Infinity;
-        this.drained = false;
-        continue;
-      }
-      if (this.drained) this.watchForWork();
-      await new Promise<void>((resolve) => { this.nudge = resolve; });
-    }
-  }
-
-  /**
-   * Sends what the buffer holds while there is room; gives back all of it when stopping, and any claim without an
-   * attempt's time left on its lease, which, sent now, could still be under way when another sender claims it over.
-   * Answers whether it gave any back.
-   */
-  private async giveBackUnsendable(): Promise<boolean> {
-    const unsent = this.ports.stopping() ? this.claimedNotSent.splice(0) : [];
-    while (this.inFlight < this.policy.maxInFlight && this.claimedNotSent.length > 0) {
-      const next = this.claimedNotSent.shift()!;
-      if (this.deps.clock.now().getTime() + this.policy.attemptMs <= next.leaseUntil.getTime()) this.send(next);
-      else unsent.push(next);
-    }
-    if (unsent.length === 0) return false;
-    await this.deps.deliveries.release(unsent).catch((error: unknown) => this.ports.stepFailed('give back', error, about(unsent)));
-    return true;
-  }
-
-  private send(delivery: ClaimedDelivery) {
-    this.inFlight++;
-    attemptDelivery(this.deps, delivery, this.policy.scheduleMs)
-      .then((result) => {
-        this.finished.push(result);
-        this.ports.attempted(delivery, result);
-      })
-      // Unrecorded, it is sent again after its lease: at least once.
-      .catch((error: unknown) => this.ports.stepFailed('send', error, about([delivery])))
-      .finally(() => { this.inFlight--; this.nudge(); });
-  }
-
-  /** One record at a time, of every attempt that finished meanwhile (after a refused batch, of one at a time). */
-  private startRecording() {
-    if (this.recording || (this.finished.length === 0 && this.oneByOne.length === 0)) return;
-    const results = this.oneByOne.length > 0 ? this.oneByOne.splice(0, 1) : this.finished.splice(0);
-    this.recording = recordDeliveries(this.deps, results, this.policy.disableAfterMs)
-      .then((notices) => {
-        if (notices.length > 0) this.mail(notices);
-        this.drained = false; // an outcome releases the next delivery of its order: look again at once, not at the next poll
-        for (const { state, attempt } of results) {
-          if (state.status === 'pending') this.soonestRetry = Math.min(this.soonestRetry, state.nextAttemptAt.getTime() - attempt.at.getTime());
-        }
-      }, async (error: unknown) => {
-        // Unrecorded deliveries are sent again after their lease: at least once, even when the database stays away.
-        this.ports.stepFailed('record', error, about(results.map((r) => ({ id: r.deliveryId }))));
-        if (isUnavailable(error)) {
-          if (!this.ports.stopping()) this.finished.unshift(...results);
-          await this.ports.pause(DATABASE_BACKOFF_MS);
-        } else if (results.length > 1) {
-          // A result the store refuses must not hold the others back: they are recorded one by one next.
-          this.oneByOne.push(...results);
-        } // else that one is given up: sent again after its lease.
-      })
-      .finally(() => { this.recording = null; this.nudge(); });
-  }
-
-  /** Committed: the mails go out beside the sends, which do not wait for them. */
-  private mail(notices: readonly EndpointNotice[]) {
-    for (const notice of notices) this.ports.noticed(notice);
-    this.mailing++;
-    void mailEndpointNotices(this.deps, notices, (error, notice) => this.ports.stepFailed('mail', error, { deliveries: notice.failedDeliveries }))
-      .finally(() => { this.mailing--; this.nudge(); });
-  }
-
-  private mayClaim() {
-    return !this.drained && !this.ports.stopping() && this.held() <= this.policy.maxInFlight;
-  }
-
-  private held() {
-    return this.inFlight + this.claimedNotSent.length;
-  }
-
-  /** Tops the buffer up to twice `maxInFlight`. */
-  private async topUp() {
-    const room = 2 * this.policy.maxInFlight - this.held();
-    try {
-      const claimed = await claimDueDeliveries(this.deps, room, this.policy.leaseMs);
-      this.drained = claimed.length < room;
-      this.claimedNotSent.push(...claimed);
-    } catch (error) {
-      this.ports.stepFailed('claim', error, about([]));
-      await this.ports.pause(DATABASE_BACKOFF_MS);
-    }
-  }
-
-  private idle() {
-    return this.inFlight === 0 && this.claimedNotSent.length === 0 && this.finished.length === 0 && this.oneByOne.length === 0 && !this.recording
-      && this.mailing === 0 && (this.drained || this.ports.stopping());
-  }
-
-  /** New work is announced by a wake-up; due retries and expired leases are found by looking again now and then. */
-  private watchForWork() {
-    if (this.watching) return;
-    this.watching = true;
-    void this.ports.waitForWork(REFILL_MS).then(() => { this.watching = false; this.drained = false; this.nudge(); });
-  }
+export function recordDeliveries(deps: Pick<Deps, 'deliveryQueue' | 'clock'>, results: readonly DeliveryResult[], disableAfterMs: number): Promise<EndpointNotice[]> {
+  return deps.deliveryQueue.record(results, deps.clock.now(), disableAfterMs);
 }

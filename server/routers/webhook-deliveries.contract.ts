@@ -17,7 +17,7 @@ const listed = z.object({
   id: z.string(),
   eventId: z.string().describe('The event\'s `_eid`, also the `webhook-id` header.'),
   eventType: z.string(),
-  url: z.string().nullable().describe('Your endpoint\'s URL as configured now.'),
+  url: z.string().nullable().describe('The URL the last attempt went to (your endpoint\'s URL of the moment before any attempt).'),
   status: z.enum(DELIVERY_STATUSES),
   attempts: z.array(attempt).describe('Every try, oldest first.'),
   createdAt: z.string(),

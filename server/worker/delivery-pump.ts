@@ -1,9 +1,9 @@
 import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
 import type { EndpointNotice } from '../../domain/endpoint-health.ts';
 import { failureLevel, type Logger } from '../logger.ts';
-import { deliverDueEvents, type DeliveryPolicy } from '../../domain/use-cases/deliver-events.ts';
 import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-events.ts';
 import type { Services } from '../services.ts';
+import { deliverDueEvents, type DeliveryPolicy } from './delivery-round.ts';
 import type { WorkSignal } from './wake-up-signal.ts';
 import type { WorkerTask } from './worker.ts';
 
@@ -16,8 +16,8 @@ const STEP_FAILED = {
 } as const;
 
 /**
- * Sends due webhooks: each round is the domain's story (deliverDueEvents, domain/use-cases/deliver-events.ts) in a
- * unit of work of its own, outside any transaction; this task only loops, wakes it and tells what it did.
+ * Sends due webhooks: each round (deliverDueEvents, ./delivery-round.ts) runs the domain's steps in a unit of work of its
+ * own, outside any transaction; this task only loops, wakes it and tells what it did.
  */
 export function deliveryPump(services: Services, signal: WorkSignal, policy: Omit<DeliveryPolicy, 'idleMs'>): WorkerTask {
   const idleDelayMs = 1000;

@@ -76,7 +76,7 @@ test('deps derived from a unit\'s hand on everything: the services, and every re
   assert.is(derived.clock, clock);
   assert.is(derived.ids, ids);
   assert.is(derived.accounts, unit.deps.accounts, 'the same repository, not a second one');
-  for (const name of ['accounts', 'contacts', 'jobs', 'events', 'commands', 'deliveries'] as const) assert.ok(derived[name], name);
+  for (const name of ['accounts', 'contacts', 'jobs', 'events', 'commands', 'deliveryQueue', 'deliveryLog'] as const) assert.ok(derived[name], name);
   const account = brand();
   await unit.transaction(async (deps) => { await (Object.create(deps) as typeof deps).accounts.save(account); });
   assert.ok(await unitsOfWork(orm, {})().statements((deps) => deps.accounts.get(account.id)), 'saved through the derived deps');

@@ -146,7 +146,7 @@ test('a 3xx answer is not delivered: the attempt records the status and an error
   const now = new Date();
   for (const code of codes) {
     const claimed: ClaimedDelivery = {
-      id: `delivery-${code}`, eventId: 'evt-1', attempts: 0, leaseUntil: new Date(now.getTime() + 60_000), claimToken: 'claim-1',
+      id: `delivery-${code}`, eventId: 'evt-1', endpointId: 'endpoint-1', attempts: 0, leaseUntil: new Date(now.getTime() + 60_000), claimToken: 'claim-1',
       body: '{"_eid":"evt-1","n":1}', createdAt: now, endpoint: { url: redirecting.url(), signatureKey: null, previousKey: null, enabled: true },
     };
     const result = await attemptDelivery({ webhookSender: s, clock: systemClock }, claimed, [60_000]);

@@ -23,3 +23,7 @@ export const job = (brandAccountId: string, partnerId: string | null = null) => 
   appointmentStart: at('2026-02-01T09:00:00.000Z'), appointmentEnd: null, startTimestamp: null, finishTimestamp: null,
   createdAt: at('2026-01-01T00:00:00.000Z'), updatedAt: at('2026-01-02T00:00:00.123Z'),
 });
+
+/** A claim by a sender that holds nothing and may take any number of one endpoint. */
+export const claimAll = (r: Repositories, limit: number, now: Date, leaseUntil: Date, claimToken: string) =>
+  r.deliveryQueue.claimDue({ limit, now, leaseUntil, claimToken, perEndpoint: 1_000_000, held: new Map() });

@@ -1,5 +1,5 @@
 import type { OutboxEvent } from '../../domain/event.ts';
-import type { Clock, DeliveryQueue, EventFeed, EventOutbox, FeedEntry, WebhookRequest, WebhookSender } from '../../domain/ports.ts';
+import type { ClaimRequest, Clock, DeliveryLog, DeliveryQueue, EventFeed, EventOutbox, FeedEntry, WebhookRequest, WebhookSender } from '../../domain/ports.ts';
 import {
   isSuccess, type AttemptExchange, type ClaimedDelivery, type DeliveryAttempt, type DeliveryDetail, type DeliveryFilter, type DeliveryResult, type DeliveryStatus,
   type DeliveryView, type SentAttempt,
@@ -10,7 +10,7 @@ import { copy } from './table.ts';
 
 export class InMemoryEventOutbox implements EventOutbox {
   readonly stored: OutboxEvent[] = [];
-  constructor(private readonly deliveries: InMemoryDeliveryQueue) {}
+  constructor(private readonly deliveries: InMemoryDeliveryStore) {}
   async add(events: readonly OutboxEvent[]) {
     this.stored.push(...events.map(copy));
     for (const e of events) if (e.deliver) this.deliveries.create(e);
@@ -34,6 +34,7 @@ export class InMemoryEventFeed implements EventFeed {
     for (const e of pending) this.positions.set(e.id, this.positions.size + 1);
     return pending.length;
   }
+  positionOf(eventId: string) { return this.positions.get(eventId); }
   private readonly purged = new Map<string, number>();
   /** What the retention purge does to the feed: the endpoint's events through `position` are gone. */
   forget(endpointId: string, position: number) { this.purged.set(endpointId, Math.max(this.purged.get(endpointId) ?? 0, position)); }
@@ -46,25 +47,41 @@ export class InMemoryEventFeed implements EventFeed {
   }
 }
 
-/** Deliveries as the SQL queue keeps them: per-order order, leases, a log of tries. */
-export class InMemoryDeliveryQueue implements DeliveryQueue {
+/** The deliveries both faces below read and change: the sender's queue and the log. */
+export class InMemoryDeliveryStore {
   readonly rows: DeliveryRow[] = [];
   private seq = 0;
-  constructor(private readonly configs: InMemoryWebhookConfigRepository) {}
   create(event: OutboxEvent) {
     this.rows.push({ id: `delivery-${++this.seq}`, seq: this.seq, event: copy(event), status: 'pending', attempts: 0, nextAttemptAt: event.createdAt, leaseUntil: null, claimToken: null, tries: [], createdAt: event.createdAt });
   }
-  async claimDue(limit: number, now: Date, leaseUntil: Date, claimToken: string): Promise<ClaimedDelivery[]> {
-    const held = (d: DeliveryRow) => this.rows.some((e) => e.status === 'pending' && e.seq < d.seq && e.event.endpointId === d.event.endpointId && d.event.orderId !== null && e.event.orderId === d.event.orderId);
-    const due = this.rows
-      .filter((d) => d.status === 'pending' && d.nextAttemptAt <= now && (!d.leaseUntil || d.leaseUntil <= now) && !held(d))
-      .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || a.seq - b.seq).slice(0, limit);
-    return due.map((d) => {
+}
+
+/** The sender's queue as the SQL one keeps it: feed order per order, leases, a share per endpoint, a log of tries. */
+export class InMemoryDeliveryQueue implements DeliveryQueue {
+  constructor(private readonly store: InMemoryDeliveryStore, private readonly configs: InMemoryWebhookConfigRepository, private readonly feed: InMemoryEventFeed) {}
+  get rows() { return this.store.rows; }
+  async claimDue({ limit, now, leaseUntil, claimToken, perEndpoint, held }: ClaimRequest): Promise<ClaimedDelivery[]> {
+    await this.feed.sequence(1000);
+    const position = (d: DeliveryRow) => this.feed.positionOf(d.event.id);
+    const queued = this.rows.filter((d) => d.status === 'pending' && position(d) !== undefined);
+    const waits = (d: DeliveryRow) => d.event.orderId !== null
+      && queued.some((e) => e.event.endpointId === d.event.endpointId && e.event.orderId === d.event.orderId && position(e)! < position(d)!);
+    const due = queued
+      .filter((d) => d.nextAttemptAt <= now && (!d.leaseUntil || d.leaseUntil <= now) && !waits(d))
+      .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || position(a)! - position(b)!);
+    const taken = new Map(held);
+    const claimed = due.filter((d) => {
+      const n = taken.get(d.event.endpointId!) ?? 0;
+      if (n >= perEndpoint) return false;
+      taken.set(d.event.endpointId!, n + 1);
+      return true;
+    }).slice(0, limit);
+    return claimed.map((d) => {
       d.leaseUntil = leaseUntil;
       d.claimToken = claimToken;
       const config = this.configs.byId(d.event.endpointId!);
-      return { id: d.id, eventId: d.event.id, attempts: d.attempts, body: JSON.stringify(d.event.payload), leaseUntil, claimToken, createdAt: d.createdAt,
-        endpoint: config && { url: config.url, signatureKey: config.signatureKey, previousKey: config.previousKey, enabled: config.enabled } };
+      return { id: d.id, eventId: d.event.id, endpointId: d.event.endpointId!, attempts: d.attempts, body: JSON.stringify(d.event.payload), leaseUntil, claimToken,
+        createdAt: d.createdAt, endpoint: config && { url: config.url, signatureKey: config.signatureKey, previousKey: config.previousKey, enabled: config.enabled } };
     });
   }
   async release(claims: readonly Pick<ClaimedDelivery, 'id' | 'claimToken'>[]) {
@@ -78,7 +95,7 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
     const endedFailed = new Map<string, number>();
     for (const r of results) {
       const d = this.rows.find((x) => x.id === r.deliveryId)!;
-      const endpointId = d.event.endpointId!;
+      const endpointId = r.endpointId;
       d.tries.push({ ...r.attempt, exchange: r.exchange && structuredClone(r.exchange) });
       if (r.exchange && r.exchange.request.url === this.configs.byId(endpointId)?.url) answered.set(endpointId, [...(answered.get(endpointId) ?? []), { at: r.attempt.at, ok: isSuccess(r.attempt.statusCode) }]);
       if (d.claimToken !== r.claimToken) continue;
@@ -107,6 +124,12 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
     }
     return notices;
   }
+}
+
+/** The delivery log as the SQL one keeps it. */
+export class InMemoryDeliveryLog implements DeliveryLog {
+  constructor(private readonly store: InMemoryDeliveryStore, private readonly configs: InMemoryWebhookConfigRepository) {}
+  private get rows() { return this.store.rows; }
   async get(deliveryId: string, endpointId?: string): Promise<DeliveryDetail | null> {
     const d = this.rows.find((x) => x.id === deliveryId && (!endpointId || x.event.endpointId === endpointId));
     if (!d) return null;
@@ -137,9 +160,10 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
       .map((d) => this.view(d));
   }
   private view(d: DeliveryRow): DeliveryView {
+    const lastUrl = [...d.tries].reverse().find((t) => t.exchange)?.exchange!.request.url;
     return {
       id: d.id, seq: d.seq, eventId: d.event.id, eventType: d.event.type, accountId: d.event.accountId, scope: d.event.scope,
-      url: this.configs.byId(d.event.endpointId!)?.url ?? null, status: d.status, attempts: d.tries.map(({ exchange: _, ...t }) => ({ ...t })),
+      url: lastUrl ?? this.configs.byId(d.event.endpointId!)?.url ?? null, status: d.status, attempts: d.tries.map(({ exchange: _, ...t }) => ({ ...t })),
       createdAt: d.createdAt, nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt : null,
     };
   }

@@ -112,6 +112,20 @@ test('an answer over 4096 bytes is cut at 4096; no answer (a timeout) is respons
   assert.match(unanswered!.error, /timeout/);
 });
 
+test('a delivery\'s url is where its last attempt went, not the endpoint\'s URL changed since (CONTRACT §10)', async () => {
+  const base = await receiver();
+  const { brand, listed } = await deliveredTo(`${base}/long`);
+  const auth = `Bearer ${brand.accessToken}`;
+  assert.is(listed.url, `${base}/long`);
+  const moved = await app.http.put('/v3/webhook-config').set('authorization', auth).send({ url: `${base}/moved`, transformer: 'default', version: '1.3.0' });
+  assert.is(moved.status, 200);
+  const [again] = (await app.http.get('/v3/webhook-deliveries').set('authorization', auth)).body.items as Json[];
+  assert.equal([again!.id, again!.url], [listed.id, `${base}/long`], 'listed with the URL its attempt went to');
+  assert.is((await detail(listed.id, brand.accessToken)).body.url, `${base}/long`);
+  const [adminListed] = (await app.admin.query<{ items: Json[] }>('deliveries.list', { accountId: brand.accountId })).items;
+  assert.is(adminListed!.url, `${base}/long`);
+});
+
 test('another account\'s delivery, an unknown id and an id of another shape are 404, admin.deliveries.get of an unknown one too', async () => {
   const base = await receiver();
   const { listed } = await deliveredTo(`${base}/ok`);
@@ -163,7 +177,8 @@ test('the retention purge takes a delivery\'s tries with it: their requests and 
     `select count(*)::int as n, count(request_url)::int as exchanged from delivery_attempts where delivery_id = ?`, [listed.id]);
   assert.equal(await kept(), [{ n: 1, exchanged: 1 }], 'the try, with what was sent and answered');
   // Finished (the purge leaves pending deliveries alone), as after its last try.
-  await sql(`update deliveries set status = 'failed' where id = ?`, [listed.id]);
+  await sql(`delete from delivery_queue where delivery_id = ?`, [listed.id]);
+  await sql(`update deliveries set status = 'failed', failed_at = updated_at where id = ?`, [listed.id]);
   // Made older than the retention window: only this delivery's event moves; the purge runs as the worker's would.
   await sql(`update events set created_at = created_at - interval '400 days' where id = ?`, [listed.eventId]);
   while ((await app.services.unitOfWork().transaction((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);

@@ -173,7 +173,7 @@ test('SIGTERM: API processes serve on through SHUTDOWN_DELAY_MS (not ready), all
   assert.is(lines().filter((l) => l.msg === 'stopped').length, 4, 'three processes and the primary stopped');
   const [claimed] = await sql<{ commands: number; deliveries: number }>(databaseUrl(), `select
     (select count(*)::int from commands where status = 'running') as commands,
-    (select count(*)::int from deliveries where status = 'pending' and lease_until > now()) as deliveries`);
+    (select count(*)::int from delivery_queue where lease_until > now()) as deliveries`);
   assert.equal(claimed, { commands: 0, deliveries: 0 }, 'nothing is left claimed');
 });
 

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { OutboxEvent } from '../../domain/event.ts';
@@ -91,6 +93,35 @@ test('a worker killed with SIGKILL during a burst of 1,000: after a restart ever
   await successor.listening;
   await receiver.until((r) => { const got = new Set(r.map((x) => String(x.headers['webhook-id']))); return events.every((e) => got.has(e.id)); }, 60_000, 'every event');
   await successor.stop();
+});
+
+test('a silent endpoint with a backlog of 300 holds 4 sends of each worker; another endpoint\'s events arrive meanwhile', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  // An endpoint that never answers: each request stays open until the sender's timeout closes it.
+  let open = 0;
+  let mostOpen = 0;
+  let firstClosedAt = Infinity;
+  const silent = createServer((req, res) => {
+    mostOpen = Math.max(mostOpen, ++open);
+    req.resume();
+    res.on('close', () => { open--; firstClosedAt = Math.min(firstClosedAt, Date.now()); });
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const receiver = await startReceiver();
+  const [a, b] = [worker(5000), worker(5000)];
+  await Promise.all([a.listening, b.listening]);
+  try {
+    await writeEvents(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/silent`, 300, 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const quiet = await writeEvents(receiver.url(), 20, 1);
+    await receiver.until((r) => { const got = new Set(r.map((x) => String(x.headers['webhook-id']))); return quiet.every((e) => got.has(e.id)); }, 30_000, 'the other endpoint\'s events');
+    assert.ok(Date.now() < firstClosedAt, 'every one arrived while the silent endpoint\'s first requests still hung');
+    assert.ok(mostOpen <= 8 && mostOpen >= 4, `the silent endpoint held ${mostOpen} sends at once: at most 4 of each of the 2 workers`);
+  } finally {
+    silent.closeAllConnections();
+    silent.close();
+    await Promise.all([a.stop(), b.stop()]);
+  }
 });
 
 test.run();

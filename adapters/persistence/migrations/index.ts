@@ -15,6 +15,7 @@ import { Migration20261123080000_unlogged_counters } from './Migration2026112308
 import { Migration20261127100000_previous_signature_key } from './Migration20261127100000_previous_signature_key.ts';
 import { Migration20261127110000_endpoint_health } from './Migration20261127110000_endpoint_health.ts';
 import { Migration20261127120000_disabled_reason_backfill } from './Migration20261127120000_disabled_reason_backfill.ts';
+import { Migration20261129100000_delivery_queue } from './Migration20261129100000_delivery_queue.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -35,4 +36,5 @@ export const migrationsList = [
   { name: 'Migration20261127100000_previous_signature_key', class: Migration20261127100000_previous_signature_key },
   { name: 'Migration20261127110000_endpoint_health', class: Migration20261127110000_endpoint_health },
   { name: 'Migration20261127120000_disabled_reason_backfill', class: Migration20261127120000_disabled_reason_backfill },
+  { name: 'Migration20261129100000_delivery_queue', class: Migration20261129100000_delivery_queue },
 ];

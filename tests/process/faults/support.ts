@@ -96,7 +96,8 @@ export async function resultEventsPerCid(sql: Sql, accountId: string) {
 
 /** The events to be delivered to the account's endpoint: their ids, order ids and creation order. */
 export const deliveriesOf = (sql: Sql, accountId: string) => sql<{ id: string; event_id: string; order_id: string | null; status: string; claim_token: string | null; lease_until: Date | null }>(
-  'select id, event_id, order_id, status, claim_token, lease_until from deliveries where account_id = $1 order by seq', [accountId]);
+  `select d.id, d.event_id, d.order_id, d.status, q.claim_token, q.lease_until
+   from deliveries d left join delivery_queue q on q.delivery_id = d.id where d.account_id = $1 order by d.seq`, [accountId]);
 
 // Should the run end without the after hook (a crash), the processes and the server still go.
 const leftovers = () => {

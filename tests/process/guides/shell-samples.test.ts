@@ -74,7 +74,7 @@ const expectations: Record<string, Expectation> = {
       assert.equal(await tables(restored), await tables(original), 'the restored database has the same tables');
       const migrations = (url: string) => query<{ name: string }>(url, 'select name from mikro_orm_migrations order by name');
       assert.equal(await migrations(restored), await migrations(original));
-      const [position] = await query<{ last_value: string }>(restored, 'select last_value from events_position_seq');
+      const [position] = await query<{ last_value: string }>(restored, 'select last_value from event_feed_position_seq');
       assert.ok(Number(position!.last_value) >= 1_000_000_000, 'the feed positions moved on');
     },
   },

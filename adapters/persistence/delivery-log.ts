@@ -1,0 +1,176 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { DeliveryDetail, DeliveryFilter, DeliveryView } from '../../domain/delivery.ts';
+import type { DeliveryLog } from '../../domain/ports.ts';
+import { withDriverConnection } from './driver.ts';
+import type { WorkNotices } from './wake-ups/notices.ts';
+import { isStoredId } from './stored-ids.ts';
+
+// The delivery log (`deliveries` and `delivery_attempts`) and its replays, one statement each, prepared. A replay puts
+// the delivery back in the sender's queue (`delivery_queue`, see delivery-queue.ts) with its event's feed position, so
+// that it keeps its place among its order's deliveries; one whose event has no position yet is queued by the
+// sequencer when it gets one, as every new delivery is.
+
+/** The URL the last attempt went to; the endpoint's current one before any attempt (CONTRACT §10). */
+const URL = `coalesce((select a.request_url from delivery_attempts a where a.delivery_id = d.id and a.request_url is not null
+  order by a.id desc limit 1), w.url) as url`;
+
+// A delivery being sent right now (queued under a live lease) is left to its sender: sending it twice at once would
+// only race two outcomes. Another one waiting in the queue (a retry) is due now, its claim dropped.
+const REDELIVER = `
+  with target as (
+    select d.id, d.event_id, d.endpoint_id, d.order_id, d.attempts, d.created_at,
+      coalesce((select q.lease_until > $2 from delivery_queue q where q.delivery_id = d.id), false) as busy
+    from deliveries d where d.id = $1 and ($3::uuid is null or d.endpoint_id = $3) for update of d),
+  logged as (
+    update deliveries d set status = 'pending', failed_at = null, next_attempt_at = $2, updated_at = $2
+    from target t where d.id = t.id and not t.busy
+    returning d.id),
+  queued as (
+    insert into delivery_queue (delivery_id, event_id, endpoint_id, order_id, position, attempts, next_attempt_at, created_at)
+    select t.id, t.event_id, t.endpoint_id, t.order_id, e.position, t.attempts, $2, t.created_at
+    from target t join events e on e.id = t.event_id where not t.busy and e.position is not null
+    -- The queued row as it is now: one claimed since this statement's snapshot is left to its sender.
+    on conflict (delivery_id) do update set next_attempt_at = excluded.next_attempt_at, lease_until = null, claim_token = null
+      where delivery_queue.lease_until is null or delivery_queue.lease_until <= $2)
+  select (select count(*) from target) as found, (select count(*) from logged) as pending_again`;
+
+// Every failed delivery of the endpoint (or account) since a time, pending again and due now, on the index of the
+// failed ones; the claim keeps each order's deliveries in their order, these among them.
+const REDELIVER_FAILED = `
+  with again as (
+    update deliveries d set status = 'pending', failed_at = null, next_attempt_at = $3, updated_at = $3
+    where ($1::uuid is null or d.endpoint_id = $1) and ($4::uuid is null or d.account_id = $4) and d.failed_at is not null and d.created_at >= $2
+    returning d.id, d.event_id, d.endpoint_id, d.order_id, d.attempts, d.created_at),
+  queued as (
+    insert into delivery_queue (delivery_id, event_id, endpoint_id, order_id, position, attempts, next_attempt_at, created_at)
+    select a.id, a.event_id, a.endpoint_id, a.order_id, e.position, a.attempts, $3, a.created_at
+    from again a join events e on e.id = a.event_id where e.position is not null
+    on conflict (delivery_id) do nothing)
+  select count(*) as count from again`;
+
+/** The log, newest first; failed ones read from their own index (`failed_at` is set exactly while a delivery is failed). */
+const list = (failedOnly: boolean) => `
+  select d.id, d.seq, d.event_id, e.type as event_type, d.account_id, e.scope, ${URL}, d.status, d.created_at,
+    case when d.status = 'pending' then d.next_attempt_at end as next_attempt_at,
+    coalesce((select json_agg(json_build_object('at', a.at, 'statusCode', a.status_code, 'durationMs', a.duration_ms, 'error', a.error) order by a.id)
+              from delivery_attempts a where a.delivery_id = d.id), '[]') as attempts
+  from deliveries d join events e on e.id = d.event_id left join webhook_configs w on w.id = d.endpoint_id
+  where ($1::uuid is null or d.account_id = $1) and ($2::uuid is null or d.endpoint_id = $2) and ($3::text is null or d.status = $3)
+    and ($5::timestamptz is null or (d.created_at, d.seq) < ($5, $6::bigint))${failedOnly ? ' and d.failed_at is not null' : ''}
+  order by d.created_at desc, d.seq desc
+  limit $4`;
+const LIST = list(false);
+const LIST_FAILED = list(true);
+
+// One delivery in full: the payload is the event's body exactly as stored and sent (the claim sends the same text).
+const GET = `
+  select d.id, d.seq, d.event_id, e.type as event_type, d.account_id, e.scope, ${URL}, d.status, d.created_at, d.endpoint_id,
+    case when d.status = 'pending' then d.next_attempt_at end as next_attempt_at, e.payload::text as payload,
+    coalesce((select json_agg(json_build_object('at', a.at, 'statusCode', a.status_code, 'durationMs', a.duration_ms, 'error', a.error,
+                'request', case when a.request_url is not null then json_build_object('url', a.request_url, 'headers', a.request_headers) end,
+                'responseHeaders', a.response_headers, 'responseBody', a.response_body) order by a.id)
+              from delivery_attempts a where a.delivery_id = d.id), '[]') as attempts
+  from deliveries d join events e on e.id = d.event_id left join webhook_configs w on w.id = d.endpoint_id
+  where d.id = $1 and ($2::uuid is null or d.endpoint_id = $2)`;
+
+interface ListRow {
+  id: string; seq: string; event_id: string; event_type: DeliveryView['eventType']; account_id: string; scope: DeliveryView['scope']; url: string | null;
+  status: DeliveryView['status']; created_at: string; next_attempt_at: string | null;
+  attempts: (StoredAttempt & {
+    request?: { url: string; headers: Record<string, string> } | null; responseHeaders?: Record<string, string> | null; responseBody?: string | null;
+  })[];
+}
+interface StoredAttempt { at: string; statusCode: number | null; durationMs: number; error: string | null }
+
+const toAttempt = (a: StoredAttempt) => ({ at: new Date(a.at), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error });
+const toView = (r: ListRow): DeliveryView => ({
+  id: r.id, seq: Number(r.seq), eventId: r.event_id, eventType: r.event_type, accountId: r.account_id, scope: r.scope, url: r.url, status: r.status,
+  attempts: r.attempts.map(toAttempt), createdAt: new Date(r.created_at), nextAttemptAt: r.next_attempt_at ? new Date(r.next_attempt_at) : null,
+});
+
+export class SqlDeliveryLog implements DeliveryLog {
+  constructor(private readonly em: EntityManager, private readonly notices: WorkNotices) {}
+
+  async get(deliveryId: string, endpointId?: string): Promise<DeliveryDetail | null> {
+    if (!isStoredId(deliveryId) || (endpointId !== undefined && !isStoredId(endpointId))) return null;
+    return withDriverConnection(this.em, async (client) => {
+      const { rows: [r] } = await client.query<ListRow & { endpoint_id: string; payload: string }>({
+        name: 'deliveries-get-v2', text: GET, values: [deliveryId, endpointId ?? null],
+      });
+      if (!r) return null;
+      return {
+        ...toView(r), endpointId: r.endpoint_id, payload: r.payload,
+        attempts: r.attempts.map((a) => ({
+          ...toAttempt(a), request: a.request ?? null,
+          response: a.request && a.responseHeaders ? { headers: a.responseHeaders, body: a.responseBody ?? '' } : null,
+        })),
+      };
+    });
+  }
+
+  async redeliver(deliveryId: string, now: Date, endpointId?: string): Promise<boolean> {
+    if (!isStoredId(deliveryId)) return false;
+    const { rows: [row] } = await withDriverConnection(this.em, (client) =>
+      client.query<{ found: string; pending_again: string }>({ name: 'deliveries-redeliver-v3', text: REDELIVER, values: [deliveryId, now, endpointId ?? null] }));
+    if (Number(row!.pending_again) > 0) this.notices.created('deliveries');
+    return Number(row!.found) > 0;
+  }
+
+  async redeliverFailed(of: { endpointId: string } | { accountId: string }, since: Date, now: Date): Promise<number> {
+    const endpointId = 'endpointId' in of ? of.endpointId : null;
+    const accountId = 'accountId' in of ? of.accountId : null;
+    if (accountId !== null && !isStoredId(accountId)) return 0;
+    const { rows: [row] } = await withDriverConnection(this.em, (client) =>
+      client.query<{ count: string }>({ name: 'deliveries-redeliver-failed-v2', text: REDELIVER_FAILED, values: [endpointId, since, now, accountId] }));
+    const count = Number(row!.count);
+    if (count > 0) this.notices.created('deliveries');
+    return count;
+  }
+
+  list(filter: DeliveryFilter): Promise<DeliveryView[]> {
+    if (filter.accountId != null && !isStoredId(filter.accountId)) return Promise.resolve([]);
+    const failedOnly = filter.status === 'failed';
+    return withDriverConnection(this.em, async (client) => {
+      const { rows } = await client.query<ListRow>({
+        name: failedOnly ? 'deliveries-list-failed-v2' : 'deliveries-list-v2', text: failedOnly ? LIST_FAILED : LIST,
+        values: [filter.accountId ?? null, filter.endpointId ?? null, filter.status ?? null, filter.limit,
+          filter.before?.createdAt ?? null, filter.before?.seq ?? null],
+      });
+      return rows.map(toView);
+    });
+  }
+
+  /**
+   * Finished deliveries first, each under a row lock (a redelivery committing meanwhile makes its delivery pending,
+   * and the lock's re-check then keeps it), then the old events left without any delivery.
+   */
+  purgeBefore(before: Date, limit: number): Promise<number> {
+    return withDriverConnection(this.em, async (client) => {
+      const deliveries = await client.query({
+        name: 'deliveries-purge',
+        text: `delete from deliveries where id in (
+          select d.id from deliveries d join events e on e.id = d.event_id
+          where e.created_at < $1 and d.status <> 'pending'
+          order by e.created_at limit $2 for update of d skip locked)`,
+        values: [before, limit],
+      });
+      // Each endpoint's purge horizon moves with what is deleted, in the same statement: the feed answers 410 for a
+      // cursor that an event after it was purged from (event-feed.ts).
+      const events = await client.query({
+        name: 'events-purge',
+        text: `with purged as (
+            delete from events where id in (
+              select e.id from events e where e.created_at < $1 and not exists (select 1 from deliveries d where d.event_id = e.id)
+              order by e.created_at limit $2)
+            returning endpoint_id, position),
+          horizon as (
+            insert into event_feed_purged (endpoint_id, position)
+            select endpoint_id, max(position) from purged where endpoint_id is not null and position is not null group by endpoint_id
+            on conflict (endpoint_id) do update set position = greatest(event_feed_purged.position, excluded.position))
+          select count(*)::int as n from purged`,
+        values: [before, limit],
+      });
+      return Math.max(deliveries.rowCount ?? 0, (events.rows[0] as { n: number }).n);
+    });
+  }
+}

@@ -1,0 +1,250 @@
+import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
+import type { EndpointNotice } from '../../domain/endpoint-health.ts';
+import { isUnavailable } from '../../domain/errors.ts';
+import type { Deps } from '../../domain/ports.ts';
+import { attemptDelivery, claimDueDeliveries, recordDeliveries } from '../../domain/use-cases/deliver-events.ts';
+import { mailEndpointNotices } from '../../domain/use-cases/mail-endpoint-notices.ts';
+
+export type DeliveryDeps = Pick<Deps, 'deliveryQueue' | 'webhookSender' | 'clock' | 'ids' | 'contacts' | 'mailer'>;
+
+export interface DeliveryPolicy {
+  /** WEBHOOK_MAX_IN_FLIGHT: deliveries being sent at once by this process. */
+  maxInFlight: number;
+  /** WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: of those, to one endpoint (CONTRACT §7: no endpoint slows another). */
+  maxInFlightPerEndpoint: number;
+  /** The longest one attempt can take, its re-send on a new connection included. */
+  attemptMs: number;
+  /**
+   * How long a claim holds: a dead sender's deliveries are sent again after it. Longer than an attempt, so that a
+   * claim waiting in the buffer still has an attempt's time left when its turn comes (else it is given back).
+   */
+  leaseMs: number;
+  /** WEBHOOK_RETRY_SCHEDULE: the delays between durable attempts. */
+  scheduleMs: readonly number[];
+  /** WEBHOOK_DISABLE_AFTER: how long an endpoint may fail before a failed delivery disables it. */
+  disableAfterMs: number;
+  /** A round that has nothing left to do waits for a due retry itself when it comes sooner than this (the idle poll). */
+  idleMs: number;
+}
+
+/** What a round needs from the process it runs in: waiting, and telling what happened. */
+export interface DeliveryRoundPorts {
+  /** Resolves once deliveries are announced (committed somewhere), after `ms` at the latest, or at once when stopping. */
+  waitForWork(ms: number): Promise<void>;
+  /** Resolves after `ms`, or at once when stopping; an announcement does not cut it short (a backoff). */
+  pause(ms: number): Promise<void>;
+  /** Whether the process is stopping: the round gives back what it holds unsent and ends. */
+  stopping(): boolean;
+  /** Each finished attempt, as it finishes (metrics, the log). */
+  attempted(delivery: ClaimedDelivery, result: DeliveryResult): void;
+  /** What a record decided about an endpoint's health (the log), once it has committed and before it is mailed. */
+  noticed(notice: EndpointNotice): void;
+  /**
+   * A step that failed (the database away, most likely): the round goes on; nothing is lost (leases run out). `about`
+   * counts the deliveries concerned, and names the one when it is one (a send, a result recorded alone).
+   */
+  stepFailed(step: 'claim' | 'record' | 'give back' | 'send' | 'mail', error: unknown, about: { deliveries: number; deliveryId?: string }): void;
+}
+
+/**
+ * The sender, one round: keep up to `maxInFlight` sends under way, at most `maxInFlightPerEndpoint` of them to one
+ * endpoint, until nothing is due and nothing is under way. Sends run outside any transaction (the embedded database has
+ * one connection, never held across a send). The database sees short statements, each kind at most one at a time: a
+ * claim that tops up a buffer of claimed deliveries once what can be sent from it has fallen to one `maxInFlight`, so
+ * that a finished send is followed by the next at once instead of by a claim's round trip; and one record of every
+ * attempt that finished while the previous record ran, so that sending never waits for bookkeeping either.
+ *
+ * An endpoint's deliveries wait in the buffer while it has its share of sends under way; the buffer holds at most as
+ * many again of one endpoint (the claim passes a full endpoint over), so a silent endpoint's backlog never fills the
+ * buffer, and the sends it cannot have go to the others.
+ */
+export function deliverDueEvents(deps: DeliveryDeps, policy: DeliveryPolicy, ports: DeliveryRoundPorts): Promise<void> {
+  return new DeliveryRound(deps, policy, ports).run();
+}
+
+/** The deliveries a failed step concerned, as its report gives them. */
+const about = (deliveries: readonly { id: string }[]) =>
+  (deliveries.length === 1 ? { deliveries: 1, deliveryId: deliveries[0]!.id } : { deliveries: deliveries.length });
+
+/** How often a round looks for more while sends are under way (a wake-up comes sooner). */
+const REFILL_MS = 50;
+/** How long a round waits before using the database again after it failed. */
+const DATABASE_BACKOFF_MS = 1000;
+
+/** Counts by endpoint, without zeros. */
+class EndpointCounts extends Map<string, number> {
+  add(endpointId: string, n: number) {
+    const next = (this.get(endpointId) ?? 0) + n;
+    if (next === 0) this.delete(endpointId);
+    else this.set(endpointId, next);
+  }
+}
+
+/** One round's state: what it holds, sends, has finished and records; each step below is one thing it does. */
+class DeliveryRound {
+  private inFlight = 0;
+  /** Sends under way, by endpoint. */
+  private readonly sending = new EndpointCounts();
+  /** Claimed and not sent yet, by endpoint with the sends under way: what the claim is told this round holds. */
+  private readonly held = new EndpointCounts();
+  private readonly claimedNotSent: ClaimedDelivery[] = [];
+  private readonly finished: DeliveryResult[] = [];
+  /** Results of a batch the store refused, recorded one by one. */
+  private readonly oneByOne: DeliveryResult[] = [];
+  private recording: Promise<void> | null = null;
+  /** Mails being sent about endpoints' health: a round ends (and a stopping process waits) once they are out. */
+  private mailing = 0;
+  /** The last claim found less than it asked for: nothing more is due until a wake-up, a retry or an outcome. */
+  private drained = false;
+  private watching = false;
+  /** The soonest retry this round scheduled (ms after its try): waited for here when it comes before the idle poll. */
+  private soonestRetry = Infinity;
+  private nudge = () => {};
+
+  constructor(private readonly deps: DeliveryDeps, private readonly policy: DeliveryPolicy, private readonly ports: DeliveryRoundPorts) {}
+
+  async run(): Promise<void> {
+    for (;;) {
+      if (await this.sendOrGiveBack()) continue;
+      this.startRecording();
+      if (this.mayClaim()) {
+        await this.topUp();
+        continue;
+      }
+      if (this.idle()) {
+        if (this.ports.stopping() || this.soonestRetry >= this.policy.idleMs) return;
+        await this.ports.waitForWork(this.soonestRetry);
+        this.soonestRetry = Infinity;
+        this.drained = false;
+        continue;
+      }
+      if (this.drained) this.watchForWork();
+      await new Promise<void>((resolve) => { this.nudge = resolve; });
+    }
+  }
+
+  /**
+   * Sends, in the order claimed, what the buffer holds while there is room, overall and at its endpoint; gives back
+   * all of it when stopping, and any claim without an attempt's time left on its lease, which, sent now, could still be
+   * under way when another sender claims it over. Answers whether it gave any back.
+   */
+  private async sendOrGiveBack(): Promise<boolean> {
+    const stopping = this.ports.stopping();
+    const unsent: ClaimedDelivery[] = [];
+    const now = this.deps.clock.now().getTime();
+    for (let i = 0; i < this.claimedNotSent.length;) {
+      const next = this.claimedNotSent[i]!;
+      if (stopping || now + this.policy.attemptMs > next.leaseUntil.getTime()) {
+        unsent.push(...this.claimedNotSent.splice(i, 1));
+      } else if (this.inFlight < this.policy.maxInFlight && this.hasRoom(next.endpointId)) {
+        this.send(this.claimedNotSent.splice(i, 1)[0]!);
+      } else {
+        i++;
+      }
+    }
+    if (unsent.length === 0) return false;
+    for (const delivery of unsent) this.held.add(delivery.endpointId, -1);
+    await this.deps.deliveryQueue.release(unsent).catch((error: unknown) => this.ports.stepFailed('give back', error, about(unsent)));
+    return true;
+  }
+
+  private hasRoom(endpointId: string) {
+    return (this.sending.get(endpointId) ?? 0) < this.policy.maxInFlightPerEndpoint;
+  }
+
+  private send(delivery: ClaimedDelivery) {
+    this.inFlight++;
+    this.sending.add(delivery.endpointId, 1);
+    attemptDelivery(this.deps, delivery, this.policy.scheduleMs)
+      .then((result) => {
+        this.finished.push(result);
+        this.ports.attempted(delivery, result);
+      })
+      // Unrecorded, it is sent again after its lease: at least once.
+      .catch((error: unknown) => this.ports.stepFailed('send', error, about([delivery])))
+      .finally(() => {
+        this.inFlight--;
+        this.sending.add(delivery.endpointId, -1);
+        this.held.add(delivery.endpointId, -1);
+        this.nudge();
+      });
+  }
+
+  /** One record at a time, of every attempt that finished meanwhile (after a refused batch, of one at a time). */
+  private startRecording() {
+    if (this.recording || (this.finished.length === 0 && this.oneByOne.length === 0)) return;
+    const results = this.oneByOne.length > 0 ? this.oneByOne.splice(0, 1) : this.finished.splice(0);
+    this.recording = recordDeliveries(this.deps, results, this.policy.disableAfterMs)
+      .then((notices) => {
+        if (notices.length > 0) this.mail(notices);
+        this.drained = false; // an outcome releases the next delivery of its order: look again at once, not at the next poll
+        for (const { state, attempt } of results) {
+          if (state.status === 'pending') this.soonestRetry = Math.min(this.soonestRetry, state.nextAttemptAt.getTime() - attempt.at.getTime());
+        }
+      }, async (error: unknown) => {
+        // Unrecorded deliveries are sent again after their lease: at least once, even when the database stays away.
+        this.ports.stepFailed('record', error, about(results.map((r) => ({ id: r.deliveryId }))));
+        if (isUnavailable(error)) {
+          if (!this.ports.stopping()) this.finished.unshift(...results);
+          await this.ports.pause(DATABASE_BACKOFF_MS);
+        } else if (results.length > 1) {
+          // A result the store refuses must not hold the others back: they are recorded one by one next.
+          this.oneByOne.push(...results);
+        } // else that one is given up: sent again after its lease.
+      })
+      .finally(() => { this.recording = null; this.nudge(); });
+  }
+
+  /** Committed: the mails go out beside the sends, which do not wait for them. */
+  private mail(notices: readonly EndpointNotice[]) {
+    for (const notice of notices) this.ports.noticed(notice);
+    this.mailing++;
+    void mailEndpointNotices(this.deps, notices, (error, notice) => this.ports.stepFailed('mail', error, { deliveries: notice.failedDeliveries }))
+      .finally(() => { this.mailing--; this.nudge(); });
+  }
+
+  /** Claimed deliveries that could be sent once a send finishes: those whose endpoint has room. */
+  private sendable() {
+    let n = 0;
+    for (const delivery of this.claimedNotSent) if (this.hasRoom(delivery.endpointId)) n++;
+    return n;
+  }
+
+  private mayClaim() {
+    return !this.drained && !this.ports.stopping() && this.room() > 0 && this.inFlight + this.sendable() <= this.policy.maxInFlight;
+  }
+
+  /** The buffer holds at most twice `maxInFlight`, sends under way included. */
+  private room() {
+    return 2 * this.policy.maxInFlight - this.inFlight - this.claimedNotSent.length;
+  }
+
+  /** Tops the buffer up; of one endpoint, to its share of sends and as many waiting. */
+  private async topUp() {
+    const room = this.room();
+    try {
+      const perEndpoint = 2 * this.policy.maxInFlightPerEndpoint;
+      const claimed = await claimDueDeliveries(this.deps, { limit: room, leaseMs: this.policy.leaseMs, perEndpoint, held: this.held });
+      for (const delivery of claimed) this.held.add(delivery.endpointId, 1);
+      this.claimedNotSent.push(...claimed);
+      // Short because an endpoint's share filled (its backlog took the claim's window) is not drained: the next claim
+      // passes that endpoint over and finds the others' due deliveries.
+      this.drained = claimed.length < room && !claimed.some((d) => (this.held.get(d.endpointId) ?? 0) >= perEndpoint);
+    } catch (error) {
+      this.ports.stepFailed('claim', error, about([]));
+      await this.ports.pause(DATABASE_BACKOFF_MS);
+    }
+  }
+
+  private idle() {
+    return this.inFlight === 0 && this.claimedNotSent.length === 0 && this.finished.length === 0 && this.oneByOne.length === 0 && !this.recording
+      && this.mailing === 0 && (this.drained || this.ports.stopping());
+  }
+
+  /** New work is announced by a wake-up; due retries and expired leases are found by looking again now and then. */
+  private watchForWork() {
+    if (this.watching) return;
+    this.watching = true;
+    void this.ports.waitForWork(REFILL_MS).then(() => { this.watching = false; this.drained = false; this.nudge(); });
+  }
+}
