@@ -112,4 +112,24 @@ test('an owner on another host: refused while its lock is fresh, taken over once
   await release();
 });
 
+test('a fresh lock naming this process\'s own pid, left by an earlier life of it (a container restarted), is taken over at once', async () => {
+  const dir = dataFolder();
+  // What a process killed with its container leaves, seen by the next start: pids restart from 1 in a container, so
+  // the record names the pid this process has now. The lock is fresh (a restart is quicker than its 10 s staleness):
+  // only the pid can tell that its owner is gone.
+  mkdirSync(join(`${dir}.lock`, 'holder'), { recursive: true });
+  writeFileSync(join(`${dir}.lock`, 'holder', 'owner.json'), JSON.stringify({ pid: process.pid, hostname: hostname() }));
+  const taken = await lockDataFolder(dir).catch((error: unknown) => error);
+  assert.type(taken, 'function', `refused its own earlier life's lock: ${String(taken)}`);
+  const release = taken as () => Promise<void>;
+  try {
+    // Held now, the same record is this life's: a second open in this process is refused.
+    const again = await lockDataFolder(dir).then(() => null, (error: unknown) => error);
+    assert.instance(again, DatabaseLockedError, 'took a lock it holds itself');
+  } finally {
+    await release();
+  }
+  assert.not.ok(existsSync(`${dir}.lock`), 'the lock is still there after its release');
+});
+
 test.run();

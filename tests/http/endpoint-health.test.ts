@@ -175,4 +175,23 @@ test('a 2xx ends the failing state; PUT with enabled false is the integrator\'s,
   assert.equal([(await put({})).body.enabled, (await config(brand.email)).disabledReason], [true, null]);
 });
 
+
+test('PUT enabling again, with the same URL, an endpoint the integrator disabled while it failed clears failingSince', async () => {
+  const receiver = await startReceiver(() => 503);
+  const brand = await integrator(app, 'brand');
+  const put = async (body: Json) => app.http.put('/v3/webhook-config').set(bearer(await accessToken(brand.email)))
+    .send({ url: receiver.url(), transformer: 'default', version: '1.3.0', ...body });
+  await put({});
+  await app.admin.call('jobs.create', { brandAccountId: brand.accountId });
+  const [first] = await deliveriesOnce(brand.accountId, ([d]) => d?.attempts.length === 1, 'the first attempt');
+  const failingSince = first!.attempts[0]!.at;
+  // Its retry is an hour away (WEBHOOK_RETRY_SCHEDULE): no attempt comes between the PUTs to change failingSince.
+  const off = await put({ enabled: false });
+  assert.equal([off.body.enabled, off.body.failingSince], [false, failingSince], 'disabling keeps it failing');
+  assert.equal(await config(brand.email).then((c) => [c.enabled, c.failingSince]), [false, failingSince]);
+  const on = await put({ enabled: true });
+  assert.equal([on.body.enabled, on.body.disabledReason, on.body.failingSince], [true, null, null], 'the answer to the PUT');
+  assert.equal(await config(brand.email).then((c) => [c.enabled, c.disabledReason, c.failingSince]), [true, null, null], 'as stored');
+});
+
 test.run();

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appWithMailbox, integrator, refreshTokenFor } from '../support/integrators.ts';
 import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-events.ts';
+import { feedCursor } from '../../server/cursors.ts';
 
 // The feed's horizon is the cursor's own time against EVENT_RETENTION_DAYS on the service's clock. This app runs no
 // worker, so no purge runs unless the test runs one: the answer cannot depend on how far a purge has got.
@@ -65,6 +66,31 @@ test('410 GONE for a cursor older than the retention window, with or without a p
   assert.is(items.length, 1, 'the new event, where a reader starts again');
   const still = await get(`/v3/events?after=${encodeURIComponent(recent)}`, access);
   assert.equal([still.status, still.body.items], [200, []], 'a cursor within the window goes on');
+});
+
+
+test('a purge deleting several of an endpoint\'s events at once: a cursor before the last of them is 410 while within the window', async () => {
+  const brand = await integrator(app, 'brand');
+  await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', url: null, transformer: 'default', version: '1.3.0' });
+  for (let i = 0; i < 3; i++) await createJob(brand.accountId);
+  const afterFirst = (await get('/v3/events?limit=1', brand.accessToken)).body.next as string;
+  const afterSecond = (await get(`/v3/events?limit=1&after=${encodeURIComponent(afterFirst)}`, brand.accessToken)).body.next as string;
+  const { items, next: afterAll } = await drain(brand.accessToken);
+  assert.is(items.length, 3);
+
+  // A purge that runs ahead of this app's 30 days (another process's clock or EVENT_RETENTION_DAYS: 0 days here) deletes
+  // the three in one statement (a batch larger than everything stored), while the cursors are minutes old.
+  await app.services.unitOfWork().transaction((d) => purgeRetainedEvents(d, 0, 1_000_000));
+  assert.is((await app.services.unitOfWork().statements((d) => d.events.recentFor(brand.accountId, 10))).length, 0, 'purged');
+  const endpointId = (await app.services.unitOfWork().statements((d) => d.webhookConfigs.find(brand.accountId, 'brand')))!.id;
+  const purgedThrough = await app.services.unitOfWork().statements((d) => d.eventFeed.purgedThrough(endpointId));
+  assert.is(purgedThrough, feedCursor.parse(afterAll).position, 'the horizon is the position of the last event purged');
+  for (const [cursor, what] of [[afterFirst, 'after the first'], [afterSecond, 'after the second']]) {
+    const gone = await get(`/v3/events?after=${encodeURIComponent(cursor!)}`, brand.accessToken);
+    assert.equal([gone.status, gone.body.code], [410, 'GONE'], `the cursor ${what}: events after it were purged`);
+  }
+  const last = await get(`/v3/events?after=${encodeURIComponent(afterAll)}`, brand.accessToken);
+  assert.equal([last.status, last.body.items], [200, []], 'the cursor after the last: nothing after it was purged');
 });
 
 test.run();

@@ -81,6 +81,16 @@ test('delivery, command, account and contact ids of any shape are the path\'s 40
   assert.equal(await snapshot(app.database), before, 'nothing changed');
 });
 
+test('an id with a character before a uuid (x<uuid>) names nothing: GET of a delivery and admin deliveries.get are 404, not 500', async () => {
+  // SHAPES has a uuid with a character after it; this one has it before, which only the pattern's start anchor refuses.
+  const id = `x${randomUUID()}`;
+  const rest = await app.http.get(`/v3/webhook-deliveries/${id}`).set('authorization', `Bearer ${brand.accessToken}`);
+  assert.equal([rest.status, rest.body.code], [404, 'NOT_FOUND'], JSON.stringify(rest.body));
+  const admin = await app.http.get(`/trpc/admin.deliveries.get?input=${encodeURIComponent(JSON.stringify({ deliveryId: id }))}`)
+    .set('authorization', `Bearer ${ADMIN_TOKEN}`);
+  assert.equal([admin.status, admin.body.error?.data.code], [404, 'NOT_FOUND'], JSON.stringify(admin.body));
+});
+
 test('a CommandErrorEvent lists at most 100 details and counts the rest, whatever the command held', async () => {
   await app.admin.call('orderMappings.upsert', { brandAccountId: brand.accountId, fields: [{ key: 'city', target: 'shippingAddress.city', required: true }] });
   const orders = Array.from({ length: 100 }, () => ({ mapping: Array.from({ length: 320 }, (_, k) => ({ key: `u${k}`, value: '' })) }));

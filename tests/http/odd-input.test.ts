@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { MAX_BODY_BYTES } from '../../server/http/json-body.ts';
 import { ADMIN_TOKEN, listening } from '../support/app.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { sharedDatabase } from '../support/shared.ts';
@@ -145,6 +146,29 @@ test('U+0000 or an unpaired surrogate anywhere is 400 naming where it is, never 
   });
 });
 
+// JSON.stringify writes a lone surrogate as the escape `\udc00`, and so does this raw text: the server's JSON.parse
+// makes it a lone low surrogate (UTF-8 bytes could not carry one). The tests above send only lone high surrogates.
+test('a lone low surrogate (\\udc00) sent as a JSON escape is 400 naming where it is, on both faces, and changes nothing', async () => {
+  const LOW = '\\udc00';
+  assert.is(JSON.parse(`"${LOW}"`), '\udc00', 'the text carries the escape of a lone low surrogate');
+  const command = (cid: string, firstName: string) =>
+    `{"_v":"1.0.0","_cid":"${cid}","_type":"UpdateCustomer","orderId":"${jobApiId}","customer":{"firstName":"${firstName}"}}`;
+  await unchanged(async () => {
+    for (const [res, path] of [
+      [await rawPost('/v3/auth/login', `{"email":"x${LOW}@example.com"}`), 'email'],
+      [await rawPost('/v3/commands', command('odd-low-1', `a${LOW}b`), brand.accessToken), 'customer.firstName'],
+      [await rawPost('/v3/commands', command(`odd-low-${LOW}`, 'Ann'), brand.accessToken), '_cid'],
+    ] as const) {
+      assertProblem(res, 400, 'BAD_REQUEST', /not valid/);
+      assert.ok((res.body.issues as { path: string; message: string }[]).some((i) => i.path === path && /unpaired surrogate/.test(i.message)),
+        `${path}: ${JSON.stringify(res.body)}`);
+    }
+    const rpc = await app.http.post('/trpc/admin.accounts.create').set('authorization', ADMIN).set('content-type', 'application/json')
+      .send(`{"name":"${LOW}","role":"brand"}`);
+    assertTrpcError(rpc, 400, 'BAD_REQUEST');
+  });
+});
+
 test('a member the operation does not define is 400 naming it, on every body, and nothing happens', async () => {
   const before = (await app.http.get('/v3/webhook-config').set('authorization', `Bearer ${partner.accessToken}`)).body;
   await unchanged(async () => {
@@ -230,6 +254,18 @@ test('a declared content-length over 1 MiB is answered 413 before any of the bod
   assert.match(rpc.text, /^HTTP\/1\.1 413/);
   assert.match(rpc.text, /"httpStatus":413/);
   assert.ok(rpc.closed);
+});
+
+test('the early 413 is for a declared length over 1 MiB: exactly 1 MiB is read and judged by the operation, one byte more is not', async () => {
+  const base = await listening(app);
+  const prefix = '{"email":"';
+  const exact = `${prefix}${'a'.repeat(MAX_BODY_BYTES - prefix.length - 2)}"}`;
+  assert.is(Buffer.byteLength(exact), 1024 * 1024);
+  // Read whole, it is valid JSON whose email is not an email: the operation's 400, not the edge's 413.
+  assertProblem(await rawPost('/v3/auth/login', exact), 400, 'BAD_REQUEST', /not valid/);
+  const over = await declared(base, '/v3/auth/login', MAX_BODY_BYTES + 1);
+  assert.match(over.text, /^HTTP\/1\.1 413/);
+  assert.ok(over.closed, 'refused before the body, and the connection closed');
 });
 
 test.run();

@@ -240,6 +240,23 @@ test('endpoint test: what the endpoint did, signed like a delivery, nothing stor
   assert.ok(Number(limited.headers['retry-after']) >= 1);
 });
 
+test('endpoint test: 10 a minute per endpoint too, so two children sharing their master\'s endpoint have 10 between them', async () => {
+  const receiver = await startReceiver();
+  const master = await integrator(app, 'partner');
+  await configure(master.accountId, 'partner', receiver.url('/shared'));
+  const children = [await integrator(app, 'partner', master.accountId), await integrator(app, 'partner', master.accountId)];
+  // Five each: neither child reaches its own 10, the endpoint they share does.
+  for (let i = 1; i <= 5; i++) {
+    for (const [c, child] of children.entries()) {
+      assert.is((await post('/v3/webhook-config/test', child.accessToken)).status, 200, `child ${c}, test ${i}`);
+    }
+  }
+  const limited = await post('/v3/webhook-config/test', children[0]!.accessToken);
+  assert.is(limited.status, 429, 'the shared endpoint\'s 11th test in the minute');
+  assert.ok(Number(limited.headers['retry-after']) >= 1);
+  assert.is(receiver.received.length, 10, 'the refused test was not sent');
+});
+
 test('a partner\'s signature key, replaced over PUT /v3/webhook-config, holds from its next command on', async () => {
   const brand = await integrator(app, 'brand');
   const partner = await integrator(app, 'partner');

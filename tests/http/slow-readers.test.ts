@@ -47,6 +47,21 @@ async function stalledStream(base: string, token: string) {
   return { rest: () => { socket.resume(); return closed; } };
 }
 
+/** The body of a raw chunked answer as far as it came, and whether it came to its terminating zero-length chunk. */
+function dechunked(text: string) {
+  let body = '';
+  for (let at = text.indexOf('\r\n\r\n') + 4; ;) {
+    const eol = text.indexOf('\r\n', at);
+    if (eol < 0) return { body, terminated: false };
+    const size = parseInt(text.slice(at, eol), 16);
+    assert.ok(Number.isInteger(size), `a chunk size line at byte ${at}: ${JSON.stringify(text.slice(at, eol).slice(0, 40))}`);
+    if (size === 0) return { body, terminated: true };
+    body += text.slice(eol + 2, eol + 2 + size); // latin1: a character per byte, as the chunk sizes count
+    at = eol + 2 + size + 2;
+    if (at > text.length) return { body, terminated: false };
+  }
+}
+
 /**
  * Until the streams have filled the buffers to their stalled clients and wait (this process, which runs the service,
  * is then nearly idle), so that the polls measure what stalled streams take from others, not their first writes.
@@ -90,9 +105,11 @@ test('stalled streams hold no connection: another tenant gets no 503 and no slow
   await poll(app, other.accessToken, path, 20); // warm-up
   const alone = await poll(app, other.accessToken, path, 100);
 
-  const started = Date.now();
   const streams = await Promise.all(readers.flatMap((r) => [r, r]).map((r) => stalledStream(base, r.accessToken)));
   await quiet();
+  // Quiet, every stream waits on its stalled client: the stall timers run from here. On PostgreSQL, 20 streams take
+  // seconds to fill their buffers, and timed from their start, the first one read on was resumed before it was dropped.
+  const stalled = Date.now();
   const beside = await poll(app, other.accessToken, path, 100);
   assert.equal(beside.statuses, { 200: 100 }, 'every request of the other tenant answered 200 (before: 503 once the streams held the pool)');
   // The streams were still held all along: a third listing of a reader with two under way is refused (429).
@@ -107,11 +124,17 @@ test('stalled streams hold no connection: another tenant gets no 503 and no slow
 
   // A client that reads nothing is dropped after LISTING_STALL_TIMEOUT_MS, which gives its slot back: reading on after
   // it, each finds its answer cut short (no closing bracket) and the connection closed.
-  await new Promise((resolve) => setTimeout(resolve, STALL_TIMEOUT_MS - (Date.now() - started) + 2000));
+  await new Promise((resolve) => setTimeout(resolve, STALL_TIMEOUT_MS - (Date.now() - stalled) + 2000));
   for (const stream of streams) {
     const text = await stream.rest();
     assert.ok(text.length > 4_000_000, `the stream got past the buffers before it stalled (${text.length} bytes)`);
-    assert.not.ok(text.trimEnd().endsWith(']'), 'the answer was cut short, not completed');
+    // The answer is chunked, so a completed one ends `]`, then the zero-length chunk `0\r\n\r\n`: the raw text never
+    // ends with `]`. A dropped client has neither the terminating chunk nor the array's closing bracket.
+    assert.match(text.slice(0, text.indexOf('\r\n\r\n')), /\r\ntransfer-encoding: chunked/i);
+    const { body, terminated } = dechunked(text);
+    assert.not.ok(terminated, 'no terminating zero-length chunk: the answer was cut, not ended as complete');
+    assert.ok(body.startsWith('[{'), 'the body decoded is the listing\'s array');
+    assert.not.ok(body.endsWith(']'), 'the JSON array was not closed');
   }
   const again = await app.http.get('/v3/partner-orders?limit=1').set('authorization', `Bearer ${readers[0]!.accessToken}`);
   assert.is(again.status, 200, 'the dropped streams gave their slots back');

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { cgroupCpuQuota, usableCpus } from '../../server/processes/cpus.ts';
 import { layoutOf } from '../../server/processes/layout.ts';
 import { restartPolicy } from '../../server/processes/restarts.ts';
+import { onStopSignals } from '../../server/processes/signals.ts';
 
 const test = suite('the processes of one start');
 const server = 'postgres://postgres@127.0.0.1:5432/pbi';
@@ -70,6 +71,37 @@ test('deaths older than a minute no longer count', () => {
   assert.is(policy.died('api', 60_002), 1000 * 2 ** 1, 'the deaths at 0 and 1 ms are forgotten, those at 2 and 3 ms count');
   const slow = restartPolicy();
   assert.equal([0, 15_000, 30_000, 45_000, 61_000, 76_000].map((at) => slow.died('api', at)), [1000, 2000, 4000, 8000, 8000, 8000]);
+});
+
+/**
+ * The stop signals a process takes, as `onStopSignals` hears them on this clock: what it calls, in order. The handlers
+ * are the only SIGTERM and SIGINT listeners meanwhile (others of this run would hear the emitted signals too), then
+ * the run's own are back; nothing else runs in between, as the whole exchange is synchronous.
+ */
+function stopCalls(signals: [at: number, signal: 'SIGTERM' | 'SIGINT'][]): string[] {
+  const names = ['SIGTERM', 'SIGINT'] as const;
+  const others = names.map((name) => process.rawListeners(name) as (() => void)[]);
+  for (const name of names) process.removeAllListeners(name);
+  const calls: string[] = [];
+  try {
+    let now = 0;
+    onStopSignals((signal) => calls.push(`stop ${signal}`), () => calls.push('hurry'), () => now);
+    for (const [at, signal] of signals) { now = at; process.emit(signal, signal); }
+  } finally {
+    for (const name of names) process.removeAllListeners(name);
+    names.forEach((name, i) => { for (const listener of others[i]!) process.on(name, listener); });
+  }
+  return calls;
+}
+
+test('stop signals: the first stops; a different one, even at once, hurries past SHUTDOWN_DELAY_MS; the same within 1 s is the same stop', () => {
+  // Ctrl-C during a SIGTERM's delay (a person who will not wait): SIGINT 100 ms after SIGTERM ends the delay at once.
+  assert.equal(stopCalls([[0, 'SIGTERM'], [100, 'SIGINT']]), ['stop SIGTERM', 'hurry']);
+  assert.equal(stopCalls([[0, 'SIGINT'], [5, 'SIGTERM']]), ['stop SIGINT', 'hurry']);
+  // npm start relays the signal the terminal also sent: one stop, the delay served.
+  assert.equal(stopCalls([[0, 'SIGTERM'], [100, 'SIGTERM']]), ['stop SIGTERM']);
+  assert.equal(stopCalls([[0, 'SIGINT'], [999, 'SIGINT'], [1000, 'SIGINT']]), ['stop SIGINT', 'hurry'], 'the same one a second later hurries');
+  assert.equal(stopCalls([[0, 'SIGTERM'], [100, 'SIGTERM'], [200, 'SIGINT'], [300, 'SIGINT']]), ['stop SIGTERM', 'hurry', 'hurry']);
 });
 
 test.run();
