@@ -9,7 +9,7 @@ import { previousKeyOf } from './rows.ts';
 // sender never holds a connection while it sends). The queue is `delivery_queue` (migration 20261129100000): the
 // deliveries still to be sent, each with its event's feed position; `deliveries` is the log.
 
-/** How many committed events a claim positions (and enqueues the deliveries of) before it claims. */
+/** How many committed events a claim that looks for new ones positions (and enqueues the deliveries of) first. */
 const SEQUENCE_PER_CLAIM = 1000;
 
 // The claim is the function claim_deliveries (migration 20261129100000): a round of the feed's sequencer, then per-order
@@ -100,8 +100,8 @@ export class SqlDeliveryQueue implements DeliveryQueue {
   constructor(private readonly em: EntityManager) {}
 
   claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]> {
-    const { limit, now, leaseUntil, claimToken, perEndpoint, held } = request;
-    const values = [now, leaseUntil, limit, claimToken, perEndpoint, [...held.keys()], [...held.values()], SEQUENCE_PER_CLAIM];
+    const { limit, now, leaseUntil, claimToken, perEndpoint, held, lookForNew } = request;
+    const values = [now, leaseUntil, limit, claimToken, perEndpoint, [...held.keys()], [...held.values()], lookForNew ? SEQUENCE_PER_CLAIM : 0];
     return withDriverConnection(this.em, async (client) => {
       const { rows } = await client.query<ClaimRow>({ name: 'deliveries-claim-v4', text: CLAIM, values });
       return rows.map((r) => ({

@@ -28,6 +28,11 @@ export interface ClaimRequest {
   perEndpoint: number;
   /** The endpoints the sender holds deliveries of now, with how many: a full one is passed over. */
   held: ReadonlyMap<string, number>;
+  /**
+   * Deliveries may have been committed since the sender's last claim (it waited for work, or was woken): the claim
+   * takes them in first. False: it claims from what is queued already, which a claim refilling a busy sender does.
+   */
+  lookForNew: boolean;
 }
 
 /**

@@ -14,6 +14,8 @@ export interface ClaimLimits {
   perEndpoint: number;
   /** The endpoints the sender holds deliveries of, with how many. */
   held: ReadonlyMap<string, number>;
+  /** Whether deliveries may have been committed since the last claim (see ClaimRequest). */
+  lookForNew: boolean;
 }
 
 /** The sender's next batch: due deliveries nobody holds, each claimed for `leaseMs` from now. */
@@ -21,7 +23,7 @@ export function claimDueDeliveries(deps: Pick<Deps, 'deliveryQueue' | 'clock' | 
   const now = deps.clock.now();
   return deps.deliveryQueue.claimDue({
     limit: limits.limit, now, leaseUntil: new Date(now.getTime() + limits.leaseMs), claimToken: deps.ids.newId(),
-    perEndpoint: limits.perEndpoint, held: limits.held,
+    perEndpoint: limits.perEndpoint, held: limits.held, lookForNew: limits.lookForNew,
   });
 }
 

@@ -68,6 +68,8 @@ const about = (deliveries: readonly { id: string }[]) =>
 
 /** How often a round looks for more while sends are under way (a wake-up comes sooner). */
 const REFILL_MS = 50;
+/** How long a busy round (one that never waits) claims from what is queued before it looks for new deliveries again. */
+const LOOK_EVERY_MS = 20;
 /** How long a round waits before using the database again after it failed. */
 const DATABASE_BACKOFF_MS = 1000;
 
@@ -97,6 +99,13 @@ class DeliveryRound {
   /** The last claim found less than it asked for: nothing more is due until a wake-up, a retry or an outcome. */
   private drained = false;
   private watching = false;
+  /**
+   * Deliveries may have been committed since the last claim: true at the start and after any wait for work (a wake-up,
+   * or the poll under them). A claim refilling the buffer between waits claims from what is queued, without looking
+   * for new ones, unless the last look is LOOK_EVERY_MS old.
+   */
+  private mayBeNew = true;
+  private lookedAt = 0;
   /** The soonest retry this round scheduled (ms after its try): waited for here when it comes before the idle poll. */
   private soonestRetry = Infinity;
   private nudge = () => {};
@@ -116,6 +125,7 @@ class DeliveryRound {
         await this.ports.waitForWork(this.soonestRetry);
         this.soonestRetry = Infinity;
         this.drained = false;
+        this.mayBeNew = true;
         continue;
       }
       if (this.drained) this.watchForWork();
@@ -224,7 +234,9 @@ class DeliveryRound {
     const room = this.room();
     try {
       const perEndpoint = 2 * this.policy.maxInFlightPerEndpoint;
-      const claimed = await claimDueDeliveries(this.deps, { limit: room, leaseMs: this.policy.leaseMs, perEndpoint, held: this.held });
+      const lookForNew = this.mayBeNew || performance.now() - this.lookedAt >= LOOK_EVERY_MS;
+      if (lookForNew) [this.mayBeNew, this.lookedAt] = [false, performance.now()];
+      const claimed = await claimDueDeliveries(this.deps, { limit: room, leaseMs: this.policy.leaseMs, perEndpoint, held: this.held, lookForNew });
       for (const delivery of claimed) this.held.add(delivery.endpointId, 1);
       this.claimedNotSent.push(...claimed);
       // Short because an endpoint's share filled (its backlog took the claim's window) is not drained: the next claim
@@ -245,6 +257,6 @@ class DeliveryRound {
   private watchForWork() {
     if (this.watching) return;
     this.watching = true;
-    void this.ports.waitForWork(REFILL_MS).then(() => { this.watching = false; this.drained = false; this.nudge(); });
+    void this.ports.waitForWork(REFILL_MS).then(() => { this.watching = false; this.drained = false; this.mayBeNew = true; this.nudge(); });
   }
 }

@@ -114,7 +114,7 @@ export function deliveryContract(name: string, setup: () => Promise<Run>) {
     await run((r) => r.events.add(quietEvents));
     const ours = [...busyEvents, ...quietEvents];
     const claim = (held: Map<string, number>, limit = 100) => run((r) => r.deliveryQueue.claimDue({
-      limit, now: new Date(now.getTime() + 1000), leaseUntil: new Date(now.getTime() + 60_000), claimToken: randomUUID(), perEndpoint: 3, held,
+      limit, now: new Date(now.getTime() + 1000), leaseUntil: new Date(now.getTime() + 60_000), claimToken: randomUUID(), perEndpoint: 3, held, lookForNew: true,
     })).then((claimed) => claimed.filter((d) => ours.some((e) => e.id === d.eventId)));
     const first = await claim(new Map([[busy.id, 1]]));
     assert.equal(first.map((d) => JSON.parse(d.body).n), [0, 1, 100, 101], 'two more of the busy endpoint (it held one), then the other\'s');

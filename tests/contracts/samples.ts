@@ -26,4 +26,4 @@ export const job = (brandAccountId: string, partnerId: string | null = null) => 
 
 /** A claim by a sender that holds nothing and may take any number of one endpoint. */
 export const claimAll = (r: Repositories, limit: number, now: Date, leaseUntil: Date, claimToken: string) =>
-  r.deliveryQueue.claimDue({ limit, now, leaseUntil, claimToken, perEndpoint: 1_000_000, held: new Map() });
+  r.deliveryQueue.claimDue({ limit, now, leaseUntil, claimToken, perEndpoint: 1_000_000, held: new Map(), lookForNew: true });

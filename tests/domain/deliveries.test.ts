@@ -9,7 +9,7 @@ import { fakeDeps, ScriptedWebhookSender } from '../fakes.ts';
 
 const test = suite('deliveries on the pure domain');
 const at = new Date('2026-11-22T12:00:00.000Z');
-const ANY_TEN = { limit: 10, leaseMs: 60_000, perEndpoint: 10, held: new Map() };
+const ANY_TEN = { limit: 10, leaseMs: 60_000, perEndpoint: 10, held: new Map(), lookForNew: true };
 
 test('the retry schedule: the delays between attempts, then failed', () => {
   const schedule = [5000, 300_000];

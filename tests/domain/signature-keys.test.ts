@@ -104,7 +104,7 @@ test('deliveries during the window are signed with both keys, the new first; aft
   const sender = deps.webhookSender as ScriptedWebhookSender;
   const deliverOne = async () => {
     await createJob(deps, { brandAccountId: brand.id });
-    const [claimed] = await claimDueDeliveries(deps, { limit: 1, leaseMs: 60_000, perEndpoint: 1, held: new Map() });
+    const [claimed] = await claimDueDeliveries(deps, { limit: 1, leaseMs: 60_000, perEndpoint: 1, held: new Map(), lookForNew: true });
     await recordDeliveries(deps, [await attemptDelivery(deps, claimed!, [])], 5 * 86_400_000);
     return sender.sent.at(-1)!.signatureKeys;
   };

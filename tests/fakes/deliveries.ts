@@ -60,8 +60,8 @@ export class InMemoryDeliveryStore {
 export class InMemoryDeliveryQueue implements DeliveryQueue {
   constructor(private readonly store: InMemoryDeliveryStore, private readonly configs: InMemoryWebhookConfigRepository, private readonly feed: InMemoryEventFeed) {}
   get rows() { return this.store.rows; }
-  async claimDue({ limit, now, leaseUntil, claimToken, perEndpoint, held }: ClaimRequest): Promise<ClaimedDelivery[]> {
-    await this.feed.sequence(1000);
+  async claimDue({ limit, now, leaseUntil, claimToken, perEndpoint, held, lookForNew }: ClaimRequest): Promise<ClaimedDelivery[]> {
+    if (lookForNew) await this.feed.sequence(1000);
     const position = (d: DeliveryRow) => this.feed.positionOf(d.event.id);
     const queued = this.rows.filter((d) => d.status === 'pending' && position(d) !== undefined);
     const waits = (d: DeliveryRow) => d.event.orderId !== null

@@ -77,9 +77,10 @@ begin
 end
 $$;
 
--- The sender's claim, in one statement: a round of the sequencer first (under its lock, taken here and held to the
--- end of the claim, so that every statement below sees the positions it gave), then up to p_limit due deliveries
--- nobody holds, each until p_lease_until, oldest first:
+-- The sender's claim, in one statement: when p_sequence > 0 (new deliveries may have been committed), a round of the
+-- sequencer first (under its lock, taken here and held to the end of the claim, so that every statement below sees the
+-- positions it gave; a claim without it needs no lock: a round still under way elsewhere only adds later positions),
+-- then up to p_limit due deliveries nobody holds, each until p_lease_until, oldest first:
 -- - a delivery waits while an earlier feed position of its endpoint and order is queued (being sent or waiting for its
 --   retry);
 -- - this sender holds at most p_per_endpoint deliveries of one endpoint: p_held names the endpoints it holds some of
@@ -94,11 +95,15 @@ returns table (id uuid, event_id uuid, endpoint_id uuid, attempts integer, body 
 language plpgsql set enable_bitmapscan = off as $$
 declare
   full_endpoints uuid[];
+  positioned integer := 0;
 begin
-  perform pg_advisory_xact_lock(${SEQUENCER_LOCK});
+  if p_sequence > 0 then
+    perform pg_advisory_xact_lock(${SEQUENCER_LOCK});
+    positioned := sequence_events(p_sequence);
+  end if;
   -- A claim lost in a crash is a lease that never was: the delivery is claimed again (at least once holds). Feed
   -- positions are not to be lost once a reader may have seen them: a claim that gave some commits as usual.
-  if sequence_events(p_sequence) = 0 then
+  if positioned = 0 then
     perform set_config('synchronous_commit', 'off', true);
   end if;
   select coalesce(array_agg(h.endpoint_id), '{}') into full_endpoints
