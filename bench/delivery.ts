@@ -62,6 +62,8 @@ for (let n = 0; n < Math.max(...SETTINGS) / PER_ENDPOINT; n++) {
   endpoints.push({ brandId, endpointId });
 }
 const endpointsOf = (inFlight: Setting) => endpoints.slice(0, inFlight / PER_ENDPOINT);
+const { rows: [{ server_version: serverVersion, autovacuum }] } = await db.query<{ server_version: string; autovacuum: string }>(
+  `select current_setting('server_version') as server_version, current_setting('autovacuum') as autovacuum`);
 
 // An OrderStatusEvent-sized payload (~0.9 KB), one order per event: the throughput of independent orders.
 const PAYLOAD = `json_build_object('_eid', id, '_type', 'OrderStatusEvent', '_v', '1.3.0', 'orderId', 'bench-' || n, 'orderNumber', 'O-' || lpad(n::text, 10, '0'),
@@ -183,14 +185,14 @@ const target16 = 0.4;
 const target64 = 0.5;
 await writeSection('Webhook delivery: deliveries per second and commit-to-receipt latency', `
 Command: \`DATABASE_URL=… npm run bench:delivery\` (${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds of ${BATCH} events at each
-setting, the worker in a fresh process each time; PostgreSQL 15 with default settings; load average ${loadAtStart.toFixed(1)} at the start,
+setting, the worker in a fresh process each time; PostgreSQL ${serverVersion} with autovacuum ${autovacuum}; load average ${loadAtStart.toFixed(1)} at the start,
 ${loadAverage().toFixed(1)} at the end).
 ${codeLine()}
 
 Throughput: ${BATCH} events (about 0.9 KB each, one order per event, spread over the endpoints) and their deliveries committed at
 once, then the time until the receiver (\`bench/receiver.ts\`, node:http answering 200, pinned to CPU 1) has every \`webhook-id\`.
-Service: \`server/main.ts\` built, with \`SERVICE_ROLE=worker\`, pinned to CPU 0: claims with SKIP LOCKED (each claim positions
-the new events in the feed first), both signatures, undici keep-alive pool, every attempt recorded with its request and answer,
+Service: \`server/main.ts\` built, with \`SERVICE_ROLE=worker\`, pinned to CPU 0: claims with SKIP LOCKED (a claim that may find new
+events positions them in the feed first), both signatures, undici keep-alive pool, every attempt recorded with its request and answer,
 a log line per attempt (\`LOG_LEVEL=info\`). The events go to as many endpoints as the sends need at the default of 4 sends per
 endpoint. Peer: \`bench/bare-sender.ts\` compiled, undici \`Pool.request\` posting the same signed payloads with the same
 number in flight, no database. CPU: the worker process's and every PostgreSQL process's over the run, against the peer's
