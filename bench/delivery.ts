@@ -62,8 +62,9 @@ for (let n = 0; n < Math.max(...SETTINGS) / PER_ENDPOINT; n++) {
   endpoints.push({ brandId, endpointId });
 }
 const endpointsOf = (inFlight: Setting) => endpoints.slice(0, inFlight / PER_ENDPOINT);
-const { rows: [{ server_version: serverVersion, autovacuum }] } = await db.query<{ server_version: string; autovacuum: string }>(
+const { rows: [server] } = await db.query<{ server_version: string; autovacuum: string }>(
   `select current_setting('server_version') as server_version, current_setting('autovacuum') as autovacuum`);
+const [serverVersion, autovacuum] = [server!.server_version, server!.autovacuum];
 
 // An OrderStatusEvent-sized payload (~0.9 KB), one order per event: the throughput of independent orders.
 const PAYLOAD = `json_build_object('_eid', id, '_type', 'OrderStatusEvent', '_v', '1.3.0', 'orderId', 'bench-' || n, 'orderNumber', 'O-' || lpad(n::text, 10, '0'),
