@@ -88,6 +88,8 @@ export interface DeliveryView {
   seq: number;
   eventId: string;
   eventType: EventType;
+  /** The order (job's apiId) of its event; null for an event of no order. */
+  orderId: string | null;
   accountId: string;
   scope: Scope;
   url: string | null;
@@ -109,6 +111,9 @@ export interface DeliveryFilter {
   accountId?: string;
   endpointId?: string;
   status?: DeliveryStatus;
+  eventType?: EventType;
+  /** Only deliveries of this order's events. */
+  orderId?: string;
   /** Only deliveries older than this one (the last of the page before). */
   before?: DeliveryPosition;
   limit: number;
@@ -119,3 +124,23 @@ export interface DeliveryPosition {
   createdAt: Date;
   seq: number;
 }
+
+/** The spans the delivery statistics count attempts in (CONTRACT §10): UTC hours or days. */
+export type StatsBucket = 'hour' | 'day';
+export const STATS_BUCKETS: readonly StatsBucket[] = ['hour', 'day'];
+/** The most buckets one answer holds: a week of hours, 90 days. */
+export const STATS_MAX_BUCKETS: Record<StatsBucket, number> = { hour: 168, day: 90 };
+export const STATS_BUCKET_MS: Record<StatsBucket, number> = { hour: 3_600_000, day: 86_400_000 };
+
+/** An endpoint's attempts in one bucket: how many, answered 2xx or not, and their durations' percentiles (null: none). */
+export interface DeliveryStats {
+  start: Date;
+  attempts: number;
+  succeeded: number;
+  failed: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+}
+
+/** The start of the UTC hour or day holding `at`. */
+export const bucketStart = (at: Date, bucket: StatsBucket) => new Date(Math.floor(at.getTime() / STATS_BUCKET_MS[bucket]) * STATS_BUCKET_MS[bucket]);

@@ -3,7 +3,8 @@ import type { Scope } from './webhook-config.ts';
 /** The largest payload an event may have (UTF-8 bytes of its JSON): events are kept for weeks and sent to receivers. */
 export const MAX_EVENT_BYTES = 256 * 1024;
 
-export type EventType = 'OrderStatusEvent' | 'InvoiceEvent' | 'CommandResultEvent' | 'CommandErrorEvent';
+export const EVENT_TYPES = ['OrderStatusEvent', 'InvoiceEvent', 'CommandResultEvent', 'CommandErrorEvent'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface OutboxEventProps {
   /** `_eid` of the payload, and the `webhook-id` of its deliveries. */

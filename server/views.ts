@@ -34,6 +34,7 @@ export const deliveryView = (d: DeliveryView) => ({
   id: d.id,
   eventId: d.eventId,
   eventType: d.eventType,
+  orderId: d.orderId,
   accountId: d.accountId,
   scope: d.scope,
   url: d.url,

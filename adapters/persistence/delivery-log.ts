@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { DeliveryDetail, DeliveryFilter, DeliveryView } from '../../domain/delivery.ts';
+import type { DeliveryDetail, DeliveryFilter, DeliveryStats, DeliveryView, StatsBucket } from '../../domain/delivery.ts';
 import type { DeliveryLog } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
@@ -48,23 +48,27 @@ const REDELIVER_FAILED = `
     on conflict (delivery_id) do nothing)
   select count(*) as count from again`;
 
-/** The log, newest first; failed ones read from their own index (`failed_at` is set exactly while a delivery is failed). */
-const list = (failedOnly: boolean) => `
-  select d.id, d.seq, d.event_id, e.type as event_type, d.account_id, e.scope, ${URL}, d.status, d.created_at,
+/**
+ * The log, newest first; failed ones read from their own index (`failed_at` is set exactly while a delivery is failed),
+ * one order's from the index of orders.
+ */
+const list = (filter: 'log' | 'failed' | 'order') => `
+  select d.id, d.seq, d.event_id, e.type as event_type, d.order_id, d.account_id, e.scope, ${URL}, d.status, d.created_at,
     case when d.status = 'pending' then d.next_attempt_at end as next_attempt_at,
     coalesce((select json_agg(json_build_object('at', a.at, 'statusCode', a.status_code, 'durationMs', a.duration_ms, 'error', a.error) order by a.id)
               from delivery_attempts a where a.delivery_id = d.id), '[]') as attempts
   from deliveries d join events e on e.id = d.event_id left join webhook_configs w on w.id = d.endpoint_id
   where ($1::uuid is null or d.account_id = $1) and ($2::uuid is null or d.endpoint_id = $2) and ($3::text is null or d.status = $3)
-    and ($5::timestamptz is null or (d.created_at, d.seq) < ($5, $6::bigint))${failedOnly ? ' and d.failed_at is not null' : ''}
+    and ($5::timestamptz is null or (d.created_at, d.seq) < ($5, $6::bigint)) and ($7::text is null or e.type = $7)
+    ${filter === 'failed' ? 'and d.failed_at is not null' : filter === 'order' ? 'and d.order_id = $8' : 'and $8::text is null'}
   order by d.created_at desc, d.seq desc
   limit $4`;
-const LIST = list(false);
-const LIST_FAILED = list(true);
+/** One statement each way a page is found: the failed ones' index, one order's, or the endpoint's (or account's) log. */
+const LIST = { log: list('log'), failed: list('failed'), order: list('order') };
 
 // One delivery in full: the payload is the event's body exactly as stored and sent (the claim sends the same text).
 const GET = `
-  select d.id, d.seq, d.event_id, e.type as event_type, d.account_id, e.scope, ${URL}, d.status, d.created_at, d.endpoint_id,
+  select d.id, d.seq, d.event_id, e.type as event_type, d.order_id, d.account_id, e.scope, ${URL}, d.status, d.created_at, d.endpoint_id,
     case when d.status = 'pending' then d.next_attempt_at end as next_attempt_at, e.payload::text as payload,
     coalesce((select json_agg(json_build_object('at', a.at, 'statusCode', a.status_code, 'durationMs', a.duration_ms, 'error', a.error,
                 'request', case when a.request_url is not null then json_build_object('url', a.request_url, 'headers', a.request_headers) end,
@@ -73,8 +77,28 @@ const GET = `
   from deliveries d join events e on e.id = d.event_id left join webhook_configs w on w.id = d.endpoint_id
   where d.id = $1 and ($2::uuid is null or d.endpoint_id = $2)`;
 
+// The endpoint's attempts by UTC hour or day, on the index of attempts by endpoint and time; every bucket of the span,
+// empty ones with zeros (and null percentiles, percentile_disc of no rows): durations as measured, in whole ms. A day
+// is 24 hours whatever the session's time zone.
+const STATS = `
+  with span as (
+    select date_trunc($4, $2::timestamptz, 'UTC') as first, date_trunc($4, $3::timestamptz, 'UTC') as last,
+      case $4 when 'day' then interval '24 hours' else interval '1 hour' end as step),
+  buckets as (
+    select generate_series(span.first, span.last, span.step) as start from span),
+  tries as (
+    select date_trunc($4, a.at, 'UTC') as start, a.status_code, a.duration_ms from delivery_attempts a, span
+    where a.endpoint_id = $1 and a.at >= span.first and a.at < span.last + span.step)
+  select b.start, count(t.start)::int as attempts,
+    count(t.start) filter (where t.status_code between 200 and 299)::int as succeeded,
+    count(t.start) filter (where t.status_code is null or t.status_code not between 200 and 299)::int as failed,
+    percentile_disc(0.5) within group (order by t.duration_ms) as p50,
+    percentile_disc(0.99) within group (order by t.duration_ms) as p99
+  from buckets b left join tries t on t.start = b.start
+  group by b.start order by b.start`;
+
 interface ListRow {
-  id: string; seq: string; event_id: string; event_type: DeliveryView['eventType']; account_id: string; scope: DeliveryView['scope']; url: string | null;
+  id: string; seq: string; event_id: string; event_type: DeliveryView['eventType']; order_id: string | null; account_id: string; scope: DeliveryView['scope']; url: string | null;
   status: DeliveryView['status']; created_at: string; next_attempt_at: string | null;
   attempts: (StoredAttempt & {
     request?: { url: string; headers: Record<string, string> } | null; responseHeaders?: Record<string, string> | null; responseBody?: string | null;
@@ -84,7 +108,7 @@ interface StoredAttempt { at: string; statusCode: number | null; durationMs: num
 
 const toAttempt = (a: StoredAttempt) => ({ at: new Date(a.at), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error });
 const toView = (r: ListRow): DeliveryView => ({
-  id: r.id, seq: Number(r.seq), eventId: r.event_id, eventType: r.event_type, accountId: r.account_id, scope: r.scope, url: r.url, status: r.status,
+  id: r.id, seq: Number(r.seq), eventId: r.event_id, eventType: r.event_type, orderId: r.order_id, accountId: r.account_id, scope: r.scope, url: r.url, status: r.status,
   attempts: r.attempts.map(toAttempt), createdAt: new Date(r.created_at), nextAttemptAt: r.next_attempt_at ? new Date(r.next_attempt_at) : null,
 });
 
@@ -95,7 +119,7 @@ export class SqlDeliveryLog implements DeliveryLog {
     if (!isStoredId(deliveryId) || (endpointId !== undefined && !isStoredId(endpointId))) return null;
     return withDriverConnection(this.em, async (client) => {
       const { rows: [r] } = await client.query<ListRow & { endpoint_id: string; payload: string }>({
-        name: 'deliveries-get-v2', text: GET, values: [deliveryId, endpointId ?? null],
+        name: 'deliveries-get-v3', text: GET, values: [deliveryId, endpointId ?? null],
       });
       if (!r) return null;
       return {
@@ -129,15 +153,25 @@ export class SqlDeliveryLog implements DeliveryLog {
 
   list(filter: DeliveryFilter): Promise<DeliveryView[]> {
     if (filter.accountId != null && !isStoredId(filter.accountId)) return Promise.resolve([]);
-    const failedOnly = filter.status === 'failed';
+    const way = filter.orderId !== undefined ? 'order' : filter.status === 'failed' ? 'failed' : 'log';
     return withDriverConnection(this.em, async (client) => {
       const { rows } = await client.query<ListRow>({
-        name: failedOnly ? 'deliveries-list-failed-v2' : 'deliveries-list-v2', text: failedOnly ? LIST_FAILED : LIST,
+        name: `deliveries-list-${way}-v3`, text: LIST[way],
         values: [filter.accountId ?? null, filter.endpointId ?? null, filter.status ?? null, filter.limit,
-          filter.before?.createdAt ?? null, filter.before?.seq ?? null],
+          filter.before?.createdAt ?? null, filter.before?.seq ?? null, filter.eventType ?? null, filter.orderId ?? null],
       });
       return rows.map(toView);
     });
+  }
+
+  async stats(endpointId: string, from: Date, to: Date, bucket: StatsBucket): Promise<DeliveryStats[]> {
+    if (!isStoredId(endpointId)) return [];
+    const { rows } = await withDriverConnection(this.em, (client) => client.query<{
+      start: Date; attempts: number; succeeded: number; failed: number; p50: number | null; p99: number | null;
+    }>({ name: 'deliveries-stats', text: STATS, values: [endpointId, from, to, bucket] }));
+    return rows.map((r) => ({
+      start: new Date(r.start), attempts: r.attempts, succeeded: r.succeeded, failed: r.failed, p50Ms: r.p50, p99Ms: r.p99,
+    }));
   }
 
   /**

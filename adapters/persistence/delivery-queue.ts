@@ -52,8 +52,8 @@ const RECORD = `
     select * from unnest($6::uuid[], $7::uuid[], $8::timestamptz[], $9::int[], $10::int[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
       as t(delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers, response_body)),
   logged as (
-    insert into delivery_attempts (delivery_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers, response_body)
-    select delivery_id, at, status_code, duration_ms, error, request_url, request_headers::json, response_headers::json, response_body from tries),
+    insert into delivery_attempts (delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers, response_body)
+    select delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers::json, response_headers::json, response_body from tries),
   sent as (
     select t.endpoint_id, t.at, coalesce(t.status_code between 200 and 299, false) as ok
     from tries t join webhook_configs w on w.id = t.endpoint_id where t.request_url = w.url),
@@ -122,7 +122,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
   async record(results: readonly DeliveryResult[], at: Date, disableAfterMs: number): Promise<EndpointNotice[]> {
     if (results.length === 0) return [];
     const { rows } = await withDriverConnection(this.em, (client) => client.query<NoticeRow>({
-      name: 'deliveries-record-v4', text: RECORD,
+      name: 'deliveries-record-v5', text: RECORD,
       values: [
         results.map((r) => r.deliveryId), results.map((r) => r.claimToken), results.map((r) => r.state.status),
         results.map((r) => (r.state.status === 'pending' ? r.state.nextAttemptAt : null)), at,

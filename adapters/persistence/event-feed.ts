@@ -36,6 +36,11 @@ const PAGE = `
   select position, created_at, payload::text as payload from events
   where endpoint_id = $1 and position > $2 and position is not null
   order by position limit $3`;
+// One order's, from the index of orders (the same order, the same rules).
+const ORDER_PAGE = `
+  select position, created_at, payload::text as payload from events
+  where endpoint_id = $1 and order_id = $4 and position > $2 and position is not null
+  order by position limit $3`;
 
 export class SqlEventFeed implements EventFeed {
   constructor(private readonly em: EntityManager) {}
@@ -74,10 +79,12 @@ export class SqlEventFeed implements EventFeed {
     return row ? Number(row.position) : 0;
   }
 
-  page(endpointId: string, afterPosition: number, limit: number): Promise<FeedEntry[]> {
+  page(endpointId: string, afterPosition: number, limit: number, orderId?: string): Promise<FeedEntry[]> {
     return withDriverConnection(this.em, async (client) => {
       const { rows } = await client.query<{ position: string; created_at: Date; payload: string }>({
-        name: 'feed-page', text: PAGE, values: [endpointId, afterPosition, limit],
+        ...(orderId === undefined
+          ? { name: 'feed-page', text: PAGE, values: [endpointId, afterPosition, limit] }
+          : { name: 'feed-order-page', text: ORDER_PAGE, values: [endpointId, afterPosition, limit, orderId] }),
       });
       return rows.map((r) => ({ position: Number(r.position), createdAt: new Date(r.created_at), payload: json(r.payload) }));
     });

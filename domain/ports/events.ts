@@ -1,4 +1,4 @@
-import type { ClaimedDelivery, DeliveryDetail, DeliveryFilter, DeliveryResult, DeliveryView } from '../delivery.ts';
+import type { ClaimedDelivery, DeliveryDetail, DeliveryFilter, DeliveryResult, DeliveryStats, DeliveryView, StatsBucket } from '../delivery.ts';
 import type { EndpointNotice } from '../endpoint-health.ts';
 import type { OutboxEvent } from '../event.ts';
 
@@ -75,6 +75,11 @@ export interface DeliveryLog {
   /** Deliveries newest first, with their attempts; `before` continues after a delivery of an earlier page. */
   list(filter: DeliveryFilter): Promise<DeliveryView[]>;
   /**
+   * The endpoint's attempts counted by UTC hour or day, every bucket from the one holding `from` to the one holding `to`
+   * (empty ones too), oldest first.
+   */
+  stats(endpointId: string, from: Date, to: Date, bucket: StatsBucket): Promise<DeliveryStats[]>;
+  /**
    * Deletes up to `limit` finished deliveries of events older than `before`, and up to `limit` such events left without
    * any delivery; answers the larger count (a full batch means more may be waiting). Pending deliveries are kept.
    */
@@ -92,8 +97,8 @@ export interface EventFeed {
   sequence(limit: number): Promise<number>;
   /** The highest position of the endpoint's events that the retention purge has deleted (0: none). */
   purgedThrough(endpointId: string): Promise<number>;
-  /** The endpoint's positioned events after `afterPosition` (0: from the oldest), oldest first. */
-  page(endpointId: string, afterPosition: number, limit: number): Promise<FeedEntry[]>;
+  /** The endpoint's positioned events after `afterPosition` (0: from the oldest), oldest first; one order's when given. */
+  page(endpointId: string, afterPosition: number, limit: number, orderId?: string): Promise<FeedEntry[]>;
 }
 
 export interface FeedEntry {

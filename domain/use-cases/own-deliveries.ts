@@ -1,6 +1,7 @@
 import type { Principal } from '../auth.ts';
-import type { DeliveryDetail, DeliveryPosition, DeliveryStatus, DeliveryView } from '../delivery.ts';
-import { notFound } from '../errors.ts';
+import { bucketStart, STATS_BUCKET_MS, STATS_MAX_BUCKETS, type DeliveryDetail, type DeliveryPosition, type DeliveryStats, type DeliveryStatus, type DeliveryView, type StatsBucket } from '../delivery.ts';
+import type { EventType } from '../event.ts';
+import { invalid, notFound } from '../errors.ts';
 import { integratorEndpoint } from '../integrator-endpoint.ts';
 import type { Deps } from '../ports.ts';
 
@@ -10,11 +11,12 @@ export const OWN_DELIVERY_LIMIT = { default: 50, max: 100 } as const;
 export async function listOwnDeliveries(
   deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'deliveryLog'>,
   principal: Principal,
-  input: { status?: DeliveryStatus; limit?: number; before?: DeliveryPosition },
+  input: { status?: DeliveryStatus; eventType?: EventType; orderId?: string; limit?: number; before?: DeliveryPosition },
 ): Promise<{ items: DeliveryView[]; next: DeliveryPosition | null }> {
   const endpoint = await integratorEndpoint(deps, principal);
   const limit = Math.min(input.limit ?? OWN_DELIVERY_LIMIT.default, OWN_DELIVERY_LIMIT.max);
-  const rows = await deps.deliveryLog.list({ endpointId: endpoint.id, status: input.status, before: input.before, limit: limit + 1 });
+  const { status, eventType, orderId, before } = input;
+  const rows = await deps.deliveryLog.list({ endpointId: endpoint.id, status, eventType, orderId, before, limit: limit + 1 });
   const items = rows.slice(0, limit);
   const last = items.at(-1);
   return { items, next: rows.length > limit && last ? { createdAt: last.createdAt, seq: last.seq } : null };
@@ -39,4 +41,25 @@ export async function redeliverOwn(deps: Pick<Deps, 'accounts' | 'webhookConfigs
 export async function redeliverOwnFailed(deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'deliveryLog' | 'clock'>, principal: Principal, since: Date) {
   const endpoint = await integratorEndpoint(deps, principal);
   return { count: await deps.deliveryLog.redeliverFailed({ endpointId: endpoint.id }, since, deps.clock.now()) };
+}
+
+/**
+ * GET /v3/webhook-deliveries/stats (CONTRACT §10): the caller's endpoint's attempts per UTC hour or day, every bucket
+ * from the one holding `from` to the one holding `to`. Defaults: `to` now, `from` a day before `to`, hours.
+ */
+export async function ownDeliveryStats(
+  deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'deliveryLog' | 'clock'>,
+  principal: Principal,
+  input: { from?: Date; to?: Date; bucket?: StatsBucket },
+): Promise<{ bucket: StatsBucket; items: DeliveryStats[] }> {
+  const bucket = input.bucket ?? 'hour';
+  const to = input.to ?? deps.clock.now();
+  const from = input.from ?? new Date(to.getTime() - 86_400_000);
+  if (from > to) throw invalid('from', '"from" is after "to".');
+  const buckets = (bucketStart(to, bucket).getTime() - bucketStart(from, bucket).getTime()) / STATS_BUCKET_MS[bucket] + 1;
+  if (buckets > STATS_MAX_BUCKETS[bucket]) {
+    throw invalid('from', `At most ${STATS_MAX_BUCKETS[bucket]} ${bucket} buckets in one answer; this span has ${buckets}.`);
+  }
+  const endpoint = await integratorEndpoint(deps, principal);
+  return { bucket, items: await deps.deliveryLog.stats(endpoint.id, from, to, bucket) };
 }

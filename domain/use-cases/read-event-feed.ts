@@ -26,7 +26,8 @@ export interface FeedPage {
 }
 
 /**
- * GET /v3/events: the events of the caller's endpoint after `after`, oldest first, each exactly as delivered.
+ * GET /v3/events: the events of the caller's endpoint after `after`, oldest first, each exactly as delivered (one
+ * order's, with `orderId`: the same cursors, the same rules).
  * Events committed but not positioned yet are positioned first (the feed commits that round before it answers; a round
  * another process is running positions them instead), so that a reader sees what committed before it asked; the page
  * is read after that, never from positions that could still be rolled back. That round is a courtesy: when it fails,
@@ -37,7 +38,7 @@ export interface FeedPage {
 export async function readEventFeed(
   deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'eventFeed' | 'clock'>,
   principal: Principal,
-  input: { after: FeedCursor | null; limit?: number; retentionDays: number },
+  input: { after: FeedCursor | null; limit?: number; orderId?: string; retentionDays: number },
   ports: FeedReadPorts,
 ): Promise<FeedPage> {
   const limit = Math.min(input.limit ?? FEED_LIMIT.default, FEED_LIMIT.max);
@@ -55,7 +56,7 @@ export async function readEventFeed(
   } catch (error) {
     ports.sequencingFailed(error);
   }
-  const entries = await deps.eventFeed.page(endpoint.id, input.after?.position ?? 0, limit);
+  const entries = await deps.eventFeed.page(endpoint.id, input.after?.position ?? 0, limit, input.orderId);
   const last = entries.at(-1);
   return { items: entries.map((e) => e.payload), next: last ? { position: last.position, createdAt: last.createdAt } : input.after };
 }

@@ -86,7 +86,7 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; requests?: 
     response: {
       items: [{
         id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', eventId: '5b2e8f1a-9c4d-4e7b-8a16-3f0d2c9e7b41', eventType: 'OrderStatusEvent',
-        url: config.url, status: 'failed', createdAt: '2026-11-23T09:30:00.000Z', nextAttemptAt: null,
+        orderId: 'WB-2026-0042', url: config.url, status: 'failed', createdAt: '2026-11-23T09:30:00.000Z', nextAttemptAt: null,
         attempts: [
           { at: '2026-11-23T09:30:00.012Z', statusCode: 503, durationMs: 41, error: 'HTTP 503: Service Unavailable' },
           { at: '2026-11-23T09:31:00.015Z', statusCode: null, durationMs: 10000, error: 'timeout after 10000 ms' },
@@ -96,12 +96,21 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; requests?: 
     },
   },
   'webhookDeliveries-redeliver': { response: { id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', status: 'pending' } },
+  'webhookDeliveries-stats': {
+    response: {
+      bucket: 'hour',
+      items: [
+        { start: '2026-11-23T08:00:00.000Z', attempts: 0, succeeded: 0, failed: 0, p50Ms: null, p99Ms: null },
+        { start: '2026-11-23T09:00:00.000Z', attempts: 14, succeeded: 12, failed: 2, p50Ms: 87, p99Ms: 10003 },
+      ],
+    },
+  },
   'webhookDeliveries-redeliverFailed': { request: { since: '2026-11-23T00:00:00Z' }, response: { count: 12 } },
   'webhookConfig-test': { request: { eventType: 'OrderStatusEvent' }, response: { delivered: true, statusCode: 200, durationMs: 87, error: null } },
   'webhookDeliveries-get': {
     response: {
       id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', eventId: '5b2e8f1a-9c4d-4e7b-8a16-3f0d2c9e7b41', eventType: 'OrderStatusEvent',
-      url: config.url, status: 'pending', createdAt: '2026-11-23T09:30:00.000Z', nextAttemptAt: '2026-11-23T09:35:00.012Z',
+      orderId: 'WB-2026-0042', url: config.url, status: 'pending', createdAt: '2026-11-23T09:30:00.000Z', nextAttemptAt: '2026-11-23T09:35:00.012Z',
       payload: JSON.stringify(partnerOrder('5b2e8f1a-9c4d-4e7b-8a16-3f0d2c9e7b41')),
       attempts: [{
         at: '2026-11-23T09:30:00.012Z', statusCode: 503, durationMs: 41, error: 'HTTP 503: Service Unavailable',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ROLES } from '../../domain/account.ts';
 import { CANCELLATION_OUTCOMES } from '../../domain/cancellation.ts';
 import { DELIVERY_STATUSES } from '../../domain/delivery.ts';
+import { EVENT_TYPES } from '../../domain/event.ts';
 import { CANCELLATION_STATUSES, INVOICE_STATUSES, INVOICE_TYPES } from '../../domain/invoice.ts';
 import { JOB_STATUSES } from '../../domain/job.ts';
 import { DELIVERY_LIST_LIMIT } from '../../domain/use-cases/list-deliveries.ts';
@@ -83,6 +84,8 @@ export const admin = {
   listDeliveries: z.strictObject({
     accountId: id.optional(),
     status: z.enum(DELIVERY_STATUSES).optional(),
+    eventType: z.enum(EVENT_TYPES).optional(),
+    orderId: reference().optional(),
     limit: z.number().int().min(1).max(DELIVERY_LIST_LIMIT.max).optional(),
   }).optional(),
   getDelivery: z.strictObject({ deliveryId: id }),

@@ -20,7 +20,7 @@ export const eventsRouter = router({
     .input(events.feed)
     .output(events.feedAnswer)
     .query(async ({ ctx, input }) => {
-      const page = await readEventFeed(ctx.deps, ctx.principal, { after: input.after ?? null, limit: input.limit, retentionDays: ctx.services.config.eventRetentionDays }, {
+      const page = await readEventFeed(ctx.deps, ctx.principal, { after: input.after ?? null, limit: input.limit, orderId: input.orderId, retentionDays: ctx.services.config.eventRetentionDays }, {
         sequencingFailed: (err) => ctx.log[failureLevel(err)]({ err }, 'event feed: the positioning round before the read failed; read what earlier rounds positioned'),
       });
       return { items: page.items, next: page.next && encodeFeedCursor(page.next) };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DELIVERY_STATUSES } from '../../domain/delivery.ts';
+import { DELIVERY_STATUSES, STATS_BUCKETS, STATS_MAX_BUCKETS } from '../../domain/delivery.ts';
+import { EVENT_TYPES } from '../../domain/event.ts';
 import { OWN_DELIVERY_LIMIT } from '../../domain/use-cases/own-deliveries.ts';
 import { deliveryCursor } from '../cursors.ts';
 import { reference } from '../wire-text.ts';
@@ -16,7 +17,8 @@ const headers = z.record(z.string(), z.string());
 const listed = z.object({
   id: z.string(),
   eventId: z.string().describe('The event\'s `_eid`, also the `webhook-id` header.'),
-  eventType: z.string(),
+  eventType: z.enum(EVENT_TYPES),
+  orderId: z.string().nullable().describe('The order (`orderId` of its events, a job\'s apiId) the event is about; null for an event of no order.'),
   url: z.string().nullable().describe('The URL the last attempt went to (your endpoint\'s URL of the moment before any attempt).'),
   status: z.enum(DELIVERY_STATUSES),
   attempts: z.array(attempt).describe('Every try, oldest first.'),
@@ -28,6 +30,8 @@ const listed = z.object({
 export const webhookDeliveries = {
   deliveries: z.object({
     status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries in this state.'),
+    eventType: z.enum(EVENT_TYPES).optional().describe('Only deliveries of events of this type.'),
+    orderId: reference().optional().meta({ description: 'Only deliveries of this order\'s events (its `orderId`, a job\'s apiId).', examples: ['WB-2026-0042'] }),
     limit: boundedQueryInt(1, OWN_DELIVERY_LIMIT.max, `1…${OWN_DELIVERY_LIMIT.max}, default ${OWN_DELIVERY_LIMIT.default}.`).optional(),
     before: deliveryCursor.optional(),
   }),
@@ -48,6 +52,23 @@ export const webhookDeliveries = {
         body: z.string().describe('The first 4096 bytes of the answer as UTF-8 text; "" when it had none.'),
       }).nullable().describe('What came back; null when no answer came (timeout, refused connection).'),
     })).describe('Every try, oldest first, with its request and answer.'),
+  }),
+  stats: z.object({
+    from: dateTime.optional().describe('ISO 8601 with an offset: the first bucket is the one holding it; default a day before `to`.'),
+    to: dateTime.optional().describe('ISO 8601 with an offset: the last bucket is the one holding it; default now.'),
+    bucket: z.enum(STATS_BUCKETS).optional()
+      .describe(`UTC hours (default, at most ${STATS_MAX_BUCKETS.hour}) or days (at most ${STATS_MAX_BUCKETS.day}); more is 400.`),
+  }),
+  statsAnswer: z.object({
+    bucket: z.enum(STATS_BUCKETS),
+    items: z.array(z.object({
+      start: z.string().describe('The bucket\'s start (ISO 8601, UTC).'),
+      attempts: count(),
+      succeeded: count().describe('Attempts answered 2xx.'),
+      failed: count().describe('The other attempts: any other status, or no answer.'),
+      p50Ms: count().nullable().describe('The median attempt duration; null when the bucket has no attempt.'),
+      p99Ms: count().nullable().describe('The 99th percentile of the attempt durations; null when the bucket has no attempt.'),
+    })).describe('Every bucket from the one holding `from` to the one holding `to`, oldest first, empty ones with zeros.'),
   }),
   redeliver: z.strictObject({ id: reference().meta({ description: 'The delivery\'s id, from GET /v3/webhook-deliveries.', examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'] }) }),
   redeliverAnswer: z.object({ id: z.string(), status: z.literal('pending') }),

@@ -1,4 +1,4 @@
-import { getOwnDelivery, listOwnDeliveries, redeliverOwn, redeliverOwnFailed } from '../../domain/use-cases/own-deliveries.ts';
+import { getOwnDelivery, listOwnDeliveries, ownDeliveryStats, redeliverOwn, redeliverOwnFailed } from '../../domain/use-cases/own-deliveries.ts';
 import { encodeDeliveryCursor } from '../cursors.ts';
 import { webhookDeliveries } from './webhook-deliveries.contract.ts';
 import { integratorProcedure, router } from '../trpc.ts';
@@ -24,6 +24,21 @@ export const webhookDeliveriesRouter = router({
         }),
         next: page.next && encodeDeliveryCursor(page.next),
       };
+    }),
+  // Before `get`: /v3/webhook-deliveries/stats is this operation's, not a delivery's id.
+  stats: integratorProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/v3/webhook-deliveries/stats', tags: ['webhooks'], summary: 'Your endpoint\'s attempts per hour or day',
+        description: 'How your endpoint answered over time: its attempts per UTC hour or day, those answered 2xx and the others, '
+          + 'and their durations\' median and 99th percentile. Every bucket of the span is listed, empty ones with zeros.',
+        successDescription: 'The buckets, oldest first.' },
+      rest: { problems: [400, 403, 404] },
+    })
+    .input(webhookDeliveries.stats)
+    .output(webhookDeliveries.statsAnswer)
+    .query(async ({ ctx, input }) => {
+      const { bucket, items } = await ownDeliveryStats(ctx.deps, ctx.principal, input);
+      return { bucket, items: items.map((b) => ({ ...b, start: b.start.toISOString() })) };
     }),
   get: integratorProcedure
     .meta({

@@ -1,4 +1,5 @@
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
+import { deliveryLogContract } from '../contracts/delivery-log.ts';
 import { deliveryContract } from '../contracts/deliveries.ts';
 import { endpointHealthContract } from '../contracts/endpoint-health.ts';
 import { queueContract } from '../contracts/queues.ts';
@@ -7,7 +8,7 @@ import type { Run } from '../contracts/samples.ts';
 import { inMemoryRepositories } from '../fakes.ts';
 import { sharedDatabase } from '../support/shared.ts';
 
-for (const contract of [repositoryContract, queueContract, deliveryContract, endpointHealthContract]) {
+for (const contract of [repositoryContract, queueContract, deliveryContract, deliveryLogContract, endpointHealthContract]) {
   contract('in-memory', async () => {
     const repositories = inMemoryRepositories();
     const run: Run = (work) => work(repositories);

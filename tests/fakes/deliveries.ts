@@ -1,8 +1,8 @@
 import type { OutboxEvent } from '../../domain/event.ts';
 import type { ClaimRequest, Clock, DeliveryLog, DeliveryQueue, EventFeed, EventOutbox, FeedEntry, WebhookRequest, WebhookSender } from '../../domain/ports.ts';
 import {
-  isSuccess, type AttemptExchange, type ClaimedDelivery, type DeliveryAttempt, type DeliveryDetail, type DeliveryFilter, type DeliveryResult, type DeliveryStatus,
-  type DeliveryView, type SentAttempt,
+  bucketStart, isSuccess, STATS_BUCKET_MS, type AttemptExchange, type ClaimedDelivery, type DeliveryAttempt, type DeliveryDetail, type DeliveryFilter,
+  type DeliveryResult, type DeliveryStats, type DeliveryStatus, type DeliveryView, type SentAttempt, type StatsBucket,
 } from '../../domain/delivery.ts';
 import { judgeEndpoint, type EndpointNotice } from '../../domain/endpoint-health.ts';
 import type { InMemoryWebhookConfigRepository } from './accounts.ts';
@@ -39,9 +39,10 @@ export class InMemoryEventFeed implements EventFeed {
   /** What the retention purge does to the feed: the endpoint's events through `position` are gone. */
   forget(endpointId: string, position: number) { this.purged.set(endpointId, Math.max(this.purged.get(endpointId) ?? 0, position)); }
   async purgedThrough(endpointId: string) { return this.purged.get(endpointId) ?? 0; }
-  async page(endpointId: string, afterPosition: number, limit: number): Promise<FeedEntry[]> {
+  async page(endpointId: string, afterPosition: number, limit: number, orderId?: string): Promise<FeedEntry[]> {
     return this.outbox.stored
       .filter((e) => e.endpointId === endpointId && (this.positions.get(e.id) ?? 0) > Math.max(afterPosition, this.purged.get(endpointId) ?? 0))
+      .filter((e) => orderId === undefined || e.orderId === orderId)
       .map((e) => ({ position: this.positions.get(e.id)!, createdAt: e.createdAt, payload: copy(e.payload) }))
       .sort((a, b) => a.position - b.position).slice(0, limit);
   }
@@ -155,6 +156,7 @@ export class InMemoryDeliveryLog implements DeliveryLog {
     const { before } = filter;
     return this.rows
       .filter((d) => (!filter.accountId || d.event.accountId === filter.accountId) && (!filter.endpointId || d.event.endpointId === filter.endpointId) && (!filter.status || d.status === filter.status))
+      .filter((d) => (!filter.eventType || d.event.type === filter.eventType) && (filter.orderId === undefined || d.event.orderId === filter.orderId))
       .filter((d) => !before || d.createdAt < before.createdAt || (d.createdAt.getTime() === before.createdAt.getTime() && d.seq < before.seq))
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.seq - a.seq).slice(0, filter.limit)
       .map((d) => this.view(d));
@@ -162,10 +164,23 @@ export class InMemoryDeliveryLog implements DeliveryLog {
   private view(d: DeliveryRow): DeliveryView {
     const lastUrl = [...d.tries].reverse().find((t) => t.exchange)?.exchange!.request.url;
     return {
-      id: d.id, seq: d.seq, eventId: d.event.id, eventType: d.event.type, accountId: d.event.accountId, scope: d.event.scope,
+      id: d.id, seq: d.seq, eventId: d.event.id, eventType: d.event.type, orderId: d.event.orderId, accountId: d.event.accountId, scope: d.event.scope,
       url: lastUrl ?? this.configs.byId(d.event.endpointId!)?.url ?? null, status: d.status, attempts: d.tries.map(({ exchange: _, ...t }) => ({ ...t })),
       createdAt: d.createdAt, nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt : null,
     };
+  }
+  async stats(endpointId: string, from: Date, to: Date, bucket: StatsBucket): Promise<DeliveryStats[]> {
+    const step = STATS_BUCKET_MS[bucket];
+    const tries = this.rows.filter((d) => d.event.endpointId === endpointId).flatMap((d) => d.tries);
+    const out: DeliveryStats[] = [];
+    for (let start = bucketStart(from, bucket).getTime(); start <= bucketStart(to, bucket).getTime(); start += step) {
+      const here = tries.filter((t) => t.at.getTime() >= start && t.at.getTime() < start + step);
+      const durations = here.map((t) => Math.round(t.durationMs)).sort((a, b) => a - b);
+      const percentile = (p: number) => (durations.length === 0 ? null : durations[Math.max(0, Math.ceil(p * durations.length) - 1)]!);
+      const succeeded = here.filter((t) => isSuccess(t.statusCode)).length;
+      out.push({ start: new Date(start), attempts: here.length, succeeded, failed: here.length - succeeded, p50Ms: percentile(0.5), p99Ms: percentile(0.99) });
+    }
+    return out;
   }
   async purgeBefore(before: Date, limit: number) {
     const old = this.rows.filter((d) => d.createdAt < before && d.status !== 'pending').slice(0, limit);

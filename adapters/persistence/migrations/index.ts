@@ -16,6 +16,7 @@ import { Migration20261127100000_previous_signature_key } from './Migration20261
 import { Migration20261127110000_endpoint_health } from './Migration20261127110000_endpoint_health.ts';
 import { Migration20261127120000_disabled_reason_backfill } from './Migration20261127120000_disabled_reason_backfill.ts';
 import { Migration20261129100000_delivery_queue } from './Migration20261129100000_delivery_queue.ts';
+import { Migration20261129110000_log_filters } from './Migration20261129110000_log_filters.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -37,4 +38,5 @@ export const migrationsList = [
   { name: 'Migration20261127110000_endpoint_health', class: Migration20261127110000_endpoint_health },
   { name: 'Migration20261127120000_disabled_reason_backfill', class: Migration20261127120000_disabled_reason_backfill },
   { name: 'Migration20261129100000_delivery_queue', class: Migration20261129100000_delivery_queue },
+  { name: 'Migration20261129110000_log_filters', class: Migration20261129110000_log_filters },
 ];
