@@ -60,7 +60,7 @@ const list = (filter: 'log' | 'failed' | 'order') => `
   from deliveries d join events e on e.id = d.event_id left join webhook_configs w on w.id = d.endpoint_id
   where ($1::uuid is null or d.account_id = $1) and ($2::uuid is null or d.endpoint_id = $2) and ($3::text is null or d.status = $3)
     and ($5::timestamptz is null or (d.created_at, d.seq) < ($5, $6::bigint)) and ($7::text is null or e.type = $7)
-    ${filter === 'failed' ? 'and d.failed_at is not null' : filter === 'order' ? 'and d.order_id = $8' : 'and $8::text is null'}
+    ${filter === 'order' ? 'and d.order_id = $8' : `and $8::text is null${filter === 'failed' ? ' and d.failed_at is not null' : ''}`}
   order by d.created_at desc, d.seq desc
   limit $4`;
 /** One statement each way a page is found: the failed ones' index, one order's, or the endpoint's (or account's) log. */
