@@ -113,11 +113,13 @@ export async function runCli(argv: readonly string[], env: Record<string, string
   command(webhooks, 'rotate-key', 'give a configuration a new signature key, the current one staying valid beside it for a while')
     .requiredOption('--account <accountId>', 'its account')
     .addOption(new Option('--scope <scope>', 'brand or partner').choices(['brand', 'partner']).makeOptionMandatory())
-    .requiredOption('--key <signatureKey>', 'the new signature key (at least 16 characters)')
+    .option('--key <signatureKey>', 'the new signature key (at least 16 characters); without it, one is made and shown this once')
+    .option('--asymmetric', 'rotate the Ed25519 key pair instead (asymmetric signing must be on)')
     .option('--previous-valid-for <seconds>', 'how long the current key stays valid (default 86400, at most 604800; 0: not at all)', seconds)
-    .action((o: { account: string; scope: 'brand' | 'partner'; key: string; previousValidFor?: number }) =>
+    .action((o: { account: string; scope: 'brand' | 'partner'; key?: string; asymmetric?: boolean; previousValidFor?: number }) =>
       show(outcome(admin().admin.webhookConfigs.rotateKey.mutate({
-        accountId: o.account, scope: o.scope, signatureKey: o.key, ...(o.previousValidFor !== undefined && { previousKeyValidFor: o.previousValidFor }),
+        accountId: o.account, scope: o.scope, ...(o.key !== undefined && { signatureKey: o.key }), ...(o.asymmetric && { asymmetric: true }),
+        ...(o.previousValidFor !== undefined && { previousKeyValidFor: o.previousValidFor }),
       }))));
 
   const jobs = command(program, 'jobs', 'jobs (orders)');

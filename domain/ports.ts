@@ -1,4 +1,4 @@
-import type { RequestSignatures, TokenService } from './ports/credentials.ts';
+import type { KeyMaker, RequestSignatures, TokenService } from './ports/credentials.ts';
 import type { LoginRateLimiter, RateLimiter, StreamSlots } from './ports/limits.ts';
 import type { Links, Mailer, WebhookSender, WebhookTargetPolicy } from './ports/messaging.ts';
 import type { Repositories } from './ports/repositories.ts';
@@ -37,6 +37,7 @@ export interface ProcessServices {
   streamSlots: StreamSlots;
   deferrer: Deferrer;
   signatures: RequestSignatures;
+  keys: KeyMaker;
   webhookSender: WebhookSender;
 }
 

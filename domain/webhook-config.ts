@@ -1,5 +1,6 @@
 import type { Role } from './account.ts';
 import { conflict, invalid } from './errors.ts';
+import type { SigningPair } from './ports/credentials.ts';
 import type { DisabledReason } from './endpoint-health.ts';
 
 export type Scope = Role;
@@ -26,6 +27,12 @@ export interface WebhookConfigProps {
   signatureKey: string | null;
   /** The key rotated out, still valid until it expires (CONTRACT §11); absent: none. */
   previousKey?: PreviousKey | null;
+  /** Whether deliveries carry an Ed25519 (`v1a`) signature too (CONTRACT §11); absent: no. */
+  asymmetricSigning?: boolean;
+  /** The endpoint's key pair, made when asymmetric signing is first turned on, kept when it is turned off. */
+  signingPair?: SigningPair | null;
+  /** The pair rotated out, still signing until it expires. */
+  previousPair?: (SigningPair & { expiresAt: Date }) | null;
   enabled: boolean;
   /** Endpoint health (CONTRACT §11): written by the record of attempts, never by a save (see the repository). */
   failingSince: Date | null;
@@ -40,8 +47,8 @@ export interface PreviousKey {
   expiresAt: Date;
 }
 
-/** What signs and verifies: the current key and, while its window lasts, the one rotated out. */
-export type SigningKeys = Pick<WebhookConfigProps, 'signatureKey' | 'previousKey'>;
+/** What signs and verifies: the current key and, while its window lasts, the one rotated out; and the key pairs alike. */
+export type SigningKeys = Pick<WebhookConfigProps, 'signatureKey' | 'previousKey' | 'asymmetricSigning' | 'signingPair' | 'previousPair'>;
 
 /** The fewest characters a signature key may have (CONTRACT §7). */
 export const SIGNATURE_KEY_MIN_LENGTH = 16;
@@ -70,6 +77,12 @@ export function checkEndpointUrlText(url: string): void {
  */
 export const endpointUrlAsText = (url: string) => url.replace(new RegExp(URL_REFUSED_CHARACTERS.source, 'gu'), encodeURIComponent);
 
+function checkValidFor(validForSeconds: number): void {
+  if (!Number.isInteger(validForSeconds) || validForSeconds < 0 || validForSeconds > PREVIOUS_KEY_MAX_SECONDS) {
+    throw invalid('previousKeyValidFor', `previousKeyValidFor is a whole number of seconds from 0 to ${PREVIOUS_KEY_MAX_SECONDS}.`);
+  }
+}
+
 /** The one home of the key rule: a key too short to be a secret is refused (400). */
 function checkSignatureKey(key: string): void {
   if (key.length < SIGNATURE_KEY_MIN_LENGTH) throw invalid('signatureKey', `A signature key needs at least ${SIGNATURE_KEY_MIN_LENGTH} characters.`);
@@ -85,6 +98,13 @@ export function keysInForce(keys: SigningKeys, now: Date): string[] {
   return [keys.signatureKey, ...previous];
 }
 
+/** The private keys that sign asymmetrically at `now`, the current pair's first; none while asymmetric signing is off. */
+export function pairsInForce(keys: SigningKeys, now: Date): string[] {
+  if (!keys.asymmetricSigning || !keys.signingPair) return [];
+  const previous = keys.previousPair && keys.previousPair.expiresAt > now ? [keys.previousPair.privateKey] : [];
+  return [keys.signingPair.privateKey, ...previous];
+}
+
 export class WebhookConfig {
   id!: string;
   accountId!: string;
@@ -94,6 +114,9 @@ export class WebhookConfig {
   version!: PayloadVersion;
   signatureKey!: string | null;
   previousKey!: PreviousKey | null;
+  asymmetricSigning!: boolean;
+  signingPair!: SigningPair | null;
+  previousPair!: (SigningPair & { expiresAt: Date }) | null;
   enabled!: boolean;
   failingSince!: Date | null;
   disabledReason!: DisabledReason | null;
@@ -102,7 +125,7 @@ export class WebhookConfig {
   updatedAt!: Date;
 
   constructor(props: WebhookConfigProps) {
-    Object.assign(this, { previousKey: null }, props);
+    Object.assign(this, { previousKey: null, asymmetricSigning: false, signingPair: null, previousPair: null }, props);
   }
 
   /**
@@ -112,11 +135,28 @@ export class WebhookConfig {
   rotateKey(key: string, validForSeconds: number, now: Date): void {
     if (this.signatureKey === null) throw conflict('Your webhook configuration has no signature key to rotate: set one with PUT /v3/webhook-config.');
     checkSignatureKey(key);
-    if (!Number.isInteger(validForSeconds) || validForSeconds < 0 || validForSeconds > PREVIOUS_KEY_MAX_SECONDS) {
-      throw invalid('previousKeyValidFor', `previousKeyValidFor is a whole number of seconds from 0 to ${PREVIOUS_KEY_MAX_SECONDS}.`);
-    }
+    checkValidFor(validForSeconds);
     this.previousKey = validForSeconds > 0 ? { value: this.signatureKey, expiresAt: new Date(now.getTime() + validForSeconds * 1000) } : null;
     this.signatureKey = key;
+  }
+
+  /**
+   * Turns asymmetric signing on or off. On, the endpoint has a key pair: the one it had, else `newPair()` (made only
+   * when needed). Off, the pair is kept but signs nothing and is not shown.
+   */
+  signAsymmetrically(on: boolean, newPair: () => SigningPair): void {
+    if (on && !this.signingPair) this.signingPair = newPair();
+    this.asymmetricSigning = on;
+  }
+
+  /** Makes `pair` the endpoint's and keeps the current pair signing for `validForSeconds` more (0: not at all). */
+  rotatePair(pair: SigningPair, validForSeconds: number, now: Date): void {
+    if (!this.asymmetricSigning || !this.signingPair) {
+      throw conflict('Asymmetric signing is not on for your webhook configuration: turn it on with PUT /v3/webhook-config (asymmetricSigning: true).');
+    }
+    checkValidFor(validForSeconds);
+    this.previousPair = validForSeconds > 0 ? { ...this.signingPair, expiresAt: new Date(now.getTime() + validForSeconds * 1000) } : null;
+    this.signingPair = pair;
   }
 
   /** A key set (or removed) outright ends any rotation window at once: only the new key counts from now on. */
@@ -126,9 +166,10 @@ export class WebhookConfig {
     this.previousKey = null;
   }
 
-  /** Forgets a previous key whose window has ended (it counts nowhere already; this clears it from what is stored). */
+  /** Forgets a previous key (or pair) whose window has ended (it counts nowhere already; this clears it from what is stored). */
   dropExpiredKey(now: Date): void {
     if (this.previousKey && this.previousKey.expiresAt <= now) this.previousKey = null;
+    if (this.previousPair && this.previousPair.expiresAt <= now) this.previousPair = null;
   }
 
   /**
@@ -157,6 +198,9 @@ export class WebhookConfig {
       enabled: this.enabled,
       hasSignatureKey: this.signatureKey !== null,
       previousKeyExpiresAt: this.previousKey ? this.previousKey.expiresAt.toISOString() : null,
+      asymmetricSigning: this.asymmetricSigning,
+      publicKey: this.asymmetricSigning ? this.signingPair?.publicKey ?? null : null,
+      previousPublicKey: this.asymmetricSigning ? this.previousPair?.publicKey ?? null : null,
       failingSince: this.failingSince?.toISOString() ?? null,
       disabledReason: this.disabledReason,
     };

@@ -1,5 +1,6 @@
 // Verifying a webhook in your receiver, over the raw body exactly as received (parse it only after), with the
-// Standard Webhooks library: `npm install standardwebhooks`.
+// Standard Webhooks library (`npm install standardwebhooks`) for the HMAC signatures, and node:crypto for the Ed25519 ones.
+import { createPublicKey, verify } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 
 /**
@@ -21,4 +22,28 @@ export function verifyWebhook(rawBody: string, headers: Record<string, string | 
   return verifier.verify(rawBody, {
     'webhook-id': header('webhook-id'), 'webhook-timestamp': header('webhook-timestamp'), 'webhook-signature': header('webhook-signature'),
   }) as Record<string, unknown>;
+}
+
+/**
+ * With asymmetric signing on (PUT /v3/webhook-config with `asymmetricSigning: true`), `webhook-signature` also carries
+ * `v1a,<base64>`: an Ed25519 signature of the same `webhook-id.webhook-timestamp.body`, which you verify with your
+ * endpoint's public key (`publicKey` in GET /v3/webhook-config, `whpk_` and the base64 of the raw 32-byte key) and no
+ * shared secret at all. The standardwebhooks library for JavaScript checks only `v1`, so this uses node:crypto, and
+ * checks the timestamp as the library does. While a rotated pair is valid, two `v1a` signatures come: any one verifies.
+ */
+export function verifyAsymmetricWebhook(rawBody: string, headers: Record<string, string | string[] | undefined>, publicKey: string): Record<string, unknown> {
+  const header = (name: string) => {
+    const value = headers[name];
+    if (typeof value !== 'string') throw new Error(`the ${name} header is missing`);
+    return value;
+  };
+  const [id, timestamp] = [header('webhook-id'), header('webhook-timestamp')];
+  if (!/^\d+$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > 5 * 60) throw new Error('the timestamp is too old or too new');
+  const raw = Buffer.from(publicKey.replace(/^whpk_/, ''), 'base64');
+  const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' });
+  const signed = Buffer.from(`${id}.${timestamp}.${rawBody}`);
+  const matches = header('webhook-signature').split(' ').filter((s) => s.startsWith('v1a,'))
+    .some((s) => verify(null, signed, key, Buffer.from(s.slice('v1a,'.length), 'base64')));
+  if (!matches) throw new Error('No matching v1a signature found');
+  return JSON.parse(rawBody) as Record<string, unknown>;
 }

@@ -10,7 +10,7 @@ import { listenForWork } from '../adapters/persistence/wake-ups/listener.ts';
 import { FlexibleLoginRateLimiter, FlexibleRateLimiter } from '../adapters/rate-limit.ts';
 import { InMemoryStreamSlots, PostgresStreamSlots } from '../adapters/stream-slots.ts';
 import { loadJwtKey } from '../adapters/secret.ts';
-import { hmacSignatures } from '../adapters/signatures.ts';
+import { hmacSignatures, keyMaker } from '../adapters/signatures.ts';
 import { AdjustableClock, randomIds, systemClock } from '../adapters/system.ts';
 import { JoseTokenService } from '../adapters/tokens.ts';
 import { UndiciWebhookSender } from '../adapters/webhooks/sender.ts';
@@ -79,6 +79,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     webhookTargets: overrides.webhookTargets ?? new DnsWebhookTargetPolicy(config.webhookAllowPrivateTargets),
     tokens: new JoseTokenService(jwtKey.key, ids, config.jwtSecretPrevious ? [new TextEncoder().encode(config.jwtSecretPrevious)] : []),
     signatures: hmacSignatures,
+    keys: keyMaker,
     mailer: overrides.mailer ?? chooseMailer(config, log),
     links: {
       portalSignIn: (token: string) => `${config.publicUrl ?? `http://localhost:${config.port}`}/portal/#refresh=${encodeURIComponent(token)}`,

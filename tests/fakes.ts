@@ -8,7 +8,7 @@ import {
   InMemoryCancellationReasonRepository, InMemoryInvoiceRepository, InMemoryJobRepository, InMemoryOrderMappingRepository, InMemoryPartnerOrderQueries,
 } from './fakes/jobs.ts';
 import {
-  allowAllTargets, CountingLoginLimiter, CountingRateLimiter, FixedClock, InMemoryTokenService, QueuedDeferrer, RecordingMailer, SequentialIds,
+  allowAllTargets, CountingLoginLimiter, CountingRateLimiter, FixedClock, InMemoryTokenService, QueuedDeferrer, RecordingMailer, SequentialIds, SequentialKeys,
 } from './fakes/services.ts';
 
 export * from './fakes/accounts.ts';
@@ -48,6 +48,7 @@ export function fakeDeps() {
   return {
     ...repositories, clock, ids: new SequentialIds(), webhookSender: new ScriptedWebhookSender(clock), webhookTargets: allowAllTargets, tokens: new InMemoryTokenService(),
     mailer: new RecordingMailer(), links: { portalSignIn: (token: string) => `http://portal.test/portal/#refresh=${token}` }, loginLimiter: new CountingLoginLimiter(), endpointTestLimiter: new CountingRateLimiter(), requestLimiter: new CountingRateLimiter(1_000_000), streamSlots: new InMemoryStreamSlots(2), deferrer: new QueuedDeferrer(),
+    keys: new SequentialKeys(),
     signatures: { matches: (key: string, body: Uint8Array, signature: string) => signature.toLowerCase() === `sig(${key}:${Buffer.from(body).toString()})` },
   } satisfies Deps;
 }

@@ -2,8 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
 import { WARN_EVERY_MS, type EndpointNotice } from '../../domain/endpoint-health.ts';
 import type { ClaimRequest, DeliveryQueue } from '../../domain/ports.ts';
+import type { WebhookConfig } from '../../domain/webhook-config.ts';
 import { withDriverConnection } from './driver.ts';
-import { previousKeyOf } from './rows.ts';
+import { toConfig, type ConfigRow } from './rows.ts';
 
 // The sender's side of the queue: one statement each, prepared, on a pooled connection for just that statement (the
 // sender never holds a connection while it sends). The queue is `delivery_queue` (migration 20261129100000): the
@@ -91,10 +92,11 @@ const RECORD = `
   from verdict v where v.disable or v.warn`;
 
 interface NoticeRow { kind: EndpointNotice['kind']; endpoint_id: string; account_id: string; url: string | null; failing_since: string; failed_deliveries: number }
-interface ClaimRow {
-  id: string; event_id: string; endpoint_id: string; attempts: number; body: string; has_endpoint: boolean; url: string | null; signature_key: string | null;
-  enabled: boolean | null; created_at: Date; previous_signature_key: string | null; previous_key_expires_at: string | null;
-}
+interface ClaimRow { id: string; event_id: string; endpoint_id: string; attempts: number; body: string; created_at: Date; endpoint: ConfigRow | null }
+
+/** What the sender needs of the endpoint: its URL, whether it is enabled, and what signs. */
+const endpointOf = ({ url, enabled, signatureKey, previousKey, asymmetricSigning, signingPair, previousPair }: WebhookConfig) =>
+  ({ url, enabled, signatureKey, previousKey, asymmetricSigning, signingPair, previousPair });
 
 export class SqlDeliveryQueue implements DeliveryQueue {
   constructor(private readonly em: EntityManager) {}
@@ -103,11 +105,10 @@ export class SqlDeliveryQueue implements DeliveryQueue {
     const { limit, now, leaseUntil, claimToken, perEndpoint, held, lookForNew } = request;
     const values = [now, leaseUntil, limit, claimToken, perEndpoint, [...held.keys()], [...held.values()], lookForNew ? SEQUENCE_PER_CLAIM : 0];
     return withDriverConnection(this.em, async (client) => {
-      const { rows } = await client.query<ClaimRow>({ name: 'deliveries-claim-v4', text: CLAIM, values });
+      const { rows } = await client.query<ClaimRow>({ name: 'deliveries-claim-v5', text: CLAIM, values });
       return rows.map((r) => ({
         id: r.id, eventId: r.event_id, endpointId: r.endpoint_id, attempts: r.attempts, body: r.body, leaseUntil, claimToken,
-        createdAt: new Date(r.created_at),
-        endpoint: r.has_endpoint ? { url: r.url, signatureKey: r.signature_key, previousKey: previousKeyOf(r), enabled: r.enabled! } : null,
+        createdAt: new Date(r.created_at), endpoint: r.endpoint && endpointOf(toConfig(r.endpoint)),
       }));
     });
   }

@@ -38,13 +38,16 @@ export const jobValues = (j: Job): unknown[] => [
 const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
 
 export const CONFIG_COLUMNS = `id, account_id, scope, url, transformer, version, signature_key, enabled, created_at, updated_at,
-  previous_signature_key, previous_key_expires_at, failing_since, disabled_reason, failure_mailed_at`;
+  previous_signature_key, previous_key_expires_at, failing_since, disabled_reason, failure_mailed_at,
+  asymmetric_signing, signing_private_key, signing_public_key, previous_signing_private_key, previous_signing_public_key, previous_signing_expires_at`;
 
 export interface ConfigRow {
   id: string; account_id: string; scope: Scope; url: string | null; transformer: WebhookConfig['transformer'];
   version: WebhookConfig['version']; signature_key: string | null; enabled: boolean; created_at: string; updated_at: string;
   previous_signature_key: string | null; previous_key_expires_at: string | null;
   failing_since: string | null; disabled_reason: WebhookConfig['disabledReason']; failure_mailed_at: string | null;
+  asymmetric_signing: boolean; signing_private_key: string | null; signing_public_key: string | null;
+  previous_signing_private_key: string | null; previous_signing_public_key: string | null; previous_signing_expires_at: string | null;
 }
 
 /** A configuration from a row, or from the same row as `row_to_json` writes it. */
@@ -53,6 +56,10 @@ export const toConfig = (c: ConfigRow) => new WebhookConfig({
   signatureKey: c.signature_key, enabled: c.enabled, createdAt: new Date(c.created_at), updatedAt: new Date(c.updated_at),
   previousKey: previousKeyOf(c),
   failingSince: time(c.failing_since), disabledReason: c.disabled_reason, failureMailedAt: time(c.failure_mailed_at),
+  asymmetricSigning: c.asymmetric_signing,
+  signingPair: c.signing_private_key === null || c.signing_public_key === null ? null : { privateKey: c.signing_private_key, publicKey: c.signing_public_key },
+  previousPair: c.previous_signing_private_key === null || c.previous_signing_public_key === null || c.previous_signing_expires_at === null ? null
+    : { privateKey: c.previous_signing_private_key, publicKey: c.previous_signing_public_key, expiresAt: new Date(c.previous_signing_expires_at) },
 });
 
 /** The rotated-out key and its end, stored side by side (both or neither). */
@@ -63,4 +70,11 @@ export const configValues = (c: WebhookConfig): unknown[] => [
   c.id, c.accountId, c.scope, c.url, c.transformer, c.version, c.signatureKey, c.enabled, c.createdAt, c.updatedAt,
   c.previousKey?.value ?? null, c.previousKey?.expiresAt ?? null,
   c.failingSince, c.disabledReason, c.failureMailedAt,
+  ...pairValues(c),
+];
+
+/** Asymmetric signing and the key pairs, in CONFIG_COLUMNS order. */
+export const pairValues = (c: WebhookConfig): unknown[] => [
+  c.asymmetricSigning, c.signingPair?.privateKey ?? null, c.signingPair?.publicKey ?? null,
+  c.previousPair?.privateKey ?? null, c.previousPair?.publicKey ?? null, c.previousPair?.expiresAt ?? null,
 ];

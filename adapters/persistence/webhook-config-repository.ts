@@ -3,7 +3,7 @@ import type { WebhookConfigRepository } from '../../domain/ports.ts';
 import { WebhookConfig, type Scope } from '../../domain/webhook-config.ts';
 import { withDriverConnection } from './driver.ts';
 import type { FamilyMemo } from './family-memo.ts';
-import { CONFIG_COLUMNS, configValues, toConfig, type ConfigRow } from './rows.ts';
+import { CONFIG_COLUMNS, configValues, pairValues, toConfig, type ConfigRow } from './rows.ts';
 import { isStoredId } from './stored-ids.ts';
 
 /**
@@ -49,12 +49,16 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
     this.seen.delete(`${config.accountId}/${config.scope}`);
     this.families.forget();
     await withDriverConnection(this.em, (client) => client.query({
-      name: 'webhook-config-save',
-      text: `insert into webhook_configs (${CONFIG_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+      name: 'webhook-config-save-v2',
+      text: `insert into webhook_configs (${CONFIG_COLUMNS})
+        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
         on conflict (account_id, scope) do update set url = excluded.url, transformer = excluded.transformer,
           version = excluded.version, signature_key = excluded.signature_key, enabled = excluded.enabled,
           updated_at = excluded.updated_at, previous_signature_key = excluded.previous_signature_key,
           previous_key_expires_at = excluded.previous_key_expires_at, disabled_reason = excluded.disabled_reason,
+          asymmetric_signing = excluded.asymmetric_signing, signing_private_key = excluded.signing_private_key,
+          signing_public_key = excluded.signing_public_key, previous_signing_private_key = excluded.previous_signing_private_key,
+          previous_signing_public_key = excluded.previous_signing_public_key, previous_signing_expires_at = excluded.previous_signing_expires_at,
           failing_since = case when webhook_configs.url is distinct from excluded.url or (excluded.enabled and not webhook_configs.enabled)
             then null else webhook_configs.failing_since end`,
       values: configValues(config),
@@ -65,9 +69,11 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
     this.seen.delete(`${config.accountId}/${config.scope}`);
     this.families.forget();
     await withDriverConnection(this.em, (client) => client.query({
-      name: 'webhook-config-save-keys',
-      text: `update webhook_configs set signature_key = $2, previous_signature_key = $3, previous_key_expires_at = $4, updated_at = $5 where id = $1`,
-      values: [config.id, config.signatureKey, config.previousKey?.value ?? null, config.previousKey?.expiresAt ?? null, config.updatedAt],
+      name: 'webhook-config-save-keys-v2',
+      text: `update webhook_configs set signature_key = $2, previous_signature_key = $3, previous_key_expires_at = $4, updated_at = $5,
+        asymmetric_signing = $6, signing_private_key = $7, signing_public_key = $8, previous_signing_private_key = $9,
+        previous_signing_public_key = $10, previous_signing_expires_at = $11 where id = $1`,
+      values: [config.id, config.signatureKey, config.previousKey?.value ?? null, config.previousKey?.expiresAt ?? null, config.updatedAt, ...pairValues(config)],
     }));
   }
 
@@ -75,8 +81,14 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
     this.seen.clear();
     this.families.forget();
     return withDriverConnection(this.em, async (client) => (await client.query({
-      name: 'webhook-config-drop-expired-keys',
-      text: `update webhook_configs set previous_signature_key = null, previous_key_expires_at = null where previous_key_expires_at <= $1`,
+      name: 'webhook-config-drop-expired-keys-v2',
+      text: `update webhook_configs set
+          previous_signature_key = case when previous_key_expires_at <= $1 then null else previous_signature_key end,
+          previous_key_expires_at = case when previous_key_expires_at <= $1 then null else previous_key_expires_at end,
+          previous_signing_private_key = case when previous_signing_expires_at <= $1 then null else previous_signing_private_key end,
+          previous_signing_public_key = case when previous_signing_expires_at <= $1 then null else previous_signing_public_key end,
+          previous_signing_expires_at = case when previous_signing_expires_at <= $1 then null else previous_signing_expires_at end
+        where previous_key_expires_at <= $1 or previous_signing_expires_at <= $1`,
       values: [now],
     })).rowCount ?? 0);
   }

@@ -110,7 +110,7 @@ export class UndiciWebhookSender implements WebhookSender {
       'webhook-id': webhook.eventId,
       'webhook-timestamp': String(timestamp),
       ...(webhook.test && { 'webhook-test': '1' }),
-      ...signatureHeaders(webhook.signatureKeys, webhook.eventId, timestamp, webhook.body),
+      ...signatureHeaders(webhook.signatureKeys, webhook.eventId, timestamp, webhook.body, webhook.asymmetricKeys),
     };
   }
 

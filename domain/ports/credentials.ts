@@ -9,6 +9,22 @@ export interface TokenService {
   verify(kind: TokenKind, token: string, now: Date): Promise<TokenClaims | null>;
 }
 
+/** An Ed25519 key pair of an endpoint (CONTRACT §11): the private key as the adapter keeps it, the public key as shown. */
+export interface SigningPair {
+  /** Opaque to the core: only the signer reads it. Never leaves the service. */
+  privateKey: string;
+  /** `whpk_` and the base64 of the 32-byte raw public key. */
+  publicKey: string;
+}
+
+/** Where new secrets come from: random bytes the core cannot make itself. */
+export interface KeyMaker {
+  /** A new signature key: `whsec_` and the base64 of 32 random bytes. */
+  newSecretKey(): string;
+  /** A new Ed25519 key pair for asymmetric (`v1a`) signatures. */
+  newKeyPair(): SigningPair;
+}
+
 export interface RequestSignatures {
   /** Whether `signature` is the hex HMAC-SHA256 of `body` under `key` (hex in either case), compared in constant time. */
   matches(key: string, body: Uint8Array, signature: string): boolean;

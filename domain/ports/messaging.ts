@@ -16,6 +16,8 @@ export interface WebhookRequest {
   body: string;
   /** The keys to sign with, the current one first (none: unsigned); see `keysInForce`. */
   signatureKeys: readonly string[];
+  /** The private keys to sign with asymmetrically (`v1a`), the current one first (absent: none); see `pairsInForce`. */
+  asymmetricKeys?: readonly string[];
   /** An example sent by an endpoint test (CONTRACT §11), marked `webhook-test: 1`; a delivery is not. */
   test?: boolean;
 }

@@ -1,7 +1,7 @@
 import { isSuccess, stateAfter, type ClaimedDelivery, type DeliveryResult } from '../delivery.ts';
 import type { EndpointNotice } from '../endpoint-health.ts';
 import type { Deps } from '../ports.ts';
-import { keysInForce } from '../webhook-config.ts';
+import { keysInForce, pairsInForce } from '../webhook-config.ts';
 
 // The sender's three steps, each one call: claim what is due, attempt one delivery, record what attempts found. How
 // often and how many at once is the worker's (server/worker/delivery-round.ts).
@@ -41,8 +41,10 @@ export async function attemptDelivery(deps: Pick<Deps, 'webhookSender' | 'clock'
       state: { status: 'failed' },
     };
   }
-  const signatureKeys = keysInForce(endpoint, deps.clock.now());
-  const { exchange, ...attempt } = await deps.webhookSender.send({ url: endpoint.url, eventId: claimed.eventId, body: claimed.body, signatureKeys });
+  const now = deps.clock.now();
+  const { exchange, ...attempt } = await deps.webhookSender.send({
+    url: endpoint.url, eventId: claimed.eventId, body: claimed.body, signatureKeys: keysInForce(endpoint, now), asymmetricKeys: pairsInForce(endpoint, now),
+  });
   return {
     deliveryId: claimed.id, endpointId: claimed.endpointId, claimToken: claimed.claimToken, attempt, exchange,
     state: stateAfter(claimed.attempts + 1, isSuccess(attempt.statusCode), scheduleMs, deps.clock.now()),

@@ -4,7 +4,7 @@ import { renderExampleEvent, type ExampleEventType } from '../example-events.ts'
 import { DomainError } from '../errors.ts';
 import { integratorEndpoint } from '../integrator-endpoint.ts';
 import type { Deps } from '../ports.ts';
-import { keysInForce } from '../webhook-config.ts';
+import { keysInForce, pairsInForce } from '../webhook-config.ts';
 
 export interface EndpointTestOutcome {
   delivered: boolean;
@@ -35,6 +35,8 @@ export async function testWebhookEndpoint(
   const eventId = deps.ids.newId();
   const now = deps.clock.now();
   const body = JSON.stringify(renderExampleEvent(eventType, endpoint.payloadFormat(), eventId, now));
-  const tried = await deps.webhookSender.send({ url: endpoint.url, eventId, body, signatureKeys: keysInForce(endpoint, now), test: true });
+  const tried = await deps.webhookSender.send({
+    url: endpoint.url, eventId, body, signatureKeys: keysInForce(endpoint, now), asymmetricKeys: pairsInForce(endpoint, now), test: true,
+  });
   return { delivered: isSuccess(tried.statusCode), statusCode: tried.statusCode, durationMs: Math.round(tried.durationMs), error: tried.error };
 }

@@ -12,10 +12,12 @@ export interface UpsertWebhookConfigInput {
   /** Absent keeps the current key (and any rotation window); a key or null replaces it and ends the window. */
   signatureKey?: string | null;
   enabled?: boolean;
+  /** Ed25519 (`v1a`) signatures beside the HMAC ones (CONTRACT §11); absent keeps the current setting. */
+  asymmetricSigning?: boolean;
 }
 
 export async function upsertWebhookConfig(
-  deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'webhookTargets' | 'clock' | 'ids'>,
+  deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'webhookTargets' | 'clock' | 'ids' | 'keys'>,
   input: UpsertWebhookConfigInput,
 ): Promise<WebhookConfig> {
   const account = await deps.accounts.get(input.accountId);
@@ -36,6 +38,7 @@ export async function upsertWebhookConfig(
   });
   config.configure(input.url === undefined ? config.url : input.url, input.enabled ?? true);
   if (input.signatureKey !== undefined) config.replaceKey(input.signatureKey);
+  if (input.asymmetricSigning !== undefined) config.signAsymmetrically(input.asymmetricSigning, () => deps.keys.newKeyPair());
   config.dropExpiredKey(now);
   config.transformer = input.transformer;
   config.version = input.version;

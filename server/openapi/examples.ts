@@ -30,6 +30,7 @@ const yourOrderId = {
 const config = {
   scope: 'partner', url: 'https://hooks.example.com/partner', transformer: 'partner-format', version: '1.3.0', enabled: true, hasSignatureKey: true,
   previousKeyExpiresAt: null, failingSince: null, disabledReason: null,
+  asymmetricSigning: true, publicKey: 'whpk_3q1cXGv5JtPzp1HLwQzJ7m2cT8Zs0y6b3oM2t9iKdqU=', previousPublicKey: null,
 };
 
 const command = (type: string, cid: string, fields: Record<string, unknown>) =>
@@ -128,11 +129,13 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; requests?: 
   },
   'webhookConfig-get': { response: { ...config, failingSince: '2026-11-23T09:30:00.012Z' } },
   'webhookConfig-rotateKey': {
-    request: { signatureKey: 'a-new-long-random-signing-key', previousKeyValidFor: 86400 },
-    response: { ...config, previousKeyExpiresAt: '2026-11-24T09:30:00.000Z' },
+    request: { previousKeyValidFor: 86400 },
+    response: { ...config, previousKeyExpiresAt: '2026-11-24T09:30:00.000Z', signatureKey: 'whsec_Hq2mJzQ9y8V0cYb1l7sNw4xKp3Tf6RuA5dEgLhBiC0o=' },
   },
   'webhookConfig-put': {
-    request: { url: config.url, transformer: config.transformer, version: config.version, enabled: true, signatureKey: 'a-long-random-signing-key' },
+    request: {
+      url: config.url, transformer: config.transformer, version: config.version, enabled: true, signatureKey: 'a-long-random-signing-key', asymmetricSigning: true,
+    },
     response: config,
   },
 };

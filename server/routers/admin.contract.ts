@@ -44,8 +44,11 @@ export const admin = {
     version: z.enum(PAYLOAD_VERSIONS),
     signatureKey: wireString().max(256).nullable().optional(),
     enabled: z.boolean().optional(),
+    asymmetricSigning: z.boolean().optional(),
   }),
-  rotateWebhookKey: z.strictObject({ accountId: id, scope: z.enum(SCOPES), signatureKey: signatureKey(), previousKeyValidFor: previousKeyValidFor() }),
+  rotateWebhookKey: z.strictObject({
+    accountId: id, scope: z.enum(SCOPES), signatureKey: signatureKey().optional(), asymmetric: z.boolean().optional(), previousKeyValidFor: previousKeyValidFor(),
+  }),
   createJob: z.strictObject({
     brandAccountId: id,
     partnerId: id.nullable().optional(),

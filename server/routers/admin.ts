@@ -43,8 +43,10 @@ export const adminRouter = router({
       const config = await upsertWebhookConfig(ctx.deps, input);
       return config.view();
     }),
-    rotateKey: adminProcedure.input(admin.rotateWebhookKey).mutation(async ({ ctx, input }) =>
-      (await rotateSignatureKey(ctx.deps, input)).view()),
+    rotateKey: adminProcedure.input(admin.rotateWebhookKey).mutation(async ({ ctx, input }) => {
+      const { config, generatedKey } = await rotateSignatureKey(ctx.deps, input);
+      return { ...config.view(), ...(generatedKey !== null && { signatureKey: generatedKey }) };
+    }),
   }),
   jobs: router({
     create: adminProcedure.input(admin.createJob).mutation(async ({ ctx, input }) =>

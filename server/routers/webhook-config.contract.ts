@@ -12,21 +12,29 @@ export const signatureKey = () => wireString().min(SIGNATURE_KEY_MIN_LENGTH).max
 export const previousKeyValidFor = () => exactNumber(z.number().int().min(0).max(PREVIOUS_KEY_MAX_SECONDS)).optional()
   .describe(`Seconds your current key stays valid beside the new one (0: not at all). Defaults to ${PREVIOUS_KEY_DEFAULT_SECONDS} (a day).`);
 
+/** A configuration as GET /v3/webhook-config shows it (CONTRACT §7, §11). */
+const view = z.object({
+  scope: z.enum(SCOPES),
+  url: z.string().nullable(),
+  transformer: z.enum(TRANSFORMERS),
+  version: z.enum(PAYLOAD_VERSIONS),
+  enabled: z.boolean(),
+  hasSignatureKey: z.boolean(),
+  previousKeyExpiresAt: z.iso.datetime().nullable()
+    .describe('Until when the key you rotated out is still valid (webhooks are signed with both keys, commands may be signed with either); null when none is.'),
+  failingSince: z.iso.datetime().nullable()
+    .describe('Since when your endpoint fails: its first attempt without a 2xx after its last 2xx (or after its URL was set, or it was enabled again); null while it answers 2xx.'),
+  disabledReason: z.enum(DISABLED_REASONS).nullable()
+    .describe('Why it is disabled: `failing` (it failed for WEBHOOK_DISABLE_AFTER, 5 days by default), `integrator` (PUT with `enabled: false`); null while enabled.'),
+  asymmetricSigning: z.boolean().describe('Whether deliveries carry an Ed25519 signature (`v1a,` in `webhook-signature`) beside any HMAC ones.'),
+  publicKey: z.string().nullable()
+    .describe('The key receivers verify `v1a` signatures with: `whpk_` and the base64 of the 32-byte raw Ed25519 public key; null while asymmetric signing is off.'),
+  previousPublicKey: z.string().nullable()
+    .describe('The public key of the pair rotated out, still signing until its window ends (`previousKeyValidFor`); null when none is.'),
+});
+
 export const webhookConfig = {
-  view: z.object({
-    scope: z.enum(SCOPES),
-    url: z.string().nullable(),
-    transformer: z.enum(TRANSFORMERS),
-    version: z.enum(PAYLOAD_VERSIONS),
-    enabled: z.boolean(),
-    hasSignatureKey: z.boolean(),
-    previousKeyExpiresAt: z.iso.datetime().nullable()
-      .describe('Until when the key you rotated out is still valid (webhooks are signed with both keys, commands may be signed with either); null when none is.'),
-    failingSince: z.iso.datetime().nullable()
-      .describe('Since when your endpoint fails: its first attempt without a 2xx after its last 2xx (or after its URL was set, or it was enabled again); null while it answers 2xx.'),
-    disabledReason: z.enum(DISABLED_REASONS).nullable()
-      .describe('Why it is disabled: `failing` (it failed for WEBHOOK_DISABLE_AFTER, 5 days by default), `integrator` (PUT with `enabled: false`); null while enabled.'),
-  }),
+  view,
   put: z.strictObject({
     url: wireString().max(2000).describe('http(s) URL that receives the events; private addresses are refused.'),
     transformer: z.enum(TRANSFORMERS),
@@ -35,11 +43,20 @@ export const webhookConfig = {
     signatureKey: signatureKey().nullable().optional()
       .describe('HMAC key for signatures. Absent keeps the current key; null removes it. Never shown again. '
         + 'A key or null ends a rotation window at once: the key rotated out counts no more.'),
+    asymmetricSigning: exactBoolean().optional()
+      .describe('Sign every delivery with an Ed25519 key pair of your endpoint too (Standard Webhooks `v1a`): GET then shows its public key. '
+        + 'Absent keeps the current setting (off by default).'),
   }),
   // POST /v3/webhook-config/rotate-key (CONTRACT §11).
   rotateKey: z.strictObject({
-    signatureKey: signatureKey().describe('Your new HMAC key (at least 16 characters). Never shown again.'),
+    signatureKey: signatureKey().optional()
+      .describe('Your new HMAC key (at least 16 characters), never shown again. Absent: a key is made for you and answered this once.'),
+    asymmetric: exactBoolean().optional().describe('true: rotate your Ed25519 key pair instead (asymmetric signing must be on).'),
     previousKeyValidFor: previousKeyValidFor(),
+  }),
+  rotateKeyAnswer: view.extend({
+    signatureKey: z.string().optional()
+      .describe('The key made for you (`whsec_` and the base64 of 32 random bytes) when you sent none: shown in this answer only, never again.'),
   }),
   // POST /v3/webhook-config/test (CONTRACT §10, §11).
   endpointTest: z.strictObject({

@@ -35,16 +35,20 @@ export const webhookConfigRouter = router({
         description: 'Makes `signatureKey` the key of your own configuration and keeps the current one valid for `previousKeyValidFor` '
           + 'seconds: meanwhile `webhook-signature` carries a `v1,` signature with each key (the new one first), `x-webhook-signature` '
           + 'is made with the new key, and partner commands may be signed with either. A PUT with a `signatureKey` member ends the window. '
-          + '404 when your account has no configuration of its own; 409 when it has no key to rotate (set one with PUT).',
+          + 'Without `signatureKey`, a key is made for you (`whsec_` and 32 random bytes) and answered this once; an endpoint without a '
+          + 'key takes it at once. With `asymmetric: true`, your Ed25519 key pair is rotated the same way: both sign (`v1a,<new> '
+          + 'v1a,<previous>`) while the window lasts, and GET shows `previousPublicKey`. 404 when your account has no configuration '
+          + 'of its own; 409 when it has no key to rotate (set one with PUT), or asymmetric signing is off.',
         successDescription: 'Your configuration, as GET shows it.' },
       rest: { problems: [404, 409] },
     })
     .input(webhookConfig.rotateKey)
-    .output(webhookConfig.view)
+    .output(webhookConfig.rotateKeyAnswer)
     .mutation(async ({ ctx, input }) => {
       const { accountId, role } = ctx.principal;
-      const { accountId: _, ...view } = (await rotateSignatureKey(ctx.deps, { ...input, accountId, scope: role })).view();
-      return view;
+      const { config, generatedKey } = await rotateSignatureKey(ctx.deps, { ...input, accountId, scope: role });
+      const { accountId: _, ...view } = config.view();
+      return { ...view, ...(generatedKey !== null && { signatureKey: generatedKey }) };
     }),
   test: integratorProcedure
     .meta({

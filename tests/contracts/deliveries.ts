@@ -181,7 +181,9 @@ export function deliveryContract(name: string, setup: () => Promise<Run>) {
     });
     await run(async (r) => { await r.accounts.save(brand); await r.webhookConfigs.save(config); await r.events.add([event]); });
     const claimed = (await run((r) => claimAll(r, 1000, now, new Date(now.getTime() + 60_000), randomUUID()))).filter((d) => d.eventId === event.id);
-    assert.equal(claimed.map((d) => d.endpoint), [{ url: 'https://hooks.example.com/r', signatureKey: 'the-new-key-0123456789', previousKey, enabled: true }]);
+    assert.equal(claimed.map((d) => d.endpoint), [{
+      url: 'https://hooks.example.com/r', enabled: true, signatureKey: 'the-new-key-0123456789', previousKey, asymmetricSigning: false, signingPair: null, previousPair: null,
+    }]);
     await run((r) => r.deliveryQueue.record([{ deliveryId: claimed[0]!.id, endpointId: claimed[0]!.endpointId, claimToken: claimed[0]!.claimToken, attempt: { at: now, statusCode: 200, durationMs: 1, error: null }, exchange: null, state: { status: 'delivered' } }], now, DAY));
   });
 
@@ -208,7 +210,9 @@ export function deliveryContract(name: string, setup: () => Promise<Run>) {
 
     let first = await claim(now, later(60_000));
     assert.equal(first.map((d) => d.eventId), [x1!.id, y1!.id], 'one per order, in order; none for an event not to be delivered');
-    assert.equal(first[0]!.endpoint, { url: 'https://hooks.example.com/b', signatureKey: 'k-0123456789abcdef', previousKey: null, enabled: true });
+    assert.equal(first[0]!.endpoint, {
+      url: 'https://hooks.example.com/b', enabled: true, signatureKey: 'k-0123456789abcdef', previousKey: null, asymmetricSigning: false, signingPair: null, previousPair: null,
+    });
     assert.equal([first[0]!.leaseUntil, typeof first[0]!.claimToken], [later(60_000), 'string']);
     assert.equal(JSON.parse(first[0]!.body), x1!.payload);
     assert.equal(await claim(now, later(60_000)), [], 'claimed ones are held');

@@ -62,6 +62,7 @@ test('webhook configuration: scope follows the role; an absent key is kept, null
   assert.equal(first.view(), {
     accountId: partner.id, scope: 'partner', url: 'https://hooks.example.com/a', transformer: 'partner-format',
     version: '1.1.0', enabled: false, hasSignatureKey: true, previousKeyExpiresAt: null, failingSince: null, disabledReason: 'integrator',
+    asymmetricSigning: false, publicKey: null, previousPublicKey: null,
   });
   const second = await upsertWebhookConfig(deps, { accountId: partner.id, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
   assert.is(second.id, first.id);

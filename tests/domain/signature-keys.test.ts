@@ -39,7 +39,7 @@ test('keysInForce: the current key first, the previous one until its end (exclud
 test('rotating: the new key is the key, the old one valid for the window (a day by default), never in the view; then only the new one', async () => {
   const deps = fakeDeps();
   const { id, principal } = await partnerWithKey(deps);
-  const rotated = await rotateSignatureKey(deps, { accountId: id, scope: 'partner', signatureKey: NEW });
+  const { config: rotated } = await rotateSignatureKey(deps, { accountId: id, scope: 'partner', signatureKey: NEW });
   const view = rotated.view();
   assert.is(view.previousKeyExpiresAt, new Date(deps.clock.now().getTime() + 86_400_000).toISOString());
   assert.not.match(JSON.stringify(view), /the-(old|new)-key/, 'no key is shown');
@@ -57,7 +57,7 @@ test('rotating: the new key is the key, the old one valid for the window (a day 
 test('previousKeyValidFor 0 keeps no old key; the purge clears ended windows', async () => {
   const deps = fakeDeps();
   const { id, principal } = await partnerWithKey(deps);
-  const rotated = await rotateSignatureKey(deps, { accountId: id, scope: 'partner', signatureKey: NEW, previousKeyValidFor: 0 });
+  const { config: rotated } = await rotateSignatureKey(deps, { accountId: id, scope: 'partner', signatureKey: NEW, previousKeyValidFor: 0 });
   assert.equal([rotated.previousKey, await passes(deps, principal, OLD)], [null, false]);
   await rotateSignatureKey(deps, { accountId: id, scope: 'partner', signatureKey: NEWER, previousKeyValidFor: 60 });
   deps.clock.advance(60);

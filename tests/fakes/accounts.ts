@@ -58,12 +58,12 @@ export class InMemoryWebhookConfigRepository implements WebhookConfigRepository 
   async saveKeys(config: WebhookConfig) {
     const stored = this.byId(config.id);
     if (!stored) return;
-    const { signatureKey, previousKey, updatedAt } = config;
-    this.table.put(`${stored.accountId}/${stored.scope}`, Object.assign(stored, { signatureKey, previousKey, updatedAt }));
+    const { signatureKey, previousKey, updatedAt, asymmetricSigning, signingPair, previousPair } = config;
+    this.table.put(`${stored.accountId}/${stored.scope}`, Object.assign(stored, { signatureKey, previousKey, updatedAt, asymmetricSigning, signingPair, previousPair }));
   }
   async dropExpiredKeys(now: Date) {
-    const expired = [...this.table.rows.values()].filter((c) => c.previousKey && c.previousKey.expiresAt <= now);
-    for (const config of expired) config.previousKey = null;
+    const expired = [...this.table.rows.values()].filter((c) => (c.previousKey && c.previousKey.expiresAt <= now) || (c.previousPair && c.previousPair.expiresAt <= now));
+    for (const config of expired) config.dropExpiredKey(now);
     return expired.length;
   }
 }

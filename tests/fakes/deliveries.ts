@@ -82,7 +82,10 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
       d.claimToken = claimToken;
       const config = this.configs.byId(d.event.endpointId!);
       return { id: d.id, eventId: d.event.id, endpointId: d.event.endpointId!, attempts: d.attempts, body: JSON.stringify(d.event.payload), leaseUntil, claimToken,
-        createdAt: d.createdAt, endpoint: config && { url: config.url, signatureKey: config.signatureKey, previousKey: config.previousKey, enabled: config.enabled } };
+        createdAt: d.createdAt, endpoint: config && {
+          url: config.url, enabled: config.enabled, signatureKey: config.signatureKey, previousKey: config.previousKey,
+          asymmetricSigning: config.asymmetricSigning, signingPair: config.signingPair, previousPair: config.previousPair,
+        } };
     });
   }
   async release(claims: readonly Pick<ClaimedDelivery, 'id' | 'claimToken'>[]) {

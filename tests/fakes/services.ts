@@ -1,6 +1,6 @@
 import type { MailMessage, TokenClaims, TokenKind } from '../../domain/auth.ts';
 import type {
-  Clock, Deferrer, Deps, IdGenerator, LoginRateLimiter, Mailer, RateLimiter, TokenService, WebhookTargetPolicy,
+  Clock, Deferrer, Deps, IdGenerator, KeyMaker, LoginRateLimiter, Mailer, RateLimiter, TokenService, WebhookTargetPolicy,
 } from '../../domain/ports.ts';
 
 export class FixedClock implements Clock {
@@ -15,6 +15,13 @@ export class SequentialIds implements IdGenerator {
 }
 
 export const allowAllTargets: WebhookTargetPolicy = { refusalReason: async () => null };
+
+/** Keys numbered as they are made: `whsec_` keys of the right shape, and key pairs whose private half names its public one. */
+export class SequentialKeys implements KeyMaker {
+  private n = 0;
+  newSecretKey() { return `whsec_${Buffer.from(`secret-key-${++this.n}`.padEnd(32, '.')).toString('base64')}`; }
+  newKeyPair() { const n = ++this.n; return { privateKey: `private-key-${n}`, publicKey: `whpk_public-key-${n}` }; }
+}
 
 /** Tokens as opaque strings remembered in memory, honouring kind and expiry like the real service. */
 export class InMemoryTokenService implements TokenService {

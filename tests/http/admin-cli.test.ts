@@ -83,6 +83,8 @@ test('accounts, contacts and webhook configurations', async () => {
   const { value: rotated, table: rotatedTable } = await both(`webhooks rotate-key --account ${brand.id} --scope brand --key cli-signing-key-2026-11-27 --previous-valid-for 3600`);
   assert.equal([rotated.hasSignatureKey, Date.parse(rotated.previousKeyExpiresAt) - Date.now() > 3_500_000], [true, true], 'the previous key stays valid for an hour');
   assert.match(rotatedTable, /previousKeyExpiresAt/);
+  const { value: made } = await both(`webhooks rotate-key --account ${brand.id} --scope brand --previous-valid-for 0`);
+  assert.match(made.signatureKey, /^whsec_[A-Za-z0-9+/]{43}=$/, 'without --key, a key is made and shown once');
   await refused(`webhooks rotate-key --account ${partner.id} --scope partner --key cli-signing-key-2026-11-27`, /NOT_FOUND/);
   await refused(`webhooks rotate-key --account ${brand.id} --scope brand --key short`, /BAD_REQUEST/);
   await usage(`webhooks rotate-key --account ${brand.id} --scope brand --key cli-signing-key-2026-11-27 --previous-valid-for soon`);

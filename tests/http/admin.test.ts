@@ -38,7 +38,8 @@ const cases: Record<string, { valid: () => unknown; invalid: () => unknown; chec
   'webhookConfigs.upsert': {
     valid: () => ({ accountId: ids.master, scope: 'partner', url: 'https://hooks.example.com/in', transformer: 'partner-format', version: '1.3.0', signatureKey: 'super-secret-key-0001' }),
     invalid: () => ({ accountId: ids.master, scope: 'partner', transformer: 'partner-format', version: '2.0.0' }),
-    check: (d) => assert.equal(d, { accountId: ids.master, scope: 'partner', url: 'https://hooks.example.com/in', transformer: 'partner-format', version: '1.3.0', enabled: true, hasSignatureKey: true, previousKeyExpiresAt: null, failingSince: null, disabledReason: null }),
+    check: (d) => assert.equal(d, { accountId: ids.master, scope: 'partner', url: 'https://hooks.example.com/in', transformer: 'partner-format', version: '1.3.0', enabled: true, hasSignatureKey: true, previousKeyExpiresAt: null, failingSince: null, disabledReason: null,
+      asymmetricSigning: false, publicKey: null, previousPublicKey: null }),
   },
   'jobs.create': {
     valid: () => ({ brandAccountId: ids.brand, partnerId: ids.child, status: 'open', customer: { firstName: 'Ada' }, startTimestamp: '2026-12-01T08:00:00+01:00' }),

@@ -166,7 +166,7 @@ test('webhook configuration: 404 until set; PUT answers like GET and never echoe
     .send({ url: 'https://hooks.example.com/brand', transformer: 'default', version: '1.1.0', signatureKey: 'brand-signing-key-0001' });
   assert.is(put.status, 200, JSON.stringify(put.body));
   const expected = { scope: 'brand', url: 'https://hooks.example.com/brand', transformer: 'default', version: '1.1.0', enabled: true, hasSignatureKey: true, previousKeyExpiresAt: null,
-    failingSince: null, disabledReason: null };
+    failingSince: null, disabledReason: null, asymmetricSigning: false, publicKey: null, previousPublicKey: null };
   assert.equal(put.body, expected);
   assert.equal((await app.http.get('/v3/webhook-config').set('authorization', auth)).body, expected);
   assert.not.match(JSON.stringify(put.body), 'brand-signing-key');

@@ -94,7 +94,8 @@ test('the answer checker refuses an undocumented status, a member outside the sc
   const check = answerChecker(document());
   const answer = (status: number, body: unknown, type = 'application/json') =>
     ({ status, body, text: JSON.stringify(body), headers: { 'content-type': type } }) as never;
-  const config = { scope: 'brand', url: null, transformer: 'default', version: '1.3.0', enabled: true, hasSignatureKey: false, previousKeyExpiresAt: null, failingSince: null, disabledReason: null };
+  const config = { scope: 'brand', url: null, transformer: 'default', version: '1.3.0', enabled: true, hasSignatureKey: false, previousKeyExpiresAt: null, failingSince: null, disabledReason: null,
+    asymmetricSigning: false, publicKey: null, previousPublicKey: null };
   check('get', '/v3/webhook-config', answer(200, config));
   assert.throws(() => check('get', '/v3/webhook-config', answer(418, {})), /status not documented/);
   assert.throws(() => check('get', '/v3/webhook-config', answer(200, { ...config, signatureKey: 'leaked' })), /does not match/);

@@ -133,7 +133,7 @@ test('refusals: rotating without a key is 409, without a configuration of one\'s
 
   const { partner, command } = await partnerWithJob(OLD);
   for (const [body, path] of [
-    [{ signatureKey: 'short' }, 'signatureKey'], [{}, 'signatureKey'], [{ signatureKey: NEW, previousKeyValidFor: 604_801 }, 'previousKeyValidFor'],
+    [{ signatureKey: 'short' }, 'signatureKey'], [{ signatureKey: NEW, asymmetric: true }, 'asymmetric'], [{ signatureKey: NEW, previousKeyValidFor: 604_801 }, 'previousKeyValidFor'],
     [{ signatureKey: NEW, previousKeyValidFor: -1 }, 'previousKeyValidFor'], [{ signatureKey: NEW, previousKeyValidFor: '60' }, 'previousKeyValidFor'],
     [{ signatureKey: NEW, extra: 1 }, ''],
   ] as const) {

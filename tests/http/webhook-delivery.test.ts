@@ -214,7 +214,7 @@ test('the delivery log over admin RPC: newest first, every attempt, filters', as
   const items = await logOnce(brand, (list) => list.length === 2 && list.every((d) => d.status === 'delivered'));
   assert.equal(items.map((d) => d.status), ['delivered', 'delivered']);
   const [newest] = items;
-  assert.equal(Object.keys(newest!).sort(), ['accountId', 'attempts', 'createdAt', 'eventId', 'eventType', 'id', 'nextAttemptAt', 'scope', 'status', 'url'].sort());
+  assert.equal(Object.keys(newest!).sort(), ['accountId', 'attempts', 'createdAt', 'eventId', 'eventType', 'id', 'nextAttemptAt', 'orderId', 'scope', 'status', 'url'].sort());
   assert.equal([newest!.eventType, newest!.scope, newest!.url, newest!.accountId], ['OrderStatusEvent', 'brand', receiver.url(), brand]);
   assert.equal(Object.keys(newest!.attempts[0]).sort(), ['at', 'durationMs', 'error', 'statusCode']);
   assert.is(ofOrder(receiver.received, second)[0]!.payload._eid, newest!.eventId);

@@ -64,6 +64,7 @@ test('delivery log, feed and replay: each account sees and replays exactly its e
       if (!owner) {
         assert.is((await get('/v3/webhook-deliveries', x)).status, refused, 'no endpoint: no delivery log');
         assert.is((await get('/v3/events', x)).status, refused, 'no endpoint: no feed');
+        assert.is((await get('/v3/webhook-deliveries/stats', x)).status, refused, 'no endpoint: no statistics');
         assert.is((await post('/v3/webhook-deliveries/redeliver-failed', x, { since })).status, refused);
         if (rows[0]) assert.is((await post(`/v3/webhook-deliveries/${rows[0].id}/redeliver`, x)).status, refused);
         if (rows[0]) assert.is((await get(`/v3/webhook-deliveries/${rows[0].id}`, x)).status, refused);
@@ -87,6 +88,10 @@ test('delivery log, feed and replay: each account sees and replays exactly its e
         const res = await get(`/v3/webhook-deliveries?status=${status}&limit=100`, x);
         assert.equal(res.body.items.map((d: Json) => d.id).sort(), mine.filter((d) => d.status === status).map((d) => d.id).sort(), `the ${status} log`);
       }
+      // The statistics count exactly the tries of the caller's endpoint's deliveries.
+      const stats = await get('/v3/webhook-deliveries/stats', x);
+      assert.equal([stats.status, stats.body.items.reduce((n: number, b: Json) => n + b.attempts, 0)], [200, listed.reduce((n, d) => n + d.attempts.length, 0)],
+        `the statistics of ${x.role} ${x.id}`);
 
       // The feed: exactly the events of the caller's endpoint (positions are given in the background: wait for them).
       const expected = events.filter(sameEndpoint(x)).map((e) => e.id).sort();

@@ -35,7 +35,8 @@ test('the self-service operations are the ones covered here, and none takes an a
   }
   // A new operation here is a new way in: this file must cover it before the list below grows.
   assert.equal(operations.sort(), [
-    'GET /v3/commands/{cid}', 'GET /v3/events', 'GET /v3/webhook-config', 'GET /v3/webhook-deliveries', 'GET /v3/webhook-deliveries/{id}', 'POST /v3/commands',
+    'GET /v3/commands/{cid}', 'GET /v3/events', 'GET /v3/webhook-config', 'GET /v3/webhook-deliveries', 'GET /v3/webhook-deliveries/stats',
+    'GET /v3/webhook-deliveries/{id}', 'POST /v3/commands',
     'POST /v3/webhook-config/rotate-key', 'POST /v3/webhook-config/test', 'POST /v3/webhook-deliveries/redeliver-failed', 'POST /v3/webhook-deliveries/{id}/redeliver', 'PUT /v3/webhook-config',
   ]);
   assert.equal(named, [], 'no parameter or body field names an account, a scope or a configuration');

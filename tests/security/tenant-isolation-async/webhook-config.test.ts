@@ -33,6 +33,8 @@ test('webhook configuration: each account reads, tests and replaces its own; smu
       scope: config.scope, url: config.url, transformer: config.transformer, version: config.version, enabled: config.enabled, hasSignatureKey: config.signature_key !== null,
       previousKeyExpiresAt: config.previous_key_expires_at && new Date(config.previous_key_expires_at).toISOString(),
       failingSince: config.failing_since ? new Date(config.failing_since).toISOString() : null, disabledReason: config.disabled_reason,
+      asymmetricSigning: config.asymmetric_signing, publicKey: config.asymmetric_signing ? config.signing_public_key : null,
+      previousPublicKey: config.asymmetric_signing ? config.previous_signing_public_key : null,
     });
 
     for (const [i, x] of accounts.entries()) {
@@ -82,7 +84,7 @@ test('webhook configuration: each account reads, tests and replaces its own; smu
       const replaced = await put('/v3/webhook-config', x, { url, transformer, version: p.version, enabled: p.enabled, signatureKey: newKey });
       assert.equal([replaced.status, replaced.body], [200, {
         scope: x.role, url, transformer, version: p.version, enabled: p.enabled, hasSignatureKey: true, previousKeyExpiresAt: null,
-        failingSince: null, disabledReason: p.enabled ? null : 'integrator',
+        failingSince: null, disabledReason: p.enabled ? null : 'integrator', asymmetricSigning: false, publicKey: null, previousPublicKey: null,
       }]);
       assert.not.ok(replaced.text.includes(newKey), 'the key is never echoed');
       const now = await rows();
