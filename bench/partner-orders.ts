@@ -43,7 +43,7 @@ async function accessToken(): Promise<string> {
   const base = `http://127.0.0.1:${await service.listening}`;
   await fetch(`${base}/v3/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":"bench-master@example.com"}' });
   await new Promise((r) => setTimeout(r, 500));
-  const refresh = execFileSync(process.execPath, ['--import', 'tsx', 'server/last-mail-token.ts'], { env: { ...process.env, DATA_DIR: dataDir } }).toString().trim();
+  const refresh = execFileSync(process.execPath, ['--import', 'tsx', 'server/last-mail.ts', 'token'], { env: { ...process.env, DATA_DIR: dataDir } }).toString().trim();
   const res = await fetch(`${base}/v3/auth/access-token`, { method: 'POST', headers: { authorization: `Bearer ${refresh}`, 'content-type': 'application/json' }, body: '{"expires_after":86400}' });
   const { access_token } = (await res.json()) as { access_token: string };
   await service.stop();

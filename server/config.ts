@@ -2,6 +2,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 
+/** Where the service keeps what it writes (DATA_DIR's default): the generated key, mails, the embedded database. */
+export const DEFAULT_DATA_DIR = './.data';
+
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const toMs = (part: string) => {
@@ -49,7 +52,7 @@ const envSchema = z.object({
   DATABASE_POOL_SIZE: int(1, 1000, 20),
   DATABASE_TIMEOUT_MS: int(0, 3_600_000, 10_000),
   PGLITE_DIR: z.string().min(1).optional(),
-  DATA_DIR: z.string().min(1).default('./.data'),
+  DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
   PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
   JWT_SECRET: z.string().refine((v) => Buffer.byteLength(v) >= 32, 'must be at least 32 bytes').optional(),
   JWT_SECRET_PREVIOUS: z.string().refine((v) => Buffer.byteLength(v) >= 32, 'must be at least 32 bytes').optional(),

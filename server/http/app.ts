@@ -135,7 +135,8 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   app.get('/', (_req, res) => { res.redirect(302, '/docs'); });
   app.get('/openapi.json', (_req, res) => { res.json(openApiDocument); });
   app.use(portalRoutes());
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(undefined, {
+  // The reference may not be framed by another site (clickjacking), as the portal may not (server/http/portal.ts).
+  app.use('/docs', notFramed, swaggerUi.serve, swaggerUi.setup(undefined, {
     customSiteTitle: 'Partner and Brand Integration API',
     swaggerOptions: { url: '/openapi.json' },
   }));
@@ -167,3 +168,9 @@ function logFailure(log: Logger, error: TRPCError, path: string | undefined) {
   if (isUnavailable(cause)) log.warn({ err: cause, procedure: path }, 'the database cannot answer: 503 SERVICE_UNAVAILABLE');
   else if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: cause, procedure: path }, 'procedure failed');
 }
+
+const notFramed: express.RequestHandler = (_req, res, next) => {
+  res.setHeader('content-security-policy', "frame-ancestors 'none'");
+  res.setHeader('x-frame-options', 'DENY');
+  next();
+};
