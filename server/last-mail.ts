@@ -18,7 +18,7 @@ if (!newest) {
   process.exit(1);
 }
 const quotedPrintable = await readFile(join(dir, newest), 'latin1');
-const text = Buffer.from(quotedPrintable.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1')
+const text = Buffer.from(quotedPrintable.replace(/=[ \t]*\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1')
   .toString('utf8');
 const lines = text.split(/\r?\n/);
 const found = what === 'token'

@@ -77,7 +77,8 @@ const GET = `
   from deliveries d join events e on e.id = d.event_id left join webhook_configs w on w.id = d.endpoint_id
   where d.id = $1 and ($2::uuid is null or d.endpoint_id = $2)`;
 
-// The endpoint's attempts by UTC hour or day, on the index of attempts by endpoint and time; every bucket of the span,
+// The endpoint's attempts by UTC hour or day, on the index of attempts by endpoint and time (those sent: an attempt the
+// endpoint was disabled for, or without a URL, asked nothing of it); every bucket of the span,
 // empty ones with zeros (and null percentiles, percentile_disc of no rows): durations as measured, in whole ms. A day
 // is 24 hours whatever the session's time zone.
 const STATS = `
@@ -88,7 +89,7 @@ const STATS = `
     select generate_series(span.first, span.last, span.step) as start from span),
   tries as (
     select date_trunc($4, a.at, 'UTC') as start, a.status_code, a.duration_ms from delivery_attempts a, span
-    where a.endpoint_id = $1 and a.at >= span.first and a.at < span.last + span.step)
+    where a.endpoint_id = $1 and a.at >= span.first and a.at < span.last + span.step and a.request_url is not null)
   select b.start, count(t.start)::int as attempts,
     count(t.start) filter (where t.status_code between 200 and 299)::int as succeeded,
     count(t.start) filter (where t.status_code is null or t.status_code not between 200 and 299)::int as failed,

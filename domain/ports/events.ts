@@ -75,8 +75,8 @@ export interface DeliveryLog {
   /** Deliveries newest first, with their attempts; `before` continues after a delivery of an earlier page. */
   list(filter: DeliveryFilter): Promise<DeliveryView[]>;
   /**
-   * The endpoint's attempts counted by UTC hour or day, every bucket from the one holding `from` to the one holding `to`
-   * (empty ones too), oldest first.
+   * The endpoint's attempts (those sent) counted by UTC hour or day, every bucket from the one holding `from` to the one
+   * holding `to` (empty ones too), oldest first.
    */
   stats(endpointId: string, from: Date, to: Date, bucket: StatsBucket): Promise<DeliveryStats[]>;
   /**

@@ -32,6 +32,7 @@ export async function rotateSignatureKey(
   const config = await deps.webhookConfigs.findForChange(input.accountId, input.scope);
   if (!config) throw notFound('A webhook configuration of your own');
   const now = deps.clock.now();
+  config.dropExpiredKey(now);
   const validFor = input.previousKeyValidFor ?? PREVIOUS_KEY_DEFAULT_SECONDS;
   let generatedKey: string | null = null;
   if (input.asymmetric) {

@@ -10,10 +10,10 @@ export const events = {
   feed: z.object({
     after: feedCursor.optional(),
     limit: boundedQueryInt(1, FEED_LIMIT.max, `1…${FEED_LIMIT.max}, default ${FEED_LIMIT.default}.`).optional(),
-    orderId: reference().optional().meta({
+    orderId: reference().meta({
       description: 'Only this order\'s events (its `orderId`, a job\'s apiId), in feed order; `next` and `after` work as without it.',
       examples: ['WB-2026-0042'],
-    }),
+    }).optional(),
   }),
   feedAnswer: z.object({
     items: z.array(deliveredEvent),

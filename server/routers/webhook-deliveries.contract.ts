@@ -29,9 +29,10 @@ const listed = z.object({
 /** The caller's delivery log and replay (CONTRACT §10), and one delivery in full (§11). */
 export const webhookDeliveries = {
   deliveries: z.object({
-    status: z.enum(DELIVERY_STATUSES).optional().describe('Only deliveries in this state.'),
-    eventType: z.enum(EVENT_TYPES).optional().describe('Only deliveries of events of this type.'),
-    orderId: reference().optional().meta({ description: 'Only deliveries of this order\'s events (its `orderId`, a job\'s apiId).', examples: ['WB-2026-0042'] }),
+    // (Described before .optional(): trpc-to-openapi documents a query parameter from the inner schema.)
+    status: z.enum(DELIVERY_STATUSES).describe('Only deliveries in this state.').optional(),
+    eventType: z.enum(EVENT_TYPES).describe('Only deliveries of events of this type.').optional(),
+    orderId: reference().meta({ description: 'Only deliveries of this order\'s events (its `orderId`, a job\'s apiId).', examples: ['WB-2026-0042'] }).optional(),
     limit: boundedQueryInt(1, OWN_DELIVERY_LIMIT.max, `1…${OWN_DELIVERY_LIMIT.max}, default ${OWN_DELIVERY_LIMIT.default}.`).optional(),
     before: deliveryCursor.optional(),
   }),
@@ -54,15 +55,15 @@ export const webhookDeliveries = {
     })).describe('Every try, oldest first, with its request and answer.'),
   }),
   stats: z.object({
-    from: dateTime.optional().describe('ISO 8601 with an offset: the first bucket is the one holding it; default a day before `to`.'),
-    to: dateTime.optional().describe('ISO 8601 with an offset: the last bucket is the one holding it; default now.'),
-    bucket: z.enum(STATS_BUCKETS).optional()
-      .describe(`UTC hours (default, at most ${STATS_MAX_BUCKETS.hour}) or days (at most ${STATS_MAX_BUCKETS.day}); more is 400.`),
+    from: dateTime.describe('ISO 8601 with an offset: the first bucket is the one holding it; default a day before `to`; after `to` is 400.').optional(),
+    to: dateTime.describe('ISO 8601 with an offset: the last bucket is the one holding it; default now.').optional(),
+    bucket: z.enum(STATS_BUCKETS)
+      .describe(`UTC hours (default, at most ${STATS_MAX_BUCKETS.hour} buckets) or days (at most ${STATS_MAX_BUCKETS.day}); more is 400.`).optional(),
   }),
   statsAnswer: z.object({
     bucket: z.enum(STATS_BUCKETS),
     items: z.array(z.object({
-      start: z.string().describe('The bucket\'s start (ISO 8601, UTC).'),
+      start: z.iso.datetime().describe('The bucket\'s start (ISO 8601, UTC).'),
       attempts: count(),
       succeeded: count().describe('Attempts answered 2xx.'),
       failed: count().describe('The other attempts: any other status, or no answer.'),

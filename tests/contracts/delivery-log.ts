@@ -18,16 +18,18 @@ export function deliveryLogContract(name: string, setup: () => Promise<Run>) {
       id: randomUUID(), accountId: brand.id, scope: 'brand', url: 'https://hooks.example.com/stats', transformer: 'default', version: '1.3.0',
       signatureKey: null, enabled: true, ...NO_HEALTH, createdAt: t0, updatedAt: t0,
     });
-    const events = [1, 2, 3, 4].map((n) => new OutboxEvent({
+    const events = [1, 2, 3, 4, 5].map((n) => new OutboxEvent({
       id: randomUUID(), accountId: brand.id, scope: 'brand', type: 'OrderStatusEvent', orderId: `stats-${n}`, payload: { _eid: `s${n}` },
       endpointId: config.id, deliver: true, createdAt: t0,
     }));
     await run(async (r) => { await r.accounts.save(brand); await r.webhookConfigs.save(config); await r.events.add(events); });
     const claimed = (await run((r) => claimAll(r, 1000, t0, new Date(t0.getTime() + DAY), randomUUID()))).filter((d) => events.some((e) => e.id === d.eventId));
-    // 10:05 200 in 10 ms, 10:10 500 in 30 ms, 10:59 no answer in 20 ms; 12:00 200 in 40 ms (11:00 has none).
-    const tries: [number, number | null, number][] = [[5, 200, 10], [10, 500, 30], [59, null, 20], [120, 200, 40]];
+    // 10:05 200 in 10 ms, 10:10 500 in 30 ms, 10:59 no answer in 20 ms; 12:00 200 in 40 ms (11:00 has none); and at 10:30
+    // an attempt that sent nothing (the endpoint disabled): not the endpoint's.
+    const tries: [number, number | null, number, boolean][] = [[5, 200, 10, true], [10, 500, 30, true], [59, null, 20, true], [120, 200, 40, true], [30, null, 0, false]];
+    const exchange = { request: { url: config.url!, headers: {} }, response: null };
     await run((r) => r.deliveryQueue.record(claimed.map((d, i) => ({
-      deliveryId: d.id, endpointId: d.endpointId, claimToken: d.claimToken, exchange: null, state: { status: 'delivered' as const },
+      deliveryId: d.id, endpointId: d.endpointId, claimToken: d.claimToken, exchange: tries[i]![3] ? exchange : null, state: { status: 'delivered' as const },
       attempt: { at: new Date(t0.getTime() + tries[i]![0] * 60_000), statusCode: tries[i]![1], durationMs: tries[i]![2], error: null },
     })), t0, DAY));
     const hours = await run((r) => r.deliveryLog.stats(config.id, new Date(t0.getTime() + 30 * 60_000), new Date(t0.getTime() + 150 * 60_000), 'hour'));

@@ -174,7 +174,7 @@ export class InMemoryDeliveryLog implements DeliveryLog {
   }
   async stats(endpointId: string, from: Date, to: Date, bucket: StatsBucket): Promise<DeliveryStats[]> {
     const step = STATS_BUCKET_MS[bucket];
-    const tries = this.rows.filter((d) => d.event.endpointId === endpointId).flatMap((d) => d.tries);
+    const tries = this.rows.filter((d) => d.event.endpointId === endpointId).flatMap((d) => d.tries).filter((t) => t.exchange !== null);
     const out: DeliveryStats[] = [];
     for (let start = bucketStart(from, bucket).getTime(); start <= bucketStart(to, bucket).getTime(); start += step) {
       const here = tries.filter((t) => t.at.getTime() >= start && t.at.getTime() < start + step);

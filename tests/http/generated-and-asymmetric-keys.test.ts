@@ -111,6 +111,8 @@ test('rotate-key with asymmetric: a new pair; both sign for the window, new firs
   assert.is((await config()).previousPublicKey, null, 'its window ended');
   const after = await delivered();
   assert.equal([v1aVerifiedBy(res.body.publicKey, after), v1aVerifiedBy(first, after)], [1, 0]);
+  const hmac = await rotate({});
+  assert.equal([hmac.status, hmac.body.previousPublicKey], [200, null], 'a later rotation answers as GET shows it: the ended window is gone');
   const both = await rotate({ asymmetric: true, signatureKey: 'another-key-0123456789' });
   assert.equal([both.status, both.body.issues?.[0]?.path], [400, 'asymmetric']);
 });

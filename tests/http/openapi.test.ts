@@ -110,6 +110,12 @@ function* schemas(value: unknown, at = ''): Generator<[string, Json]> {
   for (const [key, inner] of Object.entries(value)) yield* schemas(inner, `${at}/${key}`);
 }
 
+test('every parameter says what it does (a description given after .optional() is lost: it must come before)', () => {
+  const bare = operations().flatMap(({ path, method, operation }) => (operation.parameters ?? [])
+    .filter((p: Json) => !p.description && !p.schema?.description).map((p: Json) => `${method.toUpperCase()} ${path} ${p.name}`));
+  assert.equal(bare, []);
+});
+
 test('integers carry their true bounds: none below 0 and none of zod\'s ±9007199254740991', () => {
   const integers = [...schemas(document())].filter(([, s]) => s.type === 'integer' || (Array.isArray(s.type) && s.type.includes('integer')));
   assert.ok(integers.length > 20, `${integers.length} integers`);

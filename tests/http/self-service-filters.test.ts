@@ -74,11 +74,15 @@ test('GET /v3/webhook-deliveries/stats: attempts per UTC hour or day, every buck
   assert.is(byDefault.body.items.length, 25, 'the hour holding a day ago to the hour holding now');
   const last = byDefault.body.items.at(-1);
   assert.is(last.start, new Date(hour).toISOString());
-  assert.equal([last.attempts, last.succeeded, last.failed], [6, 5, 1], 'one 500, five 2xx');
-  assert.ok(Number.isInteger(last.p50Ms) && last.p99Ms >= last.p50Ms);
+  // (The six may straddle the turn of an hour: counted over the last two buckets.)
+  const sum = (key: string) => byDefault.body.items.slice(-2).reduce((n: number, b: Json) => n + b[key], 0);
+  assert.equal([sum('attempts'), sum('succeeded'), sum('failed')], [6, 5, 1], 'one 500, five 2xx');
+  const busy = byDefault.body.items.slice(-2).find((b: Json) => b.attempts > 0);
+  assert.ok(Number.isInteger(busy.p50Ms) && busy.p99Ms >= busy.p50Ms);
   assert.equal(byDefault.body.items[0], { start: new Date(hour - 24 * 3_600_000).toISOString(), attempts: 0, succeeded: 0, failed: 0, p50Ms: null, p99Ms: null });
   const days = await get(`/v3/webhook-deliveries/stats?bucket=day&from=${new Date(hour - 3 * 86_400_000).toISOString()}`, brand.accessToken);
-  assert.equal(days.body.items.map((b: Json) => b.attempts), [0, 0, 0, 6]);
+  assert.equal(days.body.items.map((b: Json) => b.attempts).reduce((n: number, a: number) => n + a, 0), 6);
+  assert.is(days.body.items.length, 4);
   assert.is(days.body.items[3].start.slice(10), 'T00:00:00.000Z', 'UTC days');
   const at = (ms: number) => encodeURIComponent(new Date(ms).toISOString());
   const refused = async (query: string, path: string) => {

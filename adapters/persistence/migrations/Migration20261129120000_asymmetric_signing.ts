@@ -6,7 +6,9 @@ import { Migration } from '@mikro-orm/migrations';
  * kept when it is turned off, and the pair rotated out with the end of its window (all three or none).
  *
  * The delivery claim answers the endpoint as the row it is (`to_json`), so that what signs a delivery is whatever the
- * configuration holds, these columns and any later ones, without a new result type for every one of them.
+ * configuration holds, these columns and any later ones, without a new result type for every one of them. It has a name
+ * of its own: a process that prepared `claim_deliveries` finds it gone (its claims fail, it backs off) rather than
+ * misreading a result of another shape.
  */
 export class Migration20261129120000_asymmetric_signing extends Migration {
   override async up(): Promise<void> {
@@ -24,7 +26,7 @@ alter table webhook_configs
     and (previous_signing_private_key is null) = (previous_signing_expires_at is null));
 
 drop function claim_deliveries(timestamptz, timestamptz, integer, uuid, integer, uuid[], integer[], integer);
-create function claim_deliveries(p_now timestamptz, p_lease_until timestamptz, p_limit integer, p_token uuid,
+create function claim_deliveries_v2(p_now timestamptz, p_lease_until timestamptz, p_limit integer, p_token uuid,
   p_per_endpoint integer, p_held uuid[], p_held_counts integer[], p_sequence integer)
 returns table (id uuid, event_id uuid, endpoint_id uuid, attempts integer, body text, created_at timestamptz, endpoint json)
 language plpgsql set enable_bitmapscan = off as $$
@@ -72,6 +74,15 @@ begin
   order by c.position;
 end
 $$;
+`);
+  }
+
+  override async down(): Promise<void> {
+    this.addSql(`
+drop function claim_deliveries_v2(timestamptz, timestamptz, integer, uuid, integer, uuid[], integer[], integer);
+alter table webhook_configs drop constraint webhook_configs_previous_pair_whole, drop constraint webhook_configs_signing_pair_whole,
+  drop column previous_signing_expires_at, drop column previous_signing_public_key, drop column previous_signing_private_key,
+  drop column signing_public_key, drop column signing_private_key, drop column asymmetric_signing;
 `);
   }
 }
