@@ -134,7 +134,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
 
   app.get('/', (_req, res) => { res.redirect(302, '/docs'); });
   app.get('/openapi.json', (_req, res) => { res.json(openApiDocument); });
-  app.use(portalRoutes());
+  app.use(portalRoutes({ localMail: services.config.smtpUrl === undefined }));
   // The reference may not be framed by another site (clickjacking), as the portal may not (server/http/portal.ts).
   app.use('/docs', notFramed, swaggerUi.serve, swaggerUi.setup(undefined, {
     customSiteTitle: 'Partner and Brand Integration API',

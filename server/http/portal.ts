@@ -22,7 +22,9 @@ export const PORTAL_CSP = [
  * content), the page itself never stored (it is the door to signed-in views: the back button after signing out must
  * not show one from a cache). Without a build, a 503 that says how to make one.
  */
-export function portalRoutes(dist = PORTAL_DIST) {
+export function portalRoutes(options: { localMail: boolean }, dist = PORTAL_DIST) {
+  // Without SMTP_URL the sign-in mail is a file in DATA_DIR/mail: the page says so after "link sent".
+  const mailDelivery = `<meta name="mail-delivery" content="${options.localMail ? 'file' : 'smtp'}">`;
   const routes = express.Router({ strict: true });
   const security = (res: express.Response) => {
     res.setHeader('x-content-type-options', 'nosniff');
@@ -39,7 +41,7 @@ export function portalRoutes(dist = PORTAL_DIST) {
     }
     res.setHeader('content-security-policy', PORTAL_CSP);
     res.setHeader('cache-control', 'no-store');
-    res.type('html').send(readFileSync(index));
+    res.type('html').send(readFileSync(index, 'utf8').replace('<head>', `<head>${mailDelivery}`));
   });
   routes.use('/portal/assets', (_req, res, next) => { security(res); next(); }, express.static(join(dist, 'assets'), {
     immutable: true, maxAge: '365d', index: false, etag: false,

@@ -58,6 +58,12 @@ export const OPERATION_EXAMPLES: Record<string, { request?: unknown; requests?: 
       commandType: 'ApplyCancellation', _metadata: { 'ext-ticket': 'T-2001' }, result: { orderId: 'demo-job-07' },
     },
   },
+  'me-get': {
+    response: {
+      role: 'partner', account: { id: 'b98e45be-911a-49af-9678-c76546bebc50', name: 'Installer East', parentId: null },
+      contact: { id: '3e1ce1ba-600c-4885-805a-fa9bce5b168b', email: 'dispatch@installer-east.example' },
+    },
+  },
   'auth-login': { request: { email: 'master@demo.example' }, response: { status: LOGIN_STATUS_MESSAGE } },
   'auth-accessToken': {
     request: { expires_after: 3600 },

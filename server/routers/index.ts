@@ -3,6 +3,7 @@ import { adminRouter } from './admin.ts';
 import { authRouter } from './auth.ts';
 import { commandsRouter } from './commands.ts';
 import { eventsRouter } from './events.ts';
+import { meRouter } from './me.ts';
 import { partnerCommandsRouter } from './partner-commands.ts';
 import { partnerOrdersRouter } from './partner-orders.ts';
 import { webhookConfigRouter } from './webhook-config.ts';
@@ -13,6 +14,7 @@ export const appRouter = router({
   auth: authRouter,
   commands: commandsRouter,
   events: eventsRouter,
+  me: meRouter,
   partnerOrders: partnerOrdersRouter,
   partnerCommands: partnerCommandsRouter,
   webhookConfig: webhookConfigRouter,

@@ -22,20 +22,22 @@ test('portal/src/api/schema.d.ts is generated from the document the service serv
     'the portal\'s API types are missing or stale: run npm run portal:api-types (npm test and npm run typecheck do), then fix what the portal\'s type check finds');
 });
 
-function served(dist: string) {
+function served(dist: string, localMail = true) {
   const app = express();
-  app.use(portalRoutes(dist));
+  app.use(portalRoutes({ localMail }, dist));
   return supertest(app);
 }
 
 test('the page: a strict Content-Security-Policy, never stored; hashed files cached a year; /portal goes to /portal/', async () => {
   const dist = mkdtempSync(join(tmpdir(), 'portal-dist-'));
   execFileSync('mkdir', ['-p', join(dist, 'assets')]);
-  writeFileSync(join(dist, 'index.html'), '<!doctype html><title>x</title>');
+  writeFileSync(join(dist, 'index.html'), '<!doctype html><html><head><title>x</title></head></html>');
   writeFileSync(join(dist, 'assets', 'index-abc123.js'), 'console.log(1)');
   const http = served(dist);
   const page = await http.get('/portal/');
   assert.is(page.status, 200);
+  assert.match(page.text, '<head><meta name="mail-delivery" content="file"><title>', 'without SMTP_URL the page knows mail stays local');
+  assert.match((await served(dist, false).get('/portal/')).text, '<meta name="mail-delivery" content="smtp">');
   assert.is(page.headers['content-security-policy'], PORTAL_CSP);
   assert.match(PORTAL_CSP, /default-src 'none'/);
   assert.not.match(PORTAL_CSP, /unsafe-inline|unsafe-eval/);
