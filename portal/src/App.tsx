@@ -1,16 +1,22 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { api, call } from './api/client';
-import { accessToken, onSignedOut, refreshToken, signIn, signOut, SignedOut, takeTokenFromAddress, type Role } from './api/session';
+import { useEffect, useState } from 'react';
+import {
+  acceptLink, accessToken, checkPendingLink, declineLink, hasPendingLink, onSignedOut, refreshToken, signOut, SignedOut,
+  takeTokenFromAddress, type Exchanged, type Identity, type Role,
+} from './api/session';
+import { describeIdentity, SwitchAccount, Who } from './identity';
 import { Commands } from './pages/Commands';
-import { Deliveries, DeliveryDetail } from './pages/Deliveries';
+import { Deliveries } from './pages/Deliveries';
+import { DeliveryDetail } from './pages/Delivery';
 import { Endpoint } from './pages/Endpoint';
 import { Events } from './pages/Events';
 import { OrderDetail, Orders } from './pages/Orders';
-import { ProblemBox, useAction } from './ui';
+import { SignIn } from './SignIn';
 
 /** The route is the address's fragment: `#/deliveries/<id>`. */
 function useRoute(): string[] {
-  const read = () => window.location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  // A sign-in link's fragment is no route (the token leaves the address at once): it must not stay in a route either.
+  const read = () => (/^#refresh=/.test(window.location.hash) ? []
+    : window.location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent));
   const [route, setRoute] = useState(read);
   useEffect(() => {
     const listener = () => setRoute(read());
@@ -20,28 +26,59 @@ function useRoute(): string[] {
   return route;
 }
 
-type Session = { state: 'out'; message: string } | { state: 'checking' } | { state: 'in'; role: Role };
+type Session =
+  | { state: 'out'; message: string }
+  | { state: 'checking' }
+  | { state: 'ask'; current: Identity; link: Exchanged }
+  | { state: 'in'; identity: Identity; notice?: { text: string; alert: boolean } };
 
 export function App() {
   const [session, setSession] = useState<Session>(() => (refreshToken() ? { state: 'checking' } : { state: 'out', message: '' }));
   useEffect(() => onSignedOut((message) => setSession({ state: 'out', message })), []);
   // A sign-in link opened in a tab that already shows the portal changes only the fragment.
   useEffect(() => {
-    const listener = () => { if (takeTokenFromAddress()) setSession({ state: 'checking' }); };
+    const listener = () => { if (takeTokenFromAddress() !== 'none') setSession({ state: 'checking' }); };
     window.addEventListener('hashchange', listener);
     return () => window.removeEventListener('hashchange', listener);
   }, []);
   useEffect(() => {
     if (session.state !== 'checking') return;
-    accessToken().then(
-      ({ role }) => setSession({ state: 'in', role }),
-      (error: unknown) => { if (!(error instanceof SignedOut)) setSession({ state: 'out', message: 'The service could not be reached; try again.' }); },
+    let current = true;
+    settle().then(
+      (next) => { if (current) setSession(next); },
+      (error: unknown) => {
+        if (current && !(error instanceof SignedOut)) setSession({ state: 'out', message: 'The service could not be reached; try again.' });
+      },
     );
-  }, [session.state]);
+    return () => { current = false; };
+  }, [session]);
 
   if (session.state === 'out') return <SignIn message={session.message} onSignedIn={() => setSession({ state: 'checking' })} />;
   if (session.state === 'checking') return <main className="narrow"><p role="status">Signing in…</p></main>;
-  return <Portal role={session.role} />;
+  if (session.state === 'ask') {
+    return (
+      <SwitchAccount current={session.current} link={session.link}
+        onStay={() => { declineLink(); setSession({ state: 'in', identity: session.current }); }}
+        onSwitch={() => {
+          acceptLink(session.link);
+          setSession({ state: 'in', identity: session.link.identity, notice: { text: `Signed in as ${describeIdentity(session.link.identity)}.`, alert: false } });
+        }} />
+    );
+  }
+  const { identity } = session;
+  return <Portal key={`${identity.accountId}/${identity.contactId}`} who={identity} notice={session.notice} />;
+}
+
+/** The session as the address and the stored token leave it: signed in, or a link of someone else to confirm first. */
+async function settle(): Promise<Session> {
+  if (!hasPendingLink()) return { state: 'in', identity: (await accessToken()).identity };
+  const check = await checkPendingLink();
+  if (check.outcome === 'ask') return { state: 'ask', current: check.current, link: check.link };
+  if (check.outcome === 'switched') return { state: 'in', identity: check.identity };
+  return {
+    state: 'in', identity: check.current,
+    notice: { text: `The sign-in link you opened was refused (${check.reason}). You are still signed in as ${describeIdentity(check.current)}.`, alert: true },
+  };
 }
 
 const PAGES: { path: string; label: string; roles: Role[] }[] = [
@@ -52,7 +89,8 @@ const PAGES: { path: string; label: string; roles: Role[] }[] = [
   { path: 'commands', label: 'Commands', roles: ['brand'] },
 ];
 
-function Portal({ role }: { role: Role }) {
+function Portal({ who, notice }: { who: Identity; notice?: { text: string; alert: boolean } }) {
+  const { role } = who;
   const [page = 'endpoint', id] = useRoute();
   const pages = PAGES.filter((p) => p.roles.includes(role));
   const current = pages.find((p) => p.path === page) ?? pages[0]!;
@@ -61,7 +99,8 @@ function Portal({ role }: { role: Role }) {
     <>
       <a className="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
       <header className="bar">
-        <span className="brand">Integrator portal <span className="muted">({role})</span></span>
+        <span className="brand">Integrator portal</span>
+        <Who who={who} />
         <nav aria-label="Pages">
           <ul>
             {pages.map((p) => (
@@ -72,54 +111,13 @@ function Portal({ role }: { role: Role }) {
         <button type="button" className="secondary" onClick={() => { window.location.hash = ''; signOut(''); }}>Sign out</button>
       </header>
       <main id="main" tabIndex={-1}>
+        {notice && <p className={notice.alert ? 'problem' : 'notice'} role={notice.alert ? 'alert' : 'status'}>{notice.text}</p>}
         {current.path === 'endpoint' && <Endpoint />}
-        {current.path === 'deliveries' && (id ? <DeliveryDetail id={id} /> : <Deliveries />)}
-        {current.path === 'events' && <Events key={id ?? ''} after={id} />}
+        {current.path === 'deliveries' && (id ? <DeliveryDetail id={id} role={role} /> : <Deliveries role={role} />)}
+        {current.path === 'events' && <Events key={id ?? ''} after={id} role={role} />}
         {current.path === 'orders' && (id ? <OrderDetail id={id} /> : <Orders />)}
         {current.path === 'commands' && <Commands initial={id ?? ''} />}
       </main>
     </>
-  );
-}
-
-function SignIn({ message, onSignedIn }: { message: string; onSignedIn: () => void }) {
-  const [email, setEmail] = useState('');
-  const [token, setToken] = useState('');
-  const [sent, setSent] = useState('');
-  const login = useAction();
-  useEffect(() => { document.title = 'Sign in · Integrator portal'; }, []);
-
-  const requestMail = (e: FormEvent) => {
-    e.preventDefault();
-    void login.run(async () => {
-      const answer = await call(api.POST('/v3/auth/login', { body: { email } }));
-      setSent(answer.status);
-    });
-  };
-  const useToken = (e: FormEvent) => {
-    e.preventDefault();
-    signIn(token);
-    onSignedIn();
-  };
-  return (
-    <main className="narrow" id="main">
-      <h1>Sign in to the integrator portal</h1>
-      {message && <div className="problem" role="alert"><p>{message}</p><p>Ask for a new sign-in link below.</p></div>}
-      <p>We e-mail a sign-in link to contacts with API access. It is valid for 24 hours; closing this tab signs you out.</p>
-      <form onSubmit={requestMail} aria-labelledby="mail-heading">
-        <h2 id="mail-heading">Get a sign-in link</h2>
-        <label htmlFor="email">E-mail address</label>
-        <input id="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-        <button type="submit" disabled={login.busy}>Send me a link</button>
-        {sent && <p role="status">{sent}</p>}
-        {login.problem && <ProblemBox problem={login.problem} />}
-      </form>
-      <form onSubmit={useToken} aria-labelledby="token-heading">
-        <h2 id="token-heading">Or paste the token from the mail</h2>
-        <label htmlFor="token">Refresh token</label>
-        <input id="token" type="password" autoComplete="off" required value={token} onChange={(e) => setToken(e.target.value)} />
-        <button type="submit">Sign in</button>
-      </form>
-    </main>
   );
 }

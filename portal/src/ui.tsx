@@ -60,7 +60,17 @@ const pretty = (text: string) => {
   try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text; }
 };
 
-export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString('en-GB', { timeZone: 'UTC' }) + ' UTC' : '—');
+/** Runs `reload` every `ms` while `active` and the page is in view: what is shown follows a state that is about to change. */
+export function useRefreshWhile(active: boolean, reload: () => void, ms = 1000) {
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => { if (document.visibilityState === 'visible') reload(); }, ms);
+    return () => clearInterval(timer);
+  }, [active, reload, ms]);
+}
+
+/** The error of an answer without the status it starts with ("HTTP 500: failure" is shown beside 500 as "failure"). */
+export const answerText = (error: string | null) => (error ?? '').replace(/^HTTP \d{3}(: )?/, '');
 
 /** Runs an action, remembering whether it is under way and its last problem. */
 export function useAction() {

@@ -141,10 +141,11 @@ test('Deliveries: a failed delivery shows the answer; redelivered after the rece
   await assertAccessible(page, 'deliveries');
   await screenshot(page, 'deliveries');
   failing = false;
-  await rows.first().getByRole('link').click();
+  await rows.first().getByTestId('delivery-link').click();
   await page.getByRole('heading', { name: 'Delivery', level: 1 }).waitFor();
   await page.getByRole('heading', { name: 'Attempts' }).waitFor();
-  assert.match(await page.getByTestId('response-body').first().innerText(), /^failure 500/, 'the receiver\'s answer (§11)');
+  await page.getByTestId('attempt').last().locator('summary').click(); // the oldest attempt, unfolded
+  assert.match(await page.getByLabel('Response body of attempt 1').innerText(), /^failure 500/, 'the receiver\'s answer (§11)');
   assert.match(await page.getByLabel('Payload').innerText(), /"_type": "OrderStatusEvent"/);
   assert.match(await page.getByLabel('Request of attempt 1').innerText(), /webhook-signature/);
   await assertAccessible(page, 'a delivery');

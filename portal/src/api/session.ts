@@ -1,23 +1,57 @@
 // The sign-in: a refresh token from the login mail's link (#refresh=…) or pasted by hand, kept in sessionStorage only
 // (closing the tab signs out), exchanged for short access tokens as they are needed (POST /v3/auth/access-token).
+// A link never replaces a session silently: a link of another contact waits (in memory only) until the person agrees.
 import type { components } from './schema';
 
 export type Problem = components['schemas']['Problem'];
 export type Role = 'brand' | 'partner';
 
+/**
+ * Who a session is, as far as the service tells: the access token's claims (`role`, `acc` the account, `sub` the contact).
+ * No answer of the API names the account or gives the contact's e-mail yet (see identity.tsx).
+ */
+export type Identity = { role: Role; accountId: string; contactId: string };
+
 const KEY = 'portal.refreshToken';
 const ACCESS_SECONDS = 900;
 
-let access: { token: string; expiresAt: number; role: Role } | null = null;
+let access: { token: string; expiresAt: number; identity: Identity } | null = null;
 let signedOutListener: (message: string) => void = () => {};
+let pendingLink: string | null = null;
 
-/** Takes a refresh token out of the address (`#refresh=<token>`) at once, replacing the history entry that held it. */
-export function takeTokenFromAddress(): boolean {
+/**
+ * Takes a refresh token out of the address (`#refresh=<token>`) at once, replacing the history entry that held it, and
+ * answers what it means: `signed-in` when there was no session (the link's token is the session now), `ask` when a
+ * session of another token is open (the link's token waits for `acceptLink` or `declineLink`), `none` otherwise.
+ */
+export function takeTokenFromAddress(): 'none' | 'signed-in' | 'ask' {
   const match = /^#refresh=([^&]+)/.exec(window.location.hash);
-  if (!match) return false;
+  if (!match) return 'none';
   history.replaceState(null, '', window.location.pathname + window.location.search + '#/endpoint');
-  signIn(decodeURIComponent(match[1]!));
-  return true;
+  let token: string;
+  try { token = decodeURIComponent(match[1]!).trim(); } catch { token = match[1]!.trim(); }
+  const current = refreshToken();
+  if (!current) {
+    signIn(token);
+    return 'signed-in';
+  }
+  if (current === token) return 'none';
+  pendingLink = token;
+  return 'ask';
+}
+
+export const hasPendingLink = (): boolean => pendingLink !== null;
+
+/** The person agreed: the link's token becomes the session (with the access token its check got, when it got one). */
+export function acceptLink(checked?: Exchanged): void {
+  if (pendingLink === null) return;
+  signIn(pendingLink);
+  if (checked) access = checked;
+  pendingLink = null;
+}
+
+export function declineLink(): void {
+  pendingLink = null;
 }
 
 export const refreshToken = (): string | null => sessionStorage.getItem(KEY);
@@ -29,6 +63,7 @@ export function signIn(token: string): void {
 
 export function signOut(message = ''): void {
   access = null;
+  pendingLink = null;
   sessionStorage.removeItem(KEY);
   signedOutListener(message);
 }
@@ -37,12 +72,14 @@ export function onSignedOut(listener: (message: string) => void): void {
   signedOutListener = listener;
 }
 
-/** The role the service put in the access token (a partner sees orders, a brand commands). */
-export const roleOf = (token: string): Role => {
+/** The claims of a token the service just issued (read, not verified: the service is the one that checks them). */
+export function identityOf(token: string): Identity {
   const part = token.split('.')[1] ?? '';
-  const json = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/'))) as { role?: string };
-  return json.role === 'brand' ? 'brand' : 'partner';
-};
+  const json = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/'))) as { role?: unknown; acc?: unknown; sub?: unknown };
+  return { role: json.role === 'brand' ? 'brand' : 'partner', accountId: String(json.acc ?? ''), contactId: String(json.sub ?? '') };
+}
+
+export const sameIdentity = (a: Identity, b: Identity) => a.accountId === b.accountId && a.contactId === b.contactId;
 
 /** A problem the portal makes itself, when the service could not be reached or answered something else. */
 export const localProblem = (detail: string): Problem => ({
@@ -51,11 +88,10 @@ export const localProblem = (detail: string): Problem => ({
 
 export class SignedOut extends Error {}
 
-/** A valid access token (a fresh one when the last is within 30 s of its end); a refused refresh token signs out. */
-export async function accessToken(): Promise<{ token: string; role: Role }> {
-  if (access && access.expiresAt - Date.now() > 30_000) return access;
-  const refresh = refreshToken();
-  if (!refresh) throw new SignedOut('Sign in to go on.');
+export type Exchanged = { token: string; expiresAt: number; identity: Identity };
+
+/** A refresh token exchanged for an access token, without touching the session: the access token, or why it was refused. */
+export async function exchange(refresh: string): Promise<Exchanged | { refused: string }> {
   const response = await fetch('/v3/auth/access-token', {
     method: 'POST',
     headers: { authorization: `Bearer ${refresh}`, 'content-type': 'application/json' },
@@ -63,15 +99,61 @@ export async function accessToken(): Promise<{ token: string; role: Role }> {
   });
   if (response.status === 401) {
     const problem = (await response.json().catch(() => null)) as Problem | null;
-    const message = problem?.detail ?? 'The sign-in link was refused.';
-    signOut(message);
-    throw new SignedOut(message);
+    return { refused: problem?.detail ?? 'The sign-in link was refused.' };
   }
   if (!response.ok) {
     const problem = (await response.json().catch(() => null)) as Problem | null;
     throw problem ?? localProblem(`The service answered ${response.status}.`);
   }
   const body = (await response.json()) as { access_token: string; expires_in: number };
-  access = { token: body.access_token, expiresAt: Date.now() + body.expires_in * 1000, role: roleOf(body.access_token) };
-  return access;
+  return { token: body.access_token, expiresAt: Date.now() + body.expires_in * 1000, identity: identityOf(body.access_token) };
+}
+
+/** A valid access token (a fresh one when the last is within 30 s of its end); a refused refresh token signs out. */
+export async function accessToken(): Promise<Exchanged> {
+  if (access && access.expiresAt - Date.now() > 30_000) return access;
+  const refresh = refreshToken();
+  if (!refresh) throw new SignedOut('Sign in to go on.');
+  const answer = await exchange(refresh);
+  if ('refused' in answer) {
+    signOut(answer.refused);
+    throw new SignedOut(answer.refused);
+  }
+  // The session may have changed while the answer came: keep only the access token of the refresh token still held.
+  if (refreshToken() === refresh) access = answer;
+  return answer;
+}
+
+/** The pending link checked against the open session: what the portal shows next. */
+export type LinkCheck =
+  | { outcome: 'switched'; identity: Identity }
+  | { outcome: 'ask'; current: Identity; link: Exchanged }
+  | { outcome: 'refused'; current: Identity; reason: string };
+
+/**
+ * A link of the same contact replaces the session at once (a fresher token of the same person); a refused link leaves
+ * it as it is; a link of another contact is for the person to decide. When the open session itself is refused (expired),
+ * the link's token becomes the session.
+ */
+export async function checkPendingLink(): Promise<LinkCheck> {
+  const link = pendingLink!;
+  const held = refreshToken();
+  // Exchanged directly, not through accessToken(): a refused session must not sign out before the link is weighed.
+  const mine = held ? await exchange(held) : { refused: 'Sign in to go on.' };
+  const theirs = await exchange(link);
+  if ('refused' in theirs) {
+    pendingLink = null;
+    if ('refused' in mine) {
+      signOut(theirs.refused);
+      throw new SignedOut(theirs.refused);
+    }
+    access = mine;
+    return { outcome: 'refused', current: mine.identity, reason: theirs.refused };
+  }
+  if ('refused' in mine || sameIdentity(mine.identity, theirs.identity)) {
+    acceptLink(theirs);
+    return { outcome: 'switched', identity: theirs.identity };
+  }
+  access = mine;
+  return { outcome: 'ask', current: mine.identity, link: theirs };
 }

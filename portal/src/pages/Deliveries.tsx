@@ -1,24 +1,26 @@
 import { useState, type FormEvent } from 'react';
 import { api, call } from '../api/client';
+import type { Role } from '../api/session';
 import type { operations } from '../api/schema';
-import { Empty, Json, Loaded, ProblemBox, useAction, useLoad, when } from '../ui';
+import { formatUtc, parseUtcInput, utcInputText } from '../dates';
+import { UtcDateInput } from '../DateInput';
+import { answerText, Empty, Loaded, ProblemBox, useAction, useLoad, useRefreshWhile } from '../ui';
+import { orderOf, Redeliver, settlingSoon, ShortId } from './delivery-parts';
+import { OrderRef } from './Orders';
 
 type Page = operations['webhookDeliveries-list']['responses'][200]['content']['application/json'];
+type Listed = Page['items'][number];
 type Status = NonNullable<NonNullable<operations['webhookDeliveries-list']['parameters']['query']>['status']>;
-/** GET /v3/webhook-deliveries/{id}: the delivery as listed, its payload, and each attempt's request and response. */
-type Detail = operations['webhookDeliveries-get']['responses'][200]['content']['application/json'];
 
 const PAGE_SIZE = 20;
-export function Deliveries() {
+export function Deliveries({ role }: { role: Role }) {
   const [status, setStatus] = useState<Status | ''>('');
   const [cursors, setCursors] = useState<string[]>([]);
   const before = cursors.at(-1);
-  const [load, reload] = useLoad(async () => {
-    const page = await call(api.GET('/v3/webhook-deliveries', {
-      params: { query: { limit: PAGE_SIZE, ...(status && { status }), ...(before && { before }) } },
-    }));
-    return page;
-  }, [status, before]);
+  const [load, reload] = useLoad(() => call(api.GET('/v3/webhook-deliveries', {
+    params: { query: { limit: PAGE_SIZE, ...(status && { status }), ...(before && { before }) } },
+  })), [status, before]);
+  useRefreshWhile(load.state === 'ok' && load.data.items.some(settlingSoon), reload);
 
   return (
     <>
@@ -37,24 +39,16 @@ export function Deliveries() {
         {(page) => page.items.length === 0
           ? <Empty>{cursors.length ? 'No more deliveries.' : status ? `No ${status} deliveries.` : 'No deliveries yet: they appear here as your events are sent.'}</Empty>
           : (
-            <table>
+            <table className="cards deliveries">
               <caption className="visually-hidden">Deliveries, newest first</caption>
-              <thead><tr><th scope="col">Created</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Last answer</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
-              <tbody>
-                {page.items.map((d) => {
-                  const last = d.attempts.at(-1);
-                  return (
-                    <tr key={d.id}>
-                      <td><a href={`#/deliveries/${encodeURIComponent(d.id)}`}>{when(d.createdAt)}</a></td>
-                      <td>{d.eventType}</td>
-                      <td><span className={`status ${d.status}`}>{d.status}</span></td>
-                      <td>{d.attempts.length}</td>
-                      <td>{last ? `${last.statusCode ?? 'no answer'}${last.error ? `: ${last.error}` : ''}` : '—'}</td>
-                      <td><Redeliver id={d.id} onDone={reload} /></td>
-                    </tr>
-                  );
-                })}
-              </tbody>
+              <thead>
+                <tr>
+                  <th scope="col">Created (UTC)</th><th scope="col">Event</th><th scope="col">Order</th><th scope="col">Event id</th>
+                  <th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Next attempt</th>
+                  <th scope="col"><span className="visually-hidden">Actions</span></th>
+                </tr>
+              </thead>
+              <tbody>{page.items.map((d) => <Row key={d.id} d={d} role={role} onChanged={reload} />)}</tbody>
             </table>
           )}
       </Loaded>
@@ -68,90 +62,54 @@ export function Deliveries() {
   );
 }
 
-function Redeliver({ id, onDone }: { id: string; onDone: () => void }) {
-  const action = useAction();
-  const [done, setDone] = useState(false);
+function Row({ d, role, onChanged }: { d: Listed; role: Role; onChanged: () => void }) {
+  const last = d.attempts.at(-1);
+  const order = orderOf(d);
   return (
-    <>
-      <button type="button" className="secondary" disabled={action.busy} aria-label={`Redeliver ${id}`}
-        onClick={() => void action.run(async () => {
-          await call(api.POST('/v3/webhook-deliveries/{id}/redeliver', { params: { path: { id } } }));
-          setDone(true);
-          onDone();
-        })}>Redeliver</button>
-      {done && <span role="status" className="muted"> queued</span>}
-      {action.problem && <ProblemBox problem={action.problem} />}
-    </>
+    <tr>
+      <td data-label="Created"><a href={`#/deliveries/${encodeURIComponent(d.id)}`} data-testid="delivery-link">{formatUtc(d.createdAt)}</a></td>
+      <td data-label="Event">{d.eventType}</td>
+      <td data-label="Order" data-testid="delivery-order"><OrderRef id={order} role={role} /></td>
+      <td data-label="Event id"><ShortId id={d.eventId} /></td>
+      <td data-label="Status">
+        <span className={`status ${d.status}`}>{d.status}</span>
+        {last && !(last.statusCode !== null && last.statusCode < 300) && (
+          <span className="answer muted" title={answerText(last.error) || undefined}>
+            {last.statusCode ?? 'no answer'}{answerText(last.error) && `: ${answerText(last.error)}`}
+          </span>
+        )}
+      </td>
+      <td data-label="Attempts">{d.attempts.length}</td>
+      <td data-label="Next attempt">{formatUtc(d.nextAttemptAt)}</td>
+      <td data-label="Actions" className="actions"><Redeliver delivery={d} onDone={onChanged} /></td>
+    </tr>
   );
 }
 
 function RedeliverFailed({ onDone }: { onDone: () => void }) {
-  const [since, setSince] = useState(() => new Date(Date.now() - 86_400_000).toISOString().slice(0, 16));
+  const [since, setSince] = useState(() => utcInputText(new Date(Date.now() - 86_400_000)));
+  const [checked, setChecked] = useState(false);
   const [count, setCount] = useState<number | null>(null);
   const action = useAction();
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setCount(null);
+    setChecked(true);
+    const at = parseUtcInput(since);
+    if (at === null) { document.getElementById('since')?.focus(); return; }
     void action.run(async () => {
-      const answer = await call(api.POST('/v3/webhook-deliveries/redeliver-failed', { body: { since: new Date(`${since}Z`).toISOString() } }));
+      const answer = await call(api.POST('/v3/webhook-deliveries/redeliver-failed', { body: { since: at } }));
       setCount(answer.count);
       onDone();
     });
   };
   return (
-    <form onSubmit={submit} aria-labelledby="again-heading">
+    <form onSubmit={submit} aria-labelledby="again-heading" noValidate>
       <h2 id="again-heading">Redeliver every failed delivery</h2>
-      <label htmlFor="since">Created at or after (UTC)</label>
-      <input id="since" type="datetime-local" required value={since} onChange={(e) => setSince(e.target.value)} />
+      <UtcDateInput id="since" label="Created at or after (UTC)" value={since} onChange={setSince} required checked={checked} />
       <button type="submit" disabled={action.busy}>Redeliver failed</button>
       {count !== null && <p role="status">{count === 1 ? '1 delivery is' : `${count} deliveries are`} pending again.</p>}
       {action.problem && <ProblemBox problem={action.problem} />}
     </form>
-  );
-}
-
-export function DeliveryDetail({ id }: { id: string }) {
-  const [load, reload] = useLoad(() => call(api.GET('/v3/webhook-deliveries/{id}', { params: { path: { id } } })), [id]);
-  return (
-    <>
-      <p><a href="#/deliveries">← All deliveries</a></p>
-      <h1>Delivery</h1>
-      <Loaded load={load}>
-        {(detail) => (
-          <>
-            <dl className="facts">
-              <dt>Id</dt><dd><code>{detail.id}</code></dd>
-              <dt>Event</dt><dd>{detail.eventType} <code>{detail.eventId}</code></dd>
-              <dt>URL</dt><dd>{detail.url ?? '—'}</dd>
-              <dt>Status</dt><dd><span className={`status ${detail.status}`}>{detail.status}</span></dd>
-              <dt>Created</dt><dd>{when(detail.createdAt)}</dd>
-              <dt>Next attempt</dt><dd>{when(detail.nextAttemptAt)}</dd>
-            </dl>
-            <Redeliver id={detail.id} onDone={reload} />{' '}
-            <button type="button" className="secondary" onClick={reload}>Refresh</button>
-            <h2>Payload</h2>
-            <Json value={detail.payload} label="Payload" />
-            <h2>Attempts</h2>
-            {detail.attempts.length === 0 ? <Empty>No attempt yet.</Empty> : (
-              <ol className="attempts">
-                {detail.attempts.map((a, index) => (
-                  <li key={index}>
-                    <h3>{when(a.at)}: {a.statusCode ?? 'no answer'}, {a.durationMs} ms</h3>
-                    {a.error && <p>{a.error}</p>}
-                    {a.request
-                      ? (<><h4>Request</h4><Json value={a.request} label={`Request of attempt ${index + 1}`} /></>)
-                      : <p className="muted">Nothing was sent (the endpoint was disabled or had no URL).</p>}
-                    {a.request && (a.response
-                      ? (<><h4>Response</h4><Json value={a.response.headers} label={`Response headers of attempt ${index + 1}`} />
-                          <pre className="json" tabIndex={0} aria-label={`Response body of attempt ${index + 1}`} data-testid="response-body">{a.response.body || '(empty body)'}</pre></>)
-                      : <p className="muted">No answer came.</p>)}
-                  </li>
-                ))}
-              </ol>
-            )}
-          </>
-        )}
-      </Loaded>
-    </>
   );
 }

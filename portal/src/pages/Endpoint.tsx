@@ -1,7 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { api, call } from '../api/client';
 import type { components, operations } from '../api/schema';
-import { Empty, Loaded, ProblemBox, useAction, useLoad, when } from '../ui';
+import { Empty, Loaded, ProblemBox, useAction, useLoad } from '../ui';
+import { formatDuration, formatUtc } from '../dates';
 
 type Config = operations['webhookConfig-get']['responses'][200]['content']['application/json'];
 type Put = operations['webhookConfig-put']['requestBody']['content']['application/json'];
@@ -42,12 +43,12 @@ export function Endpoint() {
 export function healthSentence(config: Config): string {
   if (!config.url) return 'No URL is set: nothing is delivered. Your events are still in the feed.';
   if (config.disabledReason === 'failing') {
-    return `Disabled because it kept failing${config.failingSince ? ` since ${when(config.failingSince)}` : ''}: nothing new is delivered. `
+    return `Disabled because it kept failing${config.failingSince ? ` since ${formatUtc(config.failingSince)}` : ''}: nothing new is delivered. `
       + 'Fix your receiver, save the endpoint enabled, then redeliver the failed deliveries.';
   }
   if (!config.enabled) return 'Disabled by you: nothing new is delivered. Your events are still in the feed; enable it to receive them again.';
   if (config.failingSince) {
-    return `Failing since ${when(config.failingSince)}: your receiver has not answered 2xx since then. Deliveries are retried; `
+    return `Failing since ${formatUtc(config.failingSince)}: your receiver has not answered 2xx since then. Deliveries are retried; `
       + 'fix it soon, or the endpoint is disabled. Then redeliver what failed.';
   }
   return 'Healthy: deliveries are being sent and answered.';
@@ -62,7 +63,7 @@ function Summary({ config }: { config: Config }) {
         <dt>Transformer</dt><dd>{config.transformer}</dd>
         <dt>Version</dt><dd>{config.version}</dd>
         <dt>Enabled</dt><dd>{config.enabled ? 'yes' : 'no'}</dd>
-        <dt>Signature key</dt><dd>{config.hasSignatureKey ? 'set' : 'none'}{config.previousKeyExpiresAt && `; the previous key is valid until ${when(config.previousKeyExpiresAt)}`}</dd>
+        <dt>Signature key</dt><dd>{config.hasSignatureKey ? 'set' : 'none'}{config.previousKeyExpiresAt && `; the previous key is valid until ${formatUtc(config.previousKeyExpiresAt)}`}</dd>
         <dt>Health</dt><dd data-testid="health">{healthSentence(config)}</dd>
       </dl>
     </section>
@@ -142,7 +143,7 @@ function RotateKey({ config, onRotated }: { config: Config; onRotated: () => voi
       }));
       setKey('');
       setDone(answer.previousKeyExpiresAt
-        ? `Rotated: webhooks are signed with both keys until ${when(answer.previousKeyExpiresAt)}.`
+        ? `Rotated: webhooks are signed with both keys until ${formatUtc(answer.previousKeyExpiresAt)}.`
         : 'Rotated: the previous key is no longer valid.');
       onRotated();
     });
@@ -189,7 +190,7 @@ function SendExample() {
       <button type="submit" disabled={send.busy}>Send</button>
       {answer && (
         <p role="status" className={answer.delivered ? 'ok' : 'bad'} data-testid="example-result">
-          {answer.eventType} {answer.delivered ? 'delivered' : 'not delivered'} at {when(answer.at)}: status {answer.statusCode ?? 'none'}, {answer.durationMs} ms
+          {answer.eventType} {answer.delivered ? 'delivered' : 'not delivered'} at {formatUtc(answer.at)}: status {answer.statusCode ?? 'none'}, {formatDuration(answer.durationMs)}
           {answer.error && `, ${answer.error}`}
         </p>
       )}

@@ -1,6 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { api, call } from '../api/client';
-import { Empty, Json, Loaded, useLoad, when } from '../ui';
+import type { Role } from '../api/session';
+import { Empty, Json, Loaded, useLoad } from '../ui';
+import { formatUtc, parseUtcInput } from '../dates';
+import { UtcDateInput } from '../DateInput';
 
 const PAGE_SIZE = 20;
 
@@ -10,24 +13,31 @@ export function Orders() {
   const [active, setActive] = useState(false);
   const [since, setSince] = useState('');
   const [filters, setFilters] = useState({ active: false, since: '' });
+  const [checked, setChecked] = useState(false);
   const [load] = useLoad(() => call(api.GET('/v3/partner-orders/paginated', {
     params: { query: {
       page, pageSize: PAGE_SIZE,
       ...(filters.active && { active: 'true' as const }),
-      ...(filters.since && { updatedSince: new Date(`${filters.since}Z`).toISOString() }),
+      ...(filters.since && { updatedSince: filters.since }),
     } },
   })), [page, filters]);
-  const apply = (e: FormEvent) => { e.preventDefault(); setPage(1); setFilters({ active, since }); };
+  const apply = (e: FormEvent) => {
+    e.preventDefault();
+    setChecked(true);
+    const updatedSince = since.trim() ? parseUtcInput(since) : '';
+    if (updatedSince === null) { document.getElementById('updatedSince')?.focus(); return; }
+    setPage(1);
+    setFilters({ active, since: updatedSince });
+  };
   return (
     <>
       <h1>Orders</h1>
-      <form className="toolbar" onSubmit={apply} aria-label="Filter orders">
+      <form className="toolbar" onSubmit={apply} aria-label="Filter orders" noValidate>
         <div className="check">
           <input id="active" type="checkbox" checked={active} onChange={(e) => setActive(e.target.checked)} />
           <label htmlFor="active">Only orders needing action</label>
         </div>
-        <label htmlFor="updatedSince">Updated since (UTC)</label>
-        <input id="updatedSince" type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} />
+        <UtcDateInput id="updatedSince" label="Updated since (UTC)" value={since} onChange={setSince} checked={checked} />
         <button type="submit">Apply</button>
       </form>
       <Loaded load={load}>
@@ -37,16 +47,16 @@ export function Orders() {
           return (
             <>
               {items.length === 0 ? <Empty>No orders match.</Empty> : (
-                <table>
+                <table className="cards">
                   <caption className="visually-hidden">Orders, page {answer.page} of {pages}</caption>
                   <thead><tr><th scope="col">Order</th><th scope="col">Number</th><th scope="col">Status</th><th scope="col">Updated</th></tr></thead>
                   <tbody>
                     {items.map((o) => (
                       <tr key={o.jobApiId}>
-                        <td><a href={`#/orders/${encodeURIComponent(o.jobApiId)}`}>{o.jobApiId}</a></td>
-                        <td>{o.gidOrderNumber ?? '—'}</td>
-                        <td>{o.status}</td>
-                        <td>{when(o.updatedAt)}</td>
+                        <td data-label="Order"><a href={`#/orders/${encodeURIComponent(o.jobApiId)}`}>{o.jobApiId}</a></td>
+                        <td data-label="Number">{o.gidOrderNumber ?? '—'}</td>
+                        <td data-label="Status">{o.status}</td>
+                        <td data-label="Updated">{formatUtc(o.updatedAt)}</td>
                       </tr>
                     ))}
                   </tbody>
@@ -75,4 +85,14 @@ export function OrderDetail({ id }: { id: string }) {
       <Loaded load={load}>{(order) => <Json value={order} label={`Order ${id}`} />}</Loaded>
     </>
   );
+}
+
+/**
+ * An order named in an event or a delivery: a partner opens it on its Orders page; a brand has no order page in the
+ * portal (the brand API has no order read), so its order is shown as it is.
+ */
+export function OrderRef({ id, role }: { id: string | null; role: Role }) {
+  if (!id) return <>—</>;
+  if (role === 'brand') return <span className="id">{id}</span>;
+  return <a href={`#/orders/${encodeURIComponent(id)}`} data-testid="order-link">{id}</a>;
 }

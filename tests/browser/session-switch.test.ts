@@ -1,0 +1,100 @@
+// Issue 34, "whose session is this": a sign-in link never replaces an open session without asking (login CSRF: a tab
+// signed in as brand A, given brand B's link, showed brand B silently), the token leaves the address either way, and
+// the header says who is signed in.
+import type { Page } from 'playwright-core';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { skipUnless } from '../support/skip.ts';
+import { type Account, shot, startPortal } from './fixture.ts';
+import { assertAccessible, hasChromium, NO_CHROMIUM } from './support.ts';
+
+const test = suite('whose session is this');
+let portal: Awaited<ReturnType<typeof startPortal>>;
+let brandA: Account;
+let brandB: Account;
+let page: Page;
+
+const held = () => page.evaluate(() => sessionStorage.getItem('portal.refreshToken'));
+const tokenOf = (link: string) => decodeURIComponent(link.split('#refresh=')[1]!);
+const short = (id: string) => id.slice(0, 8);
+const identity = async () => page.getByTestId('identity').innerText();
+const question = () => page.getByTestId('switch-question');
+
+test.before(async () => {
+  if (!hasChromium) return;
+  portal = await startPortal();
+  brandA = await portal.account('brand');
+  brandB = await portal.account('brand');
+  page = await portal.newPage();
+});
+
+test.after(async () => {
+  if (!hasChromium) return;
+  await portal.stop();
+});
+
+test('the header names the signed-in account and contact', async () => {
+  if (skipUnless(hasChromium, NO_CHROMIUM)) return;
+  await portal.signIn(page, brandA.email);
+  assert.is(await identity(), `Brand account ${short(brandA.accountId)}, contact ${short(brandA.contactId)}`);
+  assert.is(await page.getByTestId('identity').locator('code').first().getAttribute('title'), brandA.accountId);
+});
+
+test('another account\'s link opened in a signed-in tab asks first; staying keeps the session, and the token leaves the address', async () => {
+  if (skipUnless(hasChromium, NO_CHROMIUM)) return;
+  const mine = await held();
+  const linkB = await portal.link(brandB.email);
+  await page.goto(linkB); // the same page: only the fragment changes
+  await question().waitFor();
+  assert.match(await question().innerText(), new RegExp(`^You are signed in as brand account ${short(brandA.accountId)}, contact ${short(brandA.contactId)}\\. Sign in as the account of this link instead\\?$`));
+  assert.match(await page.locator('main').innerText(), new RegExp(`signs in as brand account ${short(brandB.accountId)}`));
+  assert.not.match(page.url(), /refresh=/, 'the token left the address');
+  assert.is(await held(), mine, 'the session is not replaced while the question is open');
+  assert.is(await page.getByRole('navigation', { name: 'Pages' }).count(), 0, 'neither account\'s pages behind the question');
+  await assertAccessible(page, 'the switch question');
+  await shot(page, 'switch-question');
+
+  await page.getByRole('button', { name: /^Stay signed in as brand account / }).click();
+  await page.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
+  assert.match(await identity(), new RegExp(`^Brand account ${short(brandA.accountId)}`));
+  assert.is(await held(), mine, 'still signed in as A');
+  await page.reload();
+  await page.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
+  assert.match(await identity(), new RegExp(`^Brand account ${short(brandA.accountId)}`), 'and after a reload');
+  assert.not.match(page.url(), /refresh=/);
+});
+
+test('the same link opened as a new page load asks too; consenting switches to the link\'s account', async () => {
+  if (skipUnless(hasChromium, NO_CHROMIUM)) return;
+  const linkB = await portal.link(brandB.email);
+  await page.goto('about:blank');
+  await page.goto(linkB); // a load of its own, with the session in this tab's sessionStorage
+  await question().waitFor();
+  assert.not.match(page.url(), /refresh=/);
+  assert.is.not(await held(), tokenOf(linkB));
+  await page.getByRole('button', { name: 'Sign in with the link' }).click();
+  await page.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
+  assert.match(await identity(), new RegExp(`^Brand account ${short(brandB.accountId)}, contact ${short(brandB.contactId)}`));
+  assert.is(await held(), tokenOf(linkB), 'signed in with the link\'s token');
+  await page.getByRole('status').getByText(`Signed in as brand account ${short(brandB.accountId)}`).waitFor();
+});
+
+test('a fresh link of the same contact needs no question; a refused link leaves the session as it was', async () => {
+  if (skipUnless(hasChromium, NO_CHROMIUM)) return;
+  const fresh = await portal.link(brandB.email);
+  assert.is.not(tokenOf(fresh), await held());
+  await page.goto(fresh);
+  await page.waitForFunction((token) => sessionStorage.getItem('portal.refreshToken') === token, tokenOf(fresh));
+  await page.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
+  assert.is(await question().count(), 0);
+  assert.match(await identity(), new RegExp(`^Brand account ${short(brandB.accountId)}`));
+
+  const before = await held();
+  await page.goto(`${portal.base}/portal/#refresh=not-a-token`);
+  await page.getByRole('alert').getByText(/The sign-in link you opened was refused/).waitFor();
+  assert.match(await page.getByRole('alert').innerText(), new RegExp(`still signed in as brand account ${short(brandB.accountId)}`));
+  assert.is(await held(), before);
+  assert.not.match(page.url(), /refresh=/);
+});
+
+test.run();
