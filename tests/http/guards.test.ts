@@ -44,8 +44,11 @@ const OWN_ROLE_ANSWERS: Record<string, Partial<Record<Role, [number, string | nu
   'webhookConfig.get': { brand: [200, null], partner: [200, null] },
   'webhookConfig.put': { brand: [400, 'BAD_REQUEST'], partner: [400, 'BAD_REQUEST'] },
   'webhookConfig.test': { brand: [404, 'NOT_FOUND'], partner: [404, 'NOT_FOUND'] },
-  'webhookConfig.rotateKey': { brand: [400, 'BAD_REQUEST'], partner: [400, 'BAD_REQUEST'] },
+  // A bare {} makes a key for you (CONTRACT §11).
+  'webhookConfig.rotateKey': { brand: [200, null], partner: [200, null] },
   'webhookDeliveries.list': { brand: [200, null], partner: [200, null] },
+  'webhookDeliveries.stats': { brand: [200, null], partner: [200, null] },
+  'me.get': { brand: [200, null], partner: [200, null] },
   // The path's own placeholder names no delivery: 404, as any id of another shape (CONTRACT §3).
   'webhookDeliveries.get': { brand: [404, 'NOT_FOUND'], partner: [404, 'NOT_FOUND'] },
   'webhookDeliveries.redeliver': { brand: [404, 'NOT_FOUND'], partner: [404, 'NOT_FOUND'] },
