@@ -62,7 +62,8 @@ export interface EndpointNotice {
   failedDeliveries: number;
 }
 
-export function endpointNoticeMail(to: string, notice: EndpointNotice): MailMessage {
+/** `failedDeliveriesLink`: where the portal lists what failed (`Links.portalFailedDeliveries`). */
+export function endpointNoticeMail(to: string, notice: EndpointNotice, failedDeliveriesLink: string): MailMessage {
   const url = notice.url === null ? '(no URL)' : endpointUrlAsText(notice.url);
   const since = notice.failingSince.toISOString();
   const what = notice.kind === 'disabled'
@@ -78,6 +79,7 @@ export function endpointNoticeMail(to: string, notice: EndpointNotice): MailMess
       '',
       ...what,
       `Failed deliveries: ${notice.failedDeliveries}.`,
+      `See what failed: ${failedDeliveriesLink}`,
       '',
       'To heal it, once your endpoint answers 2xx again:',
       ...(notice.kind === 'disabled' ? ['- enable it: PUT /v3/webhook-config with "enabled": true;'] : []),

@@ -72,6 +72,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.webhookAllowPrivateTargets,
     connectionsPerOrigin: config.webhookMaxInFlight, clock,
   });
+  const publicUrl = config.publicUrl ?? `http://localhost:${config.port}`;
   const perProcess = {
     clock,
     ids,
@@ -82,7 +83,8 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     keys: keyMaker,
     mailer: overrides.mailer ?? chooseMailer(config, log),
     links: {
-      portalSignIn: (token: string) => `${config.publicUrl ?? `http://localhost:${config.port}`}/portal/#refresh=${encodeURIComponent(token)}`,
+      portalSignIn: (token: string) => `${publicUrl}/portal/#refresh=${encodeURIComponent(token)}`,
+      portalFailedDeliveries: () => `${publicUrl}/portal/#/deliveries?status=failed`,
     },
     loginLimiter: overrides.loginLimiter ?? (database.kind === 'postgresql'
       ? FlexibleLoginRateLimiter.inPostgres(limits(config), database.orm.em.getKnex())

@@ -47,7 +47,8 @@ export function fakeDeps() {
   const clock = new FixedClock();
   return {
     ...repositories, clock, ids: new SequentialIds(), webhookSender: new ScriptedWebhookSender(clock), webhookTargets: allowAllTargets, tokens: new InMemoryTokenService(),
-    mailer: new RecordingMailer(), links: { portalSignIn: (token: string) => `http://portal.test/portal/#refresh=${token}` }, loginLimiter: new CountingLoginLimiter(), endpointTestLimiter: new CountingRateLimiter(), requestLimiter: new CountingRateLimiter(1_000_000), streamSlots: new InMemoryStreamSlots(2), deferrer: new QueuedDeferrer(),
+    links: { portalSignIn: (token: string) => `http://portal.test/portal/#refresh=${token}`, portalFailedDeliveries: () => 'http://portal.test/portal/#/deliveries?status=failed' },
+    mailer: new RecordingMailer(), loginLimiter: new CountingLoginLimiter(), endpointTestLimiter: new CountingRateLimiter(), requestLimiter: new CountingRateLimiter(1_000_000), streamSlots: new InMemoryStreamSlots(2), deferrer: new QueuedDeferrer(),
     keys: new SequentialKeys(),
     signatures: { matches: (key: string, body: Uint8Array, signature: string) => signature.toLowerCase() === `sig(${key}:${Buffer.from(body).toString()})` },
   } satisfies Deps;

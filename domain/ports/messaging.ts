@@ -36,6 +36,8 @@ export interface WebhookSender {
 export interface Links {
   /** The portal's sign-in with this refresh token: `PUBLIC_URL/portal/#refresh=<token>`. */
   portalSignIn(refreshToken: string): string;
+  /** The portal's Deliveries page showing the failed ones: `PUBLIC_URL/portal/#/deliveries?status=failed`. */
+  portalFailedDeliveries(): string;
 }
 
 export interface Mailer {

@@ -7,14 +7,14 @@ import type { Deps } from '../ports.ts';
  * the state it tells of is stored whatever happens here.
  */
 export async function mailEndpointNotices(
-  deps: Pick<Deps, 'contacts' | 'mailer'>,
+  deps: Pick<Deps, 'contacts' | 'mailer' | 'links'>,
   notices: readonly EndpointNotice[],
   failed: (error: unknown, notice: EndpointNotice) => void,
 ): Promise<void> {
   for (const notice of notices) {
     try {
       const emails = await deps.contacts.emailsWithApiAccess(notice.accountId);
-      await Promise.all(emails.map((to) => deps.mailer.send(endpointNoticeMail(to, notice)).catch((error: unknown) => failed(error, notice))));
+      await Promise.all(emails.map((to) => deps.mailer.send(endpointNoticeMail(to, notice, deps.links.portalFailedDeliveries())).catch((error: unknown) => failed(error, notice))));
     } catch (error) {
       failed(error, notice);
     }

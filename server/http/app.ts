@@ -12,6 +12,7 @@ import { AMBIGUOUS_PATH, isAmbiguousPath } from './ambiguous-path.ts';
 import { bodilessIsEmptyJson, edgeErrors, jsonBodiesOnly, MAX_BODY_BYTES, refuseDeclaredTooLarge, restJsonBodies, trpcBodies } from './json-body.ts';
 import { safeError, type Logger } from '../logger.ts';
 import { legacyOrdersRoute } from './legacy-orders.ts';
+import { faviconRoute } from './favicon.ts';
 import { portalRoutes } from './portal.ts';
 import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
 import { requestIdFor } from './request-id.ts';
@@ -134,6 +135,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
 
   app.get('/', (_req, res) => { res.redirect(302, '/docs'); });
   app.get('/openapi.json', (_req, res) => { res.json(openApiDocument); });
+  app.get('/favicon.ico', faviconRoute());
   app.use(portalRoutes({ localMail: services.config.smtpUrl === undefined }));
   // The reference may not be framed by another site (clickjacking), as the portal may not (server/http/portal.ts).
   app.use('/docs', notFramed, swaggerUi.serve, swaggerUi.setup(undefined, {

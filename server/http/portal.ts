@@ -17,6 +17,13 @@ export const PORTAL_CSP = [
   "font-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
 ].join('; ');
 
+/** What every file the portal's pages load answers with (the icon at /favicon.ico too). */
+export function securityHeaders(res: express.Response) {
+  res.setHeader('x-content-type-options', 'nosniff');
+  res.setHeader('referrer-policy', 'no-referrer');
+  res.setHeader('x-frame-options', 'DENY');
+}
+
 /**
  * The integrator portal at /portal/: hashed files under /portal/assets/ cached for a year (their names change with their
  * content), the page itself never stored (it is the door to signed-in views: the back button after signing out must
@@ -26,14 +33,9 @@ export function portalRoutes(options: { localMail: boolean }, dist = PORTAL_DIST
   // Without SMTP_URL the sign-in mail is a file in DATA_DIR/mail: the page says so after "link sent".
   const mailDelivery = `<meta name="mail-delivery" content="${options.localMail ? 'file' : 'smtp'}">`;
   const routes = express.Router({ strict: true });
-  const security = (res: express.Response) => {
-    res.setHeader('x-content-type-options', 'nosniff');
-    res.setHeader('referrer-policy', 'no-referrer');
-    res.setHeader('x-frame-options', 'DENY');
-  };
   routes.get('/portal', (_req, res) => { res.redirect(301, '/portal/'); });
   routes.get('/portal/', (_req, res) => {
-    security(res);
+    securityHeaders(res);
     const index = join(dist, 'index.html');
     if (!existsSync(index)) {
       res.status(503).type('text/plain').send('The portal is not built: run `npm run portal:build` (npm install builds it too).\n');
@@ -43,7 +45,7 @@ export function portalRoutes(options: { localMail: boolean }, dist = PORTAL_DIST
     res.setHeader('cache-control', 'no-store');
     res.type('html').send(readFileSync(index, 'utf8').replace('<head>', `<head>${mailDelivery}`));
   });
-  routes.use('/portal/assets', (_req, res, next) => { security(res); next(); }, express.static(join(dist, 'assets'), {
+  routes.use('/portal/assets', (_req, res, next) => { securityHeaders(res); next(); }, express.static(join(dist, 'assets'), {
     immutable: true, maxAge: '365d', index: false, etag: false,
   }), (_req, res) => { res.status(404).type('text/plain').send('No such file of the portal.\n'); });
   return routes;

@@ -5,7 +5,7 @@ import type { Deps } from '../../domain/ports.ts';
 import { attemptDelivery, claimDueDeliveries, recordDeliveries } from '../../domain/use-cases/deliver-events.ts';
 import { mailEndpointNotices } from '../../domain/use-cases/mail-endpoint-notices.ts';
 
-export type DeliveryDeps = Pick<Deps, 'deliveryQueue' | 'webhookSender' | 'clock' | 'ids' | 'contacts' | 'mailer'>;
+export type DeliveryDeps = Pick<Deps, 'deliveryQueue' | 'webhookSender' | 'clock' | 'ids' | 'contacts' | 'mailer' | 'links'>;
 
 export interface DeliveryPolicy {
   /** WEBHOOK_MAX_IN_FLIGHT: deliveries being sent at once by this process. */

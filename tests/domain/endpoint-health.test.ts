@@ -48,7 +48,7 @@ test('enabling again an endpoint that was disabled starts its health afresh, wit
 test('a URL stored with a line break before the rule existed cannot start a line of its own in the mail', () => {
   const url = 'http://hooks.example/fail\r\nBcc: attacker@example.com';
   for (const kind of ['failing', 'disabled'] as const) {
-    const mail = endpointNoticeMail('ops@example.com', { kind, endpointId: 'e', accountId: 'a', url, failingSince: mailedAt, failedDeliveries: 1 });
+    const mail = endpointNoticeMail('ops@example.com', { kind, endpointId: 'e', accountId: 'a', url, failingSince: mailedAt, failedDeliveries: 1 }, 'http://portal.test/portal/#/deliveries?status=failed');
     assert.not.match(mail.subject, /[\r\n]/);
     assert.ok(mail.subject.endsWith('http://hooks.example/fail%0D%0ABcc:%20attacker@example.com'), mail.subject);
     assert.not.ok(mail.text.split('\n').some((line) => line.startsWith('Bcc:')), 'no line of the sender\'s choosing');

@@ -13,12 +13,16 @@ interface Logged { id: string; status: string; attempts: { at: string; statusCod
 let app: App;
 
 test.before(async () => {
-  app = await appWithMailbox({ TEST_CLOCK: '1', WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_DISABLE_AFTER: '5d' });
+  app = await appWithMailbox({
+    TEST_CLOCK: '1', WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_DISABLE_AFTER: '5d', PUBLIC_URL: 'https://api.example.test/',
+  });
   app.worker.start();
 });
 test.after(() => app.worker.stop());
 
 const HOUR = 3600;
+/** The portal's Deliveries page filtered to what failed, under PUBLIC_URL (its trailing slash dropped). */
+const FAILED_IN_PORTAL = 'https://api.example.test/portal/#/deliveries?status=failed';
 
 test('WEBHOOK_DISABLE_AFTER: 5 days unless set, a duration with a unit up to days, anything else refused by name', () => {
   assert.is(loadConfig({}).webhookDisableAfterMs, 5 * 86_400_000);
@@ -107,6 +111,7 @@ test('failing from the first failed attempt; warned once while it fails; disable
     assert.ok(mail.text.includes(receiver.url()) && mail.text.includes(failingSince), mail.text);
     assert.ok(mail.text.includes('Failed deliveries: 1.'), mail.text);
     assert.ok(mail.text.includes('POST /v3/webhook-deliveries/redeliver-failed'), mail.text);
+    assert.ok(mail.text.split('\n').includes(`See what failed: ${FAILED_IN_PORTAL}`), mail.text);
   }
 
   // A second failed delivery more than a day later, the endpoint failing all along: no mail (one a failing period).
@@ -128,7 +133,7 @@ test('failing from the first failed attempt; warned once while it fails; disable
   mails = (await healthMails(mailsBefore + 4, addresses)).slice(mailsBefore + 2);
   assert.equal(mails.map((m) => m.to).sort(), [brand.email, second].sort());
   assert.ok(mails.every((m) => m.subject === `Webhook endpoint disabled: ${receiver.url()}` && m.text.includes('Failed deliveries: 3.')
-    && m.text.includes('PUT /v3/webhook-config') && m.text.includes(failingSince)), mails[0]!.text);
+    && m.text.includes('PUT /v3/webhook-config') && m.text.includes(failingSince) && m.text.includes(FAILED_IN_PORTAL)), mails[0]!.text);
   assert.equal(await config(brand.email).then((c) => [c.enabled, c.disabledReason, c.failingSince]), [false, 'failing', failingSince]);
   assert.ok(await gauge('webhook_endpoints_disabled{reason="failing"}') >= 1);
 
