@@ -1,30 +1,14 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import { createHashRouter, RouterProvider } from 'react-router';
 import {
-  acceptLink, accessToken, checkPendingLink, declineLink, hasPendingLink, onSignedOut, refreshToken, signOut, SignedOut,
-  takeTokenFromAddress, type Exchanged, type Identity, type Role,
+  acceptLink, accessToken, checkPendingLink, declineLink, hasPendingLink, onLinkOpened, onSignedOut, refreshToken, SignedOut,
+  type Exchanged, type Identity,
 } from './api/session';
-import { describeIdentity, SwitchAccount, Who } from './identity';
-import { Commands } from './pages/Commands';
-import { Deliveries } from './pages/Deliveries';
-import { DeliveryDetail } from './pages/Delivery';
-import { Endpoint } from './pages/Endpoint';
-import { Events } from './pages/Events';
-import { OrderDetail, Orders } from './pages/Orders';
+import { describeIdentity, SwitchAccount } from './identity';
+import { portalRoutes } from './routes';
+import { newQueryClient } from './query';
 import { SignIn } from './SignIn';
-
-/** The route is the address's fragment: `#/deliveries/<id>`. */
-function useRoute(): string[] {
-  // A sign-in link's fragment is no route (the token leaves the address at once): it must not stay in a route either.
-  const read = () => (/^#refresh=/.test(window.location.hash) ? []
-    : window.location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent));
-  const [route, setRoute] = useState(read);
-  useEffect(() => {
-    const listener = () => setRoute(read());
-    window.addEventListener('hashchange', listener);
-    return () => window.removeEventListener('hashchange', listener);
-  }, []);
-  return route;
-}
 
 type Session =
   | { state: 'out'; message: string }
@@ -36,11 +20,7 @@ export function App() {
   const [session, setSession] = useState<Session>(() => (refreshToken() ? { state: 'checking' } : { state: 'out', message: '' }));
   useEffect(() => onSignedOut((message) => setSession({ state: 'out', message })), []);
   // A sign-in link opened in a tab that already shows the portal changes only the fragment.
-  useEffect(() => {
-    const listener = () => { if (takeTokenFromAddress() !== 'none') setSession({ state: 'checking' }); };
-    window.addEventListener('hashchange', listener);
-    return () => window.removeEventListener('hashchange', listener);
-  }, []);
+  useEffect(() => onLinkOpened(() => setSession({ state: 'checking' })), []);
   useEffect(() => {
     if (session.state !== 'checking') return;
     let current = true;
@@ -81,43 +61,13 @@ async function settle(): Promise<Session> {
   };
 }
 
-const PAGES: { path: string; label: string; roles: Role[] }[] = [
-  { path: 'endpoint', label: 'Endpoint', roles: ['partner', 'brand'] },
-  { path: 'deliveries', label: 'Deliveries', roles: ['partner', 'brand'] },
-  { path: 'events', label: 'Events', roles: ['partner', 'brand'] },
-  { path: 'orders', label: 'Orders', roles: ['partner'] },
-  { path: 'commands', label: 'Commands', roles: ['brand'] },
-];
-
+/** One client and one router per session: a session of another contact starts with nothing cached. */
 function Portal({ who, notice }: { who: Identity; notice?: { text: string; alert: boolean } }) {
-  const { role } = who;
-  const [page = 'endpoint', id] = useRoute();
-  const pages = PAGES.filter((p) => p.roles.includes(role));
-  const current = pages.find((p) => p.path === page) ?? pages[0]!;
-  useEffect(() => { document.title = `${current.label} · Integrator portal`; }, [current.label]);
+  const [client] = useState(newQueryClient);
+  const [router] = useState(() => createHashRouter(portalRoutes(who, notice)));
   return (
-    <>
-      <a className="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
-      <header className="bar">
-        <span className="brand">Integrator portal</span>
-        <Who who={who} />
-        <nav aria-label="Pages">
-          <ul>
-            {pages.map((p) => (
-              <li key={p.path}><a href={`#/${p.path}`} aria-current={p.path === current.path ? 'page' : undefined}>{p.label}</a></li>
-            ))}
-          </ul>
-        </nav>
-        <button type="button" className="secondary" onClick={() => { window.location.hash = ''; signOut(''); }}>Sign out</button>
-      </header>
-      <main id="main" tabIndex={-1}>
-        {notice && <p className={notice.alert ? 'problem' : 'notice'} role={notice.alert ? 'alert' : 'status'}>{notice.text}</p>}
-        {current.path === 'endpoint' && <Endpoint />}
-        {current.path === 'deliveries' && (id ? <DeliveryDetail id={id} role={role} /> : <Deliveries role={role} />)}
-        {current.path === 'events' && <Events key={id ?? ''} after={id} role={role} />}
-        {current.path === 'orders' && (id ? <OrderDetail id={id} /> : <Orders />)}
-        {current.path === 'commands' && <Commands initial={id ?? ''} />}
-      </main>
-    </>
+    <QueryClientProvider client={client}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>
   );
 }

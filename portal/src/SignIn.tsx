@@ -1,21 +1,24 @@
+import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, call } from './api/client';
 import { signIn } from './api/session';
-import { ProblemBox, useAction } from './ui';
+import { MutationProblem } from './ui';
+
+/**
+ * Where this service's mail goes, as its page says (`<meta name="mail-delivery">`): `file` when no SMTP server is set,
+ * so that a person trying the service locally learns where the link is instead of waiting for a mail that never comes.
+ */
+const mailDelivery = () => document.querySelector<HTMLMetaElement>('meta[name="mail-delivery"]')?.content ?? 'smtp';
 
 export function SignIn({ message, onSignedIn }: { message: string; onSignedIn: () => void }) {
   const [email, setEmail] = useState('');
   const [token, setToken] = useState('');
-  const [sent, setSent] = useState('');
-  const login = useAction();
+  const login = useMutation({ mutationFn: (to: string) => call(api.POST('/v3/auth/login', { body: { email: to } })) });
   useEffect(() => { document.title = 'Sign in · Integrator portal'; }, []);
 
   const requestMail = (e: FormEvent) => {
     e.preventDefault();
-    void login.run(async () => {
-      const answer = await call(api.POST('/v3/auth/login', { body: { email } }));
-      setSent(answer.status);
-    });
+    login.mutate(email);
   };
   const useToken = (e: FormEvent) => {
     e.preventDefault();
@@ -31,9 +34,19 @@ export function SignIn({ message, onSignedIn }: { message: string; onSignedIn: (
         <h2 id="mail-heading">Get a sign-in link</h2>
         <label htmlFor="email">E-mail address</label>
         <input id="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-        <button type="submit" disabled={login.busy}>Send me a link</button>
-        {sent && <p role="status">{sent}</p>}
-        {login.problem && <ProblemBox problem={login.problem} />}
+        <button type="submit" disabled={login.isPending}>Send me a link</button>
+        {login.data && (
+          <div role="status">
+            <p>{login.data.status}</p>
+            {mailDelivery() === 'file' && (
+              <p className="muted" data-testid="local-mail">
+                This service has no mail server set (SMTP_URL): it writes its mail to files under its data folder
+                (<code>.data/mail/</code>). Where it runs, <code>npm run mail:last-link</code> prints your sign-in link.
+              </p>
+            )}
+          </div>
+        )}
+        <MutationProblem mutation={login} />
       </form>
       <form onSubmit={useToken} aria-labelledby="token-heading">
         <h2 id="token-heading">Or paste the token from the mail</h2>

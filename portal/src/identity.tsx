@@ -1,21 +1,34 @@
+import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
+import { api, call } from './api/client';
 import type { Exchanged, Identity } from './api/session';
 
-// Who is signed in. The service's tokens carry the role, the account's id and the contact's id, and no answer of the API
-// gives the account's name or the contact's e-mail yet: the ids are what can be shown (their first 8 characters, the
-// whole in the tooltip), until the API answers the caller's names.
+// Who is signed in: the account's name and the contact's e-mail (GET /v3/me), with the ids in the tooltips. Until the
+// names are known (or where they could not be read) the ids' first 8 characters stand for them.
 const short = (id: string) => id.slice(0, 8);
 const ROLE = { partner: 'Partner', brand: 'Brand' } as const;
 
-/** "partner account 3f2a9c1d, contact 5e6f7a8b": the words used wherever an identity is written out. */
-export const describeIdentity = (who: Identity) => `${who.role} account ${short(who.accountId)}, contact ${short(who.contactId)}`;
+/** "brand account Acme Ltd (ops@acme.test)": the words used wherever an identity is written out. */
+export const describeIdentity = (who: Identity) => (who.accountName
+  ? `${who.role} account ${who.accountName}${who.email ? ` (${who.email})` : ''}`
+  : `${who.role} account ${short(who.accountId)}, contact ${short(who.contactId)}`);
 
-/** The header's account line. */
+/** The header's account line: the account by name, its role, and the contact by e-mail. */
 export function Who({ who }: { who: Identity }) {
+  const me = useQuery({ queryKey: ['me'], queryFn: () => call(api.GET('/v3/me')), staleTime: Infinity });
+  if (!me.data) {
+    return (
+      <span className="who" data-testid="identity">
+        {ROLE[who.role]} account <code title={who.accountId}>{short(who.accountId)}</code>
+      </span>
+    );
+  }
+  const { account, contact } = me.data;
   return (
     <span className="who" data-testid="identity">
-      {ROLE[who.role]} account <code title={who.accountId}>{short(who.accountId)}</code>
-      <span className="muted">, contact <code title={who.contactId}>{short(who.contactId)}</code></span>
+      <span className="account" title={`Account ${account.id}`}>{account.name}</span>
+      <span className="muted"> · {account.parentId ? 'child partner' : ROLE[who.role].toLowerCase()} · </span>
+      <span title={`Contact ${contact.id}`} data-testid="identity-email">{contact.email}</span>
     </span>
   );
 }
@@ -40,7 +53,9 @@ export function SwitchAccount({ current, link, onStay, onSwitch }: {
           for this link yourself: a link someone sent you would show you their account, and what you enter there is theirs.
         </p>
         <div className="buttons">
-          <button type="button" onClick={onStay} autoFocus>Stay signed in as {ROLE[current.role].toLowerCase()} account {short(current.accountId)}</button>
+          <button type="button" onClick={onStay} autoFocus>
+            Stay signed in as {current.role} account {current.accountName ?? short(current.accountId)}
+          </button>
           <button type="button" className="secondary" onClick={onSwitch}>Sign in with the link</button>
         </div>
       </div>

@@ -1,9 +1,15 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { takeTokenFromAddress } from './api/session';
+import { takeTokenFromAddress, watchAddressForLinks } from './api/session';
 import { App } from './App';
+import { newQueryClient } from './query';
 import './portal.css';
 
 // Before anything renders: the token leaves the address bar and history at once.
 takeTokenFromAddress();
-createRoot(document.getElementById('root')!).render(<StrictMode><App /></StrictMode>);
+watchAddressForLinks();
+// The signed-out pages' client (asking for a link); a session has a client of its own (App.tsx).
+createRoot(document.getElementById('root')!).render(
+  <StrictMode><QueryClientProvider client={newQueryClient()}><App /></QueryClientProvider></StrictMode>,
+);

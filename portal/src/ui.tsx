@@ -1,30 +1,6 @@
-import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
-import { SignedOut, type Problem } from './api/session';
-
-export type Load<T> = { state: 'loading' } | { state: 'failed'; problem: Problem } | { state: 'ok'; data: T };
-
-/** Runs `load` when its keys change; `reload` runs it again. */
-export function useLoad<T>(load: () => Promise<T>, keys: unknown[]): [Load<T>, () => void] {
-  const [result, setResult] = useState<Load<T>>({ state: 'loading' });
-  const [round, setRound] = useState(0);
-  const shownKeys = useRef<unknown[] | null>(null);
-  useEffect(() => {
-    let current = true;
-    // Other keys show a loading state; a reload keeps what is shown (and the forms below it) until the answer.
-    const sameKeys = shownKeys.current !== null && shownKeys.current.length === keys.length && shownKeys.current.every((k, i) => Object.is(k, keys[i]));
-    shownKeys.current = keys;
-    if (!sameKeys) setResult({ state: 'loading' });
-    load().then(
-      (data) => { if (current) setResult({ state: 'ok', data }); },
-      (error: unknown) => {
-        if (!current || error instanceof SignedOut) return;
-        setResult({ state: 'failed', problem: error as Problem });
-      },
-    );
-    return () => { current = false; };
-  }, [...keys, round]);
-  return [result, useCallback(() => setRound((r) => r + 1), [])];
-}
+import type { UseQueryResult } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+import type { Problem } from './api/session';
 
 /** The service's problem: its detail, and the request id to quote. */
 export function ProblemBox({ problem }: { problem: Problem }) {
@@ -44,11 +20,16 @@ export function Empty({ children }: { children: ReactNode }) {
   return <p className="empty">{children}</p>;
 }
 
-/** Loading, failure and content of a load in one place. */
-export function Loaded<T>({ load, children }: { load: Load<T>; children: (data: T) => ReactNode }) {
-  if (load.state === 'loading') return <Loading />;
-  if (load.state === 'failed') return <ProblemBox problem={load.problem} />;
-  return <>{children(load.data)}</>;
+/** Loading, failure and content of a query in one place. */
+export function Loaded<T>({ query, children }: { query: UseQueryResult<T, Problem>; children: (data: T) => ReactNode }) {
+  if (query.isPending) return <Loading />;
+  if (query.isError) return <ProblemBox problem={query.error} />;
+  return <>{children(query.data)}</>;
+}
+
+/** A mutation's problem, when its last run failed. */
+export function MutationProblem({ mutation }: { mutation: { error: Problem | null } }) {
+  return mutation.error ? <ProblemBox problem={mutation.error} /> : null;
 }
 
 export function Json({ value, label }: { value: unknown; label: string }) {
@@ -60,32 +41,32 @@ const pretty = (text: string) => {
   try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text; }
 };
 
-/** Runs `reload` every `ms` while `active` and the page is in view: what is shown follows a state that is about to change. */
-export function useRefreshWhile(active: boolean, reload: () => void, ms = 1000) {
-  useEffect(() => {
-    if (!active) return;
-    const timer = setInterval(() => { if (document.visibilityState === 'visible') reload(); }, ms);
-    return () => clearInterval(timer);
-  }, [active, reload, ms]);
-}
-
 /** The error of an answer without the status it starts with ("HTTP 500: failure" is shown beside 500 as "failure"). */
 export const answerText = (error: string | null) => (error ?? '').replace(/^HTTP \d{3}(: )?/, '');
 
-/** Runs an action, remembering whether it is under way and its last problem. */
-export function useAction() {
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<Problem | null>(null);
-  const run = async (action: () => Promise<void>) => {
-    setBusy(true);
-    setProblem(null);
+/**
+ * A secret or key to copy: shown in a read-only field (selectable by hand too) with a button that copies it and says so.
+ * The clipboard may be refused (a page not in focus, an old browser): the field is then selected for the person to copy.
+ */
+export function CopyField({ id, label, value }: { id: string; label: string; value: string }) {
+  const [copied, setCopied] = useState<'yes' | 'select' | null>(null);
+  const copy = async () => {
     try {
-      await action();
-    } catch (error) {
-      if (!(error instanceof SignedOut)) setProblem(error as Problem);
-    } finally {
-      setBusy(false);
+      await navigator.clipboard.writeText(value);
+      setCopied('yes');
+    } catch {
+      (document.getElementById(id) as HTMLInputElement | null)?.select();
+      setCopied('select');
     }
   };
-  return { busy, problem, setProblem, run };
+  return (
+    <div className="copy">
+      <label htmlFor={id}>{label}</label>
+      <div className="copy-row">
+        <input id={id} type="text" readOnly value={value} spellCheck={false} onFocus={(e) => e.target.select()} data-testid={id} />
+        <button type="button" className="secondary" onClick={() => void copy()}>Copy</button>
+      </div>
+      {copied && <p role="status" className="muted">{copied === 'yes' ? 'Copied.' : 'Selected: copy it with your keyboard.'}</p>}
+    </div>
+  );
 }

@@ -13,7 +13,7 @@ import { freePort, launchChromium, mailedLink, signInFromMail } from './support.
 
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 900 };
-export type Account = { accountId: string; contactId: string; email: string };
+export type Account = { accountId: string; contactId: string; email: string; name: string };
 
 /** The service with the portal, its worker started; `answer` is the receiver's status for each webhook. */
 export async function startPortal(env: Record<string, string> = {}) {
@@ -33,14 +33,15 @@ export async function startPortal(env: Record<string, string> = {}) {
   /** A new account of `role` with one contact with API access, and an endpoint at the receiver when `hooks` is given. */
   const account = async (role: 'partner' | 'brand', hooks?: string): Promise<Account> => {
     const email = uniqueEmail(`ui-${role}`);
-    const accountId = (await app.admin.call<{ id: string }>('accounts.create', { name: `UI ${role} ${email.slice(6, 14)}`, role })).id;
+    const name = `UI ${role} ${email.slice(6, 14)}`;
+    const accountId = (await app.admin.call<{ id: string }>('accounts.create', { name, role })).id;
     const contactId = (await app.admin.call<{ id: string }>('contacts.create', { accountId, email })).id;
     if (hooks) {
       await app.admin.call('webhookConfigs.upsert', {
         accountId, scope: role, url: receiver.url(hooks), transformer: role === 'partner' ? 'partner-format' : 'default', version: '1.3.0',
       });
     }
-    return { accountId, contactId, email };
+    return { accountId, contactId, email, name };
   };
 
   /** A page of its own (a fresh context: its own sessionStorage), failing on any CSP report. */

@@ -1,5 +1,6 @@
 // Issue 34: lists a person can read. Deliveries show time, event type, order, event id, status (the answer without the
-// status said twice), attempts and next attempt; Events show time, type and the order, linked to it for a partner.
+// status said twice), attempts and next attempt; Events show time, type and the order, linked to it (a partner's to the
+// order's page, a brand's to its events of that order).
 import type { Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -89,7 +90,7 @@ test('Events: each shows its time, its type and its order; a partner\'s order li
   await page.getByLabel(`Order ${feed.at(-1)!.jobApiId}`).waitFor();
 });
 
-test('Events of a brand: the order by its orderId, as text (a brand has no order page)', async () => {
+test('Events of a brand: the order by its orderId, opening the brand\'s events of that order (a brand has no order page)', async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const brandPage = await portal.newPage();
   await portal.signIn(brandPage, brand.email);
@@ -100,7 +101,12 @@ test('Events of a brand: the order by its orderId, as text (a brand has no order
   await items.nth(feed.length - 1).waitFor();
   assert.equal(await items.getByTestId('event-order').allInnerTexts(), feed.map((e) => `order ${e.orderId}`));
   assert.equal(await items.getByTestId('event-time').allInnerTexts(), feed.map((e) => utc(e.updatedAt)));
-  assert.is(await items.getByTestId('order-link').count(), 0);
+  assert.equal(await items.getByTestId('order-link').evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
+    feed.map((e) => `#/events?orderId=${e.orderId}`));
+  await items.last().getByTestId('order-link').click();
+  const own = feed.filter((e) => e.orderId === feed.at(-1)!.orderId);
+  await brandPage.waitForFunction((n) => document.querySelectorAll('[data-testid="event"]').length === n, own.length);
+  assert.is(await brandPage.getByLabel('Order', { exact: true }).inputValue(), feed.at(-1)!.orderId, 'the filter shows the order');
   await brandPage.context().close();
 });
 

@@ -18,6 +18,8 @@ const held = () => page.evaluate(() => sessionStorage.getItem('portal.refreshTok
 const tokenOf = (link: string) => decodeURIComponent(link.split('#refresh=')[1]!);
 const short = (id: string) => id.slice(0, 8);
 const identity = async () => page.getByTestId('identity').innerText();
+/** The header once GET /v3/me has answered (the ids stand in for the names until then). */
+const nameShown = async () => { await page.getByTestId('identity-email').waitFor(); return identity(); };
 const question = () => page.getByTestId('switch-question');
 
 test.before(async () => {
@@ -33,11 +35,13 @@ test.after(async () => {
   await portal.stop();
 });
 
-test('the header names the signed-in account and contact', async () => {
+test('the header names the signed-in account and the contact\'s e-mail (GET /v3/me), the ids in their tooltips', async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   await portal.signIn(page, brandA.email);
-  assert.is(await identity(), `Brand account ${short(brandA.accountId)}, contact ${short(brandA.contactId)}`);
-  assert.is(await page.getByTestId('identity').locator('code').first().getAttribute('title'), brandA.accountId);
+  await page.getByTestId('identity-email').waitFor();
+  assert.is(await identity(), `${brandA.name} · brand · ${brandA.email}`);
+  assert.is(await page.getByTestId('identity').locator('.account').getAttribute('title'), `Account ${brandA.accountId}`);
+  assert.is(await page.getByTestId('identity-email').getAttribute('title'), `Contact ${brandA.contactId}`);
 });
 
 test('another account\'s link opened in a signed-in tab asks first; staying keeps the session, and the token leaves the address', async () => {
@@ -46,21 +50,21 @@ test('another account\'s link opened in a signed-in tab asks first; staying keep
   const linkB = await portal.link(brandB.email);
   await page.goto(linkB); // the same page: only the fragment changes
   await question().waitFor();
-  assert.match(await question().innerText(), new RegExp(`^You are signed in as brand account ${short(brandA.accountId)}, contact ${short(brandA.contactId)}\\. Sign in as the account of this link instead\\?$`));
-  assert.match(await page.locator('main').innerText(), new RegExp(`signs in as brand account ${short(brandB.accountId)}`));
+  assert.match(await question().innerText(), new RegExp(`^You are signed in as brand account ${brandA.name} \\(${brandA.email}\\)\\. Sign in as the account of this link instead\\?$`));
+  assert.match(await page.locator('main').innerText(), new RegExp(`signs in as brand account ${brandB.name} \\(${brandB.email}\\)`));
   assert.not.match(page.url(), /refresh=/, 'the token left the address');
   assert.is(await held(), mine, 'the session is not replaced while the question is open');
   assert.is(await page.getByRole('navigation', { name: 'Pages' }).count(), 0, 'neither account\'s pages behind the question');
   await assertAccessible(page, 'the switch question');
   await shot(page, 'switch-question');
 
-  await page.getByRole('button', { name: /^Stay signed in as brand account / }).click();
+  await page.getByRole('button', { name: `Stay signed in as brand account ${brandA.name}` }).click();
   await page.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
-  assert.match(await identity(), new RegExp(`^Brand account ${short(brandA.accountId)}`));
+  assert.match(await nameShown(), new RegExp(`^${brandA.name} `));
   assert.is(await held(), mine, 'still signed in as A');
   await page.reload();
   await page.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
-  assert.match(await identity(), new RegExp(`^Brand account ${short(brandA.accountId)}`), 'and after a reload');
+  assert.match(await nameShown(), new RegExp(`^${brandA.name} `), 'and after a reload');
   assert.not.match(page.url(), /refresh=/);
 });
 
@@ -74,9 +78,9 @@ test('the same link opened as a new page load asks too; consenting switches to t
   assert.is.not(await held(), tokenOf(linkB));
   await page.getByRole('button', { name: 'Sign in with the link' }).click();
   await page.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
-  assert.match(await identity(), new RegExp(`^Brand account ${short(brandB.accountId)}, contact ${short(brandB.contactId)}`));
+  assert.is(await nameShown(), `${brandB.name} · brand · ${brandB.email}`);
   assert.is(await held(), tokenOf(linkB), 'signed in with the link\'s token');
-  await page.getByRole('status').getByText(`Signed in as brand account ${short(brandB.accountId)}`).waitFor();
+  await page.getByRole('status').getByText(`Signed in as brand account ${brandB.name} (${brandB.email}).`).waitFor();
 });
 
 test('a fresh link of the same contact needs no question; a refused link leaves the session as it was', async () => {
@@ -87,12 +91,12 @@ test('a fresh link of the same contact needs no question; a refused link leaves 
   await page.waitForFunction((token) => sessionStorage.getItem('portal.refreshToken') === token, tokenOf(fresh));
   await page.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
   assert.is(await question().count(), 0);
-  assert.match(await identity(), new RegExp(`^Brand account ${short(brandB.accountId)}`));
+  assert.match(await nameShown(), new RegExp(`^${brandB.name} `));
 
   const before = await held();
   await page.goto(`${portal.base}/portal/#refresh=not-a-token`);
   await page.getByRole('alert').getByText(/The sign-in link you opened was refused/).waitFor();
-  assert.match(await page.getByRole('alert').innerText(), new RegExp(`still signed in as brand account ${short(brandB.accountId)}`));
+  assert.match(await page.getByRole('alert').innerText(), new RegExp(`still signed in as brand account ${brandB.name} \\(${brandB.email}\\)`));
   assert.is(await held(), before);
   assert.not.match(page.url(), /refresh=/);
 });

@@ -7,10 +7,10 @@ export type Problem = components['schemas']['Problem'];
 export type Role = 'brand' | 'partner';
 
 /**
- * Who a session is, as far as the service tells: the access token's claims (`role`, `acc` the account, `sub` the contact).
- * No answer of the API names the account or gives the contact's e-mail yet (see identity.tsx).
+ * Who a session is: the access token's claims (`role`, `acc` the account, `sub` the contact), and their names as
+ * GET /v3/me gives them, where they were asked for (the question before a switch of account).
  */
-export type Identity = { role: Role; accountId: string; contactId: string };
+export type Identity = { role: Role; accountId: string; contactId: string; accountName?: string; email?: string };
 
 const KEY = 'portal.refreshToken';
 const ACCESS_SECONDS = 900;
@@ -38,6 +38,24 @@ export function takeTokenFromAddress(): 'none' | 'signed-in' | 'ask' {
   if (current === token) return 'none';
   pendingLink = token;
   return 'ask';
+}
+
+let linkListener: () => void = () => {};
+
+/**
+ * Takes every sign-in link opened while the portal is open (only the fragment changes: no new page load) out of the
+ * address, before the router reads it (called before the router exists, so that these listeners run first), and tells
+ * `onLinkOpened`'s listener.
+ */
+export function watchAddressForLinks(): void {
+  const check = () => { if (takeTokenFromAddress() !== 'none') linkListener(); };
+  window.addEventListener('popstate', check);
+  window.addEventListener('hashchange', check);
+}
+
+export function onLinkOpened(listener: () => void): () => void {
+  linkListener = listener;
+  return () => { linkListener = () => {}; };
 }
 
 export const hasPendingLink = (): boolean => pendingLink !== null;
@@ -148,12 +166,25 @@ export async function checkPendingLink(): Promise<LinkCheck> {
       throw new SignedOut(theirs.refused);
     }
     access = mine;
-    return { outcome: 'refused', current: mine.identity, reason: theirs.refused };
+    return { outcome: 'refused', current: { ...mine.identity, ...(await namesOf(mine.token)) }, reason: theirs.refused };
   }
   if ('refused' in mine || sameIdentity(mine.identity, theirs.identity)) {
     acceptLink(theirs);
     return { outcome: 'switched', identity: theirs.identity };
   }
   access = mine;
-  return { outcome: 'ask', current: mine.identity, link: theirs };
+  const [myNames, theirNames] = await Promise.all([namesOf(mine.token), namesOf(theirs.token)]);
+  return { outcome: 'ask', current: { ...mine.identity, ...myNames }, link: { ...theirs, identity: { ...theirs.identity, ...theirNames } } };
+}
+
+/** The account's name and the contact's e-mail an access token speaks for (GET /v3/me); none when it could not be read. */
+async function namesOf(token: string): Promise<{ accountName?: string; email?: string }> {
+  try {
+    const response = await fetch('/v3/me', { headers: { authorization: `Bearer ${token}` } });
+    if (!response.ok) return {};
+    const me = (await response.json()) as { account: { name: string }; contact: { email: string } };
+    return { accountName: me.account.name, email: me.contact.email };
+  } catch {
+    return {};
+  }
 }

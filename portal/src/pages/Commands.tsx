@@ -1,12 +1,16 @@
-import { useState, type FormEvent } from 'react';
-import { api, call } from '../api/client';
-import { Json, Loaded, useLoad } from '../ui';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import { api } from '../api/client';
+import { Json, Loaded } from '../ui';
 
-/** A brand looks up a command's result by the `_cid` it was sent with. */
-export function Commands({ initial }: { initial: string }) {
-  const [cid, setCid] = useState(initial);
-  const [asked, setAsked] = useState(initial);
-  const submit = (e: FormEvent) => { e.preventDefault(); setAsked(cid.trim()); window.location.hash = `#/commands/${encodeURIComponent(cid.trim())}`; };
+/** A brand looks up a command's result by the `_cid` it was sent with; the command asked is in the address. */
+export function Commands() {
+  const asked = useParams().cid ?? '';
+  const [cid, setCid] = useState(asked);
+  useEffect(() => setCid(asked), [asked]);
+  const navigate = useNavigate();
+  const submit = (e: FormEvent) => { e.preventDefault(); navigate(`/commands/${encodeURIComponent(cid.trim())}`); };
   return (
     <>
       <h1>Commands</h1>
@@ -21,16 +25,21 @@ export function Commands({ initial }: { initial: string }) {
 }
 
 function Result({ cid }: { cid: string }) {
-  const [load, reload] = useLoad(async () => {
-    const { data, error, response } = await api.GET('/v3/commands/{cid}', { params: { path: { cid } } });
-    if (error) throw error;
-    return response.status === 204 ? null : data ?? null;
-  }, [cid]);
+  const result = useQuery({
+    queryKey: ['commands', cid],
+    queryFn: async () => {
+      const { data, error, response } = await api.GET('/v3/commands/{cid}', { params: { path: { cid } } });
+      if (error) throw error;
+      return response.status === 204 ? null : data ?? null;
+    },
+    // Accepted and not run yet: asked again until it has run (a command runs within moments).
+    refetchInterval: (query) => (query.state.data === null ? 1000 : false),
+  });
   return (
-    <Loaded load={load}>
-      {(result) => result === null
-        ? <p role="status">Accepted, not run yet. <button type="button" className="secondary" onClick={reload}>Ask again</button></p>
-        : <Json value={result} label={`Result of ${cid}`} />}
+    <Loaded query={result}>
+      {(answer) => answer === null
+        ? <p role="status">Accepted, not run yet. <button type="button" className="secondary" onClick={() => void result.refetch()}>Ask again</button></p>
+        : <Json value={answer} label={`Result of ${cid}`} />}
     </Loaded>
   );
 }

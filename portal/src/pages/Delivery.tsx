@@ -1,25 +1,16 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
 import { api, call } from '../api/client';
 import type { Role } from '../api/session';
 import type { operations } from '../api/schema';
 import { formatDuration, formatUtc } from '../dates';
-import { answerText, Empty, Json, Loaded, useLoad, useRefreshWhile } from '../ui';
-import { orderOf, Redeliver, settlingSoon, ShortId } from './delivery-parts';
+import { answerText, Empty, Json, Loaded } from '../ui';
+import { orderOf, Redeliver, refreshWhileSettling, ShortId } from './delivery-parts';
 import { OrderRef } from './Orders';
 
 /** GET /v3/webhook-deliveries/{id}: the delivery as listed, its payload, and each attempt's request and response. */
 type Detail = operations['webhookDeliveries-get']['responses'][200]['content']['application/json'];
 type Attempt = Detail['attempts'][number];
-
-/** The order the sent event names (`jobApiId` for a partner, `orderId` for a brand), for an answer without `orderId`. */
-function orderInPayload(payload: string): string | null {
-  try {
-    const event = JSON.parse(payload) as { jobApiId?: unknown; orderId?: unknown };
-    const id = event.jobApiId ?? event.orderId;
-    return typeof id === 'string' && id ? id : null;
-  } catch {
-    return null;
-  }
-}
 
 const answered2xx = (a: Attempt) => a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300;
 
@@ -41,20 +32,24 @@ export function nextStep(detail: Detail, index: number, now = Date.now()): strin
   return '';
 }
 
-export function DeliveryDetail({ id, role }: { id: string; role: Role }) {
-  const [load, reload] = useLoad(() => call(api.GET('/v3/webhook-deliveries/{id}', { params: { path: { id } } })), [id]);
-  // A pending delivery is asked for again until its next attempt settles it (a redelivery's included).
-  useRefreshWhile(load.state === 'ok' && settlingSoon(load.data), reload);
+export function DeliveryDetail({ role }: { role: Role }) {
+  const id = useParams().id!;
+  const delivery = useQuery({
+    queryKey: ['webhook-deliveries', 'one', id],
+    queryFn: () => call(api.GET('/v3/webhook-deliveries/{id}', { params: { path: { id } } })),
+    // A pending delivery is asked for again until its next attempt settles it (a redelivery's included).
+    refetchInterval: (query) => refreshWhileSettling(query.state.data ? [query.state.data] : []),
+  });
   return (
     <>
-      <p><a href="#/deliveries">← All deliveries</a></p>
+      <p><Link to="/deliveries">← All deliveries</Link></p>
       <h1>Delivery</h1>
-      <Loaded load={load}>
+      <Loaded query={delivery}>
         {(detail) => (
           <>
             <dl className="facts">
               <dt>Event</dt><dd>{detail.eventType} <ShortId id={detail.eventId} /></dd>
-              <dt>Order</dt><dd data-testid="delivery-order"><OrderRef id={orderOf(detail) ?? orderInPayload(detail.payload)} role={role} /></dd>
+              <dt>Order</dt><dd data-testid="delivery-order"><OrderRef id={orderOf(detail)} role={role} list="deliveries" /></dd>
               <dt>Status</dt><dd><span className={`status ${detail.status}`} data-testid="delivery-status">{detail.status}</span></dd>
               <dt>Created</dt><dd>{formatUtc(detail.createdAt)}</dd>
               <dt>Next attempt</dt><dd>{formatUtc(detail.nextAttemptAt)}</dd>
@@ -62,8 +57,8 @@ export function DeliveryDetail({ id, role }: { id: string; role: Role }) {
               <dt>Id</dt><dd><code>{detail.id}</code></dd>
             </dl>
             <div className="buttons">
-              <Redeliver delivery={detail} onDone={reload} />
-              <button type="button" className="secondary" onClick={reload}>Refresh</button>
+              <Redeliver delivery={detail} />
+              <button type="button" className="secondary" onClick={() => void delivery.refetch()}>Refresh</button>
             </div>
             <h2 id="attempts-heading">Attempts, newest first</h2>
             {detail.attempts.length === 0 ? <Empty>No attempt yet.</Empty> : <Timeline detail={detail} />}

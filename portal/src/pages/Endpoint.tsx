@@ -1,13 +1,17 @@
-import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useState, type FormEvent } from 'react';
 import { api, call } from '../api/client';
-import type { components, operations } from '../api/schema';
-import { Empty, Loaded, ProblemBox, useAction, useLoad } from '../ui';
+import type { operations } from '../api/schema';
 import { formatDuration, formatUtc } from '../dates';
+import { Empty, Loaded, Loading, MutationProblem } from '../ui';
+import { CONFIG_KEY, type Config, FieldIssues } from './endpoint/config';
+import { Keys } from './endpoint/Keys';
 
-type Config = operations['webhookConfig-get']['responses'][200]['content']['application/json'];
+// Chart.js is most of the portal's weight: it loads with the Endpoint page's chart, not with sign-in or the lists.
+const HealthChart = lazy(() => import('./endpoint/HealthChart').then((m) => ({ default: m.HealthChart })));
+
 type Put = operations['webhookConfig-put']['requestBody']['content']['application/json'];
 type EventType = NonNullable<operations['webhookConfig-test']['requestBody']['content']['application/json']['eventType']>;
-type Issue = NonNullable<components['schemas']['Problem']['issues']>[number];
 
 const TRANSFORMERS: Put['transformer'][] = ['default', 'partner-format'];
 const VERSIONS: Put['version'][] = ['1.0.0', '1.1.0', '1.3.0'];
@@ -21,17 +25,18 @@ async function loadConfig(): Promise<Config | null> {
 }
 
 export function Endpoint() {
-  const [load, reload] = useLoad(loadConfig, []);
+  const config = useQuery({ queryKey: CONFIG_KEY, queryFn: loadConfig });
   return (
     <>
       <h1>Endpoint</h1>
-      <Loaded load={load}>
-        {(config) => (
+      <Loaded query={config}>
+        {(current) => (
           <>
-            {config ? <Summary config={config} /> : <Empty>Your account has no endpoint of its own yet: set its URL below.</Empty>}
-            <EditForm config={config} onSaved={reload} />
-            {config?.url && <RotateKey config={config} onRotated={reload} />}
-            {config?.url && <SendExample />}
+            {current ? <Summary config={current} /> : <Empty>Your account has no endpoint of its own yet: set its URL below.</Empty>}
+            {current?.url && <Suspense fallback={<Loading />}><HealthChart /></Suspense>}
+            <EditForm config={current} />
+            {current && <Keys config={current} />}
+            {current?.url && <SendExample />}
           </>
         )}
       </Loaded>
@@ -64,39 +69,31 @@ function Summary({ config }: { config: Config }) {
         <dt>Version</dt><dd>{config.version}</dd>
         <dt>Enabled</dt><dd>{config.enabled ? 'yes' : 'no'}</dd>
         <dt>Signature key</dt><dd>{config.hasSignatureKey ? 'set' : 'none'}{config.previousKeyExpiresAt && `; the previous key is valid until ${formatUtc(config.previousKeyExpiresAt)}`}</dd>
+        <dt>Asymmetric signatures</dt><dd>{config.asymmetricSigning ? 'on (v1a, Ed25519): the public key is below' : 'off'}</dd>
         <dt>Health</dt><dd data-testid="health">{healthSentence(config)}</dd>
       </dl>
     </section>
   );
 }
 
-function FieldIssues({ issues, field }: { issues: Issue[]; field: string }) {
-  const mine = issues.filter((i) => i.path === field || i.path.startsWith(`${field}.`));
-  if (mine.length === 0) return null;
-  return <p className="issue" id={`${field}-issue`}>{mine.map((i) => i.message).join(' ')}</p>;
-}
-
-function EditForm({ config, onSaved }: { config: Config | null; onSaved: () => void }) {
+function EditForm({ config }: { config: Config | null }) {
   const [url, setUrl] = useState(config?.url ?? '');
   const [transformer, setTransformer] = useState<Put['transformer']>(config?.transformer ?? 'default');
   const [version, setVersion] = useState<Put['version']>(config?.version ?? '1.3.0');
   const [enabled, setEnabled] = useState(config?.enabled ?? true);
+  const [asymmetric, setAsymmetric] = useState(config?.asymmetricSigning ?? false);
   const [key, setKey] = useState('');
-  const [saved, setSaved] = useState(false);
-  const save = useAction();
-  const issues = save.problem?.issues ?? [];
+  const queries = useQueryClient();
+  const save = useMutation({
+    mutationFn: (body: Put) => call(api.PUT('/v3/webhook-config', { body })),
+    onSuccess: () => { setKey(''); return queries.invalidateQueries({ queryKey: CONFIG_KEY }); },
+  });
+  const issues = save.error?.issues ?? [];
   const described = (field: string) => (issues.some((i) => i.path === field) ? `${field}-issue` : undefined);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    setSaved(false);
-    void save.run(async () => {
-      const body: Put = { url, transformer, version, enabled, ...(key && { signatureKey: key }) };
-      await call(api.PUT('/v3/webhook-config', { body }));
-      setKey('');
-      setSaved(true);
-      onSaved();
-    });
+    save.mutate({ url, transformer, version, enabled, asymmetricSigning: asymmetric, ...(key && { signatureKey: key }) });
   };
   return (
     <form onSubmit={submit} aria-labelledby="edit-heading" noValidate>
@@ -118,50 +115,19 @@ function EditForm({ config, onSaved }: { config: Config | null; onSaved: () => v
         <input id="enabled" type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
         <label htmlFor="enabled">Enabled</label>
       </div>
+      <div className="check">
+        <input id="asymmetric" type="checkbox" checked={asymmetric} onChange={(e) => setAsymmetric(e.target.checked)} aria-describedby="asymmetric-hint" />
+        <label htmlFor="asymmetric">Asymmetric signatures (v1a)</label>
+      </div>
+      <p className="hint muted" id="asymmetric-hint">
+        Signs every webhook with an Ed25519 key pair too: your receiver verifies it with the public key alone, no shared secret.
+      </p>
       <label htmlFor="signatureKey">New signature key (leave empty to keep the current one)</label>
       <input id="signatureKey" type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} aria-describedby={described('signatureKey')} />
       <FieldIssues issues={issues} field="signatureKey" />
-      <button type="submit" disabled={save.busy}>Save</button>
-      {saved && <p role="status">Saved.</p>}
-      {save.problem && <ProblemBox problem={save.problem} />}
-    </form>
-  );
-}
-
-function RotateKey({ config, onRotated }: { config: Config; onRotated: () => void }) {
-  const [key, setKey] = useState('');
-  const [hours, setHours] = useState('24');
-  const [done, setDone] = useState('');
-  const rotate = useAction();
-  const issues = rotate.problem?.issues ?? [];
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    setDone('');
-    void rotate.run(async () => {
-      const answer = await call(api.POST('/v3/webhook-config/rotate-key', {
-        body: { signatureKey: key, previousKeyValidFor: Math.round(Number(hours) * 3600) },
-      }));
-      setKey('');
-      setDone(answer.previousKeyExpiresAt
-        ? `Rotated: webhooks are signed with both keys until ${formatUtc(answer.previousKeyExpiresAt)}.`
-        : 'Rotated: the previous key is no longer valid.');
-      onRotated();
-    });
-  };
-  if (!config.hasSignatureKey) return null;
-  return (
-    <form onSubmit={submit} aria-labelledby="rotate-heading" noValidate>
-      <h2 id="rotate-heading">Rotate the signature key</h2>
-      <p className="muted">Your receiver can verify with either key while both are valid; switch it to the new key within that window.</p>
-      <label htmlFor="newKey">New key (16 characters or more)</label>
-      <input id="newKey" type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} />
-      <FieldIssues issues={issues} field="signatureKey" />
-      <label htmlFor="overlap">Keep the current key valid for (hours)</label>
-      <input id="overlap" type="number" min="0" max="168" step="any" value={hours} onChange={(e) => setHours(e.target.value)} />
-      <FieldIssues issues={issues} field="previousKeyValidFor" />
-      <button type="submit" disabled={rotate.busy}>Rotate the key</button>
-      {done && <p role="status">{done}</p>}
-      {rotate.problem && <ProblemBox problem={rotate.problem} />}
+      <button type="submit" disabled={save.isPending}>Save</button>
+      {save.isSuccess && <p role="status">Saved.</p>}
+      <MutationProblem mutation={save} />
     </form>
   );
 }
@@ -170,15 +136,15 @@ type TestAnswer = operations['webhookConfig-test']['responses'][200]['content'][
 
 function SendExample() {
   const [eventType, setEventType] = useState<EventType>('WebhookTestEvent');
-  const [answer, setAnswer] = useState<(TestAnswer & { at: string; eventType: EventType }) | null>(null);
-  const send = useAction();
+  const send = useMutation({
+    mutationFn: async (type: EventType) => ({
+      ...(await call(api.POST('/v3/webhook-config/test', { body: { eventType: type } }))), at: new Date().toISOString(), eventType: type,
+    }),
+  });
+  const answer: (TestAnswer & { at: string; eventType: EventType }) | undefined = send.data;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    setAnswer(null);
-    void send.run(async () => {
-      const result = await call(api.POST('/v3/webhook-config/test', { body: { eventType } }));
-      setAnswer({ ...result, at: new Date().toISOString(), eventType });
-    });
+    send.mutate(eventType);
   };
   return (
     <form onSubmit={submit} aria-labelledby="example-heading">
@@ -187,14 +153,14 @@ function SendExample() {
       <select id="eventType" value={eventType} onChange={(e) => setEventType(e.target.value as EventType)}>
         {EVENT_TYPES.map((t) => <option key={t}>{t}</option>)}
       </select>
-      <button type="submit" disabled={send.busy}>Send</button>
-      {answer && (
+      <button type="submit" disabled={send.isPending}>Send</button>
+      {answer && !send.isPending && (
         <p role="status" className={answer.delivered ? 'ok' : 'bad'} data-testid="example-result">
           {answer.eventType} {answer.delivered ? 'delivered' : 'not delivered'} at {formatUtc(answer.at)}: status {answer.statusCode ?? 'none'}, {formatDuration(answer.durationMs)}
           {answer.error && `, ${answer.error}`}
         </p>
       )}
-      {send.problem && <ProblemBox problem={send.problem} />}
+      <MutationProblem mutation={send} />
     </form>
   );
 }

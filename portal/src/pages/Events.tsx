@@ -1,8 +1,10 @@
-import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
+import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { api, call } from '../api/client';
 import type { Role } from '../api/session';
 import { formatUtc } from '../dates';
-import { Empty, Json, Loaded, useLoad } from '../ui';
+import { Empty, Json, Loaded } from '../ui';
 import { OrderRef } from './Orders';
 
 const PAGE_SIZE = 20;
@@ -16,20 +18,40 @@ const timeOf = (e: Seen) => text(e.updatedAt);
 const orderOf = (e: Seen) => text(e.jobApiId) ?? text(e.orderId) ?? text(e.result?.orderId);
 
 /**
- * The feed from the oldest retained event, a page at a time by `next`; each event opens to its JSON. The page is in the
- * address (`#/events/<after>`), so that the browser's back and forward move between pages, and a page left for another
- * one is where it was on return.
+ * The feed from the oldest retained event, a page at a time by `next`; each event opens to its JSON. The page and the
+ * order filter are in the address (`#/events/<after>?orderId=…`), so that the browser's back and forward move between
+ * pages, and a page left for another one is where it was on return.
  */
-export function Events({ after, role }: { after: string | undefined; role: Role }) {
-  const [load] = useLoad(() => call(api.GET('/v3/events', { params: { query: { limit: PAGE_SIZE, ...(after && { after }) } } })), [after]);
+export function Events({ role }: { role: Role }) {
+  const { after } = useParams();
+  const [params] = useSearchParams();
+  const orderId = (params.get('orderId') ?? '').trim();
+  const navigate = useNavigate();
+  const go = (cursor: string | undefined, order: string) =>
+    navigate({ pathname: cursor ? `/events/${encodeURIComponent(cursor)}` : '/events', search: order ? `?orderId=${encodeURIComponent(order)}` : '' });
+  const [orderText, setOrderText] = useState(orderId);
+  useEffect(() => setOrderText(orderId), [orderId]);
+  const feed = useQuery({
+    queryKey: ['events', after ?? '', orderId],
+    queryFn: () => call(api.GET('/v3/events', { params: { query: { limit: PAGE_SIZE, ...(after && { after }), ...(orderId && { orderId }) } } })),
+  });
   const [open, setOpen] = useState<string | null>(null);
   return (
     <>
       <h1>Events</h1>
       <p className="muted">Every event of your endpoint, oldest first, exactly as delivered.</p>
-      <Loaded load={load}>
+      <form className="toolbar filters" aria-label="Filter events" noValidate onSubmit={(e: FormEvent) => { e.preventDefault(); go(undefined, orderText.trim()); }}>
+        <div className="field">
+          <label htmlFor="orderId">Order</label>
+          <input id="orderId" type="search" autoComplete="off" spellCheck={false} value={orderText} placeholder="an order's id"
+            onChange={(e) => setOrderText(e.target.value)} />
+        </div>
+        <button type="submit">Filter</button>
+        {orderId && <button type="button" className="secondary" onClick={() => go(undefined, '')}>All orders</button>}
+      </form>
+      <Loaded query={feed}>
         {(page) => page.items.length === 0
-          ? <Empty>{after ? 'No newer events yet.' : 'No events yet.'}</Empty>
+          ? <Empty>{after ? 'No newer events yet.' : orderId ? `No events of order ${orderId}.` : 'No events yet.'}</Empty>
           : (
             <ul className="events">
               {page.items.map((event) => {
@@ -41,7 +63,7 @@ export function Events({ after, role }: { after: string | undefined; role: Role 
                     <div className="event-line">
                       {time && <span className="when" data-testid="event-time">{formatUtc(time)}</span>}
                       <span className="type">{e._type}</span>
-                      {order && <span className="order" data-testid="event-order">order <OrderRef id={order} role={role} /></span>}
+                      {order && <span className="order" data-testid="event-order">order <OrderRef id={order} role={role} list="events" /></span>}
                       <button type="button" className="link" aria-expanded={expanded} onClick={() => setOpen(expanded ? null : e._eid)}>
                         <span className="visually-hidden">Event </span><code title={e._eid}>{e._eid.slice(0, 8)}</code>
                         <span aria-hidden="true"> {expanded ? '▾' : '▸'} JSON</span>
@@ -55,9 +77,9 @@ export function Events({ after, role }: { after: string | undefined; role: Role 
           )}
       </Loaded>
       <nav className="pager" aria-label="Pages of events">
-        <button type="button" className="secondary" disabled={!after} onClick={() => { window.location.hash = '#/events'; }}>From the start</button>
-        <button type="button" className="secondary" disabled={load.state !== 'ok' || !load.data.next || load.data.items.length === 0}
-          onClick={() => { if (load.state === 'ok' && load.data.next) window.location.hash = `#/events/${encodeURIComponent(load.data.next)}`; }}>Next</button>
+        <button type="button" className="secondary" disabled={!after} onClick={() => go(undefined, orderId)}>From the start</button>
+        <button type="button" className="secondary" disabled={!feed.data?.next || feed.data.items.length === 0}
+          onClick={() => { if (feed.data?.next) go(feed.data.next, orderId); }}>Next</button>
       </nav>
     </>
   );

@@ -1,7 +1,9 @@
+import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { Link, useParams } from 'react-router';
 import { api, call } from '../api/client';
 import type { Role } from '../api/session';
-import { Empty, Json, Loaded, useLoad } from '../ui';
+import { Empty, Json, Loaded } from '../ui';
 import { formatUtc, parseUtcInput } from '../dates';
 import { UtcDateInput } from '../DateInput';
 
@@ -14,13 +16,16 @@ export function Orders() {
   const [since, setSince] = useState('');
   const [filters, setFilters] = useState({ active: false, since: '' });
   const [checked, setChecked] = useState(false);
-  const [load] = useLoad(() => call(api.GET('/v3/partner-orders/paginated', {
-    params: { query: {
-      page, pageSize: PAGE_SIZE,
-      ...(filters.active && { active: 'true' as const }),
-      ...(filters.since && { updatedSince: filters.since }),
-    } },
-  })), [page, filters]);
+  const list = useQuery({
+    queryKey: ['partner-orders', page, filters],
+    queryFn: () => call(api.GET('/v3/partner-orders/paginated', {
+      params: { query: {
+        page, pageSize: PAGE_SIZE,
+        ...(filters.active && { active: 'true' as const }),
+        ...(filters.since && { updatedSince: filters.since }),
+      } },
+    })),
+  });
   const apply = (e: FormEvent) => {
     e.preventDefault();
     setChecked(true);
@@ -40,7 +45,7 @@ export function Orders() {
         <UtcDateInput id="updatedSince" label="Updated since (UTC)" value={since} onChange={setSince} checked={checked} />
         <button type="submit">Apply</button>
       </form>
-      <Loaded load={load}>
+      <Loaded query={list}>
         {(answer) => {
           const items = answer.items as { jobApiId: string; gidOrderNumber?: string | null; status: string; updatedAt: string }[];
           const pages = Math.max(1, Math.ceil(answer.total / answer.pageSize));
@@ -53,7 +58,7 @@ export function Orders() {
                   <tbody>
                     {items.map((o) => (
                       <tr key={o.jobApiId}>
-                        <td data-label="Order"><a href={`#/orders/${encodeURIComponent(o.jobApiId)}`}>{o.jobApiId}</a></td>
+                        <td data-label="Order"><Link to={`/orders/${encodeURIComponent(o.jobApiId)}`}>{o.jobApiId}</Link></td>
                         <td data-label="Number">{o.gidOrderNumber ?? '—'}</td>
                         <td data-label="Status">{o.status}</td>
                         <td data-label="Updated">{formatUtc(o.updatedAt)}</td>
@@ -75,24 +80,33 @@ export function Orders() {
   );
 }
 
-/** One order as the single-order poll shows it, in the endpoint's configured version. */
-export function OrderDetail({ id }: { id: string }) {
-  const [load] = useLoad(() => call(api.GET('/v3/poll/job/{version}/{orderId}', { params: { path: { version: '*', orderId: id } } })), [id]);
+/** One order as the single-order poll shows it, in the endpoint's configured version, with its events and deliveries. */
+export function OrderDetail() {
+  const id = useParams().id!;
+  const order = useQuery({
+    queryKey: ['partner-orders', 'one', id],
+    queryFn: () => call(api.GET('/v3/poll/job/{version}/{orderId}', { params: { path: { version: '*', orderId: id } } })),
+  });
+  const filter = `?orderId=${encodeURIComponent(id)}`;
   return (
     <>
-      <p><a href="#/orders">← All orders</a></p>
+      <p><Link to="/orders">← All orders</Link></p>
       <h1>Order {id}</h1>
-      <Loaded load={load}>{(order) => <Json value={order} label={`Order ${id}`} />}</Loaded>
+      <p className="buttons">
+        <Link to={{ pathname: '/events', search: filter }}>Its events</Link>
+        <Link to={{ pathname: '/deliveries', search: filter }}>Its deliveries</Link>
+      </p>
+      <Loaded query={order}>{(answer) => <Json value={answer} label={`Order ${id}`} />}</Loaded>
     </>
   );
 }
 
 /**
  * An order named in an event or a delivery: a partner opens it on its Orders page; a brand has no order page in the
- * portal (the brand API has no order read), so its order is shown as it is.
+ * portal (the brand API has no order read), so its order opens the list it is on, filtered to that order.
  */
-export function OrderRef({ id, role }: { id: string | null; role: Role }) {
+export function OrderRef({ id, role, list }: { id: string | null; role: Role; list: 'events' | 'deliveries' }) {
   if (!id) return <>—</>;
-  if (role === 'brand') return <span className="id">{id}</span>;
-  return <a href={`#/orders/${encodeURIComponent(id)}`} data-testid="order-link">{id}</a>;
+  const to = role === 'brand' ? { pathname: `/${list}`, search: `?orderId=${encodeURIComponent(id)}` } : `/orders/${encodeURIComponent(id)}`;
+  return <Link to={to} data-testid="order-link" className="id">{id}</Link>;
 }

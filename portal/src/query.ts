@@ -1,0 +1,21 @@
+// Server state through TanStack Query: one client per session (the portal keys it by the signed-in contact, so that
+// nothing one account loaded is ever shown to another), problems as the errors it hands on.
+import { QueryClient } from '@tanstack/react-query';
+import { SignedOut, type Problem } from './api/session';
+
+declare module '@tanstack/react-query' {
+  interface Register {
+    defaultError: Problem;
+  }
+}
+
+/** Asked again only when no answer came at all (status 0): a 4xx or 5xx answer is the service's word, shown as is. */
+const retry = (failures: number, error: unknown) => !(error instanceof SignedOut) && failures < 2 && (error as Problem).status === 0;
+
+export const newQueryClient = () => new QueryClient({
+  defaultOptions: {
+    // Stale at once: what the worker changes (health, deliveries) is asked again whenever a page shows it.
+    queries: { retry, staleTime: 0, refetchOnWindowFocus: true },
+    mutations: { retry: false },
+  },
+});

@@ -1,0 +1,71 @@
+import { useEffect } from 'react';
+import { Navigate, NavLink, Outlet, ScrollRestoration, useMatches, type RouteObject } from 'react-router';
+import { signOut, type Identity, type Role } from './api/session';
+import { Who } from './identity';
+import { Commands } from './pages/Commands';
+import { Deliveries } from './pages/Deliveries';
+import { DeliveryDetail } from './pages/Delivery';
+import { Endpoint } from './pages/Endpoint';
+import { Events } from './pages/Events';
+import { OrderDetail, Orders } from './pages/Orders';
+
+// The portal's pages, in the address's fragment (`#/deliveries?status=failed`): the service serves one file at /portal/,
+// and a sign-in link's `#refresh=` never reaches the server either.
+
+type Page = { path: string; label: string; roles: Role[] };
+const PAGES: Page[] = [
+  { path: 'endpoint', label: 'Endpoint', roles: ['partner', 'brand'] },
+  { path: 'deliveries', label: 'Deliveries', roles: ['partner', 'brand'] },
+  { path: 'events', label: 'Events', roles: ['partner', 'brand'] },
+  { path: 'orders', label: 'Orders', roles: ['partner'] },
+  { path: 'commands', label: 'Commands', roles: ['brand'] },
+];
+
+type Handle = { label: string };
+
+export function portalRoutes(who: Identity, notice?: { text: string; alert: boolean }): RouteObject[] {
+  const { role } = who;
+  const page = (path: string, element: React.ReactNode, label: string): RouteObject => ({ path, element, handle: { label } satisfies Handle });
+  const mine = (path: string) => PAGES.some((p) => p.path === path && p.roles.includes(role));
+  return [{
+    path: '/',
+    element: <Layout who={who} notice={notice} />,
+    children: [
+      { index: true, element: <Navigate to="/endpoint" replace /> },
+      page('endpoint', <Endpoint />, 'Endpoint'),
+      page('deliveries', <Deliveries role={role} />, 'Deliveries'),
+      page('deliveries/:id', <DeliveryDetail role={role} />, 'Delivery'),
+      page('events/:after?', <Events role={role} />, 'Events'),
+      ...(mine('orders') ? [page('orders', <Orders />, 'Orders'), page('orders/:id', <OrderDetail />, 'Order')] : []),
+      ...(mine('commands') ? [page('commands/:cid?', <Commands />, 'Commands')] : []),
+      // Another role's page, an old address, or what a sign-in link left behind: the Endpoint page.
+      { path: '*', element: <Navigate to="/endpoint" replace /> },
+    ],
+  }];
+}
+
+function Layout({ who, notice }: { who: Identity; notice?: { text: string; alert: boolean } }) {
+  const pages = PAGES.filter((p) => p.roles.includes(who.role));
+  const label = (useMatches().at(-1)?.handle as Handle | undefined)?.label;
+  useEffect(() => { if (label) document.title = `${label} · Integrator portal`; }, [label]);
+  return (
+    <>
+      <a className="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
+      <header className="bar">
+        <span className="brand">Integrator portal</span>
+        <Who who={who} />
+        <nav aria-label="Pages">
+          <ul>
+            {pages.map((p) => <li key={p.path}><NavLink to={`/${p.path}`}>{p.label}</NavLink></li>)}
+          </ul>
+        </nav>
+        <button type="button" className="secondary" onClick={() => { window.location.hash = ''; signOut(''); }}>Sign out</button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {notice && <p className={notice.alert ? 'problem' : 'notice'} role={notice.alert ? 'alert' : 'status'}>{notice.text}</p>}
+        <Outlet />
+      </main>
+      <ScrollRestoration />
+    </>
+  );
+}
