@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { api } from '../api/client';
 import { Json, Loaded } from '../ui';
@@ -7,16 +7,17 @@ import { Json, Loaded } from '../ui';
 /** A brand looks up a command's result by the `_cid` it was sent with; the command asked is in the address. */
 export function Commands() {
   const asked = useParams().cid ?? '';
-  const [cid, setCid] = useState(asked);
-  useEffect(() => setCid(asked), [asked]);
   const navigate = useNavigate();
-  const submit = (e: FormEvent) => { e.preventDefault(); navigate(`/commands/${encodeURIComponent(cid.trim())}`); };
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    navigate(`/commands/${encodeURIComponent(String(new FormData(e.currentTarget).get('cid') ?? '').trim())}`);
+  };
   return (
     <>
       <h1>Commands</h1>
       <form className="toolbar" onSubmit={submit} aria-label="Look up a command">
         <label htmlFor="cid">Command id (<code>_cid</code>)</label>
-        <input id="cid" required value={cid} onChange={(e) => setCid(e.target.value)} />
+        <input id="cid" name="cid" key={asked} required defaultValue={asked} />
         <button type="submit">Look up</button>
       </form>
       {asked ? <Result cid={asked} /> : <p className="empty">Enter the <code>_cid</code> you sent a command with.</p>}

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, call } from '../api/client';
 import type { Role } from '../api/session';
@@ -40,8 +40,6 @@ function useFilters() {
 export function Deliveries({ role }: { role: Role }) {
   const { filters, before, set } = useFilters();
   const { status, eventType, orderId } = filters;
-  const [orderText, setOrderText] = useState(orderId);
-  useEffect(() => setOrderText(orderId), [orderId]); // back and forward move the field with the address
   const list = useQuery({
     queryKey: ['webhook-deliveries', 'list', filters, before],
     queryFn: () => call(api.GET('/v3/webhook-deliveries', {
@@ -55,7 +53,7 @@ export function Deliveries({ role }: { role: Role }) {
     <>
       <h1>Deliveries</h1>
       <form className="toolbar filters" aria-label="Filter deliveries" noValidate
-        onSubmit={(e: FormEvent) => { e.preventDefault(); set({ orderId: orderText.trim() }); }}>
+        onSubmit={(e: FormEvent<HTMLFormElement>) => { e.preventDefault(); set({ orderId: String(new FormData(e.currentTarget).get('orderId') ?? '').trim() }); }}>
         <div className="field">
           <label htmlFor="status">Status</label>
           <select id="status" value={status} onChange={(e) => set({ status: e.target.value as Status | '' })}>
@@ -72,11 +70,12 @@ export function Deliveries({ role }: { role: Role }) {
         </div>
         <div className="field">
           <label htmlFor="orderId">Order</label>
-          <input id="orderId" type="search" autoComplete="off" spellCheck={false} value={orderText} placeholder="an order's id"
-            onChange={(e) => setOrderText(e.target.value)} />
+          {/* Keyed by the address's order: back and forward put the field back to what the list shows. */}
+          <input id="orderId" name="orderId" key={orderId} type="search" autoComplete="off" spellCheck={false} defaultValue={orderId}
+            placeholder="an order's id" />
         </div>
         <button type="submit">Filter</button>
-        {filtered && <button type="button" className="secondary" onClick={() => { setOrderText(''); set({ status: '', eventType: '', orderId: '' }); }}>Clear filters</button>}
+        {filtered && <button type="button" className="secondary" onClick={() => set({ status: '', eventType: '', orderId: '' })}>Clear filters</button>}
         <button type="button" className="secondary" onClick={() => void list.refetch()}>Refresh</button>
       </form>
       <Loaded query={list}>

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { api, call } from '../api/client';
 import type { Role } from '../api/session';
@@ -29,8 +29,6 @@ export function Events({ role }: { role: Role }) {
   const navigate = useNavigate();
   const go = (cursor: string | undefined, order: string) =>
     navigate({ pathname: cursor ? `/events/${encodeURIComponent(cursor)}` : '/events', search: order ? `?orderId=${encodeURIComponent(order)}` : '' });
-  const [orderText, setOrderText] = useState(orderId);
-  useEffect(() => setOrderText(orderId), [orderId]);
   const feed = useQuery({
     queryKey: ['events', after ?? '', orderId],
     queryFn: () => call(api.GET('/v3/events', { params: { query: { limit: PAGE_SIZE, ...(after && { after }), ...(orderId && { orderId }) } } })),
@@ -40,11 +38,11 @@ export function Events({ role }: { role: Role }) {
     <>
       <h1>Events</h1>
       <p className="muted">Every event of your endpoint, oldest first, exactly as delivered.</p>
-      <form className="toolbar filters" aria-label="Filter events" noValidate onSubmit={(e: FormEvent) => { e.preventDefault(); go(undefined, orderText.trim()); }}>
+      <form className="toolbar filters" aria-label="Filter events" noValidate onSubmit={(e: FormEvent<HTMLFormElement>) => { e.preventDefault(); go(undefined, String(new FormData(e.currentTarget).get('orderId') ?? '').trim()); }}>
         <div className="field">
           <label htmlFor="orderId">Order</label>
-          <input id="orderId" type="search" autoComplete="off" spellCheck={false} value={orderText} placeholder="an order's id"
-            onChange={(e) => setOrderText(e.target.value)} />
+          <input id="orderId" name="orderId" key={orderId} type="search" autoComplete="off" spellCheck={false} defaultValue={orderId}
+            placeholder="an order's id" />
         </div>
         <button type="submit">Filter</button>
         {orderId && <button type="button" className="secondary" onClick={() => go(undefined, '')}>All orders</button>}
