@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { createHashRouter, RouterProvider } from 'react-router';
 import {
   acceptLink, accessToken, checkPendingLink, declineLink, hasPendingLink, onLinkOpened, onSignedOut, refreshToken, SignedOut,
-  type Exchanged, type Identity,
+  type CheckedLink, type Identity,
 } from './api/session';
 import { describeIdentity, SwitchAccount } from './identity';
 import { portalRoutes } from './routes';
@@ -13,7 +13,7 @@ import { SignIn } from './SignIn';
 type Session =
   | { state: 'out'; message: string }
   | { state: 'checking' }
-  | { state: 'ask'; current: Identity; link: Exchanged }
+  | { state: 'ask'; current: Identity; link: CheckedLink }
   | { state: 'in'; identity: Identity; notice?: { text: string; alert: boolean } };
 
 export function App() {
@@ -38,7 +38,7 @@ export function App() {
   if (session.state === 'ask') {
     return (
       <SwitchAccount current={session.current} link={session.link}
-        onStay={() => { declineLink(); setSession({ state: 'in', identity: session.current }); }}
+        onStay={() => { declineLink(session.link); setSession({ state: 'in', identity: session.current }); }}
         onSwitch={() => {
           acceptLink(session.link);
           setSession({ state: 'in', identity: session.link.identity, notice: { text: `Signed in as ${describeIdentity(session.link.identity)}.`, alert: false } });
@@ -54,7 +54,10 @@ async function settle(): Promise<Session> {
   if (!hasPendingLink()) return { state: 'in', identity: (await accessToken()).identity };
   const check = await checkPendingLink();
   if (check.outcome === 'ask') return { state: 'ask', current: check.current, link: check.link };
-  if (check.outcome === 'switched') return { state: 'in', identity: check.identity };
+  if (check.outcome === 'switched') {
+    if (!check.sessionEnded) return { state: 'in', identity: check.identity };
+    return { state: 'in', identity: check.identity, notice: { text: `Your earlier session had ended: you are signed in with the link you opened, as ${describeIdentity(check.identity)}.`, alert: false } };
+  }
   return {
     state: 'in', identity: check.current,
     notice: { text: `The sign-in link you opened was refused (${check.reason}). You are still signed in as ${describeIdentity(check.current)}.`, alert: true },
@@ -65,6 +68,7 @@ async function settle(): Promise<Session> {
 function Portal({ who, notice }: { who: Identity; notice?: { text: string; alert: boolean } }) {
   const [client] = useState(newQueryClient);
   const [router] = useState(() => createHashRouter(portalRoutes(who, notice)));
+  useEffect(() => () => router.dispose(), [router]); // a session left (signed out, switched) stops listening to the address
   return (
     <QueryClientProvider client={client}>
       <RouterProvider router={router} />

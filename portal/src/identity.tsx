@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { api, call } from './api/client';
-import type { Exchanged, Identity } from './api/session';
+import type { CheckedLink, Identity } from './api/session';
 
 // Who is signed in: the account's name and the contact's e-mail (GET /v3/me), with the ids in the tooltips. Until the
 // names are known (or where they could not be read) the ids' first 8 characters stand for them.
@@ -38,7 +38,7 @@ export function Who({ who }: { who: Identity }) {
  * sent by someone else must not put the person, unaware, into that sender's account).
  */
 export function SwitchAccount({ current, link, onStay, onSwitch }: {
-  current: Identity; link: Exchanged; onStay: () => void; onSwitch: () => void;
+  current: Identity; link: CheckedLink; onStay: () => void; onSwitch: () => void;
 }) {
   useEffect(() => { document.title = 'Switch account? · Integrator portal'; }, []);
   return (

@@ -1,5 +1,5 @@
-import { useEffect } from 'react';
-import { Navigate, NavLink, Outlet, ScrollRestoration, useMatches, type RouteObject } from 'react-router';
+import { useEffect, useRef } from 'react';
+import { Navigate, NavLink, Outlet, ScrollRestoration, useLocation, useMatches, type RouteObject } from 'react-router';
 import { signOut, type Identity, type Role } from './api/session';
 import { Who } from './identity';
 import { Commands } from './pages/Commands';
@@ -48,6 +48,13 @@ function Layout({ who, notice }: { who: Identity; notice?: { text: string; alert
   const pages = PAGES.filter((p) => p.roles.includes(who.role));
   const label = (useMatches().at(-1)?.handle as Handle | undefined)?.label;
   useEffect(() => { if (label) document.title = `${label} · Integrator portal`; }, [label]);
+  // Another page: focus moves to its content, so that a screen reader reads the new page, not the link just followed.
+  const { pathname } = useLocation();
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) { first.current = false; return; }
+    document.getElementById('main')?.focus({ preventScroll: true });
+  }, [pathname]);
   return (
     <>
       <a className="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>

@@ -23,8 +23,9 @@ export function Empty({ children }: { children: ReactNode }) {
 /** Loading, failure and content of a query in one place. */
 export function Loaded<T>({ query, children }: { query: UseQueryResult<T, Problem>; children: (data: T) => ReactNode }) {
   if (query.isPending) return <Loading />;
-  if (query.isError) return <ProblemBox problem={query.error} />;
-  return <>{children(query.data)}</>;
+  if (query.data === undefined) return <ProblemBox problem={query.error!} />;
+  // A refetch that failed keeps what is shown (a form being filled, a key shown once), with the problem above it.
+  return <>{query.isError && <ProblemBox problem={query.error} />}{children(query.data)}</>;
 }
 
 /** A mutation's problem, when its last run failed. */

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { verifyAsymmetricWebhook, verifyWebhook } from '../../examples/verify-webhook.ts';
 import { skipUnless } from '../support/skip.ts';
 import { type Account, PHONE, scrollsSideways, startPortal } from './fixture.ts';
-import { assertAccessible, hasChromium, NO_CHROMIUM } from './support.ts';
+import { assertAccessible, hasChromium, NO_CHROMIUM, screenshot } from './support.ts';
 
 const test = suite('the Endpoint page: health chart and keys');
 let portal: Awaited<ReturnType<typeof startPortal>>;
@@ -81,14 +81,15 @@ test('the chart counts the endpoint\'s real attempts, answered 2xx against faile
   // Drawn: both series' colours are on the canvas (stacked bars of the answered and the failed).
   const painted = await page.getByTestId('health-chart').evaluate((canvas: HTMLCanvasElement) => {
     const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-    const seen = { green: false, red: false };
+    const seen = { blue: false, orange: false };
     for (let i = 0; i < data.length; i += 4) {
-      if (data[i] === 0x17 && data[i + 1] === 0x62 && data[i + 2] === 0x2e) seen.green = true;
-      if (data[i] === 0xa4 && data[i + 1] === 0x16 && data[i + 2] === 0x1a) seen.red = true;
+      if (data[i] === 0x0b && data[i + 1] === 0x57 && data[i + 2] === 0xd0) seen.blue = true;
+      if (data[i] === 0xf2 && data[i + 1] === 0x9f && data[i + 2] === 0x3d) seen.orange = true;
     }
     return seen;
   });
-  assert.equal(painted, { green: true, red: true });
+  assert.equal(painted, { blue: true, orange: true });
+  await screenshot(page, 'endpoint-health');
 
   await page.getByRole('button', { name: 'Last 30 days' }).click();
   await page.getByText(`Attempts per day over the last 30 days: ${succeeded} answered 2xx, ${failed} failed.`, { exact: true }).waitFor();
@@ -146,6 +147,8 @@ test('asymmetric signatures: turned on, the shown public key verifies v1a; a new
   const later = await newOrderReceived();
   assert.is(verifyAsymmetricWebhook(later.body, later.headers, next)._type, 'OrderStatusEvent');
   await assertAccessible(page, 'endpoint with public keys');
+  await page.getByRole('heading', { name: 'Rotate the signature key' }).scrollIntoViewIfNeeded();
+  await screenshot(page, 'endpoint-keys');
 });
 
 test('the Endpoint page with its chart and keys fits a phone', async () => {

@@ -114,7 +114,6 @@ test('Endpoint: a refused URL shows its issue beside the field; saved, it shows 
   await page.getByRole('button', { name: 'Rotate the key' }).click();
   await page.getByText(/Rotated: webhooks are signed with both keys until/).waitFor();
   await assertAccessible(page, 'endpoint');
-  await screenshot(page, 'endpoint');
 });
 
 test('Deliveries: a failed delivery shows the answer; redelivered after the receiver recovers, it is delivered; redeliver failed since counts', async () => {

@@ -60,16 +60,21 @@ export function onLinkOpened(listener: () => void): () => void {
 
 export const hasPendingLink = (): boolean => pendingLink !== null;
 
-/** The person agreed: the link's token becomes the session (with the access token its check got, when it got one). */
-export function acceptLink(checked?: Exchanged): void {
-  if (pendingLink === null) return;
-  signIn(pendingLink);
-  if (checked) access = checked;
-  pendingLink = null;
+/** A link's refresh token, checked: the access token its check got, with the names of whom it signs in as. */
+export type CheckedLink = Exchanged & { refresh: string };
+
+/**
+ * The person agreed: exactly the link that was checked becomes the session, not whatever link is pending by then (a
+ * newer one opened meanwhile waits for its own question).
+ */
+export function acceptLink(link: CheckedLink): void {
+  signIn(link.refresh);
+  access = link;
+  if (pendingLink === link.refresh) pendingLink = null;
 }
 
-export function declineLink(): void {
-  pendingLink = null;
+export function declineLink(link: CheckedLink): void {
+  if (pendingLink === link.refresh) pendingLink = null;
 }
 
 export const refreshToken = (): string | null => sessionStorage.getItem(KEY);
@@ -97,7 +102,11 @@ export function identityOf(token: string): Identity {
   return { role: json.role === 'brand' ? 'brand' : 'partner', accountId: String(json.acc ?? ''), contactId: String(json.sub ?? '') };
 }
 
-export const sameIdentity = (a: Identity, b: Identity) => a.accountId === b.accountId && a.contactId === b.contactId;
+const claimsOf = (token: string): Identity | null => {
+  try { return identityOf(token); } catch { return null; }
+};
+
+export const sameIdentity = (a: Pick<Identity, 'accountId' | 'contactId'>, b: Pick<Identity, 'accountId' | 'contactId'>) => a.accountId === b.accountId && a.contactId === b.contactId;
 
 /** A problem the portal makes itself, when the service could not be reached or answered something else. */
 export const localProblem = (detail: string): Problem => ({
@@ -144,14 +153,15 @@ export async function accessToken(): Promise<Exchanged> {
 
 /** The pending link checked against the open session: what the portal shows next. */
 export type LinkCheck =
-  | { outcome: 'switched'; identity: Identity }
-  | { outcome: 'ask'; current: Identity; link: Exchanged }
+  | { outcome: 'switched'; identity: Identity; sessionEnded: boolean }
+  | { outcome: 'ask'; current: Identity; link: CheckedLink }
   | { outcome: 'refused'; current: Identity; reason: string };
 
 /**
  * A link of the same contact replaces the session at once (a fresher token of the same person); a refused link leaves
  * it as it is; a link of another contact is for the person to decide. When the open session itself is refused (expired),
- * the link's token becomes the session.
+ * the link's token becomes the session, and the portal says so. Only the link this check began with is ever taken or
+ * dropped: a link opened while it runs is checked after it.
  */
 export async function checkPendingLink(): Promise<LinkCheck> {
   const link = pendingLink!;
@@ -160,7 +170,7 @@ export async function checkPendingLink(): Promise<LinkCheck> {
   const mine = held ? await exchange(held) : { refused: 'Sign in to go on.' };
   const theirs = await exchange(link);
   if ('refused' in theirs) {
-    pendingLink = null;
+    if (pendingLink === link) pendingLink = null;
     if ('refused' in mine) {
       signOut(theirs.refused);
       throw new SignedOut(theirs.refused);
@@ -168,13 +178,15 @@ export async function checkPendingLink(): Promise<LinkCheck> {
     access = mine;
     return { outcome: 'refused', current: { ...mine.identity, ...(await namesOf(mine.token)) }, reason: theirs.refused };
   }
+  const checked: CheckedLink = { ...theirs, refresh: link, identity: { ...theirs.identity, ...(await namesOf(theirs.token)) } };
   if ('refused' in mine || sameIdentity(mine.identity, theirs.identity)) {
-    acceptLink(theirs);
-    return { outcome: 'switched', identity: theirs.identity };
+    if (pendingLink === link) acceptLink(checked);
+    // An ended session of someone else (its token's claims, read unverified) is replaced too, and the portal says so.
+    const ended = 'refused' in mine && held !== null && !sameIdentity(claimsOf(held) ?? { accountId: '', contactId: '' }, theirs.identity);
+    return { outcome: 'switched', identity: checked.identity, sessionEnded: ended };
   }
   access = mine;
-  const [myNames, theirNames] = await Promise.all([namesOf(mine.token), namesOf(theirs.token)]);
-  return { outcome: 'ask', current: { ...mine.identity, ...myNames }, link: { ...theirs, identity: { ...theirs.identity, ...theirNames } } };
+  return { outcome: 'ask', current: { ...mine.identity, ...(await namesOf(mine.token)) }, link: checked };
 }
 
 /** The account's name and the contact's e-mail an access token speaks for (GET /v3/me); none when it could not be read. */

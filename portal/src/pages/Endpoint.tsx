@@ -85,6 +85,7 @@ function EditForm({ config }: { config: Config | null }) {
   const [key, setKey] = useState('');
   const queries = useQueryClient();
   const save = useMutation({
+    gcTime: 0, // its input may hold a signature key
     mutationFn: (body: Put) => call(api.PUT('/v3/webhook-config', { body })),
     onSuccess: () => { setKey(''); return queries.invalidateQueries({ queryKey: CONFIG_KEY }); },
   });

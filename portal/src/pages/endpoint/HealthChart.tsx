@@ -18,7 +18,8 @@ const SPANS: Record<Span, { label: string; bucket: 'hour' | 'day'; back: number;
   day: { label: 'Last 24 hours', bucket: 'hour', back: 23 * HOUR, name: 'per hour over the last 24 hours' },
   month: { label: 'Last 30 days', bucket: 'day', back: 29 * 24 * HOUR, name: 'per day over the last 30 days' },
 };
-const COLORS = { succeeded: '#17622e', failed: '#a4161a' };
+// Told apart by lightness as well as hue (blue against orange), so that red-green colour blindness does not merge them.
+const COLORS = { succeeded: '#0b57d0', failed: '#f29f3d' };
 
 /** A bucket's start as its axis label: `05:00` for an hour, `11-29` for a day (UTC, as everywhere in the portal). */
 const tick = (start: string, bucket: 'hour' | 'day') => (bucket === 'hour' ? start.slice(11, 16) : start.slice(5, 10));

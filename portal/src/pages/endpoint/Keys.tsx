@@ -21,6 +21,8 @@ export function Keys({ config }: { config: Config }) {
   const [done, setDone] = useState<{ text: string; key?: string } | null>(null);
   const queries = useQueryClient();
   const rotate = useMutation({
+    // Not kept in the mutation cache after the page is left: its answer may hold a key shown once, its input your own.
+    gcTime: 0,
     mutationFn: (body: Rotate) => call(api.POST('/v3/webhook-config/rotate-key', { body })),
     onMutate: () => setDone(null),
     onSuccess: (answer, body) => {
@@ -40,10 +42,18 @@ export function Keys({ config }: { config: Config }) {
     },
   });
   const issues = rotate.error?.issues ?? [];
+  // An emptied field is no window of 0 (which would end the current key at once): it is asked for.
+  const [hoursChecked, setHoursChecked] = useState(false);
+  const hoursValid = hours.trim() !== '' && Number.isFinite(Number(hours)) && Number(hours) >= 0 && Number(hours) <= 168;
   const previousKeyValidFor = Math.round(Number(hours) * 3600);
+  const rotateWith = (body: Rotate) => {
+    setHoursChecked(true);
+    if ('previousKeyValidFor' in body && !hoursValid) { document.getElementById('overlap')?.focus(); return; }
+    rotate.mutate(body);
+  };
   const ownKeySubmit = (e: FormEvent) => {
     e.preventDefault();
-    rotate.mutate({ signatureKey: ownKey, previousKeyValidFor });
+    rotateWith({ signatureKey: ownKey, previousKeyValidFor });
   };
 
   return (
@@ -57,18 +67,20 @@ export function Keys({ config }: { config: Config }) {
       {(config.hasSignatureKey || config.publicKey) && (
         <>
           <label htmlFor="overlap">Keep the current key{config.publicKey ? ' (or pair)' : ''} valid for (hours)</label>
-          <input id="overlap" type="number" min="0" max="168" step="any" value={hours} onChange={(e) => setHours(e.target.value)} />
+          <input id="overlap" type="number" min="0" max="168" step="any" value={hours} onChange={(e) => setHours(e.target.value)}
+            aria-invalid={hoursChecked && !hoursValid} aria-describedby={hoursChecked && !hoursValid ? 'overlap-issue' : undefined} />
+          {hoursChecked && !hoursValid && <p className="issue" id="overlap-issue">Enter the hours, 0 to 168 (0 ends the current key at once).</p>}
           <FieldIssues issues={issues} field="previousKeyValidFor" />
         </>
       )}
       <div className="buttons">
-        <button type="button" disabled={rotate.isPending} onClick={() => rotate.mutate(config.hasSignatureKey ? { previousKeyValidFor } : {})}>
+        <button type="button" disabled={rotate.isPending} onClick={() => rotateWith(config.hasSignatureKey ? { previousKeyValidFor } : {})}>
           {config.hasSignatureKey ? 'Generate a new key' : 'Generate a key'}
         </button>
       </div>
       {done && (
-        <div role="status" data-testid="key-result">
-          <p>{done.text}</p>
+        <div data-testid="key-result">
+          <p role="status">{done.text}</p>
           {done.key && (
             <>
               <CopyField id="generated-key" label="Your new signature key: shown this once" value={done.key} />
@@ -80,8 +92,9 @@ export function Keys({ config }: { config: Config }) {
       {config.hasSignatureKey && (
         <form onSubmit={ownKeySubmit} aria-label="Rotate to a key of your own" noValidate>
           <label htmlFor="newKey">New key (16 characters or more)</label>
-          <input id="newKey" type="password" autoComplete="off" value={ownKey} onChange={(e) => setOwnKey(e.target.value)} />
-          <FieldIssues issues={issues} field="signatureKey" />
+          <input id="newKey" type="password" autoComplete="off" value={ownKey} onChange={(e) => setOwnKey(e.target.value)}
+            aria-describedby={issues.some((i) => i.path === 'signatureKey') ? 'rotate-signatureKey-issue' : undefined} />
+          <FieldIssues issues={issues} field="signatureKey" idPrefix="rotate-" />
           <button type="submit" className="secondary" disabled={rotate.isPending}>Rotate the key</button>
         </form>
       )}
@@ -93,7 +106,7 @@ export function Keys({ config }: { config: Config }) {
             <CopyField id="previous-public-key" label="The previous public key (it signs too until the window you chose ends)" value={config.previousPublicKey} />
           )}
           <button type="button" className="secondary" disabled={rotate.isPending}
-            onClick={() => rotate.mutate({ asymmetric: true, previousKeyValidFor })}>
+            onClick={() => rotateWith({ asymmetric: true, previousKeyValidFor })}>
             Make a new key pair
           </button>
         </div>
