@@ -108,7 +108,8 @@ The machine's 1-minute load average at the start and the end: ${loadAtStart.toFi
 work on this shared machine counts too).
 ${codeLine()}
 
-The production build of \`portal/\` (React 19, Vite 8, openapi-fetch), served by the service itself as \`npm start\` runs it (the build,
+The production build of \`portal/\` (React 19, React Router 7, TanStack Query 5, Vite 8, openapi-fetch; Chart.js is a chunk of its own,
+fetched with the Endpoint page's chart only, not for these figures' sign-in page), served by the service itself as \`npm start\` runs it (the build,
 embedded database in memory) at \`/portal/\` on loopback, loaded by headless Chromium ${chromiumVersion} (Debian's, launched as
 tests/browser launches it) in a fresh browser context each run (nothing cached); one load before the runs warmed the service's
 process. "First view" is from \`page.goto\` to the sign-in page's heading being visible (HTML, JS, CSS fetched, React rendered);
