@@ -6,7 +6,7 @@ import {
   type CheckedLink, type Identity,
 } from './api/session';
 import { describeIdentity, SwitchAccount } from './identity';
-import { portalRoutes } from './routes';
+import { portalRoutes, type Notice } from './routes';
 import { newQueryClient } from './query';
 import { SignIn } from './SignIn';
 
@@ -14,7 +14,7 @@ type Session =
   | { state: 'out'; message: string }
   | { state: 'checking' }
   | { state: 'ask'; current: Identity; link: CheckedLink }
-  | { state: 'in'; identity: Identity; notice?: { text: string; alert: boolean } };
+  | { state: 'in'; identity: Identity; notice?: Notice };
 
 export function App() {
   const [session, setSession] = useState<Session>(() => (refreshToken() ? { state: 'checking' } : { state: 'out', message: '' }));
@@ -65,7 +65,7 @@ async function settle(): Promise<Session> {
 }
 
 /** One client and one router per session: a session of another contact starts with nothing cached. */
-function Portal({ who, notice }: { who: Identity; notice?: { text: string; alert: boolean } }) {
+function Portal({ who, notice }: { who: Identity; notice?: Notice }) {
   const [client] = useState(newQueryClient);
   const [router] = useState(() => createHashRouter(portalRoutes(who, notice)));
   useEffect(() => () => router.dispose(), [router]); // a session left (signed out, switched) stops listening to the address

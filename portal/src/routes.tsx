@@ -23,7 +23,10 @@ const PAGES: Page[] = [
 
 type Handle = { label: string };
 
-export function portalRoutes(who: Identity, notice?: { text: string; alert: boolean }): RouteObject[] {
+/** A line above the first page of a session: what the sign-in did (an alert when a link was refused). */
+export type Notice = { text: string; alert: boolean };
+
+export function portalRoutes(who: Identity, notice?: Notice): RouteObject[] {
   const { role } = who;
   const page = (path: string, element: React.ReactNode, label: string): RouteObject => ({ path, element, handle: { label } satisfies Handle });
   const mine = (path: string) => PAGES.some((p) => p.path === path && p.roles.includes(role));
@@ -44,7 +47,7 @@ export function portalRoutes(who: Identity, notice?: { text: string; alert: bool
   }];
 }
 
-function Layout({ who, notice }: { who: Identity; notice?: { text: string; alert: boolean } }) {
+function Layout({ who, notice }: { who: Identity; notice?: Notice }) {
   const pages = PAGES.filter((p) => p.roles.includes(who.role));
   const label = (useMatches().at(-1)?.handle as Handle | undefined)?.label;
   useEffect(() => { if (label) document.title = `${label} · Integrator portal`; }, [label]);

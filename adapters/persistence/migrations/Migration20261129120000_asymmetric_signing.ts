@@ -1,5 +1,9 @@
 import { Migration } from '@mikro-orm/migrations';
 
+// The feed sequencer's advisory lock key ('pbi1'), as adapters/persistence/event-feed.ts takes it; a migration keeps its own
+// copy (what it wrote must not move with later code).
+const SEQUENCER_LOCK = 0x7062_6931;
+
 /**
  * Asymmetric signatures (CONTRACT §11, Standard Webhooks `v1a`): an endpoint's Ed25519 pair (the private key as PKCS8
  * DER in base64, never shown; the public key as shown, `whpk_…`), made when asymmetric signing is first turned on and
@@ -35,7 +39,7 @@ declare
   positioned integer := 0;
 begin
   if p_sequence > 0 then
-    perform pg_advisory_xact_lock(1885497649);
+    perform pg_advisory_xact_lock(${SEQUENCER_LOCK});
     positioned := sequence_events(p_sequence);
   end if;
   if positioned = 0 then

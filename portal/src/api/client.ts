@@ -37,7 +37,7 @@ export async function call<T>(promise: Promise<{ data?: T; error?: unknown; resp
   return result.data as T;
 }
 
-export function asProblem(error: unknown, response?: Response): Problem {
+function asProblem(error: unknown, response?: Response): Problem {
   if (error && typeof error === 'object' && 'detail' in error) return error as Problem;
   return localProblem(`The service answered ${response?.status ?? 'nothing'}.`);
 }

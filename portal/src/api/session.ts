@@ -20,24 +20,24 @@ let signedOutListener: (message: string) => void = () => {};
 let pendingLink: string | null = null;
 
 /**
- * Takes a refresh token out of the address (`#refresh=<token>`) at once, replacing the history entry that held it, and
- * answers what it means: `signed-in` when there was no session (the link's token is the session now), `ask` when a
- * session of another token is open (the link's token waits for `acceptLink` or `declineLink`), `none` otherwise.
+ * Takes a refresh token out of the address (`#refresh=<token>`) at once, replacing the history entry that held it.
+ * Without a session the link's token is the session; beside a session of another token it waits (`pendingLink`) for
+ * the person's answer. Answers whether the session or the pending link changed.
  */
-export function takeTokenFromAddress(): 'none' | 'signed-in' | 'ask' {
+export function takeTokenFromAddress(): boolean {
   const match = /^#refresh=([^&]+)/.exec(window.location.hash);
-  if (!match) return 'none';
+  if (!match) return false;
   history.replaceState(null, '', window.location.pathname + window.location.search + '#/endpoint');
   let token: string;
   try { token = decodeURIComponent(match[1]!).trim(); } catch { token = match[1]!.trim(); }
   const current = refreshToken();
   if (!current) {
     signIn(token);
-    return 'signed-in';
+    return true;
   }
-  if (current === token) return 'none';
+  if (current === token) return false;
   pendingLink = token;
-  return 'ask';
+  return true;
 }
 
 let linkListener: () => void = () => {};
@@ -48,7 +48,7 @@ let linkListener: () => void = () => {};
  * `onLinkOpened`'s listener.
  */
 export function watchAddressForLinks(): void {
-  const check = () => { if (takeTokenFromAddress() !== 'none') linkListener(); };
+  const check = () => { if (takeTokenFromAddress()) linkListener(); };
   window.addEventListener('popstate', check);
   window.addEventListener('hashchange', check);
 }
@@ -96,7 +96,7 @@ export function onSignedOut(listener: (message: string) => void): void {
 }
 
 /** The claims of a token the service just issued (read, not verified: the service is the one that checks them). */
-export function identityOf(token: string): Identity {
+function identityOf(token: string): Identity {
   const part = token.split('.')[1] ?? '';
   const json = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/'))) as { role?: unknown; acc?: unknown; sub?: unknown };
   return { role: json.role === 'brand' ? 'brand' : 'partner', accountId: String(json.acc ?? ''), contactId: String(json.sub ?? '') };
@@ -106,7 +106,7 @@ const claimsOf = (token: string): Identity | null => {
   try { return identityOf(token); } catch { return null; }
 };
 
-export const sameIdentity = (a: Pick<Identity, 'accountId' | 'contactId'>, b: Pick<Identity, 'accountId' | 'contactId'>) => a.accountId === b.accountId && a.contactId === b.contactId;
+const sameIdentity = (a: Pick<Identity, 'accountId' | 'contactId'>, b: Pick<Identity, 'accountId' | 'contactId'>) => a.accountId === b.accountId && a.contactId === b.contactId;
 
 /** A problem the portal makes itself, when the service could not be reached or answered something else. */
 export const localProblem = (detail: string): Problem => ({

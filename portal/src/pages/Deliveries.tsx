@@ -7,7 +7,8 @@ import type { operations } from '../api/schema';
 import { formatUtc, parseUtcInput, utcInputText } from '../dates';
 import { UtcDateInput } from '../DateInput';
 import { answerText, Empty, Loaded, MutationProblem } from '../ui';
-import { orderOf, Redeliver, refreshWhileSettling, ShortId } from './delivery-parts';
+import { Redeliver, refreshWhileSettling, ShortId } from './delivery-parts';
+import { OrderField, submittedOrder } from './OrderField';
 import { OrderRef } from './Orders';
 
 type Query = NonNullable<operations['webhookDeliveries-list']['parameters']['query']>;
@@ -53,7 +54,7 @@ export function Deliveries({ role }: { role: Role }) {
     <>
       <h1>Deliveries</h1>
       <form className="toolbar filters" aria-label="Filter deliveries" noValidate
-        onSubmit={(e: FormEvent<HTMLFormElement>) => { e.preventDefault(); set({ orderId: String(new FormData(e.currentTarget).get('orderId') ?? '').trim() }); }}>
+        onSubmit={(e: FormEvent<HTMLFormElement>) => { e.preventDefault(); set({ orderId: submittedOrder(e.currentTarget) }); }}>
         <div className="field">
           <label htmlFor="status">Status</label>
           <select id="status" value={status} onChange={(e) => set({ status: e.target.value as Status | '' })}>
@@ -68,12 +69,7 @@ export function Deliveries({ role }: { role: Role }) {
             {EVENT_TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
           </select>
         </div>
-        <div className="field">
-          <label htmlFor="orderId">Order</label>
-          {/* Keyed by the address's order: back and forward put the field back to what the list shows. */}
-          <input id="orderId" name="orderId" key={orderId} type="search" autoComplete="off" spellCheck={false} defaultValue={orderId}
-            placeholder="an order's id" />
-        </div>
+        <OrderField value={orderId} />
         <button type="submit">Filter</button>
         {filtered && <button type="button" className="secondary" onClick={() => set({ status: '', eventType: '', orderId: '' })}>Clear filters</button>}
         <button type="button" className="secondary" onClick={() => void list.refetch()}>Refresh</button>
@@ -107,12 +103,11 @@ export function Deliveries({ role }: { role: Role }) {
 
 function Row({ d, role }: { d: Listed; role: Role }) {
   const last = d.attempts.at(-1);
-  const order = orderOf(d);
   return (
     <tr>
       <td data-label="Created"><Link to={`/deliveries/${encodeURIComponent(d.id)}`} data-testid="delivery-link">{formatUtc(d.createdAt)}</Link></td>
       <td data-label="Event">{d.eventType}</td>
-      <td data-label="Order" data-testid="delivery-order"><OrderRef id={order} role={role} list="deliveries" /></td>
+      <td data-label="Order" data-testid="delivery-order"><OrderRef id={d.orderId} role={role} list="deliveries" /></td>
       <td data-label="Event id"><ShortId id={d.eventId} /></td>
       <td data-label="Status">
         <span className={`status ${d.status}`}>{d.status}</span>

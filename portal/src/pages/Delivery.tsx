@@ -5,7 +5,7 @@ import type { Role } from '../api/session';
 import type { operations } from '../api/schema';
 import { formatDuration, formatUtc } from '../dates';
 import { answerText, Empty, Json, Loaded } from '../ui';
-import { orderOf, Redeliver, refreshWhileSettling, ShortId } from './delivery-parts';
+import { Redeliver, refreshWhileSettling, ShortId } from './delivery-parts';
 import { OrderRef } from './Orders';
 
 /** GET /v3/webhook-deliveries/{id}: the delivery as listed, its payload, and each attempt's request and response. */
@@ -18,7 +18,7 @@ const answered2xx = (a: Attempt) => a.statusCode !== null && a.statusCode >= 200
  * What the schedule did after an attempt: the next attempt and how long after it came; for the last one, the next
  * attempt due, or why there is none.
  */
-export function nextStep(detail: Detail, index: number, now = Date.now()): string {
+function nextStep(detail: Detail, index: number, now = Date.now()): string {
   const attempt = detail.attempts[index]!;
   if (answered2xx(attempt)) return 'delivered';
   const next = detail.attempts[index + 1];
@@ -49,7 +49,7 @@ export function DeliveryDetail({ role }: { role: Role }) {
           <>
             <dl className="facts">
               <dt>Event</dt><dd>{detail.eventType} <ShortId id={detail.eventId} /></dd>
-              <dt>Order</dt><dd data-testid="delivery-order"><OrderRef id={orderOf(detail)} role={role} list="deliveries" /></dd>
+              <dt>Order</dt><dd data-testid="delivery-order"><OrderRef id={detail.orderId} role={role} list="deliveries" /></dd>
               <dt>Status</dt><dd><span className={`status ${detail.status}`} data-testid="delivery-status">{detail.status}</span></dd>
               <dt>Created</dt><dd>{formatUtc(detail.createdAt)}</dd>
               <dt>Next attempt</dt><dd>{formatUtc(detail.nextAttemptAt)}</dd>

@@ -45,7 +45,7 @@ export function Endpoint() {
 }
 
 /** A plain sentence of what the endpoint's state means and what to do. */
-export function healthSentence(config: Config): string {
+function healthSentence(config: Config): string {
   if (!config.url) return 'No URL is set: nothing is delivered. Your events are still in the feed.';
   if (config.disabledReason === 'failing') {
     return `Disabled because it kept failing${config.failingSince ? ` since ${formatUtc(config.failingSince)}` : ''}: nothing new is delivered. `

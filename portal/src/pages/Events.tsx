@@ -5,6 +5,7 @@ import { api, call } from '../api/client';
 import type { Role } from '../api/session';
 import { formatUtc } from '../dates';
 import { Empty, Json, Loaded } from '../ui';
+import { OrderField, submittedOrder } from './OrderField';
 import { OrderRef } from './Orders';
 
 const PAGE_SIZE = 20;
@@ -38,12 +39,8 @@ export function Events({ role }: { role: Role }) {
     <>
       <h1>Events</h1>
       <p className="muted">Every event of your endpoint, oldest first, exactly as delivered.</p>
-      <form className="toolbar filters" aria-label="Filter events" noValidate onSubmit={(e: FormEvent<HTMLFormElement>) => { e.preventDefault(); go(undefined, String(new FormData(e.currentTarget).get('orderId') ?? '').trim()); }}>
-        <div className="field">
-          <label htmlFor="orderId">Order</label>
-          <input id="orderId" name="orderId" key={orderId} type="search" autoComplete="off" spellCheck={false} defaultValue={orderId}
-            placeholder="an order's id" />
-        </div>
+      <form className="toolbar filters" aria-label="Filter events" noValidate onSubmit={(e: FormEvent<HTMLFormElement>) => { e.preventDefault(); go(undefined, submittedOrder(e.currentTarget)); }}>
+        <OrderField value={orderId} />
         <button type="submit">Filter</button>
         {orderId && <button type="button" className="secondary" onClick={() => go(undefined, '')}>All orders</button>}
       </form>

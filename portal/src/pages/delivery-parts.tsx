@@ -4,7 +4,7 @@ import { api, call } from '../api/client';
 import { MutationProblem } from '../ui';
 
 /** What the Redeliver button needs to know of its delivery: its state now, and how many attempts it has. */
-export type DeliveryState = { id: string; status: 'pending' | 'delivered' | 'failed'; attempts: readonly unknown[] };
+type DeliveryState = { id: string; status: 'pending' | 'delivered' | 'failed'; attempts: readonly unknown[] };
 
 /**
  * Sends a delivery again. "Queued" stays only while the delivery has not moved since (the list not reloaded yet) or is
@@ -33,15 +33,13 @@ export function Redeliver({ delivery }: { delivery: DeliveryState }) {
 }
 
 /** Whether a delivery's state is about to change (pending, its next attempt within a minute): worth asking again soon. */
-export const settlingSoon = (d: { status: string; nextAttemptAt: string | null }) =>
+const settlingSoon = (d: { status: string; nextAttemptAt: string | null }) =>
   d.status === 'pending' && (d.nextAttemptAt === null || Date.parse(d.nextAttemptAt) - Date.now() < 60_000);
 
 /** A query's refetch interval: every second while one of its deliveries is settling soon (only while the page is seen). */
 export const refreshWhileSettling = (deliveries: readonly { status: string; nextAttemptAt: string | null }[]) =>
   (deliveries.some(settlingSoon) ? 1000 : false);
 
-/** The order a delivery's event is about (CONTRACT §10), or null for an event of no order. */
-export const orderOf = (d: { orderId: string | null }): string | null => d.orderId || null;
 
 /** An id's first 8 characters, the whole in the tooltip: enough to tell events apart and to find one in a log. */
 export const ShortId = ({ id }: { id: string }) => <code title={id}>{id.slice(0, 8)}</code>;
