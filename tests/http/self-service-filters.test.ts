@@ -26,6 +26,13 @@ async function brandWithTwoOrders() {
     orders.push(apiId);
   }
   await receiver.until((got) => got.length >= 6, 20_000, 'the six deliveries');
+  // The receiver answers before the worker records the attempt: wait for the log, not only for the receipts.
+  for (const deadline = Date.now() + 20_000; ;) {
+    const items = (await get('/v3/webhook-deliveries', brand.accessToken)).body.items as Json[];
+    if (items.length === 6 && items.every((d) => d.attempts.length === 1)) break;
+    if (Date.now() > deadline) throw new Error(`six deliveries with one attempt each, got ${JSON.stringify(items.map((d) => d.attempts.length))}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return { brand, orders, receiver };
 }
 
