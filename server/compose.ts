@@ -13,6 +13,7 @@ import { loadJwtKey } from '../adapters/secret.ts';
 import { hmacSignatures, keyMaker } from '../adapters/signatures.ts';
 import { AdjustableClock, randomIds, systemClock } from '../adapters/system.ts';
 import { JoseTokenService } from '../adapters/tokens.ts';
+import { ScriptedWebhookSender } from '../adapters/webhooks/scripted-sender.ts';
 import { UndiciWebhookSender } from '../adapters/webhooks/sender.ts';
 import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
 import type { BackgroundWork, Clock, IdGenerator, LoginRateLimiter, Mailer, ProcessServices, WebhookSender, WebhookTargetPolicy } from '../domain/ports.ts';
@@ -125,7 +126,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     ready: async () => !shuttingDown && (await database.ping()),
   };
 
-  if (config.seedDemo && (await seedDemo(services))) log.info('demo data loaded');
+  if (config.seedDemo && (await seedDemo(services, (script, clock) => new ScriptedWebhookSender(script, clock)))) log.info('demo data loaded');
 
   const app = config.role === 'worker'
     ? express().disable('x-powered-by').use(healthRoutes(services)).use(metricsRoute(services)).use(undocumentedRoute([]))

@@ -4,6 +4,8 @@ import { createAccount } from '../domain/use-cases/create-account.ts';
 import { createContact } from '../domain/use-cases/create-contact.ts';
 import { createJob } from '../domain/use-cases/create-job.ts';
 import { upsertWebhookConfig } from '../domain/use-cases/upsert-webhook-config.ts';
+import { emitOrderStatus } from '../domain/order-events.ts';
+import { DEMO_ENDPOINT_URL, historyLength, seedDeliveryHistory, type ScriptedSenders } from './seed-demo-history.ts';
 import type { Services } from './services.ts';
 
 /** Fixed ids, so that the README's curl examples work on every demo database. */
@@ -22,10 +24,21 @@ const DEMO = {
 
 // Derived, not spread: a unit's deps hold their services and repositories on their prototype (unit-of-work.ts).
 const withId = (deps: Deps, id: string): Deps => Object.create(deps, { ids: { value: { newId: () => id } } }) as Deps;
+/** The demo endpoint's reserved name never resolves: taken as if it had when it was configured. */
+const anyTarget = (deps: Deps): Deps => Object.create(deps, { webhookTargets: { value: { refusalReason: async () => null } } }) as Deps;
+const at = (deps: Deps, time: Date): Deps => Object.create(deps, { clock: { value: { now: () => time } } }) as Deps;
 
-/** Loads the demo once; answers false when it is there already. */
-export async function seedDemo(services: Services): Promise<boolean> {
-  return services.unitOfWork().transaction(async (deps) => {
+/** The master partner's order whose status update failed to reach its endpoint, in the demo's delivery log. */
+const FAILED_ORDER = 'demo-job-04';
+
+/**
+ * Loads the demo once; answers false when it is there already. After the accounts, contacts and jobs, the master
+ * partner's endpoint gets a URL that never answers and a key, and one order's status update a delivery that has failed
+ * every attempt of the retry schedule (seed-demo-history.ts): what an integrator finds and redelivers on the portal.
+ */
+export async function seedDemo(services: Services, scripted: ScriptedSenders): Promise<boolean> {
+  const historyStart = new Date(services.unitOfWork().deps.clock.now().getTime() - historyLength(services.config.webhookRetryScheduleMs));
+  const seeded = await services.unitOfWork().transaction(async (deps) => {
     if (await deps.accounts.get(DEMO.brandId)) return false;
     await createAccount(withId(deps, DEMO.brandId), { name: 'Demo Brand', role: 'brand' });
     await createAccount(withId(deps, DEMO.masterId), { name: 'Demo Installers (master)', role: 'partner' });
@@ -59,6 +72,15 @@ export async function seedDemo(services: Services): Promise<boolean> {
         updatedAt: new Date(now - i * 3_600_000),
       });
     }
+
+    await upsertWebhookConfig(anyTarget(deps), {
+      accountId: DEMO.masterId, scope: 'partner', transformer: 'partner-format', version: '1.3.0', url: DEMO_ENDPOINT_URL,
+      signatureKey: deps.keys.newSecretKey(),
+    });
+    const failedOrder = await deps.jobs.get(FAILED_ORDER);
+    if (failedOrder) await emitOrderStatus(at(deps, historyStart), failedOrder);
     return true;
   });
+  if (seeded) await seedDeliveryHistory(services, scripted, historyStart);
+  return seeded;
 }

@@ -7,6 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FileMailer } from '../../adapters/mail/file-mailer.ts';
 import { refreshTokenMail } from '../../domain/auth.ts';
+import { endpointNoticeMail } from '../../domain/endpoint-health.ts';
 
 // npm run mail:last-token and mail:last-link read the newest mail the file mailer wrote: a quoted-printable .eml whose
 // link reads `#refresh=3DeyJ…` cut over several lines as written. They print what can be used as it is, and read only
@@ -31,6 +32,13 @@ test('before any mail: exit 1 and a line saying where it looked; then the token 
   await new FileMailer(join(dataDir, 'mail'), 'no-reply@localhost', () => {}).send(refreshTokenMail('a@example.com', token, new Date(), link));
   assert.equal((await helper('token')).stdout, `${token}\n`);
   assert.equal((await helper('link')).stdout, `${link}\n`, 'one line, = not =3D');
+
+  // An endpoint's failure mail after the sign-in mail (the demo's, or a real one): the sign-in mail's link still.
+  await new Promise((resolve) => setTimeout(resolve, 5)); // the file names sort by the millisecond they were written
+  await new FileMailer(join(dataDir, 'mail'), 'no-reply@localhost', () => {}).send(endpointNoticeMail('a@example.com', {
+    kind: 'failing', endpointId: 'e', accountId: 'a', url: 'https://hooks.example.com/in', failingSince: new Date(), failedDeliveries: 1,
+  }, 'http://localhost:3000/portal/#/deliveries?status=failed'));
+  assert.equal((await helper('link')).stdout, `${link}\n`, 'the newest mail holding a link');
   const usage = await helper('other').then(() => null, (error: { code: number }) => error);
   assert.equal(usage?.code, 2);
 });
