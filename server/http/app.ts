@@ -111,6 +111,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   }));
 
   app.use(refuseDeclaredTooLarge);
+  app.use(['/v3', '/trpc'], privateAnswers);
   app.use(healthRoutes(services));
   app.use(metricsRoute(services));
 
@@ -170,6 +171,12 @@ function logFailure(log: Logger, error: TRPCError, path: string | undefined) {
   if (isUnavailable(cause)) log.warn({ err: cause, procedure: path }, 'the database cannot answer: 503 SERVICE_UNAVAILABLE');
   else if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: cause, procedure: path }, 'procedure failed');
 }
+
+/** Every answer of the API is one caller's (a key made for it, a token, its orders): no cache on the way may keep it. */
+const privateAnswers: express.RequestHandler = (_req, res, next) => {
+  res.setHeader('cache-control', 'no-store');
+  next();
+};
 
 const notFramed: express.RequestHandler = (_req, res, next) => {
   res.setHeader('content-security-policy', "frame-ancestors 'none'");

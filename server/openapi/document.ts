@@ -64,10 +64,13 @@ const idOf = (schema: ZodType) => {
 };
 
 /** The REST operations of a router with their meta, as the generator sees them. */
+/** What the document asks of a procedure's input schema. */
+type Input = { safeParse(value: unknown): { success: boolean } };
+
 function restProcedures(router: OpenApiRouter) {
   return Object.entries(router._def.procedures as Record<string, AnyProcedure>)
-    .map(([name, procedure]) => ({ name, meta: procedure._def.meta as Meta | undefined }))
-    .filter((p): p is { name: string; meta: Meta & { openapi: NonNullable<Meta['openapi']> } } => Boolean(p.meta?.openapi));
+    .map(([name, procedure]) => ({ name, meta: procedure._def.meta as Meta | undefined, input: procedure._def.inputs[0] as Input | undefined }))
+    .filter((p): p is { name: string; meta: Meta & { openapi: NonNullable<Meta['openapi']> }; input: Input | undefined } => Boolean(p.meta?.openapi));
 }
 
 /**
@@ -92,7 +95,7 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
     },
   }) as Json;
 
-  for (const { meta } of restProcedures(router)) {
+  for (const { meta, input } of restProcedures(router)) {
     const { method, path } = meta.openapi;
     const operation = document.paths[path.replace(/\/$/, '')][method.toLowerCase()];
     const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
@@ -105,6 +108,8 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
     }
     const examples = OPERATION_EXAMPLES[operation.operationId] ?? {};
     const media = operation.requestBody?.content?.['application/json'];
+    // A request without a body is read as {} (bodilessIsEmptyJson): where {} is a whole request, the body is optional.
+    if (media && input?.safeParse({}).success) operation.requestBody.required = false;
     if (media && examples.request !== undefined) media.example = examples.request;
     if (media && examples.requests !== undefined) media.examples = examples.requests;
     if (media && meta.rest?.body) media.schema = { $ref: `#/components/schemas/${idOf(meta.rest.body)}` };

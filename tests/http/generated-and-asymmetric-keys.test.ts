@@ -57,6 +57,15 @@ test('rotate-key without a key makes one, answered once: whsec_ and 32 random by
   assert.is(String(arrived.headers['webhook-signature']).split(' ').length, 2, 'the old key signs too while its window lasts');
   const other = await rotate({});
   assert.not.equal(other.body.signatureKey, res.body.signatureKey, 'each key made afresh');
+  assert.is(res.headers['cache-control'], 'no-store', 'no cache on the way keeps the key');
+});
+
+test('rotate-key with no body at all makes a key, as the document says (its body is optional)', async () => {
+  const { brand } = await brandWithEndpoint();
+  const bare = await app.http.post('/v3/webhook-config/rotate-key').set('authorization', `Bearer ${brand.accessToken}`);
+  assert.equal([bare.status, GENERATED.test(bare.body.signatureKey), bare.headers['cache-control']], [200, true, 'no-store'], JSON.stringify(bare.body));
+  const operation = (await app.http.get('/openapi.json')).body.paths['/v3/webhook-config/rotate-key'].post;
+  assert.is(operation.requestBody.required, false);
 });
 
 test('an endpoint without a key takes the key made at once, with no previous one', async () => {

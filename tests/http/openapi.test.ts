@@ -43,6 +43,8 @@ test('every request body has an example the procedure accepts, every answer with
       })!;
       const bodyPointer = ['paths', path, method, 'requestBody', 'content', 'application/json', 'schema'].map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
       const documentedBody = ajv.getSchema(`openapi#/${bodyPointer}`)!;
+      const input = procedure._def.inputs[0] as unknown as { safeParse(v: unknown): { success: boolean } };
+      assert.is(operation.requestBody.required ?? false, !input.safeParse({}).success, `${where}: the body is required exactly when {} is refused`);
       for (const example of examples) {
         const parsed = (procedure._def.inputs[0] as unknown as { safeParse(v: unknown): { success: boolean; error?: unknown } }).safeParse(example);
         assert.ok(parsed.success, `${where}: the request example is refused: ${JSON.stringify(parsed.error)}`);

@@ -11,7 +11,7 @@ import { Keys } from './endpoint/Keys';
 const HealthChart = lazy(() => import('./endpoint/HealthChart').then((m) => ({ default: m.HealthChart })));
 
 type Put = operations['webhookConfig-put']['requestBody']['content']['application/json'];
-type EventType = NonNullable<operations['webhookConfig-test']['requestBody']['content']['application/json']['eventType']>;
+type EventType = NonNullable<NonNullable<operations['webhookConfig-test']['requestBody']>['content']['application/json']['eventType']>;
 
 const TRANSFORMERS: Put['transformer'][] = ['default', 'partner-format'];
 const VERSIONS: Put['version'][] = ['1.0.0', '1.1.0', '1.3.0'];
