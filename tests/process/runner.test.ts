@@ -75,6 +75,15 @@ test('test.only leaves the suite\'s other tests unrun: they count as failed and 
 test('a failing test: exit 1, counted', () => {
   const run = runSuites({ 'a.test.ts': suiteFile(`test('fails', () => assert.ok(false));\ntest('passes', () => assert.ok(true));`) });
   assert.equal([run.status, run.lastLine], [1, '1 passed, 1 failed'], run.output);
+  assert.match(run.output, /FAIL\s+fixture\s+"fails"/, 'the failure is shown with its suite and name');
+});
+
+test('one count: the closing line is the only total (no "Total:" or "Passed:" of uvu\'s beside it, which counted skips as passed)', async () => {
+  const run = runSuites({
+    'a.test.ts': suiteFile(`test('skips', () => { if (skipUnless(false, 'not here')) return; });\ntest('passes', () => assert.ok(true));`),
+  });
+  assert.equal([run.status, run.lastLine], [0, '1 passed, 0 failed'], run.output);
+  assert.not.match(run.output, /Total:|Passed:/);
 });
 
 test.run();
