@@ -36,6 +36,27 @@ const variant = (filter: OrderFilter) => `${filter.active ? 'active' : 'all'}${f
 const pageColumns = COLUMNS.split(',').map((c) => `j.${c.trim()}`).join(', ');
 
 /**
+ * The partners of `$1::uuid[]` each read as an index range of (updated_at desc, api_id) under `condition`, at most
+ * `perPartner` entries; merged in listing order, cut by `cut`, and the cut's rows fetched by key.
+ */
+const mergedPerPartner = (condition: string, perPartner: string, cut: string) => `
+  select ${pageColumns}
+  from (
+    select x.api_id, x.updated_at
+    from unnest($1::uuid[]) as p(partner_id)
+    cross join lateral (
+      select api_id, updated_at from jobs
+      where partner_id = p.partner_id${condition}
+      order by updated_at desc, api_id
+      limit ${perPartner}
+    ) x
+    order by x.updated_at desc, x.api_id
+    ${cut}
+  ) k
+  join jobs j on j.api_id = k.api_id
+  order by k.updated_at desc, k.api_id`;
+
+/**
  * The page's keys, then its rows fetched by key. Shallow pages: per partner an index-only top-(offset+limit) on
  * (partner_id, updated_at desc, api_id), merged and cut; page 1 reads ~limit entries per partner instead of
  * sorting the scope. Deep pages: one ordered index scan per partner under a UNION ALL, which PostgreSQL merges
@@ -45,23 +66,7 @@ export function pageQuery(partnerIds: readonly string[], filter: OrderFilter, of
   if (offset + limit <= deepFrom) {
     const params: unknown[] = [partnerIds, offset + limit, limit, offset];
     const where = filters(filter, params);
-    const text = `
-      select ${pageColumns}
-      from (
-        select x.api_id, x.updated_at
-        from unnest($1::uuid[]) as p(partner_id)
-        cross join lateral (
-          select api_id, updated_at from jobs
-          where partner_id = p.partner_id${where}
-          order by updated_at desc, api_id
-          limit $2
-        ) x
-        order by x.updated_at desc, x.api_id
-        limit $3 offset $4
-      ) k
-      join jobs j on j.api_id = k.api_id
-      order by k.updated_at desc, k.api_id`;
-    return { name: `jobs-page-${variant(filter)}`, text, values: params };
+    return { name: `jobs-page-${variant(filter)}`, text: mergedPerPartner(where, '$2', 'limit $3 offset $4'), values: params };
   }
   const params: unknown[] = [limit, offset];
   const where = filters(filter, params);
@@ -103,23 +108,7 @@ const AFTER = `updated_at <= $2::timestamptz and (updated_at < $2::timestamptz o
 export function afterQuery(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number): Query {
   const params: unknown[] = [partnerIds, after.updatedAt, after.apiId, limit];
   const where = filters(filter, params);
-  const text = `
-    select ${pageColumns}
-    from (
-      select x.api_id, x.updated_at
-      from unnest($1::uuid[]) as p(partner_id)
-      cross join lateral (
-        select api_id, updated_at from jobs
-        where partner_id = p.partner_id and ${AFTER}${where}
-        order by updated_at desc, api_id
-        limit $4
-      ) x
-      order by x.updated_at desc, x.api_id
-      limit $4
-    ) k
-    join jobs j on j.api_id = k.api_id
-    order by k.updated_at desc, k.api_id`;
-  return { name: `jobs-after-${variant(filter)}`, text, values: params };
+  return { name: `jobs-after-${variant(filter)}`, text: mergedPerPartner(` and ${AFTER}${where}`, '$4', 'limit $4'), values: params };
 }
 
 /**
