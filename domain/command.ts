@@ -47,6 +47,12 @@ export const BRAND_COMMAND_TYPES: readonly BrandCommandType[] = [
   'ApplyCancellation', 'CreateOrderFromMapping',
 ];
 
+/** The partner commands (CONTRACT §5), run as they are received; their outcome is polled as a brand command's is. */
+export const PARTNER_COMMAND_TYPES = ['SetJobAppointment', 'SetJobYourOrderId'] as const;
+/** Every `commandType` a command's outcome can name. */
+export const COMMAND_TYPES = [...BRAND_COMMAND_TYPES, ...PARTNER_COMMAND_TYPES] as const;
+export type CommandType = (typeof COMMAND_TYPES)[number];
+
 /** How long a finished command's result can be polled (CONTRACT §5); its `_cid` is free again afterwards. */
 export const RESULT_RETENTION_MS = 24 * 3600 * 1000;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMMAND_ERROR_CODES } from '../../domain/command.ts';
+import { COMMAND_ERROR_CODES, COMMAND_TYPES, type CommandType } from '../../domain/command.ts';
 import { CUSTOMER_BILLING_KEYS, CUSTOMER_KEYS, JOB_STATUSES, SHIPPING_ADDRESS_KEYS } from '../../domain/job.ts';
 import { PAYLOAD_VERSIONS } from '../../domain/webhook-config.ts';
 
@@ -82,20 +82,25 @@ const commandHead = {
   _eid: { type: 'string' },
   _v: { enum: [...PAYLOAD_VERSIONS], description: 'Payload version of the receiving configuration (1.3.0 without one).' },
   _cid: { type: 'string' },
-  commandType: { type: 'string' },
+  commandType: { enum: [...COMMAND_TYPES], description: 'The `_type` of the command this is the outcome of.' },
   _metadata: { type: 'object', additionalProperties: { type: 'string' }, description: 'As sent with the command; {} when none was.' },
 };
-const commandResult = closed({
-  ...commandHead, _type: { const: 'CommandResultEvent' },
-  result: {
-    oneOf: [
-      closed({ orderId: { type: 'string' } }, ['orderId']),
-      closed({ invoiceId: { type: 'string' } }, ['invoiceId']),
-      closed({ orderIds: { type: 'array', items: { type: 'string' } } }, ['orderIds']),
-    ],
-    description: '{ orderIds } for CreateOrderFromMapping (in input order), { invoiceId } for RefreshInvoice, { orderId } otherwise.',
-  },
-}, ['_eid', '_type', '_v', '_cid', 'commandType', '_metadata', 'result'], { title: 'CommandResultEvent' });
+const COMMAND_HEAD = ['_eid', '_type', '_v', '_cid', 'commandType', '_metadata'] as const;
+// One schema per shape of `result`, each naming the commands that answer it: a generated client tells them apart by
+// `commandType` (CONTRACT §5: { orderIds } for CreateOrderFromMapping, { invoiceId } for RefreshInvoice, { orderId } otherwise).
+const RESULTS: readonly [title: string, types: readonly CommandType[], result: Schema][] = [
+  ['CommandResultEvent of an order command', COMMAND_TYPES.filter((t) => t !== 'RefreshInvoice' && t !== 'CreateOrderFromMapping'),
+    closed({ orderId: { type: 'string' } }, ['orderId'])],
+  ['CommandResultEvent of RefreshInvoice', ['RefreshInvoice'], closed({ invoiceId: { type: 'string' } }, ['invoiceId'])],
+  ['CommandResultEvent of CreateOrderFromMapping', ['CreateOrderFromMapping'],
+    closed({ orderIds: { type: 'array', items: { type: 'string' }, description: 'In the order of the command\'s `orders`.' } }, ['orderIds'])],
+];
+const commandResult: Schema = {
+  title: 'CommandResultEvent',
+  oneOf: RESULTS.map(([title, types, result]) => closed({
+    ...commandHead, _type: { const: 'CommandResultEvent' }, commandType: { enum: [...types] }, result,
+  }, [...COMMAND_HEAD, 'result'], { title })),
+};
 const commandError = closed({
   ...commandHead, _type: { const: 'CommandErrorEvent' },
   code: { enum: [...COMMAND_ERROR_CODES] },
@@ -105,7 +110,7 @@ const commandError = closed({
     items: closed({ key: { type: 'string' }, message: { type: 'string' } }, ['key', 'message']),
     description: 'Every problem found, e.g. { key: "orders[2].city", message } for MAPPING_INVALID; null when there is no detail.',
   },
-}, ['_eid', '_type', '_v', '_cid', 'commandType', '_metadata', 'code', 'message', 'details'], { title: 'CommandErrorEvent' });
+}, [...COMMAND_HEAD, 'code', 'message', 'details'], { title: 'CommandErrorEvent' });
 
 export const commandOutcomeEvent = z.custom<Record<string, unknown>>(() => true).meta({
   id: 'CommandOutcomeEvent',

@@ -4,6 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { COMMAND_TYPES } from '../../domain/command.ts';
 import { appRouter } from '../../server/routers/index.ts';
 import type { Meta } from '../../server/trpc.ts';
 import { document, testApp } from '../support/app.ts';
@@ -162,6 +163,30 @@ test('the paginated listing is typed by the partner shape alone; the legacy list
   const page = (item: unknown) => ({ status: 200, body: { items: [item], page: 1, pageSize: 50, total: 1 }, text: '', headers: { 'content-type': 'application/json' } }) as never;
   check('get', '/v3/partner-orders/paginated', page(listed.body.items[0]));
   assert.throws(() => check('get', '/v3/partner-orders/paginated', page(polled.body)), /does not match/);
+});
+
+test('types a client generator can use: each command\'s result by its commandType, booleans in the query as booleans', () => {
+  const outcome = (document().components as Json).schemas.CommandOutcomeEvent;
+  const [results, error] = outcome.oneOf as Json[];
+  const byType = new Map<string, string[]>();
+  for (const variant of results!.oneOf as Json[]) {
+    for (const type of variant.properties.commandType.enum) byType.set(type, Object.keys(variant.properties.result.properties));
+  }
+  assert.equal([...byType.keys()].sort(), [...COMMAND_TYPES].sort(), 'every command, in one variant each');
+  assert.is(byType.size, (results!.oneOf as Json[]).reduce((n: number, v: Json) => n + v.properties.commandType.enum.length, 0), 'no command in two');
+  assert.equal([byType.get('CreateOrderFromMapping'), byType.get('RefreshInvoice'), byType.get('UpdateCustomer'), byType.get('SetJobAppointment')], [['orderIds'], ['invoiceId'], ['orderId'], ['orderId']]);
+  assert.equal([...error!.properties.commandType.enum].sort(), [...COMMAND_TYPES].sort());
+  const ajv = new Ajv2020({ strict: false });
+  const valid = ajv.compile({ ...outcome, $defs: {} });
+  const head = { _eid: 'e', _type: 'CommandResultEvent', _v: '1.3.0', _cid: 'c', _metadata: {} };
+  assert.ok(valid({ ...head, commandType: 'CreateOrderFromMapping', result: { orderIds: ['a'] } }));
+  assert.not.ok(valid({ ...head, commandType: 'CreateOrderFromMapping', result: { orderId: 'a' } }), 'a result of another command refused');
+  assert.not.ok(valid({ ...head, commandType: 'NoSuchCommand', result: { orderId: 'a' } }));
+
+  const queryBooleans = operations().flatMap(({ operation }) => (operation.parameters ?? []) as Json[])
+    .filter((p) => p.in === 'query' && /\btrue\b/.test(p.description ?? ''));
+  assert.ok(queryBooleans.length > 0);
+  for (const p of queryBooleans) assert.is(p.schema.type, 'boolean', `${p.name} is typed boolean`);
 });
 
 test.run();

@@ -21,7 +21,7 @@ export function Orders() {
     queryFn: () => call(api.GET('/v3/partner-orders/paginated', {
       params: { query: {
         page, pageSize: PAGE_SIZE,
-        ...(filters.active && { active: 'true' as const }),
+        ...(filters.active && { active: true }),
         ...(filters.since && { updatedSince: filters.since }),
       } },
     })),
