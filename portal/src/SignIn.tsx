@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, call } from './api/client';
-import { signIn } from './api/session';
+import { rememberPageForSignIn, signIn } from './api/session';
 import { MutationProblem } from './ui';
 
 /**
@@ -14,7 +14,10 @@ export function SignIn({ message, onSignedIn }: { message: string; onSignedIn: (
   const [email, setEmail] = useState('');
   const [token, setToken] = useState('');
   const login = useMutation({ mutationFn: (to: string) => call(api.POST('/v3/auth/login', { body: { email: to } })) });
-  useEffect(() => { document.title = 'Sign in · Integrator portal'; }, []);
+  useEffect(() => {
+    document.title = 'Sign in · Integrator portal';
+    rememberPageForSignIn(window.location.hash);
+  }, []);
 
   const requestMail = (e: FormEvent) => {
     e.preventDefault();

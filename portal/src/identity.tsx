@@ -13,9 +13,12 @@ export const describeIdentity = (who: Identity) => (who.accountName
   ? `${who.role} account ${who.accountName}${who.email ? ` (${who.email})` : ''}`
   : `${who.role} account ${short(who.accountId)}, contact ${short(who.contactId)}`);
 
+/** GET /v3/me: the signed-in account (its name, role and master) and contact, asked once a session. */
+export const useMe = () => useQuery({ queryKey: ['me'], queryFn: () => call(api.GET('/v3/me')), staleTime: Infinity });
+
 /** The header's account line: the account by name, its role, and the contact by e-mail. */
 export function Who({ who }: { who: Identity }) {
-  const me = useQuery({ queryKey: ['me'], queryFn: () => call(api.GET('/v3/me')), staleTime: Infinity });
+  const me = useMe();
   if (!me.data) {
     return (
       <span className="who" data-testid="identity">

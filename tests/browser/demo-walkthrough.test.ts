@@ -76,6 +76,22 @@ test('SEED_DEMO=1: the master partner\'s endpoint is failing, its failed deliver
   assert.match(await attempts.first().locator('summary').innerText(), /installer-hooks\.demo\.example|ENOTFOUND/);
   await page.getByTestId('delivery-status').getByText('failed').waitFor();
   await assertAccessible(page, 'the demo\'s failed delivery, redelivered');
+
+  // A child partner without an endpoint of its own is sent its webhooks at its master's: its Endpoint page says so, and
+  // shows that endpoint's attempts.
+  const child = await (await browser.newContext()).newPage();
+  child.setDefaultTimeout(15_000);
+  await child.goto(`${base}/portal/`);
+  await child.getByLabel('E-mail address').fill('child-a@demo.example');
+  await child.getByRole('button', { name: 'Send me a link' }).click();
+  await child.getByText('If the e-mail address is registered').waitFor();
+  for (const deadline = Date.now() + 10_000; link === (await lastLink().catch(() => link)); await new Promise((r) => setTimeout(r, 200))) {
+    assert.ok(Date.now() < deadline, 'no new sign-in link in the mail folder');
+  }
+  await child.goto(await lastLink());
+  await child.getByText(/your webhooks go to your master account's endpoint/).waitFor();
+  await child.getByText(/Attempts per hour over the last 24 hours: 0 answered 2xx, [1-9]\d* failed/).waitFor();
+  await assertAccessible(child, 'a child partner\'s Endpoint page');
 });
 
 test.run();

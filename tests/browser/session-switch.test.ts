@@ -101,4 +101,25 @@ test('a fresh link of the same contact needs no question; a refused link leaves 
   assert.not.match(page.url(), /refresh=/);
 });
 
+test('a failure mail\'s link opened signed out: the sign-in link, opened in another tab, leads to that page, filters and all', async () => {
+  if (skipUnless(hasChromium, NO_CHROMIUM)) return;
+  const mailTab = await portal.newPage();
+  await mailTab.goto(`${portal.base}/portal/#/deliveries?status=failed`);
+  await mailTab.getByLabel('E-mail address').fill(brandA.email);
+  await mailTab.getByRole('button', { name: 'Send me a link' }).click();
+  await mailTab.getByText('If the e-mail address is registered').waitFor();
+  // The mail client opens the sign-in link in a tab of its own (its own sessionStorage), in the same browser.
+  const linkTab = await mailTab.context().newPage();
+  await linkTab.goto(await portal.link(brandA.email));
+  await linkTab.getByRole('heading', { name: 'Deliveries', level: 1 }).waitFor();
+  assert.match(linkTab.url(), /#\/deliveries\?status=failed$/);
+  assert.is(await linkTab.getByLabel('Status').inputValue(), 'failed');
+
+  // Once only: the next sign-in link leads to the Endpoint page, as without a page asked for.
+  const again = await mailTab.context().newPage();
+  await again.goto(await portal.link(brandA.email));
+  await again.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
+  await mailTab.context().close();
+});
+
 test.run();

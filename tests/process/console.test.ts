@@ -36,8 +36,12 @@ async function tsxStartMs(): Promise<number> {
   await new Promise((resolve) => child.once('exit', resolve));
   return took;
 }
-/** The first line within 1 s of start on an idle machine; the time tsx alone takes beyond its idle 250 ms is forgiven. */
-const firstLineBoundMs = (tsxMs: number) => 1000 + Math.max(0, tsxMs - 250);
+/**
+ * The first line within 1 s of start on an idle machine, where tsx alone takes 250 ms. On a busy one the process's
+ * loading slows as tsx's does, so the bound scales with it: twice tsx's time beyond its idle 250 ms is forgiven (a
+ * first line written only once the database is open comes seconds later, whatever the load).
+ */
+const firstLineBoundMs = (tsxMs: number) => 1000 + 2 * Math.max(0, tsxMs - 250);
 
 interface Markers { payload: string; key: string; adminToken: string; badToken: string }
 

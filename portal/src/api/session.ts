@@ -27,10 +27,10 @@ let pendingLink: string | null = null;
 export function takeTokenFromAddress(): boolean {
   const match = /^#refresh=([^&]+)/.exec(window.location.hash);
   if (!match) return false;
-  history.replaceState(null, '', window.location.pathname + window.location.search + '#/endpoint');
+  const current = refreshToken();
+  history.replaceState(null, '', window.location.pathname + window.location.search + (current ? '#/endpoint' : pageAfterSignIn()));
   let token: string;
   try { token = decodeURIComponent(match[1]!).trim(); } catch { token = match[1]!.trim(); }
-  const current = refreshToken();
   if (!current) {
     signIn(token);
     return true;
@@ -38,6 +38,31 @@ export function takeTokenFromAddress(): boolean {
   if (current === token) return false;
   pendingLink = token;
   return true;
+}
+
+const RETURN_KEY = 'portal.pageAfterSignIn';
+const RETURN_MS = 30 * 60_000;
+/** A page of the portal's own, by its address (`#/deliveries?status=failed`): nothing else is ever returned to. */
+const PAGE = /^#\/[\w/-]*(\?[\w=&%.:+-]*)?$/;
+
+/**
+ * The page asked for while signed out (a failure mail's link to what failed), kept for the sign-in link: that link
+ * opens in another tab, whose sessionStorage is its own, so the page is kept in localStorage (an address, no secret),
+ * for half an hour.
+ */
+export function rememberPageForSignIn(hash: string): void {
+  if (PAGE.test(hash) && hash !== '#/endpoint') localStorage.setItem(RETURN_KEY, JSON.stringify({ hash, at: Date.now() }));
+}
+
+/** Where a sign-in link leads: the page remembered (once), else the Endpoint page. */
+function pageAfterSignIn(): string {
+  const kept = localStorage.getItem(RETURN_KEY);
+  localStorage.removeItem(RETURN_KEY);
+  try {
+    const { hash, at } = JSON.parse(kept ?? 'null') as { hash: string; at: number };
+    if (typeof hash === 'string' && PAGE.test(hash) && Date.now() - at < RETURN_MS) return hash;
+  } catch { /* nothing kept, or not ours */ }
+  return '#/endpoint';
 }
 
 let linkListener: () => void = () => {};

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useState, type FormEvent } from 'react';
+import { useMe } from '../identity';
 import { api, call } from '../api/client';
 import type { operations } from '../api/schema';
 import { formatDuration, formatUtc } from '../dates';
@@ -26,14 +27,23 @@ async function loadConfig(): Promise<Config | null> {
 
 export function Endpoint() {
   const config = useQuery({ queryKey: CONFIG_KEY, queryFn: loadConfig });
+  // A child partner without an endpoint of its own is sent its webhooks at its master's, whose attempts it is shown.
+  const child = Boolean(useMe().data?.account.parentId);
   return (
     <>
       <h1>Endpoint</h1>
       <Loaded query={config}>
         {(current) => (
           <>
-            {current ? <Summary config={current} /> : <Empty>Your account has no endpoint of its own yet: set its URL below.</Empty>}
-            {current?.url && <Suspense fallback={<Loading />}><HealthChart /></Suspense>}
+            {current ? <Summary config={current} />
+              : child ? (
+                <Empty>
+                  Your account has no endpoint of its own: your webhooks go to your master account&apos;s endpoint, which your
+                  master manages. Its attempts are below. Setting a URL here gives your account an endpoint of its own, and
+                  your webhooks go there instead.
+                </Empty>
+              ) : <Empty>Your account has no endpoint of its own yet: set its URL below.</Empty>}
+            {(current?.url || (!current && child)) && <Suspense fallback={<Loading />}><HealthChart /></Suspense>}
             <EditForm config={current} />
             {current && <Keys config={current} />}
             {current?.url && <SendExample />}
