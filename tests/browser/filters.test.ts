@@ -72,6 +72,14 @@ test('Deliveries: status, event type and order filter the list as the API does, 
   await page.getByRole('button', { name: 'Clear filters' }).click();
   await page.waitForURL(/#\/deliveries$/);
   await page.locator('tbody tr').nth(2).waitFor();
+
+  // An order typed and not yet submitted, then a status chosen: both apply, as the fields show them.
+  await page.getByLabel('Order').fill(jobs[1]!);
+  await page.getByLabel('Status').selectOption('delivered');
+  await page.waitForURL(new RegExp(`#/deliveries\\?(status=delivered&orderId=${jobs[1]}|orderId=${jobs[1]}&status=delivered)$`));
+  assert.is(await page.getByLabel('Order').inputValue(), jobs[1]);
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await page.waitForURL(/#\/deliveries$/);
 });
 
 test('a filtered address opened as it is (a link from a mail, a reload) shows the filtered list, also on a phone', async () => {

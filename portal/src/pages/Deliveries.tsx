@@ -57,14 +57,14 @@ export function Deliveries({ role }: { role: Role }) {
         onSubmit={(e: FormEvent<HTMLFormElement>) => { e.preventDefault(); set({ orderId: submittedOrder(e.currentTarget) }); }}>
         <div className="field">
           <label htmlFor="status">Status</label>
-          <select id="status" value={status} onChange={(e) => set({ status: e.target.value as Status | '' })}>
+          <select id="status" value={status} onChange={(e) => set({ status: e.target.value as Status | '', orderId: submittedOrder(e.target.form!) })}>
             <option value="">all</option>
             {STATUSES.map((s) => <option key={s} value={s}>{s}</option>)}
           </select>
         </div>
         <div className="field">
           <label htmlFor="eventType">Event type</label>
-          <select id="eventType" value={eventType} onChange={(e) => set({ eventType: e.target.value as EventType | '' })}>
+          <select id="eventType" value={eventType} onChange={(e) => set({ eventType: e.target.value as EventType | '', orderId: submittedOrder(e.target.form!) })}>
             <option value="">all</option>
             {EVENT_TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
           </select>
