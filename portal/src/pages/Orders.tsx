@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { api, call } from '../api/client';
 import type { Role } from '../api/session';
 import { Empty, Json, Loaded } from '../ui';
@@ -9,42 +9,60 @@ import { UtcDateInput } from '../DateInput';
 
 const PAGE_SIZE = 20;
 
-/** The partner's paginated listing, with `active` and `updatedSince`. */
-export function Orders() {
-  const [page, setPage] = useState(1);
-  const [active, setActive] = useState(false);
-  const [since, setSince] = useState('');
-  const [filters, setFilters] = useState({ active: false, since: '' });
+/** The listing's filters, as the address has them (keyed by it: back and forward show what they applied). */
+function OrderFilters({ active: initialActive, since: initialSince, onApply }: {
+  active: boolean; since: string; onApply: (filters: { active: boolean; since: string }) => void;
+}) {
+  const [active, setActive] = useState(initialActive);
+  const [since, setSince] = useState(initialSince);
   const [checked, setChecked] = useState(false);
-  const list = useQuery({
-    queryKey: ['partner-orders', page, filters],
-    queryFn: () => call(api.GET('/v3/partner-orders/paginated', {
-      params: { query: {
-        page, pageSize: PAGE_SIZE,
-        ...(filters.active && { active: true }),
-        ...(filters.since && { updatedSince: filters.since }),
-      } },
-    })),
-  });
   const apply = (e: FormEvent) => {
     e.preventDefault();
     setChecked(true);
     const updatedSince = since.trim() ? parseUtcInput(since) : '';
     if (updatedSince === null) { document.getElementById('updatedSince')?.focus(); return; }
-    setPage(1);
-    setFilters({ active, since: updatedSince });
+    onApply({ active, since: updatedSince });
   };
+  return (
+    <form className="toolbar" onSubmit={apply} aria-label="Filter orders" noValidate>
+      <div className="check">
+        <input id="active" type="checkbox" checked={active} onChange={(e) => setActive(e.target.checked)} />
+        <label htmlFor="active">Only orders needing action</label>
+      </div>
+      <UtcDateInput id="updatedSince" label="Updated since (UTC)" value={since} onChange={setSince} checked={checked} />
+      <button type="submit">Apply</button>
+    </form>
+  );
+}
+
+/**
+ * The partner's paginated listing, with `active` and `updatedSince`; the page and the filters are in the address
+ * (`#/orders?page=2&active=true&updatedSince=…`), so that back and forward move between them and a reload keeps them.
+ */
+export function Orders() {
+  const [params, setParams] = useSearchParams();
+  const page = Math.max(1, Math.floor(Number(params.get('page'))) || 1);
+  const active = params.get('active') === 'true';
+  const since = parseUtcInput(params.get('updatedSince') ?? '') ?? '';
+  const go = (next: { page?: number; active?: boolean; since?: string }) => {
+    const merged = { page, active, since, ...next };
+    setParams(Object.fromEntries([
+      ...(merged.page > 1 ? [['page', String(merged.page)]] : []),
+      ...(merged.active ? [['active', 'true']] : []),
+      ...(merged.since ? [['updatedSince', merged.since]] : []),
+    ]));
+  };
+  const list = useQuery({
+    queryKey: ['partner-orders', page, active, since],
+    queryFn: () => call(api.GET('/v3/partner-orders/paginated', {
+      params: { query: { page, pageSize: PAGE_SIZE, ...(active && { active: true }), ...(since && { updatedSince: since }) } },
+    })),
+  });
   return (
     <>
       <h1>Orders</h1>
-      <form className="toolbar" onSubmit={apply} aria-label="Filter orders" noValidate>
-        <div className="check">
-          <input id="active" type="checkbox" checked={active} onChange={(e) => setActive(e.target.checked)} />
-          <label htmlFor="active">Only orders needing action</label>
-        </div>
-        <UtcDateInput id="updatedSince" label="Updated since (UTC)" value={since} onChange={setSince} checked={checked} />
-        <button type="submit">Apply</button>
-      </form>
+      <OrderFilters key={params.toString()} active={active} since={since ? formatUtc(since) : ''}
+        onApply={(next) => go({ page: 1, ...next })} />
       <Loaded query={list}>
         {(answer) => {
           const items = answer.items as { jobApiId: string; gidOrderNumber?: string | null; status: string; updatedAt: string }[];
@@ -68,9 +86,9 @@ export function Orders() {
                 </table>
               )}
               <nav className="pager" aria-label="Pages of orders">
-                <button type="button" className="secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
+                <button type="button" className="secondary" disabled={page <= 1} onClick={() => go({ page: page - 1 })}>Previous</button>
                 <span>Page {answer.page} of {pages} ({answer.total} orders)</span>
-                <button type="button" className="secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>Next</button>
+                <button type="button" className="secondary" disabled={page >= pages} onClick={() => go({ page: page + 1 })}>Next</button>
               </nav>
             </>
           );
