@@ -2,10 +2,10 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { createHashRouter, RouterProvider } from 'react-router';
 import {
-  acceptLink, accessToken, checkPendingLink, declineLink, hasPendingLink, onLinkOpened, onSignedOut, refreshToken, SignedOut,
+  acceptLink, accessToken, checkPendingLink, declineLink, hasPendingLink, onLinkOpened, onSignedOut, refreshToken, SignedOut, signOut,
   type CheckedLink, type Identity,
 } from './api/session';
-import { describeIdentity, SwitchAccount } from './identity';
+import { ConfirmLink, describeIdentity, SwitchAccount } from './identity';
 import { portalRoutes, type Notice } from './routes';
 import { newQueryClient } from './query';
 import { SignIn } from './SignIn';
@@ -14,10 +14,11 @@ type Session =
   | { state: 'out'; message: string }
   | { state: 'checking' }
   | { state: 'ask'; current: Identity; link: CheckedLink }
+  | { state: 'confirm'; link: CheckedLink }
   | { state: 'in'; identity: Identity; notice?: Notice };
 
 export function App() {
-  const [session, setSession] = useState<Session>(() => (refreshToken() ? { state: 'checking' } : { state: 'out', message: '' }));
+  const [session, setSession] = useState<Session>(() => (refreshToken() || hasPendingLink() ? { state: 'checking' } : { state: 'out', message: '' }));
   useEffect(() => onSignedOut((message) => setSession({ state: 'out', message })), []);
   // A sign-in link opened in a tab that already shows the portal changes only the fragment.
   useEffect(() => onLinkOpened(() => setSession({ state: 'checking' })), []);
@@ -45,6 +46,13 @@ export function App() {
         }} />
     );
   }
+  if (session.state === 'confirm') {
+    return (
+      <ConfirmLink link={session.link}
+        onSignIn={() => { acceptLink(session.link); setSession({ state: 'in', identity: session.link.identity }); }}
+        onCancel={() => { declineLink(session.link); signOut(); }} />
+    );
+  }
   const { identity } = session;
   return <Portal key={`${identity.accountId}/${identity.contactId}`} who={identity} notice={session.notice} />;
 }
@@ -54,6 +62,7 @@ async function settle(): Promise<Session> {
   if (!hasPendingLink()) return { state: 'in', identity: (await accessToken()).identity };
   const check = await checkPendingLink();
   if (check.outcome === 'ask') return { state: 'ask', current: check.current, link: check.link };
+  if (check.outcome === 'confirm') return { state: 'confirm', link: check.link };
   if (check.outcome === 'switched') {
     if (!check.sessionEnded) return { state: 'in', identity: check.identity };
     return { state: 'in', identity: check.identity, notice: { text: `Your earlier session had ended: you are signed in with the link you opened, as ${describeIdentity(check.identity)}.`, alert: false } };

@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, call } from './api/client';
-import { rememberPageForSignIn, signIn } from './api/session';
+import { rememberLinkAskedFor, rememberPageForSignIn, signIn } from './api/session';
 import { MutationProblem } from './ui';
 
 /**
@@ -21,6 +21,7 @@ export function SignIn({ message, onSignedIn }: { message: string; onSignedIn: (
 
   const requestMail = (e: FormEvent) => {
     e.preventDefault();
+    rememberLinkAskedFor(email);
     login.mutate(email);
   };
   const useToken = (e: FormEvent) => {

@@ -65,3 +65,30 @@ export function SwitchAccount({ current, link, onStay, onSwitch }: {
     </main>
   );
 }
+
+/**
+ * A sign-in link opened without a session, that this browser did not ask for (no "Send me a link" here for its
+ * address): the person says whether to sign in as the link's account, so that a link someone sent cannot sign them in
+ * to the sender's account unawares.
+ */
+export function ConfirmLink({ link, onSignIn, onCancel }: { link: CheckedLink; onSignIn: () => void; onCancel: () => void }) {
+  useEffect(() => { document.title = 'Sign in with this link? · Integrator portal'; }, []);
+  return (
+    <main className="narrow" id="main">
+      <h1>Sign in with this link?</h1>
+      <div role="alertdialog" aria-labelledby="confirm-question" aria-describedby="confirm-detail" className="confirm">
+        <p id="confirm-question" data-testid="confirm-question">
+          This link signs in as <strong>{describeIdentity(link.identity)}</strong>.
+        </p>
+        <p id="confirm-detail">
+          Only sign in if you asked for this link yourself: a link someone sent you would show you their account, and what
+          you enter there is theirs.
+        </p>
+        <div className="buttons">
+          <button type="button" onClick={onSignIn}>Sign in as {link.identity.accountName ?? describeIdentity(link.identity)}</button>
+          <button type="button" className="secondary" onClick={onCancel} autoFocus>Cancel</button>
+        </div>
+      </div>
+    </main>
+  );
+}

@@ -101,6 +101,27 @@ test('a fresh link of the same contact needs no question; a refused link leaves 
   assert.not.match(page.url(), /refresh=/);
 });
 
+test('a link opened in a new tab of a browser that did not ask for it: a question naming the account, Cancel signs nobody in', async () => {
+  if (skipUnless(hasChromium, NO_CHROMIUM)) return;
+  const sent = await portal.link(brandB.email); // asked for elsewhere: by someone else, or by the person on another device
+  const tab = await portal.newPage();
+  await tab.goto(sent);
+  await tab.getByTestId('confirm-question').waitFor();
+  assert.match(await tab.getByTestId('confirm-question').innerText(), new RegExp(`signs in as brand account ${brandB.name} \\(${brandB.email}\\)`));
+  assert.is(await tab.evaluate(() => sessionStorage.getItem('portal.refreshToken')), null, 'no session before the answer');
+  assert.not.match(tab.url(), /refresh=/);
+  await assertAccessible(tab, 'the question before signing in with a link not asked for here');
+  await tab.getByRole('button', { name: 'Cancel' }).click();
+  await tab.getByRole('heading', { name: 'Sign in to the integrator portal' }).waitFor();
+  assert.is(await tab.evaluate(() => sessionStorage.getItem('portal.refreshToken')), null);
+
+  await tab.goto(sent);
+  await tab.getByRole('button', { name: `Sign in as ${brandB.name}` }).click();
+  await tab.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
+  assert.is(await tab.evaluate(() => sessionStorage.getItem('portal.refreshToken')), tokenOf(sent));
+  await tab.context().close();
+});
+
 test('a failure mail\'s link opened signed out: the sign-in link, opened in another tab, leads to that page, filters and all', async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const mailTab = await portal.newPage();

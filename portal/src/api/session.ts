@@ -20,9 +20,8 @@ let signedOutListener: (message: string) => void = () => {};
 let pendingLink: string | null = null;
 
 /**
- * Takes a refresh token out of the address (`#refresh=<token>`) at once, replacing the history entry that held it.
- * Without a session the link's token is the session; beside a session of another token it waits (`pendingLink`) for
- * the person's answer. Answers whether the session or the pending link changed.
+ * Takes a refresh token out of the address (`#refresh=<token>`) at once, replacing the history entry that held it; the
+ * link waits (`pendingLink`) to be checked (checkPendingLink). Answers whether the pending link changed.
  */
 export function takeTokenFromAddress(): boolean {
   const match = /^#refresh=([^&]+)/.exec(window.location.hash);
@@ -31,14 +30,35 @@ export function takeTokenFromAddress(): boolean {
   history.replaceState(null, '', window.location.pathname + window.location.search + (current ? '#/endpoint' : pageAfterSignIn()));
   let token: string;
   try { token = decodeURIComponent(match[1]!).trim(); } catch { token = match[1]!.trim(); }
-  if (!current) {
-    signIn(token);
-    return true;
-  }
   if (current === token) return false;
   pendingLink = token;
   return true;
 }
+
+const ASKED_KEY = 'portal.linksAskedFor';
+const LINK_VALID_MS = 24 * 3600_000;
+
+/**
+ * The e-mail addresses this browser asked a sign-in link for (the sign-in form), with when, for as long as a link is
+ * valid: a link that signs in as one of them is the person's own, and needs no question. Kept in localStorage, as the
+ * link opens in another tab; addresses only, never a token.
+ */
+export function rememberLinkAskedFor(email: string): void {
+  const asked = askedForLinks();
+  asked[email.trim().toLowerCase()] = Date.now();
+  localStorage.setItem(ASKED_KEY, JSON.stringify(asked));
+}
+
+function askedForLinks(): Record<string, number> {
+  try {
+    const kept = JSON.parse(localStorage.getItem(ASKED_KEY) ?? '{}') as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(kept).filter((e): e is [string, number] => typeof e[1] === 'number' && Date.now() - e[1] < LINK_VALID_MS));
+  } catch {
+    return {};
+  }
+}
+
+const askedFor = (email: string | undefined) => email !== undefined && email.toLowerCase() in askedForLinks();
 
 const RETURN_KEY = 'portal.pageAfterSignIn';
 const RETURN_MS = 30 * 60_000;
@@ -179,12 +199,14 @@ export async function accessToken(): Promise<Exchanged> {
 /** The pending link checked against the open session: what the portal shows next. */
 export type LinkCheck =
   | { outcome: 'switched'; identity: Identity; sessionEnded: boolean }
+  | { outcome: 'confirm'; link: CheckedLink }
   | { outcome: 'ask'; current: Identity; link: CheckedLink }
   | { outcome: 'refused'; current: Identity; reason: string };
 
 /**
  * A link of the same contact replaces the session at once (a fresher token of the same person); a refused link leaves
- * it as it is; a link of another contact is for the person to decide. When the open session itself is refused (expired),
+ * it as it is; a link of another contact is for the person to decide, and so is a link opened without a session (a
+ * new tab) unless this browser asked for it (rememberLinkAskedFor). When the open session itself is refused (expired),
  * the link's token becomes the session, and the portal says so. Only the link this check began with is ever taken or
  * dropped: a link opened while it runs is checked after it.
  */
@@ -205,6 +227,9 @@ export async function checkPendingLink(): Promise<LinkCheck> {
   }
   const checked: CheckedLink = { ...theirs, refresh: link, identity: { ...theirs.identity, ...(await namesOf(theirs.token)) } };
   if ('refused' in mine || sameIdentity(mine.identity, theirs.identity)) {
+    // Without a session of its own person, a link this browser did not ask for is confirmed first (login CSRF: a link
+    // someone sent, opened in a new tab, would otherwise sign the person into the sender's account unawares).
+    if ('refused' in mine && !askedFor(checked.identity.email)) return { outcome: 'confirm', link: checked };
     if (pendingLink === link) acceptLink(checked);
     // An ended session of someone else (its token's claims, read unverified) is replaced too, and the portal says so.
     const ended = 'refused' in mine && held !== null && !sameIdentity(claimsOf(held) ?? { accountId: '', contactId: '' }, theirs.identity);
