@@ -4,7 +4,7 @@ import { createAccount } from '../domain/use-cases/create-account.ts';
 import { createContact } from '../domain/use-cases/create-contact.ts';
 import { createJob } from '../domain/use-cases/create-job.ts';
 import { upsertWebhookConfig } from '../domain/use-cases/upsert-webhook-config.ts';
-import { emitOrderStatus } from '../domain/order-events.ts';
+import { setJobStatus } from '../domain/use-cases/set-job-status.ts';
 import { DEMO_ENDPOINT_URL, historyLength, seedDeliveryHistory, type ScriptedSenders } from './seed-demo-history.ts';
 import type { Services } from './services.ts';
 
@@ -33,8 +33,9 @@ const FAILED_ORDER = 'demo-job-04';
 
 /**
  * Loads the demo once; answers false when it is there already. After the accounts, contacts and jobs, the master
- * partner's endpoint gets a URL that never answers and a key, and one order's status update a delivery that has failed
- * every attempt of the retry schedule (seed-demo-history.ts): what an integrator finds and redelivers on the portal.
+ * partner's endpoint gets a URL that never answers and a key, and then one order's status update (its job started, a
+ * day and more ago) a delivery that has failed every attempt of the retry schedule (seed-demo-history.ts): what an
+ * integrator finds and redelivers on the portal.
  */
 export async function seedDemo(services: Services, scripted: ScriptedSenders): Promise<boolean> {
   const historyStart = new Date(services.unitOfWork().deps.clock.now().getTime() - historyLength(services.config.webhookRetryScheduleMs));
@@ -54,13 +55,16 @@ export async function seedDemo(services: Services, scripted: ScriptedSenders): P
     await upsertWebhookConfig(deps, { accountId: DEMO.masterId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
 
     const partners = [DEMO.masterId, DEMO.childAId, DEMO.childBId, null];
-    const now = deps.clock.now().getTime();
     for (let i = 1; i <= 20; i++) {
-      await createJob(deps, {
+      const apiId = `demo-job-${String(i).padStart(2, '0')}`;
+      // An hour apart, in the order made, all before the failed order's status update (the failed delivery's event,
+      // below), so that the feed's times run forward.
+      const made = new Date(historyStart.getTime() - (21 - i) * 3_600_000);
+      await createJob(at(deps, made), {
         brandAccountId: DEMO.brandId,
-        apiId: `demo-job-${String(i).padStart(2, '0')}`,
+        apiId,
         partnerId: partners[i % partners.length],
-        status: JOB_STATUSES[i % JOB_STATUSES.length],
+        status: JOB_STATUSES[(i - (apiId === FAILED_ORDER ? 1 : 0)) % JOB_STATUSES.length],
         invoicingEid: `INV-${1000 + i}`,
         customer: {
           email: `customer${i}@demo.example`, externalId: `C-${i}`, firstName: 'Alex', lastName: `Sample ${i}`,
@@ -69,7 +73,7 @@ export async function seedDemo(services: Services, scripted: ScriptedSenders): P
         shippingAddress: { street: 'Hauptstraße', houseNumber: String(i), postalCode: '10115', city: 'Berlin', countryCode: 'DE' },
         products: [{ sku: 'WB-11KW', name: 'Wallbox 11 kW', quantity: 1 }],
         orderType: 'installation',
-        updatedAt: new Date(now - i * 3_600_000),
+        updatedAt: made,
       });
     }
 
@@ -77,8 +81,7 @@ export async function seedDemo(services: Services, scripted: ScriptedSenders): P
       accountId: DEMO.masterId, scope: 'partner', transformer: 'partner-format', version: '1.3.0', url: DEMO_ENDPOINT_URL,
       signatureKey: deps.keys.newSecretKey(),
     });
-    const failedOrder = await deps.jobs.get(FAILED_ORDER);
-    if (failedOrder) await emitOrderStatus(at(deps, historyStart), failedOrder);
+    await setJobStatus(at(deps, historyStart), { apiId: FAILED_ORDER, status: JOB_STATUSES[4] });
     return true;
   });
   if (seeded) await seedDeliveryHistory(services, scripted, historyStart);
