@@ -123,4 +123,31 @@ test('Events: filtered by order, in feed order, in the address; a partner\'s ord
   assert.equal(await page.locator('td[data-label="Order"]').allInnerTexts(), [jobs[0]!]);
 });
 
+test('Orders: the page and the filters are in the address; back shows the listing as it was filtered, its fields too', async () => {
+  if (skipUnless(hasChromium, NO_CHROMIUM)) return;
+  const orderLinks = () => page.locator('td[data-label="Order"]').allInnerTexts();
+  await page.goto(`${portal.base}/portal/#/orders`);
+  for (const id of jobs) await page.getByRole('link', { name: id }).waitFor();
+  await page.getByLabel('Only orders needing action').check();
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.waitForURL(/#\/orders\?active=true$/);
+  await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
+  assert.equal(await orderLinks(), [jobs[1]!], 'the accepted order needs action, the new one not');
+  await page.getByLabel('Updated since (UTC)').fill(new Date(Date.now() + 3_600_000).toISOString());
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.waitForURL(/#\/orders\?active=true&updatedSince=\d{4}-/);
+  await page.getByText('No orders match.').waitFor();
+
+  await page.goBack();
+  await page.waitForURL(/#\/orders\?active=true$/);
+  await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
+  assert.equal([await page.getByLabel('Only orders needing action').isChecked(), await page.getByLabel('Updated since (UTC)').inputValue()], [true, '']);
+  await page.goBack();
+  await page.waitForURL(/#\/orders$/);
+  await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 2);
+  assert.is(await page.getByLabel('Only orders needing action').isChecked(), false);
+  await page.reload();
+  await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 2);
+});
+
 test.run();

@@ -215,20 +215,10 @@ test('Orders: a partner lists its orders (active, updatedSince) and opens one', 
   await page.getByLabel('Only orders needing action').check();
   await page.getByRole('button', { name: 'Apply' }).click();
   await page.getByText('No orders match.').waitFor(); // both are completed
-  await page.waitForURL(/#\/orders\?active=true$/);
   await page.getByLabel('Only orders needing action').uncheck();
   await page.getByLabel('Updated since (UTC)').fill(new Date(Date.now() + 3_600_000).toISOString().slice(0, 16));
   await page.getByRole('button', { name: 'Apply' }).click();
   await page.getByText('No orders match.').waitFor();
-  await page.waitForURL(/#\/orders\?updatedSince=\d{4}-/);
-  // The filters are in the address: back shows the listing as it was filtered before, its fields too.
-  await page.goBack();
-  await page.waitForURL(/#\/orders\?active=true$/);
-  assert.is(await page.getByLabel('Only orders needing action').isChecked(), true);
-  assert.is(await page.getByLabel('Updated since (UTC)').inputValue(), '');
-  await page.goBack();
-  for (const id of orders) await page.getByRole('link', { name: id }).waitFor();
-  assert.is(await page.getByLabel('Only orders needing action').isChecked(), false);
   await page.goto(`${base}/portal/#/orders/${orders[0]}`);
   await page.getByLabel(`Order ${orders[0]}`).getByText(orders[0]!).first().waitFor();
   await assertAccessible(page, 'an order');
