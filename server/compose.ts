@@ -58,6 +58,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     url: config.databaseUrl, pgliteDir: config.pgliteDir, embeddedIdleTimeoutMs: config.testEmbeddedDropIdleMs,
     poolSize: config.databasePoolSize, timeoutMs: config.databaseTimeoutMs,
     notice: (message) => log.warn(message),
+    driverWarning: (message) => log.warn({ source: 'connection pool' }, message),
     // Said as it begins, not with the next block of lines: the step may keep the event loop busy for seconds.
     progress: (message) => { log.info(message); log.flush(); },
   }));

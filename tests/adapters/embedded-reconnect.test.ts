@@ -7,7 +7,8 @@ import { mikroOrmAutocommit } from '../../adapters/persistence/unit-of-work.ts';
 // everything works again on a new connection, prepared statements included (the session left behind is cleaned).
 const test = suite('the embedded database after a lost connection');
 let database: Database;
-test.before(async () => { database = await openDatabase({ pgliteDir: 'memory://' }); });
+const warnings: string[] = [];
+test.before(async () => { database = await openDatabase({ pgliteDir: 'memory://', driverWarning: (message) => warnings.push(message) }); });
 test.after(() => database.close());
 
 type PooledClient = { connection: { stream: { destroy(): void } } };
@@ -30,6 +31,8 @@ test('/readyz\'s ping fails while the connection is lost, then the service works
   assert.is(await database.ping(), true, 'the next ping opens a new connection');
   assert.is(await run((r) => r.contacts.accessOf('00000000-0000-4000-8000-000000000000')), null, 'the same prepared statement on the new one');
   assert.is(await run((r) => r.jobs.get('nothing')), null);
+  // The pool's word on the lost connection comes to the service's logger, not to stdout (it printed `Connection Error`).
+  assert.ok(warnings.some((w) => /^Connection Error: /.test(w)), JSON.stringify(warnings));
 });
 
 test.run();

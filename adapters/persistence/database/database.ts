@@ -24,7 +24,22 @@ export interface DatabaseOptions {
   /** Told what a slow step of opening is doing (creating the embedded database, migrating), as it begins. */
   progress?: (message: string) => void;
   onLockCompromised?: (error: Error) => void;
+  /**
+   * Told what the connection pool (knex) warns of, a lost connection's `Connection Error` most of all, on its first
+   * line (no stack); knex writes it to stdout itself when absent.
+   */
+  driverWarning?: (message: string) => void;
 }
+
+/** Knex's own logger, told to hand its warnings to `warning` instead of writing them to stdout. */
+export const driverLog = (warning: ((message: string) => void) | undefined) => (warning ? {
+  log: {
+    warn: (message: unknown) => warning(String(message).split('\n')[0]!),
+    error: (message: unknown) => warning(String(message).split('\n')[0]!),
+    deprecate: (method: unknown, alternative: unknown) => warning(`${String(method)} is deprecated; use ${String(alternative)}`),
+    debug: () => {},
+  },
+} : {});
 
 export interface Database {
   orm: MikroORM;

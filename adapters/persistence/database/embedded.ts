@@ -5,7 +5,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { baseConfig } from '../../../mikro-orm.config.ts';
 import { lockDataFolder } from './data-folder-lock.ts';
-import { migrate, ping, StatementCount, type Database, type DatabaseOptions } from './database.ts';
+import { driverLog, migrate, ping, StatementCount, type Database, type DatabaseOptions } from './database.ts';
 
 /**
  * PGlite is one PostgreSQL backend behind a socket: whatever a connection leaves in the session (prepared
@@ -46,7 +46,9 @@ export async function openEmbedded(options: DatabaseOptions): Promise<Database> 
   // One backend: one connection, transactions one at a time. It is kept rather than dropped when idle (there is
   // nothing to save), and a replacement for a lost one starts from a clean session.
   const statements = new StatementCount();
-  const orm = await MikroORM.init({ ...baseConfig, clientUrl: url, pool: { min: 1, max: 1, afterCreate: startCleanSession(statements) } });
+  const orm = await MikroORM.init({
+    ...baseConfig, clientUrl: url, driverOptions: driverLog(options.driverWarning), pool: { min: 1, max: 1, afterCreate: startCleanSession(statements) },
+  });
   await migrate(orm, progress);
   // PGlite runs no checkpointer: without checkpoints, a process killed replays at its next start all the WAL written
   // since it opened the folder (14 s after 1.3 GB here), and pg_wal grows without end. A failed one waits for the next.

@@ -1,11 +1,13 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { baseConfig } from '../../../mikro-orm.config.ts';
-import { DatabaseSetupError, migrate, ping, type Database, StatementCount } from './database.ts';
+import { DatabaseSetupError, driverLog, migrate, ping, type Database, StatementCount } from './database.ts';
 
 export async function openServer(
   url: string,
-  { poolSize, timeoutMs, progress }: { poolSize: number; timeoutMs?: number | undefined; progress?: ((message: string) => void) | undefined },
+  { poolSize, timeoutMs, progress, driverWarning }: {
+    poolSize: number; timeoutMs?: number | undefined; progress?: ((message: string) => void) | undefined; driverWarning?: ((message: string) => void) | undefined;
+  },
   notice: (message: string) => void = () => {},
 ): Promise<Database> {
   await ensureDatabase(url, notice);
@@ -19,7 +21,7 @@ export async function openServer(
   });
   const statements = new StatementCount();
   const orm = await MikroORM.init({
-    ...baseConfig, clientUrl: url, driverOptions: bounded(timeoutMs),
+    ...baseConfig, clientUrl: url, driverOptions: { ...bounded(timeoutMs), ...driverLog(driverWarning) },
     pool: { min: 0, max: poolSize, afterCreate: (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => { statements.counting(connection); done(null, connection); } },
   });
   // The command and delivery queues update every row they carry: without autovacuum their dead rows pile up until
