@@ -22,16 +22,19 @@ const DEMO_OUTCOMES: readonly ScriptedOutcome[] = [
 /** A sender that answers from a script on a given clock (the composition root's ScriptedWebhookSender). */
 export type ScriptedSenders = (script: readonly ScriptedOutcome[], clock: Clock) => WebhookSender;
 
+/** Deliveries claimed at once while looking for the demo's (one per endpoint): others due are given back. */
+const CLAIM_LIMIT = 100;
+
 /** How long ago the demo's history starts: its attempts all lie in the past, the last an hour ago. */
 export const historyLength = (scheduleMs: readonly number[]) => scheduleMs.reduce((sum, ms) => sum + ms, 0) + 3_600_000;
 
 /**
- * A delivery's whole history, for the demo: the first delivery due goes through every attempt of WEBHOOK_RETRY_SCHEDULE
+ * A delivery's whole history, for the demo: the demo endpoint's one delivery goes through every attempt of WEBHOOK_RETRY_SCHEDULE
  * from `start` on, to failed, by the worker's own steps (claim, attempt, record, mail) on a clock that moves to each
  * attempt's time, with a sender that answers from the script above instead of the network. Its endpoint is then
  * failing, and its contacts have had the mail the worker sends. Answers the delivery's id (null: none was due).
  */
-export async function seedDeliveryHistory(services: Services, scripted: ScriptedSenders, start: Date): Promise<string | null> {
+export async function seedDeliveryHistory(services: Services, scripted: ScriptedSenders, endpointId: string, start: Date): Promise<string | null> {
   const { webhookRetryScheduleMs: scheduleMs, webhookDisableAfterMs } = services.config;
   let at = start;
   const clock: Clock = { now: () => at };
@@ -40,12 +43,11 @@ export async function seedDeliveryHistory(services: Services, scripted: Scripted
     const deps: Deps = Object.create(real, { clock: { value: clock }, webhookSender: { value: webhookSender } });
     let deliveryId: string | null = null;
     for (;;) {
-      const claimed = await claimDueDeliveries(deps, { limit: 1, leaseMs: 60_000, perEndpoint: 1, held: new Map(), lookForNew: true });
-      const delivery = claimed.find((d) => deliveryId === null || d.id === deliveryId);
-      if (!delivery) {
-        await deps.deliveryQueue.release(claimed);
-        return deliveryId;
-      }
+      // Only the demo endpoint's: a database may hold other deliveries due, which are given back at once, untouched.
+      const claimed = await claimDueDeliveries(deps, { limit: CLAIM_LIMIT, leaseMs: 60_000, perEndpoint: 1, held: new Map(), lookForNew: true });
+      const delivery = claimed.find((d) => d.endpointId === endpointId && (deliveryId === null || d.id === deliveryId));
+      await deps.deliveryQueue.release(claimed.filter((d) => d !== delivery));
+      if (!delivery) return deliveryId;
       deliveryId = delivery.id;
       const result = await attemptDelivery(deps, delivery, scheduleMs);
       const notices = await recordDeliveries(deps, [result], webhookDisableAfterMs);

@@ -39,8 +39,8 @@ const FAILED_ORDER = 'demo-job-04';
  */
 export async function seedDemo(services: Services, scripted: ScriptedSenders): Promise<boolean> {
   const historyStart = new Date(services.unitOfWork().deps.clock.now().getTime() - historyLength(services.config.webhookRetryScheduleMs));
-  const seeded = await services.unitOfWork().transaction(async (deps) => {
-    if (await deps.accounts.get(DEMO.brandId)) return false;
+  const demoEndpoint = await services.unitOfWork().transaction(async (deps): Promise<string | null> => {
+    if (await deps.accounts.get(DEMO.brandId)) return null;
     await createAccount(withId(deps, DEMO.brandId), { name: 'Demo Brand', role: 'brand' });
     await createAccount(withId(deps, DEMO.masterId), { name: 'Demo Installers (master)', role: 'partner' });
     await createAccount(withId(deps, DEMO.childAId), { name: 'Demo Installers North', role: 'partner', parentId: DEMO.masterId });
@@ -77,13 +77,13 @@ export async function seedDemo(services: Services, scripted: ScriptedSenders): P
       });
     }
 
-    await upsertWebhookConfig(anyTarget(deps), {
+    const endpoint = await upsertWebhookConfig(anyTarget(deps), {
       accountId: DEMO.masterId, scope: 'partner', transformer: 'partner-format', version: '1.3.0', url: DEMO_ENDPOINT_URL,
       signatureKey: deps.keys.newSecretKey(),
     });
     await setJobStatus(at(deps, historyStart), { apiId: FAILED_ORDER, status: JOB_STATUSES[4] });
-    return true;
+    return endpoint.id;
   });
-  if (seeded) await seedDeliveryHistory(services, scripted, historyStart);
-  return seeded;
+  if (demoEndpoint !== null) await seedDeliveryHistory(services, scripted, demoEndpoint, historyStart);
+  return demoEndpoint !== null;
 }

@@ -46,16 +46,29 @@ const LINK_VALID_MS = 24 * 3600_000;
 export function rememberLinkAskedFor(email: string): void {
   const asked = askedForLinks();
   asked[email.trim().toLowerCase()] = Date.now();
-  localStorage.setItem(ASKED_KEY, JSON.stringify(asked));
+  storeAsked(asked);
 }
 
+/** The addresses asked for whose links may still be valid; the others are dropped from the store as it is read. */
 function askedForLinks(): Record<string, number> {
-  try {
-    const kept = JSON.parse(localStorage.getItem(ASKED_KEY) ?? '{}') as Record<string, unknown>;
-    return Object.fromEntries(Object.entries(kept).filter((e): e is [string, number] => typeof e[1] === 'number' && Date.now() - e[1] < LINK_VALID_MS));
-  } catch {
-    return {};
-  }
+  let kept: Record<string, unknown> = {};
+  try { kept = JSON.parse(localStorage.getItem(ASKED_KEY) ?? '{}') as Record<string, unknown>; } catch { /* not ours: dropped */ }
+  const valid = Object.fromEntries(Object.entries(kept ?? {}).filter((e): e is [string, number] => typeof e[1] === 'number' && Date.now() - e[1] < LINK_VALID_MS));
+  storeAsked(valid);
+  return valid;
+}
+
+const storeAsked = (asked: Record<string, number>) => {
+  if (Object.keys(asked).length === 0) localStorage.removeItem(ASKED_KEY);
+  else localStorage.setItem(ASKED_KEY, JSON.stringify(asked));
+};
+
+/** A link asked for has signed in: its address is kept no longer (a shared computer keeps no list of who signed in). */
+function forgetAskedFor(email: string | undefined) {
+  if (email === undefined) return;
+  const asked = askedForLinks();
+  delete asked[email.toLowerCase()];
+  storeAsked(asked);
 }
 
 const askedFor = (email: string | undefined) => email !== undefined && email.toLowerCase() in askedForLinks();
@@ -113,6 +126,7 @@ export type CheckedLink = Exchanged & { refresh: string };
  * newer one opened meanwhile waits for its own question).
  */
 export function acceptLink(link: CheckedLink): void {
+  forgetAskedFor(link.identity.email);
   signIn(link.refresh);
   access = link;
   if (pendingLink === link.refresh) pendingLink = null;
@@ -219,7 +233,8 @@ export async function checkPendingLink(): Promise<LinkCheck> {
   if ('refused' in theirs) {
     if (pendingLink === link) pendingLink = null;
     if ('refused' in mine) {
-      signOut(theirs.refused);
+      // A newer link opened meanwhile is checked on its own: this one's refusal must not sign it out.
+      if (pendingLink === null) signOut(theirs.refused);
       throw new SignedOut(theirs.refused);
     }
     access = mine;

@@ -28,7 +28,8 @@ async function loadConfig(): Promise<Config | null> {
 export function Endpoint() {
   const config = useQuery({ queryKey: CONFIG_KEY, queryFn: loadConfig });
   // A child partner without an endpoint of its own is sent its webhooks at its master's, whose attempts it is shown.
-  const child = Boolean(useMe().data?.account.parentId);
+  const me = useMe();
+  const child = Boolean(me.data?.account.parentId);
   return (
     <>
       <h1>Endpoint</h1>
@@ -36,11 +37,12 @@ export function Endpoint() {
         {(current) => (
           <>
             {current ? <Summary config={current} />
+              : me.isPending ? <Loading />
               : child ? (
                 <Empty>
-                  Your account has no endpoint of its own: your webhooks go to your master account&apos;s endpoint, which your
-                  master manages. Its attempts are below. Setting a URL here gives your account an endpoint of its own, and
-                  your webhooks go there instead.
+                  Your account has no endpoint of its own: your webhooks go to your master account&apos;s endpoint, when it
+                  has one with a URL, which your master manages. Its attempts are below. Setting a URL here gives your
+                  account an endpoint of its own, and your webhooks go there instead.
                 </Empty>
               ) : <Empty>Your account has no endpoint of its own yet: set its URL below.</Empty>}
             {(current?.url || (!current && child)) && <Suspense fallback={<Loading />}><HealthChart /></Suspense>}
