@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { EventFeed, FeedEntry } from '../../domain/ports.ts';
-import { json } from './command-log.ts';
 import { withDriverConnection } from './driver.ts';
 
 /*
@@ -86,7 +85,7 @@ export class SqlEventFeed implements EventFeed {
           ? { name: 'feed-page', text: PAGE, values: [endpointId, afterPosition, limit] }
           : { name: 'feed-order-page', text: ORDER_PAGE, values: [endpointId, afterPosition, limit, orderId] }),
       });
-      return rows.map((r) => ({ position: Number(r.position), createdAt: new Date(r.created_at), payload: json(r.payload) }));
+      return rows.map((r) => ({ position: Number(r.position), createdAt: new Date(r.created_at), payload: r.payload }));
     });
   }
 }

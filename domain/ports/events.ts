@@ -104,6 +104,6 @@ export interface EventFeed {
 export interface FeedEntry {
   position: number;
   createdAt: Date;
-  /** The payload exactly as delivered. */
-  payload: Record<string, unknown>;
+  /** The payload exactly as delivered: the JSON text stored, never parsed on the way (a feed page hands it on as is). */
+  payload: string;
 }

@@ -20,7 +20,8 @@ export interface FeedReadPorts {
 }
 
 export interface FeedPage {
-  items: Record<string, unknown>[];
+  /** Each event's JSON text exactly as delivered (stored so, and handed on without being parsed). */
+  items: string[];
   /** Where to go on from: the last item's cursor, else the one given (null when the feed was read from the start). */
   next: FeedCursor | null;
 }

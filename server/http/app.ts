@@ -11,6 +11,7 @@ import { problem, retryAfterOf, tokenAccepted } from '../errors.ts';
 import { AMBIGUOUS_PATH, isAmbiguousPath } from './ambiguous-path.ts';
 import { bodilessIsEmptyJson, edgeErrors, jsonBodiesOnly, MAX_BODY_BYTES, refuseDeclaredTooLarge, restJsonBodies, trpcBodies } from './json-body.ts';
 import { safeError, type Logger } from '../logger.ts';
+import { eventsFeedRoute } from './events-feed.ts';
 import { legacyOrdersRoute } from './legacy-orders.ts';
 import { faviconRoute } from './favicon.ts';
 import { portalRoutes } from './portal.ts';
@@ -149,6 +150,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   // and answer OPTIONS itself).
   app.use((req, res, next) => ((req.method === 'HEAD' || req.method === 'OPTIONS') && req.path.startsWith('/v3/') ? undocumented(req, res, next) : next()));
   app.get('/v3/partner-orders', legacyOrdersRoute(services));
+  app.get('/v3/events', eventsFeedRoute(services));
   const rest = createOpenApiExpressMiddleware({
     router,
     createContext: contextFactory(services, 'rest'),

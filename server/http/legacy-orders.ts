@@ -1,8 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { isUnavailable } from '../../domain/errors.ts';
 import { contextFactory } from '../context.ts';
-import { bearerChallenge } from '../credentials.ts';
-import { problemFor, tokenAccepted } from '../errors.ts';
+import { answerProblem, singleValues } from './caller-route.ts';
 import { legacyStreamRouter } from '../routers/partner-orders.ts';
 import type { Services } from '../services.ts';
 
@@ -20,19 +18,11 @@ export function legacyOrdersRoute(services: Services): RequestHandler {
     try {
       batches = await legacyStreamRouter.createCaller(context({ req })).stream(singleValues(req) as never);
     } catch (error) {
-      refuse(req, res, error);
+      answerProblem(req, res, error, 'legacy listing failed');
       return;
     }
     await streamBatches(req, res, batches, services.config.listingStallTimeoutMs);
   };
-}
-
-function refuse(req: Request, res: Response, error: unknown) {
-  const { status, body, retryAfter } = problemFor(error, String(req.id));
-  if (status >= 500) req.log[isUnavailable(error) ? 'warn' : 'error']({ err: error }, 'legacy listing failed');
-  if (retryAfter) res.setHeader('retry-after', String(retryAfter));
-  if (status === 401) res.setHeader('www-authenticate', bearerChallenge(req.headers.authorization, tokenAccepted(error)));
-  res.status(status).type('application/problem+json').send(JSON.stringify(body));
 }
 
 /**
@@ -66,7 +56,7 @@ export async function streamBatches(req: Request, res: Response, batches: AsyncI
     res.end(first ? '[]' : ']');
   } catch (err) {
     if (!res.headersSent) {
-      refuse(req, res, err);
+      answerProblem(req, res, err, 'legacy listing failed');
       return;
     }
     // Too late for a status: cut the answer short, so that the client sees invalid JSON rather than a partial list.
@@ -94,15 +84,4 @@ function drained(res: Response, timeoutMs: number): Promise<boolean> {
     res.on('drain', onDrain);
     res.on('close', onClose);
   });
-}
-
-/** The query as trpc-to-openapi hands it to procedures: a key given once is a string, a repeated key an array, an empty one absent. */
-function singleValues(req: Request) {
-  const query: Record<string, string | string[]> = {};
-  for (const [key, value] of new URL(req.originalUrl, 'http://x').searchParams) {
-    if (value === '') continue;
-    const current = query[key];
-    query[key] = current === undefined ? value : [...(Array.isArray(current) ? current : [current]), value];
-  }
-  return query;
 }

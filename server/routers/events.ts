@@ -1,12 +1,36 @@
 import { readEventFeed } from '../../domain/use-cases/read-event-feed.ts';
+import type { Principal } from '../../domain/auth.ts';
+import type { Deps } from '../../domain/ports.ts';
+import type { Context } from '../context.ts';
 import { encodeFeedCursor } from '../cursors.ts';
 import { failureLevel } from '../logger.ts';
 import { events } from './events.contract.ts';
 import { integratorProcedure, router } from '../trpc.ts';
 
+const feedRead = integratorProcedure.input(events.feed);
+
+/** One page of the caller's feed: each event's JSON text as stored, and the cursor to go on from. */
+async function feedPage(ctx: Pick<Context, 'services' | 'log'> & { deps: Deps; principal: Principal }, input: typeof events.feed._output) {
+  const page = await readEventFeed(ctx.deps, ctx.principal, { after: input.after ?? null, limit: input.limit, orderId: input.orderId, retentionDays: ctx.services.config.eventRetentionDays }, {
+    sequencingFailed: (err) => ctx.log[failureLevel(err)]({ err }, 'event feed: the positioning round before the read failed; read what earlier rounds positioned'),
+  });
+  return { items: page.items, next: page.next && encodeFeedCursor(page.next) };
+}
+
+/**
+ * GET /v3/events for REST callers (server/http/events-feed.ts): the same guard, input and errors as the documented
+ * procedure, answering each event's stored JSON text, which the route writes out as it is (a page of 500 is about
+ * 430 KB of JSON that would otherwise be parsed and written again).
+ */
+export const feedTextRouter = router({
+  page: feedRead.query(({ ctx, input }) => feedPage(ctx, input)),
+});
+
 /** The event feed of the caller's endpoint (CONTRACT §10). */
 export const eventsRouter = router({
-  feed: integratorProcedure
+  // Describes the path in the document and serves typed RPC clients; REST clients get the same page written from the
+  // stored text (feedTextRouter).
+  feed: feedRead
     .meta({
       openapi: { method: 'GET', path: '/v3/events', tags: ['events'], summary: 'Your events, oldest first, without gaps',
         description: 'Every event your endpoint receives (or would receive, had it a URL and were it enabled), each exactly as '
@@ -17,12 +41,9 @@ export const eventsRouter = router({
         successDescription: 'A page of events and the cursor to go on from.' },
       rest: { problems: [400, 403, 404, 410] },
     })
-    .input(events.feed)
     .output(events.feedAnswer)
     .query(async ({ ctx, input }) => {
-      const page = await readEventFeed(ctx.deps, ctx.principal, { after: input.after ?? null, limit: input.limit, orderId: input.orderId, retentionDays: ctx.services.config.eventRetentionDays }, {
-        sequencingFailed: (err) => ctx.log[failureLevel(err)]({ err }, 'event feed: the positioning round before the read failed; read what earlier rounds positioned'),
-      });
-      return { items: page.items, next: page.next && encodeFeedCursor(page.next) };
+      const { items, next } = await feedPage(ctx, input);
+      return { items: items.map((text) => JSON.parse(text) as Record<string, unknown>), next };
     }),
 });

@@ -89,7 +89,7 @@ export function deliveryContract(name: string, setup: () => Promise<Run>) {
     assert.equal(received.filter((n) => orderOf(n) === 'O2'), [1, 3, 5, 7, 9, 11, 13, 15], 'O2 in feed order');
     assert.is(received.length, 18);
     const feed = await run((r) => r.eventFeed.page(config.id, 0, 100));
-    assert.equal(feed.map((e) => e.payload.n), ours.map((e) => e.payload.n), 'the feed has them in the order written too');
+    assert.equal(feed.map((e) => JSON.parse(e.payload).n), ours.map((e) => e.payload.n), 'the feed has them in the order written too');
   });
 
   test('deliveries: a sender holds at most its share of one endpoint; a full endpoint is passed over, newer ones of others are claimed', async () => {

@@ -133,15 +133,15 @@ export function queueContract(name: string, setup: () => Promise<Run>) {
     assert.equal(await run((r) => r.eventFeed.page(endpoint, 0, 10)), [], 'nothing before the sequencer has run');
     while ((await run((r) => r.eventFeed.sequence(2))) > 0);
     const page = await run((r) => r.eventFeed.page(endpoint, 0, 10));
-    assert.equal(page.map((e) => e.payload), [{ _eid: 'e1', n: 1 }, { _eid: 'e4', n: 4 }, { _eid: 'e5', n: 5 }]);
+    assert.equal(page.map((e) => JSON.parse(e.payload)), [{ _eid: 'e1', n: 1 }, { _eid: 'e4', n: 4 }, { _eid: 'e5', n: 5 }]);
     assert.ok(page[0]!.position < page[1]!.position && page[1]!.position < page[2]!.position);
     assert.equal(page.map((e) => e.createdAt), [events[0]!.createdAt, events[3]!.createdAt, events[4]!.createdAt]);
-    assert.equal((await run((r) => r.eventFeed.page(endpoint, page[0]!.position, 1))).map((e) => e.payload.n), [4]);
-    assert.equal((await run((r) => r.eventFeed.page(other, 0, 10))).map((e) => e.payload.n), [2]);
+    assert.equal((await run((r) => r.eventFeed.page(endpoint, page[0]!.position, 1))).map((e) => JSON.parse(e.payload).n), [4]);
+    assert.equal((await run((r) => r.eventFeed.page(other, 0, 10))).map((e) => JSON.parse(e.payload).n), [2]);
     const late = event(6, endpoint);
     await run((r) => r.events.add([late]));
     while ((await run((r) => r.eventFeed.sequence(100))) > 0);
-    assert.equal((await run((r) => r.eventFeed.page(endpoint, page[2]!.position, 10))).map((e) => e.payload.n), [6], 'a later event comes after');
+    assert.equal((await run((r) => r.eventFeed.page(endpoint, page[2]!.position, 10))).map((e) => JSON.parse(e.payload).n), [6], 'a later event comes after');
   });
 
   test.run();

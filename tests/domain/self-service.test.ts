@@ -26,9 +26,9 @@ test('the feed: the endpoint\'s events in order, limit capped at 500; GONE past 
   await createJob(deps, { brandAccountId: brand.id });
   const page = await readEventFeed(deps, principal(brand.id, 'brand'), { after: null, limit: 1, retentionDays: 30 }, strict);
   assert.is(page.items.length, 1);
-  assert.is(page.items[0]!._v, '1.1.0');
+  assert.is(JSON.parse(page.items[0]!)._v, '1.1.0', 'each item the JSON text as delivered');
   const rest = await readEventFeed(deps, principal(brand.id, 'brand'), { after: page.next, limit: 10_000, retentionDays: 30 }, strict);
-  assert.equal(rest.items.map((e) => e._eid), [deps.events.stored[1]!.id]);
+  assert.equal(rest.items.map((e) => JSON.parse(e)._eid), [deps.events.stored[1]!.id]);
   const empty = await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }, strict);
   assert.equal(empty, { items: [], next: rest.next }, 'an empty page keeps the cursor');
   // The backstop: an event after the cursor purged while the cursor is within the window (one written before the
@@ -57,7 +57,7 @@ test('a failed positioning round before a feed read is told, and the page read a
   const told: unknown[] = [];
   const page = await readEventFeed(deps, principal(brand.id, 'brand'), { after: null, retentionDays: 30 }, { sequencingFailed: (e) => told.push(e) });
   assert.equal(told, [failure]);
-  assert.equal(page.items.map((e) => e._eid), [deps.events.stored[0]!.id], 'what earlier rounds positioned');
+  assert.equal(page.items.map((e) => JSON.parse(e)._eid), [deps.events.stored[0]!.id], 'what earlier rounds positioned');
 });
 
 test('a child partner uses its master\'s endpoint; a partner with none is FORBIDDEN', async () => {

@@ -43,7 +43,7 @@ export class InMemoryEventFeed implements EventFeed {
     return this.outbox.stored
       .filter((e) => e.endpointId === endpointId && (this.positions.get(e.id) ?? 0) > Math.max(afterPosition, this.purged.get(endpointId) ?? 0))
       .filter((e) => orderId === undefined || e.orderId === orderId)
-      .map((e) => ({ position: this.positions.get(e.id)!, createdAt: e.createdAt, payload: copy(e.payload) }))
+      .map((e) => ({ position: this.positions.get(e.id)!, createdAt: e.createdAt, payload: JSON.stringify(e.payload) }))
       .sort((a, b) => a.position - b.position).slice(0, limit);
   }
 }
