@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type pg from 'pg';
 import type { EventFeed, FeedEntry } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
 
@@ -22,14 +21,15 @@ import { withDriverConnection } from './driver.ts';
  * the server: the embedded database runs the same statements.
  *
  * The lock and the numbering must stay two statements of one transaction: the numbering's snapshot has to be taken
- * after the lock is held (after the previous round committed). In one statement, or outside a transaction, a round
- * could work from a snapshot older than the last round's commit and number an event twice.
+ * after the lock is held (after the previous round committed). In one SQL statement, or outside a transaction, a round
+ * could work from a snapshot older than the last round's commit and number an event twice. They are two statements of
+ * one plpgsql function (sequence_round), called as one: each of its statements takes its own snapshot.
  */
-const SEQUENCER_LOCK = 0x7062_6931; // 'pbi1': the feed sequencer's advisory lock key.
+// The sequencer's advisory lock is the key 0x70626931 ('pbi1'), taken in SQL only (the migrations' functions).
 
 // sequence_events (migration 20261129100000) positions up to $1 events in seq order and puts the pending deliveries of
-// those events in the sender's queue, with their positions. The delivery claim runs the same round under the same lock.
-const SEQUENCE = 'select sequence_events($1) as n';
+// those events in the sender's queue, with their positions; sequence_round (migration 20261129130000) runs it under the
+// lock when the lock is free. The delivery claim runs the same round under the same lock.
 
 const PAGE = `
   select position, created_at, payload::text as payload from events
@@ -45,30 +45,14 @@ export class SqlEventFeed implements EventFeed {
   constructor(private readonly em: EntityManager) {}
 
   /**
-   * A round in a transaction of its own (the advisory lock is held, and the positions committed, by it), or in the
-   * unit's transaction when it runs in one.
+   * A round in one statement (sequence_round, migration 20261129130000): its own transaction, which holds the advisory
+   * lock and commits the positions; or the unit's transaction when it runs in one.
    */
-  sequence(limit: number): Promise<number> {
-    const round = async (client: pg.PoolClient) => {
-      const { rows: [lock] } = await client.query<{ taken: boolean }>({
-        name: 'feed-sequencer-lock', text: 'select pg_try_advisory_xact_lock($1) as taken', values: [SEQUENCER_LOCK],
-      });
-      if (!lock!.taken) return 0;
-      const { rows: [round] } = await client.query<{ n: number }>({ name: 'feed-sequence-v2', text: SEQUENCE, values: [limit] });
-      return round!.n;
-    };
-    if (this.em.isInTransaction()) return withDriverConnection(this.em, round);
-    return withDriverConnection(this.em, async (client) => {
-      await client.query('begin');
-      try {
-        const count = await round(client);
-        await client.query('commit');
-        return count;
-      } catch (error) {
-        await client.query('rollback').catch(() => { /* the connection is gone, and its transaction with it */ });
-        throw error;
-      }
-    });
+  async sequence(limit: number): Promise<number> {
+    const { rows: [round] } = await withDriverConnection(this.em, (client) => client.query<{ n: number }>({
+      name: 'feed-sequence-round', text: 'select sequence_round($1) as n', values: [limit],
+    }));
+    return round!.n;
   }
 
   async purgedThrough(endpointId: string): Promise<number> {

@@ -18,6 +18,7 @@ import { Migration20261127120000_disabled_reason_backfill } from './Migration202
 import { Migration20261129100000_delivery_queue } from './Migration20261129100000_delivery_queue.ts';
 import { Migration20261129110000_log_filters } from './Migration20261129110000_log_filters.ts';
 import { Migration20261129120000_asymmetric_signing } from './Migration20261129120000_asymmetric_signing.ts';
+import { Migration20261129130000_sequence_round } from './Migration20261129130000_sequence_round.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -41,4 +42,5 @@ export const migrationsList = [
   { name: 'Migration20261129100000_delivery_queue', class: Migration20261129100000_delivery_queue },
   { name: 'Migration20261129110000_log_filters', class: Migration20261129110000_log_filters },
   { name: 'Migration20261129120000_asymmetric_signing', class: Migration20261129120000_asymmetric_signing },
+  { name: 'Migration20261129130000_sequence_round', class: Migration20261129130000_sequence_round },
 ];
