@@ -42,8 +42,8 @@ export function startBuiltService(env: Record<string, string>, options: { cpu?: 
   return { ...proc, listening };
 }
 
-/** A peer of bench/ (floor-app.ts, bare-commands.ts, bare-sender.ts), compiled. */
-export function startBuiltPeer(script: 'bench/floor-app.ts' | 'bench/bare-commands.ts' | 'bench/bare-sender.ts', env: Record<string, string>, options: { cpu?: number } = {}): ServiceProcess {
+/** A peer of bench/ (floor-app.ts, bare-commands.ts, bare-sender.ts, bare-feed.ts), compiled. */
+export function startBuiltPeer(script: 'bench/floor-app.ts' | 'bench/bare-commands.ts' | 'bench/bare-sender.ts' | 'bench/bare-feed.ts', env: Record<string, string>, options: { cpu?: number } = {}): ServiceProcess {
   build();
   return startScript(join(PEERS, script.replace(/\.ts$/, '.js')), env, { ...options, javascript: true });
 }

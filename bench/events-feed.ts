@@ -13,7 +13,8 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { integratorLoggedIn, processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
+import { integratorLoggedIn, processClient, type ServiceProcess } from '../tests/support/process.ts';
+import { startBuiltPeer, startBuiltService } from './built.ts';
 import { median, percentile, writeSection } from './report.ts';
 import { event, insertEvents } from './sample-events.ts';
 
@@ -36,10 +37,11 @@ const env = {
   SERVICE_ROLE: 'all', LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000', API_RATE_LIMIT_PER_ACCOUNT: '1000000', API_CONCURRENCY_PER_ACCOUNT: '10000', LOG_LEVEL: 'info',
 };
 const started: ServiceProcess[] = [];
-const launch = (script: string, extra: Record<string, string> = {}) => {
+// Both sides as deployed: the service built (as `npm start` runs it once built), the bare reader compiled by tsc.
+const launch = (script: 'server/main.ts' | 'bench/bare-feed.ts', extra: Record<string, string> = {}) => {
   const proc = script === 'server/main.ts'
-    ? startScript(script, { ...env, ...extra }, { cpu: 0, nodeArgs })
-    : startScript(script, { DATABASE_URL, ...extra }, { cpu: 0 });
+    ? startBuiltService({ ...env, ...extra }, { cpu: 0, nodeArgs })
+    : startBuiltPeer(script, { DATABASE_URL, ...extra }, { cpu: 0 });
   started.push(proc);
   return proc;
 };
@@ -247,7 +249,7 @@ fresh process each round; PostgreSQL ${server!.version.split(' ')[0]}, autovacuu
 Backlog: ${fmt(BACKLOG)} OrderStatusEvents (\`default\` transformer, 1.3.0, every field of renderOrderStatus, one product, no billing
 address or documents; ${payloadBytes} B of JSON each on average) of one brand's endpoint (its \`brand\` configuration, without a URL:
 nothing is delivered), inserted with SQL as the service's outbox writes them (unnest of arrays, 10,000 a statement) while the
-service was stopped, then \`vacuum analyze\`. They had no feed positions: the service (\`server/main.ts\`, \`SERVICE_ROLE=all\`, pinned to CPU 0) was
+service was stopped, then \`vacuum analyze\`. They had no feed positions: the service (\`server/main.ts\` built, as \`npm start\` runs it, \`SERVICE_ROLE=all\`, pinned to CPU 0) was
 started and its background sequencer (rounds of 1,000, back to back while they fill) positioned all ${fmt(BACKLOG)} in
 **${seqSeconds.toFixed(1)} s** after it listened (the first after ${firstMoved.toFixed(1)} s; ${curve}; unpositioned count taken every
 250 ms): **${fmt(seqRate)} events/s**. That process was then stopped; the drains began only after that and another \`vacuum analyze\`
@@ -258,7 +260,7 @@ Drain: one reader (this process, pinned to CPU 1; node:http, one kept-alive conn
 ${LIMIT} items; after ${WARM_UP_SECONDS} s of untimed warm-up reads in the same process. Meanwhile ${RATE} events/s of the endpoint are inserted
 (open loop, one autocommit INSERT each, from a pool in this process), from 1 s before the drain; each GET first runs a
 sequencing round itself, so they appear in the feed as they commit. The writes then stop and the reader reads on to an
-empty page, untimed. Peer: \`bench/bare-feed.ts\`, one pg client pinned to CPU 0, no HTTP, auth or sequencing: \`select
+empty page, untimed. Peer: \`bench/bare-feed.ts\` compiled by tsc, one pg client pinned to CPU 0, no HTTP, auth or sequencing: \`select
 position, payload::text from events where endpoint_id = $1 and position > $2 order by position limit ${LIMIT}\` and JSON.parse of
 every payload, from the start to the end, with the same ${RATE} events/s being written (unpositioned: no sequencer runs then).
 
