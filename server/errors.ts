@@ -159,8 +159,6 @@ const STATUS_OF = new Map(Object.values(TRPC_CODE).map((code) => [code, getHTTPS
 export function problemFor(error: unknown, requestId: string): { status: number; body: Problem; retryAfter?: number } {
   // A domain failure without issues maps directly (no TRPCError built twice over): the early fair-use refusal answers
   // thousands a second for a tenant hammering the service.
-  if (error instanceof DomainError && error.code === 'GONE') return { status: 410, body: problem('GONE', 410, error.message, { requestId }) };
-  if (error instanceof TRPCError && isGone(error)) return { status: 410, body: problem('GONE', 410, error.message, { requestId }) };
   if (error instanceof DomainError && error.code !== 'VALIDATION_FAILED') {
     const code = TRPC_CODE[error.code];
     const status = STATUS_OF.get(code)!;

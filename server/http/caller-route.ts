@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import { isUnavailable } from '../../domain/errors.ts';
 import { bearerChallenge } from '../credentials.ts';
-import { problemFor, tokenAccepted } from '../errors.ts';
+import { TRPCError } from '@trpc/server';
+import { isGone, problem, problemFor, tokenAccepted } from '../errors.ts';
 
 // What the REST routes that call a procedure themselves share (the legacy listing's stream, the event feed's stored
 // text): the query as the REST adapter would hand it over, and a refusal answered as the adapter would answer it.
@@ -17,9 +18,14 @@ export function singleValues(req: Request) {
   return query;
 }
 
-/** A procedure's refusal as its problem answer: the status, Retry-After, the Bearer challenge; a 5xx logged as `failed`. */
+/**
+ * A procedure's refusal as the REST face answers it: its problem (a GONE one 410, which tRPC's codes do not have), the
+ * status, Retry-After, the Bearer challenge; a 5xx logged as `failed`.
+ */
 export function answerProblem(req: Request, res: Response, error: unknown, failed: string) {
-  const { status, body, retryAfter } = problemFor(error, String(req.id));
+  const { status, body, retryAfter } = error instanceof TRPCError && isGone(error)
+    ? { status: 410, body: problem('GONE', 410, error.message, { requestId: String(req.id) }), retryAfter: undefined }
+    : problemFor(error, String(req.id));
   if (status >= 500) req.log[isUnavailable(error) ? 'warn' : 'error']({ err: error }, failed);
   if (retryAfter) res.setHeader('retry-after', String(retryAfter));
   if (status === 401) res.setHeader('www-authenticate', bearerChallenge(req.headers.authorization, tokenAccepted(error)));
