@@ -127,7 +127,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     ready: async () => !shuttingDown && (await database.ping()),
   };
 
-  if (config.seedDemo && (await seedDemo(services, (script, clock) => new ScriptedWebhookSender(script, clock)))) log.info('demo data loaded');
+  if (config.seedDemo && (await seedDemo(services, (script, clock) => new ScriptedWebhookSender(script, clock)))) {
+    log.info('demo data loaded');
+  }
 
   const app = config.role === 'worker'
     ? express().disable('x-powered-by').use(healthRoutes(services)).use(metricsRoute(services)).use(undocumentedRoute([]))

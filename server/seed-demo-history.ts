@@ -29,12 +29,15 @@ const CLAIM_LIMIT = 100;
 export const historyLength = (scheduleMs: readonly number[]) => scheduleMs.reduce((sum, ms) => sum + ms, 0) + 3_600_000;
 
 /**
- * A delivery's whole history, for the demo: the demo endpoint's one delivery goes through every attempt of WEBHOOK_RETRY_SCHEDULE
+ * A delivery's whole history, for the demo: the demo endpoint's one delivery goes through every attempt of
+ * WEBHOOK_RETRY_SCHEDULE
  * from `start` on, to failed, by the worker's own steps (claim, attempt, record, mail) on a clock that moves to each
  * attempt's time, with a sender that answers from the script above instead of the network. Its endpoint is then
  * failing, and its contacts have had the mail the worker sends. Answers the delivery's id (null: none was due).
  */
-export async function seedDeliveryHistory(services: Services, scripted: ScriptedSenders, endpointId: string, start: Date): Promise<string | null> {
+export async function seedDeliveryHistory(
+  services: Services, scripted: ScriptedSenders, endpointId: string, start: Date,
+): Promise<string | null> {
   const { webhookRetryScheduleMs: scheduleMs, webhookDisableAfterMs } = services.config;
   let at = start;
   const clock: Clock = { now: () => at };
@@ -44,14 +47,17 @@ export async function seedDeliveryHistory(services: Services, scripted: Scripted
     let deliveryId: string | null = null;
     for (;;) {
       // Only the demo endpoint's: a database may hold other deliveries due, which are given back at once, untouched.
-      const claimed = await claimDueDeliveries(deps, { limit: CLAIM_LIMIT, leaseMs: 60_000, perEndpoint: 1, held: new Map(), lookForNew: true });
+      const claimed = await claimDueDeliveries(deps, {
+        limit: CLAIM_LIMIT, leaseMs: 60_000, perEndpoint: 1, held: new Map(), lookForNew: true,
+      });
       const delivery = claimed.find((d) => d.endpointId === endpointId && (deliveryId === null || d.id === deliveryId));
       await deps.deliveryQueue.release(claimed.filter((d) => d !== delivery));
       if (!delivery) return deliveryId;
       deliveryId = delivery.id;
       const result = await attemptDelivery(deps, delivery, scheduleMs);
       const notices = await recordDeliveries(deps, [result], webhookDisableAfterMs);
-      await mailEndpointNotices(deps, notices, (err) => services.log.warn({ err }, 'the demo endpoint\'s failure mail was not sent'));
+      const mailFailed = (err: unknown) => services.log.warn({ err }, 'the demo endpoint\'s failure mail was not sent');
+      await mailEndpointNotices(deps, notices, mailFailed);
       if (result.state.status !== 'pending') return deliveryId;
       at = result.state.nextAttemptAt;
     }

@@ -38,9 +38,9 @@ const FAILED_ORDER = 'demo-job-04';
  * integrator finds and redelivers on the portal.
  */
 export async function seedDemo(services: Services, scripted: ScriptedSenders): Promise<boolean> {
-  const historyStart = new Date(services.unitOfWork().deps.clock.now().getTime() - historyLength(services.config.webhookRetryScheduleMs));
-  const demoEndpoint = await services.unitOfWork().transaction(async (deps): Promise<string | null> => {
+  const seeded = await services.unitOfWork().transaction(async (deps) => {
     if (await deps.accounts.get(DEMO.brandId)) return null;
+    const historyStart = new Date(deps.clock.now().getTime() - historyLength(services.config.webhookRetryScheduleMs));
     await createAccount(withId(deps, DEMO.brandId), { name: 'Demo Brand', role: 'brand' });
     await createAccount(withId(deps, DEMO.masterId), { name: 'Demo Installers (master)', role: 'partner' });
     await createAccount(withId(deps, DEMO.childAId), { name: 'Demo Installers North', role: 'partner', parentId: DEMO.masterId });
@@ -82,8 +82,8 @@ export async function seedDemo(services: Services, scripted: ScriptedSenders): P
       signatureKey: deps.keys.newSecretKey(),
     });
     await setJobStatus(at(deps, historyStart), { apiId: FAILED_ORDER, status: JOB_STATUSES[4] });
-    return endpoint.id;
+    return { endpointId: endpoint.id, historyStart };
   });
-  if (demoEndpoint !== null) await seedDeliveryHistory(services, scripted, demoEndpoint, historyStart);
-  return demoEndpoint !== null;
+  if (seeded) await seedDeliveryHistory(services, scripted, seeded.endpointId, seeded.historyStart);
+  return seeded !== null;
 }

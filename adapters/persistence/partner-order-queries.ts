@@ -66,7 +66,8 @@ export function pageQuery(partnerIds: readonly string[], filter: OrderFilter, of
   if (offset + limit <= deepFrom) {
     const params: unknown[] = [partnerIds, offset + limit, limit, offset];
     const where = filters(filter, params);
-    return { name: `jobs-page-${variant(filter)}`, text: mergedPerPartner(where, '$2', 'limit $3 offset $4'), values: params };
+    const text = mergedPerPartner(where, '$2', 'limit $3 offset $4');
+    return { name: `jobs-page-${variant(filter)}`, text, values: params };
   }
   const params: unknown[] = [limit, offset];
   const where = filters(filter, params);
@@ -108,7 +109,8 @@ const AFTER = `updated_at <= $2::timestamptz and (updated_at < $2::timestamptz o
 export function afterQuery(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number): Query {
   const params: unknown[] = [partnerIds, after.updatedAt, after.apiId, limit];
   const where = filters(filter, params);
-  return { name: `jobs-after-${variant(filter)}`, text: mergedPerPartner(` and ${AFTER}${where}`, '$4', 'limit $4'), values: params };
+  const text = mergedPerPartner(` and ${AFTER}${where}`, '$4', 'limit $4');
+  return { name: `jobs-after-${variant(filter)}`, text, values: params };
 }
 
 /**

@@ -2,7 +2,10 @@ import type { DeliveryAttempt, SentAttempt } from '../../domain/delivery.ts';
 import type { Clock, WebhookRequest, WebhookSender } from '../../domain/ports.ts';
 import { signatureHeaders } from '../signatures.ts';
 
-/** One outcome of a script: what the attempt found; a status comes with the answer's body (the error without its "HTTP n: "). */
+/**
+ * One outcome of a script: what the attempt found; a status comes with the answer's body (the error without its
+ * "HTTP n: ").
+ */
 type ScriptedOutcome = Omit<DeliveryAttempt, 'at'>;
 
 /**
@@ -21,10 +24,12 @@ export class ScriptedWebhookSender implements WebhookSender {
     const timestamp = Math.floor(at.getTime() / 1000);
     const headers = {
       'content-type': 'application/json', 'user-agent': 'partner-brand-api-webhooks/1', 'webhook-id': request.eventId,
-      'webhook-timestamp': String(timestamp), ...signatureHeaders(request.signatureKeys, request.eventId, timestamp, request.body, request.asymmetricKeys),
+      'webhook-timestamp': String(timestamp),
+      ...signatureHeaders(request.signatureKeys, request.eventId, timestamp, request.body, request.asymmetricKeys),
     };
+    const body = (outcome.error ?? '').replace(/^HTTP \d+: /, '');
     const response = outcome.statusCode === null ? null
-      : { headers: { 'content-type': 'text/plain; charset=utf-8' }, body: (outcome.error ?? '').replace(/^HTTP \d+: /, '') };
+      : { headers: { 'content-type': 'text/plain; charset=utf-8' }, body };
     return { at, ...outcome, exchange: { request: { url: request.url, headers }, response } };
   }
 }

@@ -104,6 +104,6 @@ export interface EventFeed {
 export interface FeedEntry {
   position: number;
   createdAt: Date;
-  /** The payload exactly as delivered: the JSON text stored, never parsed on the way (a feed page hands it on as is). */
+  /** The payload exactly as delivered: the JSON text stored, never parsed on the way (a feed page passes it on as is). */
   payload: string;
 }

@@ -174,7 +174,7 @@ function logFailure(log: Logger, error: TRPCError, path: string | undefined) {
   else if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: cause, procedure: path }, 'procedure failed');
 }
 
-/** Every answer of the API is one caller's (a key made for it, a token, its orders): no cache on the way may keep it. */
+/** Every answer of the API is one caller's (a key made for it, a token, its orders): no cache on the way may keep one. */
 const privateAnswers: express.RequestHandler = (_req, res, next) => {
   res.setHeader('cache-control', 'no-store');
   next();

@@ -87,13 +87,16 @@ const commandHead = {
 };
 const COMMAND_HEAD = ['_eid', '_type', '_v', '_cid', 'commandType', '_metadata'] as const;
 // One schema per shape of `result`, each naming the commands that answer it: a generated client tells them apart by
-// `commandType` (CONTRACT §5: { orderIds } for CreateOrderFromMapping, { invoiceId } for RefreshInvoice, { orderId } otherwise).
+// `commandType` (CONTRACT §5: { orderIds } for CreateOrderFromMapping, { invoiceId } for RefreshInvoice, { orderId }
+// otherwise).
 const RESULTS: readonly [title: string, types: readonly CommandType[], result: Schema][] = [
-  ['CommandResultEvent of an order command', COMMAND_TYPES.filter((t) => t !== 'RefreshInvoice' && t !== 'CreateOrderFromMapping'),
+  ['CommandResultEvent of an order command',
+    COMMAND_TYPES.filter((t) => t !== 'RefreshInvoice' && t !== 'CreateOrderFromMapping'),
     closed({ orderId: { type: 'string' } }, ['orderId'])],
   ['CommandResultEvent of RefreshInvoice', ['RefreshInvoice'], closed({ invoiceId: { type: 'string' } }, ['invoiceId'])],
   ['CommandResultEvent of CreateOrderFromMapping', ['CreateOrderFromMapping'],
-    closed({ orderIds: { type: 'array', items: { type: 'string' }, description: 'In the order of the command\'s `orders`.' } }, ['orderIds'])],
+    closed({ orderIds: { type: 'array', items: { type: 'string' }, description: 'In the order of the command\'s `orders`.' } },
+      ['orderIds'])],
 ];
 const commandResult: Schema = {
   title: 'CommandResultEvent',

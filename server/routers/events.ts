@@ -10,9 +10,16 @@ import { integratorProcedure, router } from '../trpc.ts';
 const feedRead = integratorProcedure.input(events.feed);
 
 /** One page of the caller's feed: each event's JSON text as stored, and the cursor to go on from. */
-async function feedPage(ctx: Pick<Context, 'services' | 'log'> & { deps: Deps; principal: Principal }, input: typeof events.feed._output) {
-  const page = await readEventFeed(ctx.deps, ctx.principal, { after: input.after ?? null, limit: input.limit, orderId: input.orderId, retentionDays: ctx.services.config.eventRetentionDays }, {
-    sequencingFailed: (err) => ctx.log[failureLevel(err)]({ err }, 'event feed: the positioning round before the read failed; read what earlier rounds positioned'),
+async function feedPage(
+  ctx: Pick<Context, 'services' | 'log'> & { deps: Deps; principal: Principal },
+  input: typeof events.feed._output,
+) {
+  const { after, limit, orderId } = input;
+  const page = await readEventFeed(ctx.deps, ctx.principal, {
+    after: after ?? null, limit, orderId, retentionDays: ctx.services.config.eventRetentionDays,
+  }, {
+    sequencingFailed: (err) => ctx.log[failureLevel(err)]({ err },
+      'event feed: the positioning round before the read failed; read what earlier rounds positioned'),
   });
   return { items: page.items, next: page.next && encodeFeedCursor(page.next) };
 }

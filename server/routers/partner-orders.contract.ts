@@ -7,7 +7,8 @@ import { count, queryBool, queryInt } from './shared.contract.ts';
 const orderFilters = {
   updatedSince: z.iso.datetime({ offset: true }).transform((v) => new Date(v))
     .meta({ description: 'Only orders with updatedAt >= updatedSince; ISO 8601 with an offset.', examples: ['2026-11-01T00:00:00Z'] }).optional(),
-  active: queryBool('true (or 1) leaves out orders that need no partner action (new, cancelled, closed, completed, invoice sent).').optional(),
+  active: queryBool('true (or 1) leaves out orders that need no partner action '
+    + '(new, cancelled, closed, completed, invoice sent).').optional(),
 };
 
 

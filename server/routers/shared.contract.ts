@@ -37,7 +37,8 @@ export const queryInt = (min: number, description: string) =>
  * A boolean in a query string: `true`, `1`, `false` or `0`. Documented as a boolean, which generated clients write as
  * `true` and `false`.
  */
-export const queryBool = (description: string) => z.enum(['true', '1', 'false', '0']).transform((v) => v === 'true' || v === '1')
+export const queryBool = (description: string) => z.enum(['true', '1', 'false', '0'])
+  .transform((v) => v === 'true' || v === '1')
   .meta({ description, override: { type: 'boolean', enum: undefined } });
 /** A whole number in a query string within bounds: beyond them is a 400 that names them. */
 export const boundedQueryInt = (min: number, max: number, description: string) =>

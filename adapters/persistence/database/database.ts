@@ -36,7 +36,7 @@ export const driverLog = (warning: ((message: string) => void) | undefined) => (
   log: {
     warn: (message: unknown) => warning(String(message).split('\n')[0]!),
     error: (message: unknown) => warning(String(message).split('\n')[0]!),
-    deprecate: (method: unknown, alternative: unknown) => warning(`${String(method)} is deprecated; use ${String(alternative)}`),
+    deprecate: (method: unknown, instead: unknown) => warning(`${String(method)} is deprecated; use ${String(instead)}`),
     debug: () => {},
   },
 } : {});

@@ -47,7 +47,8 @@ export async function openEmbedded(options: DatabaseOptions): Promise<Database> 
   // nothing to save), and a replacement for a lost one starts from a clean session.
   const statements = new StatementCount();
   const orm = await MikroORM.init({
-    ...baseConfig, clientUrl: url, driverOptions: driverLog(options.driverWarning), pool: { min: 1, max: 1, afterCreate: startCleanSession(statements) },
+    ...baseConfig, clientUrl: url, driverOptions: driverLog(options.driverWarning),
+    pool: { min: 1, max: 1, afterCreate: startCleanSession(statements) },
   });
   await migrate(orm, progress);
   // PGlite runs no checkpointer: without checkpoints, a process killed replays at its next start all the WAL written

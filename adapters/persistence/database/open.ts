@@ -6,7 +6,7 @@ export { DatabaseSetupError, type Database } from './database.ts';
 
 /** Opens the database, brings its schema up to date and hands back the ORM. */
 export function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.url ? openServer(options.url, {
-    poolSize: options.poolSize ?? 20, timeoutMs: options.timeoutMs, progress: options.progress, driverWarning: options.driverWarning,
-  }, options.notice) : openEmbedded(options);
+  if (!options.url) return openEmbedded(options);
+  const { poolSize = 20, timeoutMs, progress, driverWarning, notice } = options;
+  return openServer(options.url, { poolSize, timeoutMs, progress, driverWarning }, notice);
 }

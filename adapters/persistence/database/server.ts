@@ -6,7 +6,10 @@ import { DatabaseSetupError, driverLog, migrate, ping, type Database, StatementC
 export async function openServer(
   url: string,
   { poolSize, timeoutMs, progress, driverWarning }: {
-    poolSize: number; timeoutMs?: number | undefined; progress?: ((message: string) => void) | undefined; driverWarning?: ((message: string) => void) | undefined;
+    poolSize: number;
+    timeoutMs?: number | undefined;
+    progress?: ((message: string) => void) | undefined;
+    driverWarning?: ((message: string) => void) | undefined;
   },
   notice: (message: string) => void = () => {},
 ): Promise<Database> {
