@@ -43,6 +43,6 @@ await new Promise((r) => setTimeout(r, 2000));
 console.log(`noise c=${N}`, await quietFor(15));
 await new Promise((r) => noise.on('exit', r));
 const j = JSON.parse(/\{"url".*\}|\{"title".*\}/.exec(out)![0]);
-console.log('noise codes', JSON.stringify(Object.fromEntries(Object.entries(j.statusCodeStats).map(([c, v]: any) => [c, v.count]))), 'skipped', j.skipped);
+console.log('noise codes', JSON.stringify(Object.fromEntries(Object.entries(j.statusCodeStats).map(([c, v]) => [c, (v as { count: number }).count]))), 'skipped', j.skipped);
 await svc.stop();
 process.exit(0);

@@ -36,7 +36,7 @@ export function refreshTokenMail(to: string, token: string, expiresAt: Date, sig
       '',
       signInLink,
       '',
-      'Or use the refresh token yourself. It is valid until ' + expiresAt.toISOString() + ' and can only be',
+      `Or use the refresh token yourself. It is valid until ${expiresAt.toISOString()} and can only be`,
       'exchanged for access tokens (POST /v3/auth/access-token with "Authorization: Bearer <refresh token>").',
       '',
       token,

@@ -34,7 +34,7 @@ export function createMetrics(stats: StatsSource) {
   // (the process's own metrics matter most when the database is away): the gauges keep their last values and
   // `queue_stats_up` says 0.
   let cached: { at: number; value: Promise<QueueStats | null> } | null = null;
-  const statsUp = new Gauge({
+  new Gauge({
     name: 'queue_stats_up', help: 'Whether the last read of the queue statistics succeeded within 2 s.', registers: [registry], aggregator: 'min',
     async collect() { this.set((await queues()) ? 1 : 0); },
   });

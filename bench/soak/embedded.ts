@@ -81,7 +81,7 @@ export async function onEmbedded({ receiver, base: receiverBase, hooks }: Receiv
   const died = watched.filter((w) => w.died !== undefined);
 
   await publish('Soak: bursts after idle minutes on the embedded database', `
-Command: \`${DATABASE_URL ? 'DATABASE_URL=… ' : ''}${settingsLine()}npm run bench:soak\`${DATABASE_URL ? '' : ' (no \`DATABASE_URL\`)'} (${new Date().toISOString().slice(0, 10)};
+Command: \`${DATABASE_URL ? 'DATABASE_URL=… ' : ''}${settingsLine()}npm run bench:soak\`${DATABASE_URL ? '' : ' (no `DATABASE_URL`)'} (${new Date().toISOString().slice(0, 10)};
 the whole run took ${wholeRun} min).
 
 Service: the real \`server/main.ts\`, one \`SERVICE_ROLE=all\` process on the embedded database (PGlite) in a data folder of

@@ -6,7 +6,8 @@ import { OPERATION_EXAMPLES } from './examples.ts';
 import { payloadShapes } from './payload-docs.ts';
 import type { Meta, ProblemStatus } from '../trpc.ts';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the document is JSON built in steps, each checked by the OpenAPI validator
+type Json = Record<string, any>;
 
 const STATUS_TEXT: Record<ProblemStatus, string> = {
   400: 'The body or a parameter is not valid (`issues` lists each problem), or the body is not well-formed JSON (`PARSE_ERROR`).',

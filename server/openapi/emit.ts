@@ -9,4 +9,4 @@ import { useWireMessages } from '../zod-messages.ts';
 useWireMessages();
 const target = process.argv[2];
 if (!target) throw new Error('usage: tsx server/openapi/emit.ts <file>');
-writeFileSync(target, JSON.stringify(buildOpenApiDocument(appRouter), null, 2) + '\n');
+writeFileSync(target, `${JSON.stringify(buildOpenApiDocument(appRouter), null, 2)}\n`);

@@ -16,7 +16,6 @@ let page: Page;
 
 const held = () => page.evaluate(() => sessionStorage.getItem('portal.refreshToken'));
 const tokenOf = (link: string) => decodeURIComponent(link.split('#refresh=')[1]!);
-const short = (id: string) => id.slice(0, 8);
 const identity = async () => page.getByTestId('identity').innerText();
 /** The header once GET /v3/me has answered (the ids stand in for the names until then). */
 const nameShown = async () => { await page.getByTestId('identity-email').waitFor(); return identity(); };

@@ -5,7 +5,7 @@ import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
 import { attemptDelivery, claimDueDeliveries, recordDeliveries } from '../../domain/use-cases/deliver-events.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import { fakeDeps, ScriptedWebhookSender } from '../fakes.ts';
+import { fakeDeps, type ScriptedWebhookSender } from '../fakes.ts';
 
 const test = suite('deliveries on the pure domain');
 const at = new Date('2026-11-22T12:00:00.000Z');

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Principal } from '../../domain/auth.ts';
-import { DomainError } from '../../domain/errors.ts';
+import type { DomainError } from '../../domain/errors.ts';
 import { INACTIVE_STATUSES, JOB_STATUSES } from '../../domain/job.ts';
 import type { Deps } from '../../domain/ports.ts';
 import { createAccount } from '../../domain/use-cases/create-account.ts';

@@ -7,7 +7,7 @@ import { listOwnDeliveries, redeliverOwn } from '../../domain/use-cases/own-deli
 import { readEventFeed } from '../../domain/use-cases/read-event-feed.ts';
 import { testWebhookEndpoint } from '../../domain/use-cases/test-webhook-endpoint.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import { fakeDeps, ScriptedWebhookSender } from '../fakes.ts';
+import { fakeDeps, type ScriptedWebhookSender } from '../fakes.ts';
 import { rejectsWith } from './helpers.ts';
 
 const test = suite('integrator self-service on the pure domain');

@@ -165,7 +165,7 @@ export class InMemoryDeliveryLog implements DeliveryLog {
       .map((d) => this.view(d));
   }
   private view(d: DeliveryRow): DeliveryView {
-    const lastUrl = [...d.tries].reverse().find((t) => t.exchange)?.exchange!.request.url;
+    const lastUrl = [...d.tries].reverse().find((t) => t.exchange)?.exchange?.request.url;
     return {
       id: d.id, seq: d.seq, eventId: d.event.id, eventType: d.event.type, orderId: d.event.orderId, accountId: d.event.accountId, scope: d.event.scope,
       url: lastUrl ?? this.configs.byId(d.event.endpointId!)?.url ?? null, status: d.status, attempts: d.tries.map(({ exchange: _, ...t }) => ({ ...t })),

@@ -40,7 +40,7 @@ test.before(async () => {
 
 /** Ids of other shapes than the store's: almost a uuid, a uuid and more, a number, a long one (CONTRACT §3: they name nothing). */
 const oddIds = () => fc.oneof(
-  fc.uuid().map((u) => `${u}x`), fc.uuid().map((u) => u.slice(0, -1) + 'g'), fc.uuid().map((u) => u.replaceAll('-', '')),
+  fc.uuid().map((u) => `${u}x`), fc.uuid().map((u) => `${u.slice(0, -1)}g`), fc.uuid().map((u) => u.replaceAll('-', '')),
   fc.constantFrom('0', '-1', 'undefined', 'x'.repeat(255)),
 );
 /** Strings PostgreSQL cannot store: U+0000 and unpaired surrogates, alone or inside text (CONTRACT §3). */

@@ -15,7 +15,7 @@ import { startReceiver } from '../support/receiver.ts';
 const test = suite('the admin CLI');
 const root = join(import.meta.dirname, '..', '..');
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 let app: App;
 let env: Record<string, string>;
 

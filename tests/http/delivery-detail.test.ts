@@ -13,7 +13,7 @@ import { closeAtEnd } from '../support/shared.ts';
 // What was sent and answered (CONTRACT §11): GET /v3/webhook-deliveries/{id}, admin.deliveries.get, `deliveries show`.
 const test = suite('one delivery in full: its payload, each try\'s request and answer');
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 let app: App;
 
 test.before(async () => {
@@ -152,7 +152,7 @@ test('`npm run admin -- deliveries show <id>` prints the delivery as a reader fo
   assert.ok(lines.includes(`endpoint ${base}/long`), out);
   assert.ok(lines.includes(`    "_eid": "${listed.eventId}",`), `the payload, pretty: ${out}`);
   assert.ok(lines.some((l) => l.startsWith('try 1 at ') && l.includes(': 500 in ')), out);
-  assert.ok(lines.includes(`  > POST ${base}/long`) && lines.some((l) => /^  > webhook-signature: v1,/.test(l)), out);
+  assert.ok(lines.includes(`  > POST ${base}/long`) && lines.some((l) => /^ {2}> webhook-signature: v1,/.test(l)), out);
   assert.ok(lines.includes('  < 500') && lines.includes('  < x-receiver: long') && lines.includes(`  < ${LONG.slice(0, 4096)}`), 'the answer');
   let json = '';
   assert.is(await runCli(['--json', 'deliveries', 'show', listed.id], env, { stdout: (t) => { json += t; }, stderr: () => {} }), 0);

@@ -8,7 +8,7 @@ import { startReceiver } from '../support/receiver.ts';
 // Endpoint health (CONTRACT §11) under the test clock: days of failure pass in a moment.
 const test = suite('endpoint health: failing, warned, disabled, healed');
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 interface Logged { id: string; status: string; attempts: { at: string; statusCode: number | null }[] }
 let app: App;
 

@@ -12,7 +12,7 @@ import { onPostgres, skipUnless } from '../support/skip.ts';
 const test = suite('event feed: gap-free under concurrent writers');
 const server = process.env.DATABASE_URL;
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 let app: App;
 let pool: pg.Pool;
 let reader: Awaited<ReturnType<typeof integrator>>;

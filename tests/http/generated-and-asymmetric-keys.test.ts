@@ -9,7 +9,7 @@ import { startReceiver, type Received } from '../support/receiver.ts';
 // CONTRACT §11: keys made for the integrator (rotate-key without a key), and asymmetric signatures (Standard Webhooks
 // v1a, Ed25519) that receivers verify with a public key, rotated with a window as HMAC keys are.
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const test = suite('keys made for you and asymmetric signatures');
 let app: App;
 test.before(async () => { app = await appWithMailbox({ TEST_CLOCK: '1' }); app.worker.start(); });

@@ -27,7 +27,7 @@ test.before(async () => {
 test.after(() => app.worker.stop());
 
 const send = (body: Record<string, unknown>) => app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`).send(body);
-async function outcome(cid: string): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function outcome(cid: string): Promise<Record<string, any>> {
   for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 20))) {
     const res = await app.http.get(`/v3/commands/${encodeURIComponent(cid)}`).set('authorization', `Bearer ${brand.accessToken}`);
     if (res.status === 200) return res.body;

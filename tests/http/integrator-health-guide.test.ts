@@ -59,7 +59,7 @@ test('explainDelivery: each try, which of the keys signed it, and the start of t
   let answer = 503;
   const receiver = await startReceiver(() => answer);
   const brand = await integrator(app, 'brand');
-  const key = 'whsec_' + Buffer.from('the-current-signing-key-bytes').toString('base64');
+  const key = `whsec_${Buffer.from('the-current-signing-key-bytes').toString('base64')}`;
   await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', url: receiver.url(), transformer: 'default', version: '1.3.0', signatureKey: key });
   await app.admin.call('jobs.create', { brandAccountId: brand.accountId });
   await until(async () => (await statuses(brand.accountId))[0] === 'failed', 'the delivery failed');

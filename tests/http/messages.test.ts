@@ -1,4 +1,4 @@
-import supertest from 'supertest';
+import type supertest from 'supertest';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAdminClient, outcome } from '../../client/admin-client.ts';

@@ -11,7 +11,7 @@ import { document, testApp } from '../support/app.ts';
 import { answerChecker } from '../support/openapi-validation.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const test = suite('the API reference is the contract');
 
 const operations = () => Object.entries(document().paths as Json).flatMap(([path, item]) =>

@@ -6,7 +6,7 @@ import { startReceiver } from '../support/receiver.ts';
 // CONTRACT §10's filters and statistics: one order's events and deliveries, deliveries of one event type, every listed
 // delivery with its order, and an endpoint's attempts per hour or day.
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const test = suite('integrator self-service: filters of the feed and the log, delivery statistics');
 let app: App;
 test.before(async () => { app = await appWithMailbox({ WEBHOOK_RETRY_SCHEDULE: '1h' }); app.worker.start(); });

@@ -9,7 +9,7 @@ import { startReceiver } from '../support/receiver.ts';
 import { closeAtEnd } from '../support/shared.ts';
 
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 const test = suite('integrator self-service: event feed, delivery log, replay, endpoint test');
 let app: App;
 

@@ -25,7 +25,7 @@ const createJob = async (brandId: string, partnerId?: string) =>
   (await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brandId, ...(partnerId && { partnerId }), status: 'accepted' })).apiId;
 const setStatus = (apiId: string, status: string) => app.admin.call('jobs.setStatus', { apiId, status });
 const ofOrder = (received: Received[], orderId: string) => received.filter((r) => r.payload.orderId === orderId || r.payload.jobApiId === orderId);
-const deliveriesOf = async (accountId: string) => (await app.admin.query<{ items: Record<string, any>[] }>('deliveries.list', { accountId })).items; // eslint-disable-line @typescript-eslint/no-explicit-any
+const deliveriesOf = async (accountId: string) => (await app.admin.query<{ items: Record<string, any>[] }>('deliveries.list', { accountId })).items;
 /** The delivery log once `done` holds: an attempt is recorded just after the receiver has answered it. */
 async function logOnce(accountId: string, done: (items: Awaited<ReturnType<typeof deliveriesOf>>) => boolean) {
   for (let i = 0; ; i++) {
@@ -132,7 +132,7 @@ test('a receiver failing twice gets the event on the third attempt; one that alw
 
   const doomed = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand, status: 'accepted' });
   const deadline = Date.now() + 10_000;
-  let failed: Record<string, any> | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
+  let failed: Record<string, any> | undefined;
   while (!failed) {
     failed = (await deliveriesOf(brand)).find((d) => d.status === 'failed');
     assert.ok(Date.now() < deadline, 'never failed');

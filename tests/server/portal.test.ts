@@ -15,7 +15,7 @@ const root = join(import.meta.dirname, '..', '..');
 
 test('portal/src/api/schema.d.ts is generated from the document the service serves now (npm run portal:api-types)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'portal-types-'));
-  writeFileSync(join(dir, 'openapi.json'), JSON.stringify(document(), null, 2) + '\n');
+  writeFileSync(join(dir, 'openapi.json'), `${JSON.stringify(document(), null, 2)}\n`);
   execFileSync(join(root, 'portal', 'node_modules', '.bin', 'openapi-typescript'), [join(dir, 'openapi.json'), '-o', join(dir, 'schema.d.ts')], { stdio: 'ignore' });
   const kept = join(root, 'portal', 'src', 'api', 'schema.d.ts');
   assert.ok(existsSync(kept) && readFileSync(join(dir, 'schema.d.ts'), 'utf8') === readFileSync(kept, 'utf8'),

@@ -13,6 +13,7 @@ import { driverLog, migrate, ping, StatementCount, type Database, type DatabaseO
  * or re-preparing a named statement after a reconnect fails with 42P05.
  */
 const startCleanSession = (statements: StatementCount) => (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => {
+  // biome-ignore lint/nursery/noFloatingPromises: pg's callback form answers nothing; the callback gets the error
   connection.query('discard all', (error: Error | null) => {
     statements.counting(connection);
     done(error, connection);

@@ -37,7 +37,7 @@ export const command = (type: string, fields: Record<string, unknown>, cid: stri
 export const send = (who: Who, body: unknown) => app.http.post('/v3/commands').set('authorization', `Bearer ${who.accessToken}`).send(body as object);
 export const poll = (who: Who, cid: string) => app.http.get(`/v3/commands/${encodeURIComponent(cid)}`).set('authorization', `Bearer ${who.accessToken}`);
 /** The result event once the command has run (204 until then). */
-export async function outcome(who: Who, cid: string, timeoutMs = 10_000): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function outcome(who: Who, cid: string, timeoutMs = 10_000): Promise<Record<string, any>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await poll(who, cid);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Test } from 'uvu';
-import { integratorLoggedIn, processClient, startService, type ServiceProcess } from '../../support/process.ts';
+import { integratorLoggedIn, type processClient, startService, type ServiceProcess } from '../../support/process.ts';
 import { startTempPostgres, type TempPostgres } from '../../support/temp-postgres.ts';
 import { onPostgres } from '../../support/skip.ts';
 

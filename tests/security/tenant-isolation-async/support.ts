@@ -21,7 +21,7 @@ import { closeAtEnd } from '../../support/shared.ts';
 // a failure; ISOLATION_RUNS sets the number of worlds per property.
 // This file holds what the suites beside it share: the app and its webhook receiver, accounts, requests, the oracle's helpers.
 export type App = Awaited<ReturnType<typeof appWithMailbox>>;
-export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Json = Record<string, any>;
 export type Role = 'brand' | 'partner';
 /** What an account's own configuration is: none, one without a URL, one whose endpoint answers 200, one answering 500. */
 export type Kind = 'none' | 'quiet' | 'ok' | 'fail';
