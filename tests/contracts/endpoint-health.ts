@@ -1,54 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { AttemptExchange, ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
-import { OutboxEvent } from '../../domain/event.ts';
-import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { at, account, claimAll, DAY, NO_HEALTH, type Run } from './samples.ts';
+import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
+import { endpointHealthSamples } from './endpoint-health-samples.ts';
+import { DAY, type Run } from './samples.ts';
 
 /**
  * What the record of attempts does to its endpoints (CONTRACT §11), held by the fake (which runs judgeEndpoint) and the
- * SQL (which mirrors it), and what it keeps of each attempt.
+ * SQL (which mirrors it); what it keeps beside and of each attempt: endpoint-health-records.ts.
  */
 export function endpointHealthContract(name: string, setup: () => Promise<Run>) {
   const test = suite(`endpoint health contract: ${name}`);
   let run: Run;
   test.before(async () => { run = await setup(); });
-
-  const now = at('2026-03-01T00:00:00.000Z');
-  const later = (ms: number) => new Date(now.getTime() + ms);
-
-  /** An endpoint with `count` deliveries of orders of their own, all claimed. */
-  async function endpointWithClaims(count: number, signatureKey: string | null = null) {
-    const brand = account();
-    const config = new WebhookConfig({
-      id: randomUUID(), accountId: brand.id, scope: 'brand', url: `https://hooks.example.com/${randomUUID()}`, transformer: 'default', version: '1.3.0',
-      signatureKey, enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
-    });
-    const events = Array.from({ length: count }, (_, i) => new OutboxEvent({
-      id: randomUUID(), accountId: brand.id, scope: 'brand', type: 'OrderStatusEvent', orderId: `order-${i}`, payload: { _eid: 'x', n: i },
-      endpointId: config.id, deliver: true, createdAt: now,
-    }));
-    await run(async (r) => { await r.accounts.save(brand); await r.webhookConfigs.save(config); await r.events.add(events); });
-    const claimed = (await run((r) => claimAll(r, 1000, now, later(DAY), randomUUID())))
-      .filter((d) => events.some((e) => e.id === d.eventId))
-      .sort((a, b) => events.findIndex((e) => e.id === a.eventId) - events.findIndex((e) => e.id === b.eventId));
-    assert.is(claimed.length, count);
-    return { brand, config, claimed };
-  }
-
-  const exchange = (url: string, statusCode: number | null): AttemptExchange => ({
-    request: { url, headers: { 'content-type': 'application/json', 'webhook-id': 'x' } },
-    response: statusCode === null ? null : { headers: { 'content-type': 'text/plain' }, body: `answer ${statusCode}` },
-  });
-  const result = (d: ClaimedDelivery, url: string, atMs: number, statusCode: number | null, state: DeliveryResult['state']): DeliveryResult => ({
-    deliveryId: d.id, endpointId: d.endpointId, claimToken: d.claimToken, attempt: { at: later(atMs), statusCode, durationMs: 2, error: statusCode === 200 ? null : 'failed' },
-    exchange: exchange(url, statusCode), state,
-  });
-  const health = async (accountId: string) => {
-    const c = (await run((r) => r.webhookConfigs.find(accountId, 'brand')))!;
-    return { failingSince: c.failingSince, enabled: c.enabled, disabledReason: c.disabledReason, failureMailedAt: c.failureMailedAt };
-  };
+  const { later, endpointWithClaims, result, health } = endpointHealthSamples(() => run);
 
   test('failing from the first failure after the last 2xx; a delivery ending failed warns once while it fails, then disables', async () => {
     const { brand, config, claimed: [d1, d2, d3, d4, d5] } = await endpointWithClaims(5);
@@ -113,22 +77,6 @@ export function endpointHealthContract(name: string, setup: () => Promise<Run>) 
     assert.equal(await health(brand.id), { failingSince: null, enabled: true, disabledReason: null, failureMailedAt: null });
   });
 
-  test('a rotation read before a disable writes only its keys: the endpoint stays disabled', async () => {
-    const OLD = 'the-old-signing-key-0123456789';
-    const NEW = 'the-new-signing-key-0123456789';
-    const { brand, config, claimed: [d1] } = await endpointWithClaims(1, OLD);
-    const read = (await run((r) => r.webhookConfigs.find(brand.id, 'brand')))!;
-    const disabled = await run((r) => r.deliveryQueue.record([result(d1!, config.url!, 1000, 500, { status: 'failed' })], later(5 * DAY + 1000), 5 * DAY));
-    assert.equal(disabled.map((n) => n.kind), ['disabled']);
-    read.rotateKey(NEW, 60, later(5 * DAY + 2000));
-    read.updatedAt = later(5 * DAY + 2000);
-    await run((r) => r.webhookConfigs.saveKeys(read));
-    assert.equal(await health(brand.id), { failingSince: later(1000), enabled: false, disabledReason: 'failing', failureMailedAt: later(5 * DAY + 1000) });
-    const stored = (await run((r) => r.webhookConfigs.find(brand.id, 'brand')))!;
-    assert.equal([stored.signatureKey, stored.previousKey, stored.updatedAt],
-      [NEW, { value: OLD, expiresAt: later(5 * DAY + 62_000) }, later(5 * DAY + 2000)]);
-  });
-
   test('a batch recorded after a later failure: its older 2xx does not end the failing, its failures after the 2xx count', async () => {
     const { brand, config, claimed: [d1, d2, d3, d4] } = await endpointWithClaims(4);
     const url = config.url!;
@@ -148,22 +96,6 @@ export function endpointHealthContract(name: string, setup: () => Promise<Run>) 
     ], later(6 * DAY), 5 * DAY));
     assert.equal(notices, []);
     assert.equal(await health(brand.id), { failingSince: null, enabled: true, disabledReason: null, failureMailedAt: null });
-  });
-
-  test('each attempt keeps its request and answer, read back by get (of its endpoint only) and never listed', async () => {
-    const { brand, config, claimed: [d1] } = await endpointWithClaims(1);
-    const url = config.url!;
-    await run((r) => r.deliveryQueue.record([
-      { ...result(d1!, url, 1000, null, { status: 'pending', nextAttemptAt: later(DAY * 10) }) },
-    ], later(1000), DAY));
-    const detail = await run((r) => r.deliveryLog.get(d1!.id, config.id));
-    assert.ok(detail);
-    assert.equal([detail.payload, detail.endpointId, detail.status], [d1!.body, config.id, 'pending']);
-    assert.equal(detail.attempts.map((a) => [a.statusCode, a.request, a.response]), [[null, exchange(url, null).request, null]]);
-    assert.is(await run((r) => r.deliveryLog.get(d1!.id, randomUUID())), null, 'another endpoint\'s');
-    assert.is(await run((r) => r.deliveryLog.get('not-an-id')), null);
-    const [listed] = await run((r) => r.deliveryLog.list({ accountId: brand.id, limit: 5 }));
-    assert.equal(Object.keys(listed!.attempts[0]!).sort(), ['at', 'durationMs', 'error', 'statusCode']);
   });
 
   test.run();
