@@ -9,13 +9,13 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { integratorLoggedIn, processClient, type ServiceProcess } from '../tests/support/process.ts';
 import { startBuiltPeer, startBuiltService } from './built.ts';
-import { median, percentile, writeSection } from './report.ts';
+import { feedReader, type Bare, type Drain } from './events-feed-reader.ts';
+import { writeEventsFeedSection } from './events-feed-report.ts';
 import { event, insertEvents } from './sample-events.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -132,73 +132,8 @@ async function dropSteady() {
   await db.query('vacuum analyze events');
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-type FeedAnswer = { items: { _eid: string }[]; next: string | null };
-const getPage = (port: number, after: string | null) => new Promise<{ page: FeedAnswer; ms: number; bytes: number }>((resolve, reject) => {
-  const begun = performance.now();
-  const path = `/v3/events?limit=${LIMIT}${after ? `&after=${encodeURIComponent(after)}` : ''}`;
-  const req = http.request({ host: '127.0.0.1', port, path, agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (d: Buffer) => chunks.push(d));
-    res.on('end', () => {
-      const ms = performance.now() - begun;
-      const body = Buffer.concat(chunks);
-      if (res.statusCode !== 200) { reject(new Error(`GET ${path} answered ${res.statusCode}: ${body.toString().slice(0, 500)}`)); return; }
-      resolve({ page: JSON.parse(body.toString('utf8')) as FeedAnswer, ms, bytes: body.length });
-    });
-    res.on('error', reject);
-  });
-  req.on('error', reject);
-  req.end();
-});
+const { agent, drainService } = feedReader({ token, LIMIT, WARM_UP_SECONDS, writer, backlogIds });
 
-type Drain = { items: number; pages: number; seconds: number; p50: number; p99: number; kb: number; backlogOnce: number; duplicates: number;
-  steadyWritten: number; steadyInDrain: number; steadyAtEnd: number; writeFailures: number };
-async function drainService(port: number, round: number): Promise<Drain> {
-  // Warm-up in the measured process, reading the feed as the drain will: what is timed next runs compiled code.
-  let after: string | null = null;
-  for (const until = performance.now() + WARM_UP_SECONDS * 1000; performance.now() < until;) {
-    const { page } = await getPage(port, after);
-    after = page.items.length < LIMIT ? null : page.next;
-  }
-
-  const steady = writer(round);
-  await new Promise((resolve) => setTimeout(resolve, 1000)); // the writes are under way before the reader starts
-  const seen = new Map<string, number>();
-  const take = (page: FeedAnswer) => { for (const item of page.items) seen.set(item._eid, (seen.get(item._eid) ?? 0) + 1); };
-  const pageMs: number[] = [];
-  let items = 0;
-  let bytes = 0;
-  after = null;
-  const begun = performance.now();
-  for (;;) {
-    const { page, ms, bytes: b } = await getPage(port, after);
-    pageMs.push(ms);
-    bytes += b;
-    items += page.items.length;
-    take(page);
-    after = page.next;
-    if (page.items.length < LIMIT) break;
-  }
-  const seconds = (performance.now() - begun) / 1000;
-  const steadyInDrain = [...steady.written].filter((id) => seen.has(id)).length;
-  // Then the writes stop, and the reader reads on to the end (not timed): every write must arrive, once.
-  const { written, failures } = await steady.stop();
-  for (;;) {
-    const { page } = await getPage(port, after);
-    take(page);
-    after = page.next;
-    if (page.items.length === 0) break;
-  }
-  return {
-    items, pages: pageMs.length, seconds, p50: percentile(pageMs, 0.5), p99: percentile(pageMs, 0.99), kb: bytes / pageMs.length / 1024,
-    backlogOnce: [...backlogIds].filter((id) => seen.get(id) === 1).length,
-    duplicates: [...seen.values()].filter((n) => n > 1).length,
-    steadyWritten: written.size, steadyInDrain, steadyAtEnd: [...written].filter((id) => seen.get(id) === 1).length, writeFailures: failures,
-  };
-}
-
-type Bare = { read: number; pages: number; seconds: number; p50: number; p99: number };
 async function drainBare(round: number): Promise<Bare> {
   const steady = writer(round);
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -233,51 +168,6 @@ for (let round = 0; round < ROUNDS; round++) {
 agent.destroy();
 await db.end();
 
-const rate = median(drains.map((d) => d.items / d.seconds));
-const bareRate = median(bares.map((b) => b.read / b.seconds));
-const ratio = median(drains.map((d, i) => (d.items / d.seconds) / (bares[i]!.read / bares[i]!.seconds)));
-const allOnce = drains.every((d) => d.backlogOnce === BACKLOG && d.duplicates === 0 && d.steadyAtEnd === d.steadyWritten);
-const met = rate >= TARGET;
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-const curve = [0.25, 0.5, 0.75].map((f) => seqSamples.find((x) => x.left <= BACKLOG * (1 - f))).filter(Boolean)
-  .map((x) => `${fmt(BACKLOG - x!.left)} after ${x!.s.toFixed(1)} s`).join(', ');
-
-await writeSection('Event feed: draining a backlog', `
-Command: \`DATABASE_URL=… npm run bench:events-feed\` (${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds, interleaved, the service in a
-fresh process each round; PostgreSQL ${server!.version.split(' ')[0]}, autovacuum ${server!.autovacuum}: the bench vacuums where autovacuum would).
-
-Backlog: ${fmt(BACKLOG)} OrderStatusEvents (\`default\` transformer, 1.3.0, every field of renderOrderStatus, one product, no billing
-address or documents; ${payloadBytes} B of JSON each on average) of one brand's endpoint (its \`brand\` configuration, without a URL:
-nothing is delivered), inserted with SQL as the service's outbox writes them (unnest of arrays, 10,000 a statement) while the
-service was stopped, then \`vacuum analyze\`. They had no feed positions: the service (\`server/main.ts\` built, as \`npm start\` runs it, \`SERVICE_ROLE=all\`, pinned to CPU 0) was
-started and its background sequencer (rounds of 1,000, back to back while they fill) positioned all ${fmt(BACKLOG)} in
-**${seqSeconds.toFixed(1)} s** after it listened (the first after ${firstMoved.toFixed(1)} s; ${curve}; unpositioned count taken every
-250 ms): **${fmt(seqRate)} events/s**. That process was then stopped; the drains began only after that and another \`vacuum analyze\`
-(the sequencer's updates leave a dead version of every row): they measure reading.
-
-Drain: one reader (this process, pinned to CPU 1; node:http, one kept-alive connection, the brand's access token) follows
-\`GET /v3/events?limit=${LIMIT}\` from the start, passing \`next\` as \`after\` and parsing every page, until a page has fewer than
-${LIMIT} items; after ${WARM_UP_SECONDS} s of untimed warm-up reads in the same process. Meanwhile ${RATE} events/s of the endpoint are inserted
-(open loop, one autocommit INSERT each, from a pool in this process), from 1 s before the drain; each GET first runs a
-sequencing round itself, so they appear in the feed as they commit. The writes then stop and the reader reads on to an
-empty page, untimed. Peer: \`bench/bare-feed.ts\` compiled by tsc, one pg client pinned to CPU 0, no HTTP, auth or sequencing: \`select
-position, payload::text from events where endpoint_id = $1 and position > $2 order by position limit ${LIMIT}\` and JSON.parse of
-every payload, from the start to the end, with the same ${RATE} events/s being written (unpositioned: no sequencer runs then).
-
-Page latency is from the request to the last byte of the answer (the reader's own parse of the page comes after it).
-
-| round | reader | events | seconds | events/s | pages | page p50 / p99 ms |
-|---:|---|---:|---:|---:|---:|---:|
-${drains.map((d, i) => `| ${i + 1} | service | ${d.items} | ${d.seconds.toFixed(2)} | ${fmt(d.items / d.seconds)} | ${d.pages} | ${d.p50.toFixed(1)} / ${d.p99.toFixed(1)} |
-| ${i + 1} | bare pg | ${bares[i]!.read} | ${bares[i]!.seconds.toFixed(2)} | ${fmt(bares[i]!.read / bares[i]!.seconds)} | ${bares[i]!.pages} | ${bares[i]!.p50.toFixed(1)} / ${bares[i]!.p99.toFixed(1)} |`).join('\n')}
-
-Service / bare: **${ratio.toFixed(2)}×** (median of the rounds); a service page is ${drains[0]!.kb.toFixed(0)} KB.
-
-Completeness, each round: ${drains.map((d, i) => `round ${i + 1}: every backlog event received exactly once ${d.backlogOnce === BACKLOG ? 'yes' : `no (${d.backlogOnce} of ${BACKLOG})`}, `
-  + `duplicates ${d.duplicates}, concurrent writes received ${d.steadyAtEnd} of ${d.steadyWritten} (${d.steadyInDrain} already within the timed drain), write failures ${d.writeFailures}`).join('; ')}.
-
-Target: ≥ ${fmt(TARGET)} events/s drained by one reader: **${fmt(rate)} events/s**, ${met ? 'met' : 'not met'}.
-`);
-console.log(`events-feed: service ${fmt(rate)} events/s (target ≥ ${fmt(TARGET)}: ${met ? 'met' : 'not met'}), bare ${fmt(bareRate)} events/s, `
-  + `ratio ${ratio.toFixed(2)}×, sequencing ${fmt(BACKLOG)} in ${seqSeconds.toFixed(1)} s, every event once: ${allOnce ? 'yes' : 'NO'}`);
-console.log('written to docs/BENCHMARKS.md');
+await writeEventsFeedSection({
+  ROUNDS, BACKLOG, RATE, LIMIT, WARM_UP_SECONDS, TARGET, server, payloadBytes, seqSamples, seqSeconds, firstMoved, seqRate, drains, bares,
+});

@@ -2,48 +2,19 @@
 // draws; this file only maps commands to procedures and answers to output.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import Table from 'cli-table3';
-import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { createAdminClient, outcome, type AdminClient, type Outcome } from './admin-client.ts';
+import { onOff, seconds } from './cli-arguments.ts';
+import { deliveryCommands } from './cli-deliveries.ts';
+import { pickJob, render, type Row } from './cli-output.ts';
 
 export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
 }
 
-type Row = Record<string, unknown>;
-
 /** A refusal of the service: its message goes to stderr, exit code 1. */
 class Refused extends Error {}
-
-const cell = (value: unknown) => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
-
-/** One object as a two-column table; a list of objects as a table with a column per member. */
-function render(value: unknown): string {
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '(none)';
-    const columns = [...new Set(value.flatMap((row: Row) => Object.keys(row)))];
-    const table = new Table({ head: columns, style: { head: [], border: [] } });
-    for (const row of value as Row[]) table.push(columns.map((c) => cell(row[c])));
-    return table.toString();
-  }
-  const table = new Table({ style: { head: [], border: [] } });
-  for (const [key, item] of Object.entries(value as Row)) table.push({ [key]: cell(item) });
-  return table.toString();
-}
-
-const positiveInt = (value: string) => {
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
-  return Number(value);
-};
-const seconds = (value: string) => {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number of seconds');
-  return Number(value);
-};
-const onOff = (value: string) => {
-  if (value !== 'on' && value !== 'off') throw new InvalidArgumentError('must be on or off');
-  return value === 'on';
-};
 
 /** Runs one command line; answers the exit code: 0 done, 1 refused by the service, 2 a usage error. */
 export async function runCli(argv: readonly string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
@@ -160,27 +131,7 @@ export async function runCli(argv: readonly string[], env: Record<string, string
       await show(outcome(admin().admin.orderMappings.upsert.mutate({ brandAccountId: o.brand, fields: fields as never })));
     });
 
-  const deliveries = command(program, 'deliveries', 'the webhook delivery log and replay');
-  command(deliveries, 'list', 'deliveries, newest first, with their tries')
-    .option('--account <accountId>', 'only this account\'s')
-    .addOption(new Option('--status <status>', 'only in this state').choices(['pending', 'delivered', 'failed']))
-    .option('--limit <n>', 'at most this many (default 100, at most 500)', positiveInt)
-    .action((o: { account?: string; status?: 'pending' | 'delivered' | 'failed'; limit?: number }) =>
-      show(outcome(admin().admin.deliveries.list.query({ ...(o.account && { accountId: o.account }), ...(o.status && { status: o.status }), ...(o.limit && { limit: o.limit }) })),
-        // --json: every delivery whole, its tries included; the table: a line each.
-        (answer) => (program.opts().json ? (answer as { items: Row[] }).items : (answer as { items: Row[] }).items.map((d) => ({
-          id: d.id, event: d.eventType, account: d.accountId, status: d.status, tries: (d.attempts as unknown[]).length,
-          last: cell((d.attempts as Row[]).at(-1)?.statusCode ?? (d.attempts as Row[]).at(-1)?.error), createdAt: d.createdAt, nextAttemptAt: d.nextAttemptAt,
-        })))));
-  command(deliveries, 'show', 'one delivery in full: the payload sent, and each try\'s request and answer').argument('<deliveryId>')
-    .action((deliveryId: string) => show(outcome(admin().admin.deliveries.get.query({ deliveryId })),
-      (answer) => (program.opts().json ? answer : deliveryText(answer as DeliveryInFull))));
-  command(deliveries, 'redeliver', 'send one delivery again now').argument('<deliveryId>')
-    .action((deliveryId: string) => show(outcome(admin().admin.deliveries.redeliver.mutate({ deliveryId }))));
-  command(deliveries, 'redeliver-failed', 'send every failed delivery of an account since a time again')
-    .requiredOption('--account <accountId>', 'the account')
-    .requiredOption('--since <time>', 'ISO 8601 with an offset, e.g. 2026-11-23T00:00:00Z')
-    .action((o: { account: string; since: string }) => show(outcome(admin().admin.deliveries.redeliverFailed.mutate({ accountId: o.account, since: o.since }))));
+  deliveryCommands({ program, command, show, admin });
 
   const commands = command(program, 'commands', 'commands sent by brands and partners');
   command(commands, 'get', 'a command\'s state and result by account and _cid')
@@ -204,49 +155,3 @@ export async function runCli(argv: readonly string[], env: Record<string, string
     throw error;
   }
 }
-
-interface DeliveryInFull {
-  id: string; eventId: string; eventType: string; accountId: string; url: string | null; status: string; createdAt: string; nextAttemptAt: string | null;
-  payload: string;
-  attempts: {
-    at: string; statusCode: number | null; durationMs: number; error: string | null;
-    request: { url: string; headers: Record<string, string> } | null; response: { headers: Record<string, string>; body: string } | null;
-  }[];
-}
-
-/**
- * Text a receiver wrote (its answer, its headers, the error quoting it) as an operator's terminal may show it: C0 and C1
- * control characters (escape sequences that move the cursor, retitle the window or write the clipboard) are left out,
- * bar line feed and tab.
- */
-const printable = (text: string) => text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
-
-/** A delivery as a reader follows it: what it is, the payload, then each try as the lines of its request and answer. */
-function deliveryText(d: DeliveryInFull): string {
-  const indent = (text: string, mark: string) => text.split('\n').map((line) => `${mark}${line}`).join('\n');
-  let payload = d.payload;
-  try { payload = JSON.stringify(JSON.parse(d.payload), null, 2); } catch { /* shown as it is */ }
-  const lines = [
-    `delivery ${d.id}: ${d.status}${d.nextAttemptAt ? ` (next try at ${d.nextAttemptAt})` : ''}`,
-    `event    ${d.eventType} ${d.eventId}, account ${d.accountId}, created ${d.createdAt}`,
-    `endpoint ${d.url ?? '(no URL)'}`,
-    '', 'payload:', indent(payload, '  '),
-  ];
-  d.attempts.forEach((a, i) => {
-    lines.push('', `try ${i + 1} at ${a.at}: ${a.statusCode ?? 'no answer'} in ${a.durationMs} ms${a.error ? ` (${a.error})` : ''}`);
-    if (!a.request) {
-      lines.push('  nothing was sent');
-      return;
-    }
-    lines.push(`  > POST ${a.request.url}`, ...Object.entries(a.request.headers).map(([k, v]) => `  > ${k}: ${v}`));
-    if (!a.response) {
-      lines.push('  < (no answer)');
-      return;
-    }
-    lines.push(`  < ${a.statusCode}`, ...Object.entries(a.response.headers).map(([k, v]) => `  < ${k}: ${v}`), '  <');
-    if (a.response.body) lines.push(indent(a.response.body, '  < '));
-  });
-  return printable(lines.join('\n'));
-}
-
-const pickJob = (job: Row) => ({ apiId: job.apiId, name: job.name, status: job.status, brandAccountId: job.brandAccountId, partnerId: job.partnerId, updatedAt: job.updatedAt });
