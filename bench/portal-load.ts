@@ -3,7 +3,7 @@
 // tests/browser launches it) from the service as `npm start` runs it (the build; embedded database in memory). Each run
 // is a fresh browser context (nothing cached), after one warm-up load. Writes its section of docs/BENCHMARKS.md;
 // BENCH_LABEL says there what code was measured, BENCH_RUNS how many runs (7). The tests assert the bundle's size
-// (tests/browser/portal.test.ts); times are measured here only, and asserted nowhere.
+// (tests/browser/portal-entry.test.ts); times are measured here only, and asserted nowhere.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -129,7 +129,7 @@ context, as from a mail client (the page fetched as well).
 | mail link, same tab, to the Endpoint page rendered, ms | ${ms(times.sameTab)} | |
 | mail link, new context, to the Endpoint page rendered, ms | ${ms(times.newContext)} | |
 
-Size target: ${gzipped < 250 * 1024 ? 'met' : '**not met**'} (asserted by tests/browser/portal.test.ts, where size is deterministic).
+Size target: ${gzipped < 250 * 1024 ? 'met' : '**not met**'} (asserted by tests/browser/portal-entry.test.ts, where size is deterministic).
 First-view target, judged on the best run (a slow page is slow in every run, a busy machine slows some):
 ${best < 1000 ? 'met' : '**not met**'}, best ${best.toFixed(0)} ms; the median, ${typical.toFixed(0)} ms, is \
 ${typical < 1000 ? 'under' : '**over**'} 1 s at this load. Times are measured here only, never asserted by a test (they depend on the machine's load).

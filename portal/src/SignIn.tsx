@@ -1,7 +1,8 @@
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, call } from './api/client';
-import { rememberLinkAskedFor, rememberPageForSignIn, signIn } from './api/session';
+import { signIn } from './api/session';
+import { rememberLinkAskedFor, rememberPageForSignIn } from './api/sign-in-memory';
 import { MutationProblem } from './ui';
 
 /**

@@ -1,122 +1,33 @@
-// The integrator portal in a real browser (issue 27): Debian's Chromium driven by playwright-core, against the real
-// service on this run's database, with mails read from the file mailer's folder and webhooks sent to a local receiver.
-// Without /usr/bin/chromium every test here counts as skipped, saying how to install it.
+// The integrator portal at work in a real browser (issue 27): deliveries, events, orders, commands and signing out, with
+// Debian's Chromium driven by playwright-core against the real service on this run's database, mails read from the file
+// mailer's folder and webhooks sent to a local receiver. Without /usr/bin/chromium every test here counts as skipped.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PORTAL_DIST } from '../../server/http/portal.ts';
-import { testApp, uniqueEmail } from '../support/app.ts';
-import { startReceiver } from '../support/receiver.ts';
-import { closeAtEnd } from '../support/shared.ts';
 import { skipUnless } from '../support/skip.ts';
-import { assertAccessible, freePort, hasChromium, launchChromium, NO_CHROMIUM, screenshot, signInFromMail, bundleSize } from './support.ts';
+import { assertAccessible, hasChromium, NO_CHROMIUM, screenshot } from './support.ts';
+import { app, base, receiver, signIn, startPortalTour, stopPortalTour, user } from './portal-tour.ts';
 
 const test = suite('portal in a browser');
-let app: Awaited<ReturnType<typeof testApp>>;
-let base = '';
-let mailDir = '';
-let browser: Browser;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let failing = false;
-const user = (name: string) => ({ email: uniqueEmail(name), accountId: '', context: null as unknown as BrowserContext, page: null as unknown as Page });
 const [partner, brand] = [user('portal-partner'), user('portal-brand')];
 const orders: string[] = [];
 
 test.before(async () => {
   if (!hasChromium) return;
-  assert.ok(existsSync(join(PORTAL_DIST, 'index.html')), 'the portal is not built: npm run portal:build');
-  const dataDir = mkdtempSync(join(tmpdir(), 'portal-test-'));
-  mailDir = join(dataDir, 'mail');
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  app = await testApp({ DATA_DIR: dataDir, PUBLIC_URL: base, WEBHOOK_RETRY_SCHEDULE: '100ms', WEBHOOK_TIMEOUT_MS: '2000' });
-  const server = createServer(app.app).listen(port, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  closeAtEnd(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
-  app.worker.start();
-  receiver = await startReceiver(() => (failing ? 500 : 200));
-  browser = await launchChromium();
-  for (const [who, role] of [[partner, 'partner'], [brand, 'brand']] as const) {
-    who.accountId = (await app.admin.call<{ id: string }>('accounts.create', { name: `Portal ${role}`, role })).id;
-    await app.admin.call('contacts.create', { accountId: who.accountId, email: who.email });
-    who.context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
-    who.context.setDefaultTimeout(10_000);
-    who.page = await who.context.newPage();
-    who.page.on('console', (message) => { if (/Content Security Policy/i.test(message.text())) throw new Error(`CSP: ${message.text()}`); });
-  }
+  await startPortalTour([[partner, 'partner'], [brand, 'brand']], () => (failing ? 500 : 200));
+  // Signed in from the mail, its endpoint at the receiver: portal-entry.test.ts goes through both in the portal.
+  await signIn(partner.page, partner.email);
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: partner.accountId, scope: 'partner', url: receiver.url('/portal-hooks'), transformer: 'partner-format', version: '1.3.0',
+    signatureKey: 'portal-test-signing-key-0001',
+  });
 });
 
-// The worker stops with this suite: the suites after it share the database and see it still.
 test.after(async () => {
   if (!hasChromium) return;
-  await app.worker.stop();
-  await browser.close();
-});
-
-const signIn = (page: Page, email: string) => signInFromMail(page, { base, mailDir, email, mailsSent: () => app.drainDeferred() });
-
-test('sign-in from the mail link: the token leaves the address bar and history; a refused token says why', async () => {
-  if (skipUnless(hasChromium, NO_CHROMIUM)) return;
-  const page = partner.page;
-  await page.goto(`${base}/portal/`);
-  await assertAccessible(page, 'sign-in');
-  await screenshot(page, 'sign-in');
-  await signIn(page, partner.email);
-  assert.not.match(page.url(), /refresh=/);
-  assert.ok(await page.evaluate(() => sessionStorage.getItem('portal.refreshToken')), 'the refresh token in sessionStorage');
-  // localStorage keeps only the address this browser asked a link for (and a page to return to), never a token.
-  const kept = await page.evaluate(() => Object.entries({ ...localStorage }));
-  assert.ok(kept.every(([key]) => key === 'portal.linksAskedFor' || key === 'portal.pageAfterSignIn'), JSON.stringify(kept));
-  assert.not.match(JSON.stringify(kept), /eyJ/, 'no token in localStorage');
-  await page.goBack().catch(() => null);
-  assert.not.match(page.url(), /refresh=/, 'the address with the token is not in the history');
-  const stranger = await browser.newContext();
-  const other = await stranger.newPage();
-  await other.goto(`${base}/portal/#refresh=not-a-token`);
-  await other.getByRole('alert').waitFor();
-  assert.match(await other.getByRole('alert').innerText(), /token/i, 'the service\'s message');
-  assert.not.match(other.url(), /refresh=/);
-  await stranger.close();
-});
-
-test('Endpoint: a refused URL shows its issue beside the field; saved, it shows health; an example event arrives', async () => {
-  if (skipUnless(hasChromium, NO_CHROMIUM)) return;
-  const page = partner.page;
-  await page.goto(`${base}/portal/#/endpoint`);
-  await page.getByText('no endpoint of its own yet').waitFor();
-  await assertAccessible(page, 'endpoint (none yet)');
-  await page.getByLabel('URL', { exact: true }).fill('ftp://example.com/hooks');
-  await page.getByLabel('Transformer').selectOption('partner-format');
-  await page.getByRole('button', { name: 'Save' }).click();
-  const issue = page.locator('#url-issue');
-  await issue.waitFor();
-  assert.ok((await issue.innerText()).length > 0);
-  assert.is(await page.getByLabel('URL', { exact: true }).getAttribute('aria-describedby'), 'url-issue', 'the issue is tied to its field');
-  await assertAccessible(page, 'endpoint with an issue');
-  await page.getByLabel('URL', { exact: true }).fill(receiver.url('/portal-hooks'));
-  await page.getByLabel('New signature key (leave empty to keep the current one)').fill('portal-test-signing-key-0001');
-  await page.getByRole('button', { name: 'Save' }).click();
-  await page.getByText('Saved.').waitFor();
-  await page.getByTestId('health').getByText(/Healthy|failing|Disabled/).waitFor();
-  await page.getByRole('heading', { name: 'Rotate the signature key' }).waitFor();
-  await page.getByLabel('Event type').selectOption('OrderStatusEvent');
-  const before = receiver.received.length;
-  await page.getByRole('button', { name: 'Send', exact: true }).click();
-  const result = page.getByTestId('example-result');
-  await result.waitFor();
-  assert.match(await result.innerText(), /OrderStatusEvent delivered .* status 200/);
-  const arrived = (await receiver.until((r) => r.length > before)).at(-1)!;
-  assert.is(arrived.payload._type, 'OrderStatusEvent');
-  assert.is(arrived.headers['webhook-test'], '1');
-  await page.getByLabel('New key (16 characters or more)').fill('portal-test-signing-key-0002');
-  await page.getByRole('button', { name: 'Rotate the key' }).click();
-  await page.getByText(/Rotated: webhooks are signed with both keys until/).waitFor();
-  await assertAccessible(page, 'endpoint');
+  await stopPortalTour();
 });
 
 test('Deliveries: a failed delivery shows the answer; redelivered after the receiver recovers, it is delivered; redeliver failed since counts', async () => {
@@ -274,23 +185,6 @@ test('sign out: the back button shows nothing private', async () => {
   await page.getByRole('heading', { name: 'Sign in to the integrator portal' }).waitFor();
   assert.is(await page.locator('table').count(), 0);
   assert.not.match(await page.locator('body').innerText(), /failure 500|OrderStatusEvent/);
-});
-
-// Size only: how fast the page loads is measured by `npm run bench:portal-load` (docs/BENCHMARKS.md), never asserted here.
-test('the bundle is under 250 KB gzipped; a fresh context renders the page, sent with its CSP and cacheable assets', async () => {
-  if (skipUnless(hasChromium, NO_CHROMIUM)) return;
-  const { raw, gzipped } = bundleSize(PORTAL_DIST);
-  const cold = await browser.newContext(); // nothing cached, no session
-  const page = await cold.newPage();
-  await page.goto(`${base}/portal/`);
-  await page.getByRole('heading', { name: 'Sign in to the integrator portal' }).waitFor();
-  await cold.close();
-  const response = await fetch(`${base}/portal/`);
-  assert.match(response.headers.get('content-security-policy') ?? '', /script-src 'self'/);
-  const asset = await fetch(`${base}/portal/assets/${readdirSync(join(PORTAL_DIST, 'assets'))[0]}`);
-  assert.match(asset.headers.get('cache-control') ?? '', /max-age=31536000, immutable/);
-  console.log(`portal: bundle ${(raw / 1024).toFixed(1)} KB, ${(gzipped / 1024).toFixed(1)} KB gzipped`);
-  assert.ok(gzipped < 250 * 1024, `${gzipped} bytes gzipped`);
 });
 
 test.run();
