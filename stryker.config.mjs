@@ -1,8 +1,18 @@
 // npm run mutation — StrykerJS over the domain's rules, judged by the domain's unit tests (in-memory fakes, no
 // database), so that each mutant runs in seconds: what survives is a rule the fast tests do not pin down. The HTTP
 // and process suites cover the same rules again on a real database, but at minutes per mutant they cannot be the judge.
-const unitTests = ['accounts', 'auth', 'brand-commands', 'deliveries', 'jobs', 'partner-scope', 'payloads', 'self-service']
-  .map((name) => `tests/domain/${name}.test.ts`).join(' ');
+const unitTests = [
+  'accounts',
+  'auth',
+  'brand-commands',
+  'deliveries',
+  'jobs',
+  'partner-scope',
+  'payloads',
+  'self-service',
+]
+  .map((name) => `tests/domain/${name}.test.ts`)
+  .join(' ');
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {

@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { LoginRateLimiter, RateLimiter } from '../domain/ports.ts';
 
 export interface LoginLimits {
@@ -18,7 +23,10 @@ export class FlexibleLoginRateLimiter implements LoginRateLimiter {
   ) {}
 
   async consume(email: string, clientAddress: string): Promise<number | null> {
-    const results = await Promise.allSettled([this.perEmail.consume(keyOf(email)), this.perAddress.consume(keyOf(clientAddress))]);
+    const results = await Promise.allSettled([
+      this.perEmail.consume(keyOf(email)),
+      this.perAddress.consume(keyOf(clientAddress)),
+    ]);
     let waitMs = 0;
     for (const result of results) {
       if (result.status === 'fulfilled') continue;
@@ -38,7 +46,13 @@ export class FlexibleLoginRateLimiter implements LoginRateLimiter {
 
   /** Counters in PostgreSQL (table `login_rate_limits`, made by a migration), shared by every process. */
   static inPostgres(limits: LoginLimits, knex: unknown) {
-    const options = { storeClient: knex, storeType: 'knex', tableName: 'login_rate_limits', tableCreated: true, duration: 60 };
+    const options = {
+      storeClient: knex,
+      storeType: 'knex',
+      tableName: 'login_rate_limits',
+      tableCreated: true,
+      duration: 60,
+    };
     return new FlexibleLoginRateLimiter(
       new RateLimiterPostgres({ ...options, keyPrefix: 'login-email', points: limits.perEmail }),
       new RateLimiterPostgres({ ...options, keyPrefix: 'login-addr', points: limits.perAddress }),
@@ -69,7 +83,10 @@ export class FlexibleRateLimiter implements RateLimiter {
   private readonly taking = new Map<string, Promise<unknown>>();
   /** The map's size at which its ended windows are swept out next. */
   private sweepAt = 10_000;
-  constructor(private readonly limiter: RateLimiterAbstract, private readonly slice = 1) {}
+  constructor(
+    private readonly limiter: RateLimiterAbstract,
+    private readonly slice = 1,
+  ) {}
 
   async consume(key: string): Promise<number | null> {
     for (;;) {
@@ -132,12 +149,18 @@ export class FlexibleRateLimiter implements RateLimiter {
   }
 
   private remembersRefusals() {
-    return typeof (this.limiter as { getInMemoryBlockMsBeforeExpire?: unknown }).getInMemoryBlockMsBeforeExpire === 'function';
+    return (
+      typeof (this.limiter as { getInMemoryBlockMsBeforeExpire?: unknown }).getInMemoryBlockMsBeforeExpire ===
+      'function'
+    );
   }
 
   peek(key: string): number | null {
     // Only the store limiters remember a refusal in memory; counting in this process's memory costs nothing anyway.
-    const limiter = this.limiter as RateLimiterAbstract & { getInMemoryBlockMsBeforeExpire?(rlKey: string): number; getKey(key: string): string };
+    const limiter = this.limiter as RateLimiterAbstract & {
+      getInMemoryBlockMsBeforeExpire?(rlKey: string): number;
+      getKey(key: string): string;
+    };
     const ms = limiter.getInMemoryBlockMsBeforeExpire?.(limiter.getKey(key)) ?? 0;
     return ms > 0 ? Math.max(1, Math.ceil(ms / 1000)) : null;
   }
@@ -148,11 +171,20 @@ export class FlexibleRateLimiter implements RateLimiter {
 
   static inPostgres(keyPrefix: string, points: number, durationSeconds: number, knex: unknown) {
     const slice = Math.max(1, Math.floor(points / 64));
-    return new FlexibleRateLimiter(new RateLimiterPostgres({
-      storeClient: knex, storeType: 'knex', tableName: 'login_rate_limits', tableCreated: true, keyPrefix, points, duration: durationSeconds,
-      // A key refused once is refused from this process's memory until its window ends: a tenant hammering past its
-      // share costs no database round trip per request (rate-limiter-flexible's inMemoryBlockOnConsumed).
-      inMemoryBlockOnConsumed: points + 1,
-    }), slice);
+    return new FlexibleRateLimiter(
+      new RateLimiterPostgres({
+        storeClient: knex,
+        storeType: 'knex',
+        tableName: 'login_rate_limits',
+        tableCreated: true,
+        keyPrefix,
+        points,
+        duration: durationSeconds,
+        // A key refused once is refused from this process's memory until its window ends: a tenant hammering past its
+        // share costs no database round trip per request (rate-limiter-flexible's inMemoryBlockOnConsumed).
+        inMemoryBlockOnConsumed: points + 1,
+      }),
+      slice,
+    );
   }
 }

@@ -1,4 +1,12 @@
-import { createHmac, createPrivateKey, generateKeyPairSync, randomBytes, sign, timingSafeEqual, type KeyObject } from 'node:crypto';
+import {
+  createHmac,
+  createPrivateKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto';
 import type { KeyMaker, RequestSignatures, SigningPair } from '../domain/ports.ts';
 
 // The one home of our HMACs: partners sign their commands towards us with the first, and we sign the webhooks we
@@ -7,7 +15,8 @@ import type { KeyMaker, RequestSignatures, SigningPair } from '../domain/ports.t
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;
 
 /** x-webhook-signature: hex HMAC-SHA256 of the raw bytes, the key's UTF-8 bytes as key (SPEC §5.6, CONTRACT §7). */
-export const hexSignature = (key: string, body: string | Uint8Array) => createHmac('sha256', key).update(body).digest('hex');
+export const hexSignature = (key: string, body: string | Uint8Array) =>
+  createHmac('sha256', key).update(body).digest('hex');
 
 export const hmacSignatures: RequestSignatures = {
   matches(key, body, signature) {
@@ -17,7 +26,8 @@ export const hmacSignatures: RequestSignatures = {
 };
 
 /** Standard Webhooks keys: `whsec_<base64>` signs with the decoded bytes, any other key with its UTF-8 bytes. */
-const standardKeyBytes = (key: string) => (key.startsWith('whsec_') ? Buffer.from(key.slice('whsec_'.length), 'base64') : Buffer.from(key, 'utf8'));
+const standardKeyBytes = (key: string) =>
+  key.startsWith('whsec_') ? Buffer.from(key.slice('whsec_'.length), 'base64') : Buffer.from(key, 'utf8');
 
 /** webhook-signature (Standard Webhooks v1): `v1,` + base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`. */
 export const standardWebhookSignature = (key: string, id: string, timestamp: number, body: string) =>
@@ -48,7 +58,13 @@ function privateKeyObject(privateKey: string): KeyObject {
  * signature per key, space-separated as Standard Webhooks has it, the `v1,` ones before the `v1a,` ones, so that a
  * receiver knowing any of them verifies; `x-webhook-signature` holds one value, the current HMAC key's, when there is one.
  */
-export function signatureHeaders(keys: readonly string[], id: string, timestamp: number, body: string, asymmetricKeys: readonly string[] = []): Record<string, string> {
+export function signatureHeaders(
+  keys: readonly string[],
+  id: string,
+  timestamp: number,
+  body: string,
+  asymmetricKeys: readonly string[] = [],
+): Record<string, string> {
   if (keys.length === 0 && asymmetricKeys.length === 0) return {};
   const signatures = [
     ...keys.map((key) => standardWebhookSignature(key, id, timestamp, body)),
@@ -66,6 +82,9 @@ export const keyMaker: KeyMaker = {
   newKeyPair(): SigningPair {
     const { privateKey, publicKey } = generateKeyPairSync('ed25519');
     const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
-    return { privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'), publicKey: `whpk_${raw.toString('base64')}` };
+    return {
+      privateKey: privateKey.export({ format: 'der', type: 'pkcs8' }).toString('base64'),
+      publicKey: `whpk_${raw.toString('base64')}`,
+    };
   },
 };

@@ -8,7 +8,11 @@ import type { StreamSlot, StreamSlots } from '../domain/ports.ts';
  * it streams and deletes the row when done. Each statement commits on its own: nothing is held across the stream.
  */
 export class PostgresStreamSlots implements StreamSlots {
-  constructor(private readonly orm: MikroORM, private readonly perAccount: number, private readonly leaseMs = 30_000) {}
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly perAccount: number,
+    private readonly leaseMs = 30_000,
+  ) {}
 
   private execute(sql: string, params: unknown[]) {
     return this.orm.em.fork().getConnection().execute<{ slot: number }[]>(sql, params);
@@ -26,8 +30,12 @@ export class PostgresStreamSlots implements StreamSlots {
       );
       if (taken.length === 0) continue;
       const renew = setInterval(() => {
-        this.execute(`update stream_slots set lease_until = now() + ? * interval '1 millisecond' where account_id = ? and slot = ? and holder = ?`,
-          [this.leaseMs, accountId, slot, holder]).catch(() => { /* the next renewal tries again; the lease is three of these long */ });
+        this.execute(
+          `update stream_slots set lease_until = now() + ? * interval '1 millisecond' where account_id = ? and slot = ? and holder = ?`,
+          [this.leaseMs, accountId, slot, holder],
+        ).catch(() => {
+          /* the next renewal tries again; the lease is three of these long */
+        });
       }, this.leaseMs / 3);
       renew.unref();
       let released = false;
@@ -36,7 +44,11 @@ export class PostgresStreamSlots implements StreamSlots {
           if (released) return;
           released = true;
           clearInterval(renew);
-          await this.execute('delete from stream_slots where account_id = ? and slot = ? and holder = ?', [accountId, slot, holder]);
+          await this.execute('delete from stream_slots where account_id = ? and slot = ? and holder = ?', [
+            accountId,
+            slot,
+            holder,
+          ]);
         },
       };
     }

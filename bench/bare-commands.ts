@@ -8,7 +8,9 @@ const brandId = process.env.BRAND_ID!;
 
 const server = createServer((req, res) => {
   let raw = '';
-  req.on('data', (d: Buffer) => { raw += d; });
+  req.on('data', (d: Buffer) => {
+    raw += d;
+  });
   req.on('end', async () => {
     const body = JSON.parse(raw) as { _cid: string; _type: string };
     const answer = JSON.stringify({ _cid: body._cid, _type: body._type, status: 'accepted' });
@@ -19,7 +21,8 @@ const server = createServer((req, res) => {
       await client.query(
         `insert into commands (account_id, cid, type, body, status, answer, created_at, updated_at)
          values ($1, $2, $3, $4::jsonb, 'accepted', $5::json, $6, $6) on conflict (account_id, cid) do nothing`,
-        [brandId, body._cid, body._type, raw, answer, now]);
+        [brandId, body._cid, body._type, raw, answer, now],
+      );
       await client.query('commit');
     } finally {
       client.release();
@@ -29,4 +32,6 @@ const server = createServer((req, res) => {
   });
 });
 server.keepAliveTimeout = 65_000;
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => console.log(`{"port":${(server.address() as { port: number }).port},"role":"bare"}`));
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
+  console.log(`{"port":${(server.address() as { port: number }).port},"role":"bare"}`),
+);

@@ -8,12 +8,17 @@ const endpointId = process.env.ENDPOINT_ID!;
 const limit = Number(process.env.LIMIT ?? 500);
 const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
 await db.connect();
-const PAGE = 'select position, payload::text as payload from events where endpoint_id = $1 and position > $2 order by position limit $3';
+const PAGE =
+  'select position, payload::text as payload from events where endpoint_id = $1 and position > $2 order by position limit $3';
 
 // Warm-up, as the service gets: a few pages from the start, not timed.
 let after = '0';
 for (let i = 0; i < 10; i++) {
-  const { rows } = await db.query<{ position: string; payload: string }>({ name: 'page', text: PAGE, values: [endpointId, after, limit] });
+  const { rows } = await db.query<{ position: string; payload: string }>({
+    name: 'page',
+    text: PAGE,
+    values: [endpointId, after, limit],
+  });
   for (const row of rows) JSON.parse(row.payload);
   after = rows.at(-1)?.position ?? after;
 }
@@ -25,7 +30,11 @@ const pageMs: number[] = [];
 const started = performance.now();
 for (;;) {
   const t = performance.now();
-  const { rows } = await db.query<{ position: string; payload: string }>({ name: 'page', text: PAGE, values: [endpointId, after, limit] });
+  const { rows } = await db.query<{ position: string; payload: string }>({
+    name: 'page',
+    text: PAGE,
+    values: [endpointId, after, limit],
+  });
   let items = 0;
   for (const row of rows) if ((JSON.parse(row.payload) as { _eid?: string })._eid) items++;
   pageMs.push(performance.now() - t);

@@ -13,20 +13,33 @@ const pool = new Pool(target.origin, { connections: inFlight });
 let next = 0;
 const started = performance.now();
 const cpuAtStart = process.cpuUsage();
-await Promise.all(Array.from({ length: inFlight }, async () => {
-  while (next < payloads.length) {
-    const { id, body } = payloads[next++]!;
-    const timestamp = Math.floor(Date.now() / 1000);
-    const res = await pool.request({
-      path: target.pathname, method: 'POST', body,
-      headers: {
-        'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp),
-        'x-webhook-signature': hexSignature(key, body), 'webhook-signature': standardWebhookSignature(key, id, timestamp, body),
-      },
-    });
-    await res.body.dump();
-  }
-}));
+await Promise.all(
+  Array.from({ length: inFlight }, async () => {
+    while (next < payloads.length) {
+      const { id, body } = payloads[next++]!;
+      const timestamp = Math.floor(Date.now() / 1000);
+      const res = await pool.request({
+        path: target.pathname,
+        method: 'POST',
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': String(timestamp),
+          'x-webhook-signature': hexSignature(key, body),
+          'webhook-signature': standardWebhookSignature(key, id, timestamp, body),
+        },
+      });
+      await res.body.dump();
+    }
+  }),
+);
 const cpu = process.cpuUsage(cpuAtStart);
-console.log(JSON.stringify({ sent: payloads.length, seconds: (performance.now() - started) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 }));
+console.log(
+  JSON.stringify({
+    sent: payloads.length,
+    seconds: (performance.now() - started) / 1000,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+  }),
+);
 await pool.close();

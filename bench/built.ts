@@ -31,11 +31,15 @@ function build() {
 }
 
 /** The service as built, through scripts/start.mjs; its start fails if that ran the sources under tsx instead. */
-export function startBuiltService(env: Record<string, string>, options: { cpu?: number; nodeArgs?: string[] } = {}): ServiceProcess {
+export function startBuiltService(
+  env: Record<string, string>,
+  options: { cpu?: number; nodeArgs?: string[] } = {},
+): ServiceProcess {
   build();
   const proc = startScript('scripts/start.mjs', env, { ...options, javascript: true });
   const listening = proc.listening.then((port) => {
-    if (proc.output().includes('Running the TypeScript sources')) throw new Error(`the service ran under tsx, not built:\n${proc.output().slice(0, 500)}`);
+    if (proc.output().includes('Running the TypeScript sources'))
+      throw new Error(`the service ran under tsx, not built:\n${proc.output().slice(0, 500)}`);
     return port;
   });
   listening.catch(() => {});
@@ -43,7 +47,11 @@ export function startBuiltService(env: Record<string, string>, options: { cpu?: 
 }
 
 /** A peer of bench/ (floor-app.ts, bare-commands.ts, bare-sender.ts, bare-feed.ts), compiled. */
-export function startBuiltPeer(script: 'bench/floor-app.ts' | 'bench/bare-commands.ts' | 'bench/bare-sender.ts' | 'bench/bare-feed.ts', env: Record<string, string>, options: { cpu?: number } = {}): ServiceProcess {
+export function startBuiltPeer(
+  script: 'bench/floor-app.ts' | 'bench/bare-commands.ts' | 'bench/bare-sender.ts' | 'bench/bare-feed.ts',
+  env: Record<string, string>,
+  options: { cpu?: number } = {},
+): ServiceProcess {
   build();
   return startScript(join(PEERS, script.replace(/\.ts$/, '.js')), env, { ...options, javascript: true });
 }

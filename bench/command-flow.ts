@@ -6,9 +6,20 @@ import type { ServiceProcess } from '../tests/support/process.ts';
 import { percentile } from './report.ts';
 
 /** What the flow needs of the bench: how it starts the service, what it sends and as whom, and how it settles a part. */
-export function steadyFlow({ start, command, token, DATABASE_URL, brandId, settle }: {
-  start: (role: 'api' | 'all' | 'worker', cpu?: number) => ServiceProcess; command: () => string; token: string;
-  DATABASE_URL: string; brandId: string; settle: (client: pg.Client) => Promise<void>;
+export function steadyFlow({
+  start,
+  command,
+  token,
+  DATABASE_URL,
+  brandId,
+  settle,
+}: {
+  start: (role: 'api' | 'all' | 'worker', cpu?: number) => ServiceProcess;
+  command: () => string;
+  token: string;
+  DATABASE_URL: string;
+  brandId: string;
+  settle: (client: pg.Client) => Promise<void>;
 }) {
   /**
    * A steady stream of commands to the whole service, in an open loop: either as deployed on PostgreSQL, an `api`
@@ -36,20 +47,39 @@ export function steadyFlow({ start, command, token, DATABASE_URL, brandId, settl
     const sentAt = new Map<string, number>();
     const postMs: number[] = [];
     let failures = 0;
-    const one = () => new Promise<void>((resolve) => {
-      const body = command();
-      const started = performance.now();
-      sentAt.set((JSON.parse(body) as { _cid: string })._cid, Date.now());
-      const req = http.request({
-        host: '127.0.0.1', port, path: '/v3/commands', method: 'POST', agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
-      }, (res) => {
-        res.resume();
-        res.on('end', () => { postMs.push(performance.now() - started); if (res.statusCode !== 202) failures++; resolve(); });
+    const one = () =>
+      new Promise<void>((resolve) => {
+        const body = command();
+        const started = performance.now();
+        sentAt.set((JSON.parse(body) as { _cid: string })._cid, Date.now());
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/v3/commands',
+            method: 'POST',
+            agent,
+            headers: {
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+              authorization: `Bearer ${token}`,
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => {
+              postMs.push(performance.now() - started);
+              if (res.statusCode !== 202) failures++;
+              resolve();
+            });
+          },
+        );
+        req.on('error', () => {
+          failures++;
+          resolve();
+        });
+        req.end(body);
       });
-      req.on('error', () => { failures++; resolve(); });
-      req.end(body);
-    });
     const inFlight: Promise<void>[] = [];
     const begun = performance.now();
     for (let i = 0; performance.now() - begun < seconds * 1000; i++) {
@@ -65,14 +95,21 @@ export function steadyFlow({ start, command, token, DATABASE_URL, brandId, settl
     try {
       let finished: { cid: string; at: Date }[] = [];
       for (let waited = 0; waited < 30_000; waited += 100) {
-        finished = (await db.query<{ cid: string; at: Date }>(
-          'select cid, finished_at as at from commands where account_id = $1 and cid = any($2) and finished_at is not null', [brandId, [...sentAt.keys()]])).rows;
+        finished = (
+          await db.query<{ cid: string; at: Date }>(
+            'select cid, finished_at as at from commands where account_id = $1 and cid = any($2) and finished_at is not null',
+            [brandId, [...sentAt.keys()]],
+          )
+        ).rows;
         if (finished.length === sentAt.size) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       await settle(db);
       return {
-        latencies: finished.map((f) => f.at.getTime() - sentAt.get(f.cid)!), failures: result.failures, sent: sentAt.size, post: result.post,
+        latencies: finished.map((f) => f.at.getTime() - sentAt.get(f.cid)!),
+        failures: result.failures,
+        sent: sentAt.size,
+        post: result.post,
       };
     } finally {
       await db.end();

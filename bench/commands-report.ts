@@ -8,28 +8,46 @@ export type Kind = 'bare' | 'floor' | 'service' | 'all';
 
 /** The bench's settings, and what it measured: the accepting rounds, POST to result, and POST to result polled. */
 export interface CommandsRun {
-  ROUNDS: number; DURATION: number; RATE: number; CONNECTIONS: number; loadAtStart: number;
-  accepted: Record<Kind, Sample[]>; flows: Record<'api + worker' | 'one process', SteadyFlow>;
+  ROUNDS: number;
+  DURATION: number;
+  RATE: number;
+  CONNECTIONS: number;
+  loadAtStart: number;
+  accepted: Record<Kind, Sample[]>;
+  flows: Record<'api + worker' | 'one process', SteadyFlow>;
   polled: { rate: number; flow: PolledFlow; cpuShare: number; cpuPerCommand: number }[];
 }
 
-export async function writeCommandsSection({ ROUNDS, DURATION, RATE, CONNECTIONS, loadAtStart, accepted, flows, polled }: CommandsRun) {
+export async function writeCommandsSection({
+  ROUNDS,
+  DURATION,
+  RATE,
+  CONNECTIONS,
+  loadAtStart,
+  accepted,
+  flows,
+  polled,
+}: CommandsRun) {
   const flow = flows['api + worker'];
   const single = flows['one process'];
 
   const med = (xs: Sample[], k: Exclude<keyof Sample, 'executed'>) => median(xs.map((x) => x[k]));
-  const toPeer = (kind: 'service' | 'all', peer: 'bare' | 'floor') => median(accepted[kind].map((s, i) => s.rps / accepted[peer][i]!.rps));
+  const toPeer = (kind: 'service' | 'all', peer: 'bare' | 'floor') =>
+    median(accepted[kind].map((s, i) => s.rps / accepted[peer][i]!.rps));
   const ratio = toPeer('service', 'bare');
   const allRps = med(accepted.all, 'rps');
   const floorRps = med(accepted.floor, 'rps');
-  const row = (label: string, kind: Kind, ratios: string) => `| ${label} | ${med(accepted[kind], 'rps').toFixed(0)} | ${ratios} | ${med(accepted[kind], 'p50')} / ${med(accepted[kind], 'p99')} | ${accepted[kind].reduce((a, s) => a + s.non2xx, 0)} | ${accepted[kind].reduce((a, s) => a + s.errors, 0)} |`;
+  const row = (label: string, kind: Kind, ratios: string) =>
+    `| ${label} | ${med(accepted[kind], 'rps').toFixed(0)} | ${ratios} | ${med(accepted[kind], 'p50')} / ${med(accepted[kind], 'p99')} | ${accepted[kind].reduce((a, s) => a + s.non2xx, 0)} | ${accepted[kind].reduce((a, s) => a + s.errors, 0)} |`;
   const holding = polled.filter(({ flow: f }) => f.p99 <= 250 && f.finished === f.sent).map(({ rate }) => rate);
   const knee = holding.length > 0 ? `${Math.max(...holding)}/s` : 'none';
   const judged = polled.find((x) => x.rate === 100)?.flow;
   const late = (ms: number) => (Number.isFinite(ms) ? ms.toFixed(1) : 'no result');
   const p50 = percentile(flow.latencies, 0.5);
   const p99 = percentile(flow.latencies, 0.99);
-  await writeSection('Brand commands: accepted per second and POST-to-result latency', `
+  await writeSection(
+    'Brand commands: accepted per second and POST-to-result latency',
+    `
 Command: \`${process.env.BENCH_LABEL ? `BENCH_LABEL='${process.env.BENCH_LABEL}' ` : ''}DATABASE_URL=… npm run bench:commands\` (${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds of ${DURATION} s, interleaved,
 each in a fresh process; PostgreSQL 15 with default settings). The machine's 1-minute load average at the start and the end:
 ${loadAtStart.toFixed(1)} and ${loadAverage().toFixed(1)} (2 fills both cores; other work on this shared machine counts too).
@@ -65,7 +83,18 @@ as later than all (\`no result\`). The polls are load on the same process.
 
 | commands/s | finished | POST not 202 | poll not 200/204 | given up | polls per command | the process's CPU, share of its core | its CPU per command ms | p50 ms | p99 ms |
 |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
-${polled.map(({ rate, flow: f, cpuShare, cpuPerCommand }) => `| ${rate} | ${f.finished} of ${f.sent} | ${f.failures.post} | ${f.failures.poll}${f.failures.post + f.failures.poll ? ` (statuses ${Object.entries(f.unexpected).map(([code, n]) => `${code}: ${n}`).join(', ')})` : ''} | ${f.failures.gaveUp} | ${(f.polls / f.sent).toFixed(1)} | ${(100 * cpuShare).toFixed(0)} % | ${(1000 * cpuPerCommand).toFixed(1)} | ${late(f.p50)} | ${rate === 100 ? `**${late(f.p99)}**` : late(f.p99)} |`).join('\n')}
+${polled
+  .map(
+    ({ rate, flow: f, cpuShare, cpuPerCommand }) =>
+      `| ${rate} | ${f.finished} of ${f.sent} | ${f.failures.post} | ${f.failures.poll}${
+        f.failures.post + f.failures.poll
+          ? ` (statuses ${Object.entries(f.unexpected)
+              .map(([code, n]) => `${code}: ${n}`)
+              .join(', ')})`
+          : ''
+      } | ${f.failures.gaveUp} | ${(f.polls / f.sent).toFixed(1)} | ${(100 * cpuShare).toFixed(0)} % | ${(1000 * cpuPerCommand).toFixed(1)} | ${late(f.p50)} | ${rate === 100 ? `**${late(f.p99)}**` : late(f.p99)} |`,
+  )
+  .join('\n')}
 
 Targets (issue 24):
 - one \`SERVICE_ROLE=all\` process on PostgreSQL accepts ≥ 600 commands/s from ${CONNECTIONS} clients while it executes them: ${allRps.toFixed(0)}: ${allRps >= 600 ? 'met' : 'not met'}. The floor app, the mandated stack with no database and nothing to execute, accepted ${floorRps.toFixed(0)}/s on the same core in the same rounds${floorRps < 600 / 0.8 ? `: on this machine 600/s is ${(600 / floorRps).toFixed(2)}× what the stack alone does` : ''}; the \`all\` process did ${toPeer('all', 'floor').toFixed(2)}× the floor while executing ${median(accepted.all.map((s) => s.executed ?? NaN)).toFixed(0)}/s.
@@ -74,6 +103,7 @@ Targets (issue 24):
 Why the polled case collapses past a rate: every command without its result is polled 50 times a second, so polls grow with the
 results' delay, and they are served by the same event loop whose turns the executor's round trips wait for. Once the
 process is busy, results come later, which brings more polls: the table's "polls per command" shows where that begins.
-`);
+`,
+  );
   console.log('written to docs/BENCHMARKS.md');
 }

@@ -32,18 +32,42 @@ export async function prepare(client: Client, dataDir: string): Promise<Fixtures
   const brand = await integratorLoggedIn(client, dataDir, 'brand', `cpu-brand-${tag}@example.com`, 86_400);
   const partner = await integratorLoggedIn(client, dataDir, 'partner', `cpu-partner-${tag}@example.com`, 86_400);
   const signatureKey = `cpu-bench-signature-key-${tag}`;
-  await client.admin('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0', signatureKey });
+  await client.admin('webhookConfigs.upsert', {
+    accountId: partner.accountId,
+    scope: 'partner',
+    transformer: 'partner-format',
+    version: '1.3.0',
+    signatureKey,
+  });
   const jobs: string[] = [];
   for (let i = 0; i < JOBS; i++) {
     const apiId = `cpu-${tag}-${i}`;
-    await client.admin('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId, apiId, status: 'accepted' });
+    await client.admin('jobs.create', {
+      brandAccountId: brand.accountId,
+      partnerId: partner.accountId,
+      apiId,
+      status: 'accepted',
+    });
     jobs.push(apiId);
   }
-  const fixtures: Fixtures = { brandToken: brand.token, partnerToken: partner.token, signatureKey, jobs, finished: [], answers: {} as Fixtures['answers'] };
+  const fixtures: Fixtures = {
+    brandToken: brand.token,
+    partnerToken: partner.token,
+    signatureKey,
+    jobs,
+    finished: [],
+    answers: {} as Fixtures['answers'],
+  };
   const call = async (request: BenchRequest, expect: number) => {
-    const res = await client.rest(request.path, { method: request.method, token: request.token, headers: request.headers, ...(request.body !== undefined && { body: request.body }) });
-    if (res.status !== expect) throw new Error(`${request.method} ${request.path} answered ${res.status}: ${await res.text()}`);
-    return res.status === 204 ? null : res.json() as Promise<unknown>;
+    const res = await client.rest(request.path, {
+      method: request.method,
+      token: request.token,
+      headers: request.headers,
+      ...(request.body !== undefined && { body: request.body }),
+    });
+    if (res.status !== expect)
+      throw new Error(`${request.method} ${request.path} answered ${res.status}: ${await res.text()}`);
+    return res.status === 204 ? null : (res.json() as Promise<unknown>);
   };
   const paths = benchPaths(fixtures);
   for (let i = 0; i < FINISHED; i++) {
@@ -65,8 +89,18 @@ export async function prepare(client: Client, dataDir: string): Promise<Fixtures
   return fixtures;
 }
 
-export interface BenchRequest { method: 'GET' | 'POST'; path: string; token: string; body?: string; headers?: Record<string, string> }
-export interface BenchPath { label: string; expect: number; next(): BenchRequest }
+export interface BenchRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  token: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+export interface BenchPath {
+  label: string;
+  expect: number;
+  next(): BenchRequest;
+}
 export type PathName = 'command' | 'result' | 'signed' | 'page' | 'feed';
 
 /** The five requests, each call a new one where the service needs it (a fresh `_cid`, the next order). */
@@ -75,34 +109,60 @@ export function benchPaths(f: Fixtures): Record<PathName, BenchPath> {
   const json = { 'content-type': 'application/json' };
   return {
     command: {
-      label: 'POST /v3/commands (RefreshOrder)', expect: 202,
+      label: 'POST /v3/commands (RefreshOrder)',
+      expect: 202,
       next: () => ({
-        method: 'POST', path: '/v3/commands', token: f.brandToken, headers: json,
-        body: JSON.stringify({ _v: '1.0.0', _cid: randomUUID(), _type: 'RefreshOrder', orderId: f.jobs[n++ % f.jobs.length] }),
+        method: 'POST',
+        path: '/v3/commands',
+        token: f.brandToken,
+        headers: json,
+        body: JSON.stringify({
+          _v: '1.0.0',
+          _cid: randomUUID(),
+          _type: 'RefreshOrder',
+          orderId: f.jobs[n++ % f.jobs.length],
+        }),
       }),
     },
     result: {
-      label: 'GET /v3/commands/{cid} (a result, 200)', expect: 200,
-      next: () => ({ method: 'GET', path: `/v3/commands/${f.finished[n++ % Math.max(1, f.finished.length)] ?? 'none'}`, token: f.brandToken }),
+      label: 'GET /v3/commands/{cid} (a result, 200)',
+      expect: 200,
+      next: () => ({
+        method: 'GET',
+        path: `/v3/commands/${f.finished[n++ % Math.max(1, f.finished.length)] ?? 'none'}`,
+        token: f.brandToken,
+      }),
     },
     signed: {
-      label: 'POST /v3/commands/partner/appointment (signed)', expect: 200,
+      label: 'POST /v3/commands/partner/appointment (signed)',
+      expect: 200,
       next: () => {
         const day = String(1 + (n % 28)).padStart(2, '0');
         const body = JSON.stringify({
-          _v: '1.0.0', _cid: randomUUID(), _type: 'SetJobAppointment', jobApiId: f.jobs[n++ % f.jobs.length],
-          appointmentStart: `2027-01-${day}T09:00:00+01:00`, appointmentEnd: `2027-01-${day}T11:00:00+01:00`,
+          _v: '1.0.0',
+          _cid: randomUUID(),
+          _type: 'SetJobAppointment',
+          jobApiId: f.jobs[n++ % f.jobs.length],
+          appointmentStart: `2027-01-${day}T09:00:00+01:00`,
+          appointmentEnd: `2027-01-${day}T11:00:00+01:00`,
         });
-        return { method: 'POST', path: '/v3/commands/partner/appointment', token: f.partnerToken, body,
-          headers: { ...json, 'x-webhook-signature': createHmac('sha256', f.signatureKey).update(body).digest('hex') } };
+        return {
+          method: 'POST',
+          path: '/v3/commands/partner/appointment',
+          token: f.partnerToken,
+          body,
+          headers: { ...json, 'x-webhook-signature': createHmac('sha256', f.signatureKey).update(body).digest('hex') },
+        };
       },
     },
     page: {
-      label: 'GET /v3/partner-orders/paginated (page 1 of 50)', expect: 200,
+      label: 'GET /v3/partner-orders/paginated (page 1 of 50)',
+      expect: 200,
       next: () => ({ method: 'GET', path: '/v3/partner-orders/paginated?page=1', token: f.partnerToken }),
     },
     feed: {
-      label: 'GET /v3/events (first page of 100)', expect: 200,
+      label: 'GET /v3/events (first page of 100)',
+      expect: 200,
       next: () => ({ method: 'GET', path: '/v3/events', token: f.partnerToken }),
     },
   };

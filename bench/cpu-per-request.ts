@@ -26,12 +26,18 @@ const WARMUP = 500;
 const RT_REQUESTS = 200;
 const LABEL = process.env.BENCH_LABEL;
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-try { execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }); } catch { /* unpinned */ }
+try {
+  execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+} catch {
+  /* unpinned */
+}
 
 const ADMIN = 'bench-admin-token-0123456789';
 const loadAtStart = loadAverage();
 const started: ServiceProcess[] = [];
-process.on('exit', () => { for (const proc of started) proc.child.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const proc of started) proc.child.kill('SIGKILL');
+});
 // The service as deployed (dist/), the floor app compiled the same way (bench/built.ts).
 const launch = (script: 'server/main.ts' | 'bench/floor-app.ts', env: Record<string, string>, cpu?: number) => {
   const proc = script === 'server/main.ts' ? startBuiltService(env, { cpu }) : startBuiltPeer(script, env, { cpu });
@@ -39,7 +45,11 @@ const launch = (script: 'server/main.ts' | 'bench/floor-app.ts', env: Record<str
   return proc;
 };
 const temporary: string[] = [];
-const temporaryDir = (prefix: string) => { const dir = mkdtempSync(join(tmpdir(), prefix)); temporary.push(dir); return dir; };
+const temporaryDir = (prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  temporary.push(dir);
+  return dir;
+};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** CPU time used so far by a process, all its threads, in µs. */
@@ -62,7 +72,12 @@ async function send(port: number, path: BenchPath, amount: number, connections: 
     while (left-- > 0) {
       const r = path.next();
       try {
-        const res = await pool.request({ method: r.method, path: r.path, headers: { ...r.headers, authorization: `Bearer ${r.token}` }, body: r.body });
+        const res = await pool.request({
+          method: r.method,
+          path: r.path,
+          headers: { ...r.headers, authorization: `Bearer ${r.token}` },
+          body: r.body,
+        });
         await res.body.dump();
         statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
         if (res.statusCode !== path.expect) unexpected++;
@@ -76,12 +91,19 @@ async function send(port: number, path: BenchPath, amount: number, connections: 
   return { unexpected, statuses };
 }
 
-
 function serviceEnv(database: Record<string, string>, dataDir: string, role: 'all' | 'api'): Record<string, string> {
   return {
-    ...database, DATA_DIR: dataDir, NODE_ENV: 'production', JWT_SECRET: 'bench-secret-0123456789-0123456789-0123', ADMIN_TOKEN: ADMIN,
-    SERVICE_ROLE: role, LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000',
-    API_RATE_LIMIT_PER_ACCOUNT: '1000000', API_CONCURRENCY_PER_ACCOUNT: '10000', LOG_LEVEL: 'info',
+    ...database,
+    DATA_DIR: dataDir,
+    NODE_ENV: 'production',
+    JWT_SECRET: 'bench-secret-0123456789-0123456789-0123',
+    ADMIN_TOKEN: ADMIN,
+    SERVICE_ROLE: role,
+    LOGIN_LIMIT_PER_EMAIL: '1000',
+    LOGIN_LIMIT_PER_ADDRESS: '1000',
+    API_RATE_LIMIT_PER_ACCOUNT: '1000000',
+    API_CONCURRENCY_PER_ACCOUNT: '10000',
+    LOG_LEVEL: 'info',
   };
 }
 
@@ -106,7 +128,13 @@ async function measure(database: Record<string, string>) {
   const pids = { service: service.child.pid!, floor: floor.child.pid! };
   // What a live process has served before it is measured: an account, a contact and a login by mail (they once turned
   // Node's promise hooks on for the rest of the process, through the ORM's flush: see adapters/persistence/detached.ts).
-  await integratorLoggedIn(processClient(ports.service, ADMIN), dataDir, 'brand', `cpu-live-${randomUUID().slice(0, 8)}@example.com`, 86_400);
+  await integratorLoggedIn(
+    processClient(ports.service, ADMIN),
+    dataDir,
+    'brand',
+    `cpu-live-${randomUUID().slice(0, 8)}@example.com`,
+    86_400,
+  );
   const idle = { service: 0, floor: 0 };
   for (const target of ['service', 'floor'] as const) {
     const before = cpuMicros(pids[target]);
@@ -116,19 +144,26 @@ async function measure(database: Record<string, string>) {
   for (const [name, path] of Object.entries(paths)) {
     for (const target of ['service', 'floor'] as const) {
       const r = await send(ports[target], path, WARMUP, CONNECTIONS);
-      if (r.unexpected) throw new Error(`warm-up of ${name} on the ${target}: ${JSON.stringify(r.statuses)}, ${r.unexpected} unexpected`);
+      if (r.unexpected)
+        throw new Error(
+          `warm-up of ${name} on the ${target}: ${JSON.stringify(r.statuses)}, ${r.unexpected} unexpected`,
+        );
     }
   }
-  const measured = Object.fromEntries(Object.keys(paths).map((k) => [k, { service: [], floor: [] }])) as unknown as Measured;
+  const measured = Object.fromEntries(
+    Object.keys(paths).map((k) => [k, { service: [], floor: [] }]),
+  ) as unknown as Measured;
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, path] of Object.entries(paths) as [PathName, BenchPath][]) {
-      for (const target of round % 2 === 0 ? ['service', 'floor'] as const : ['floor', 'service'] as const) {
+      for (const target of round % 2 === 0 ? (['service', 'floor'] as const) : (['floor', 'service'] as const)) {
         const [before, t0] = [cpuMicros(pids[target]), performance.now()];
         const r = await send(ports[target], path, REQUESTS, CONNECTIONS);
         const micros = (cpuMicros(pids[target]) - before) / REQUESTS;
         const rps = REQUESTS / ((performance.now() - t0) / 1000);
         measured[name][target].push({ micros, rps, unexpected: r.unexpected });
-        console.log(`round ${round + 1} ${name} ${target}: ${micros.toFixed(0)} µs/request, ${rps.toFixed(0)}/s, unexpected ${r.unexpected}`);
+        console.log(
+          `round ${round + 1} ${name} ${target}: ${micros.toFixed(0)} µs/request, ${rps.toFixed(0)}/s, unexpected ${r.unexpected}`,
+        );
       }
     }
   }
@@ -158,7 +193,8 @@ async function roundTrips(dataDir: string, fixtures: Awaited<ReturnType<typeof p
       const r = await send(port, path, RT_REQUESTS, 1);
       if (r.unexpected) throw new Error(`round trips of ${name}: ${JSON.stringify(r.statuses)}`);
       await sleep(500); // what a request leaves for after its answer (a coalesced NOTIFY) is its own too
-      const roundTrips = (proxy.count().roundTrips - c0 - idlePerSecond * ((performance.now() - t0) / 1000)) / RT_REQUESTS;
+      const roundTrips =
+        (proxy.count().roundTrips - c0 - idlePerSecond * ((performance.now() - t0) / 1000)) / RT_REQUESTS;
       const mark = proxy.count().roundTrips;
       await send(port, path, 1, 1);
       await sleep(500);
@@ -172,7 +208,10 @@ async function roundTrips(dataDir: string, fixtures: Awaited<ReturnType<typeof p
   }
 }
 
-const runs: { postgres?: Awaited<ReturnType<typeof measure>> & { rt: Awaited<ReturnType<typeof roundTrips>> }; embedded?: Awaited<ReturnType<typeof measure>> } = {};
+const runs: {
+  postgres?: Awaited<ReturnType<typeof measure>> & { rt: Awaited<ReturnType<typeof roundTrips>> };
+  embedded?: Awaited<ReturnType<typeof measure>>;
+} = {};
 if (DATABASE_URL) {
   const run = await measure({ DATABASE_URL });
   runs.postgres = { ...run, rt: await roundTrips(run.dataDir, run.fixtures) };
@@ -182,6 +221,18 @@ if (EMBEDDED) {
   runs.embedded = await measure({ PGLITE_DIR: join(dir, 'pglite') });
 }
 
-await writeCpuSection({ LABEL, DATABASE_URL, EMBEDDED, ROUNDS, REQUESTS, CONNECTIONS, WARMUP, RT_REQUESTS, CLK_TCK, loadAtStart, runs });
+await writeCpuSection({
+  LABEL,
+  DATABASE_URL,
+  EMBEDDED,
+  ROUNDS,
+  REQUESTS,
+  CONNECTIONS,
+  WARMUP,
+  RT_REQUESTS,
+  CLK_TCK,
+  loadAtStart,
+  runs,
+});
 for (const dir of temporary) rmSync(dir, { recursive: true, force: true }); // mails, answers, the embedded database (a failed run keeps them)
 process.exit(0);

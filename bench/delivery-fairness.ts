@@ -17,28 +17,53 @@ if (!DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL database
 const RATE = Number(process.env.BENCH_RATE ?? 20);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 300);
-try { execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }); } catch { /* unpinned */ }
+try {
+  execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+} catch {
+  /* unpinned */
+}
 const loadAtStart = loadAverage();
 
 const started: ServiceProcess[] = [];
-const keep = (proc: ServiceProcess) => { started.push(proc); return proc; };
-process.on('exit', () => { for (const proc of started) proc.child.kill('SIGKILL'); });
+const keep = (proc: ServiceProcess) => {
+  started.push(proc);
+  return proc;
+};
+process.on('exit', () => {
+  for (const proc of started) proc.child.kill('SIGKILL');
+});
 const receiver = keep(startScript('bench/receiver.ts', {}, { cpu: 1 }));
 const base = `http://127.0.0.1:${await receiver.listening}`;
 const receiverGet = async <T>(path: string) => (await (await fetch(`${base}${path}`)).json()) as T;
 
-const worker = keep(startBuiltService({
-  DATABASE_URL, SERVICE_ROLE: 'worker', NODE_ENV: 'production', LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
-}, { cpu: 0 }));
+const worker = keep(
+  startBuiltService(
+    {
+      DATABASE_URL,
+      SERVICE_ROLE: 'worker',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+    },
+    { cpu: 0 },
+  ),
+);
 await worker.listening;
 const db = new pg.Pool({ connectionString: DATABASE_URL, max: 8 });
 async function endpoint(name: string, url: string) {
   const brandId = randomUUID();
   const endpointId = randomUUID();
   const now = new Date();
-  await db.query(`insert into accounts (id, name, role, parent_id, created_at) values ($1, $2, 'brand', null, $3)`, [brandId, name, now]);
-  await db.query(`insert into webhook_configs (id, account_id, scope, url, transformer, version, signature_key, enabled, created_at, updated_at)
-    values ($1, $2, 'brand', $3, 'default', '1.3.0', 'bench-signing-key-0123456789', true, $4, $4)`, [endpointId, brandId, url, now]);
+  await db.query(`insert into accounts (id, name, role, parent_id, created_at) values ($1, $2, 'brand', null, $3)`, [
+    brandId,
+    name,
+    now,
+  ]);
+  await db.query(
+    `insert into webhook_configs (id, account_id, scope, url, transformer, version, signature_key, enabled, created_at, updated_at)
+    values ($1, $2, 'brand', $3, 'default', '1.3.0', 'bench-signing-key-0123456789', true, $4, $4)`,
+    [endpointId, brandId, url, now],
+  );
   return { brandId, endpointId };
 }
 const quiet = await endpoint('Quiet brand', `${base}/hooks/quiet`);
@@ -50,7 +75,8 @@ async function write(to: typeof quiet, count: number) {
   const client = await db.connect();
   try {
     await client.query('begin');
-    const { rows } = await client.query<{ event_id: string }>(`
+    const { rows } = await client.query<{ event_id: string }>(
+      `
       with fresh as (select gen_random_uuid() as id, n from generate_series(1, $1) n),
       written as (
         insert into events (id, account_id, scope, type, order_id, payload, endpoint_id, created_at)
@@ -59,7 +85,9 @@ async function write(to: typeof quiet, count: number) {
         returning id, order_id, seq)
       insert into deliveries (id, event_id, endpoint_id, account_id, order_id, status, attempts, next_attempt_at, created_at, updated_at)
       select gen_random_uuid(), id, $3, $2, order_id, 'pending', 0, $4, $4, $4 from written order by seq
-      returning event_id`, [count, to.brandId, to.endpointId, new Date()]);
+      returning event_id`,
+      [count, to.brandId, to.endpointId, new Date()],
+    );
     await client.query('commit');
     const committedAt = Date.now();
     await client.query(ANNOUNCE);
@@ -78,7 +106,11 @@ async function quietLoad() {
   for (let i = 0; performance.now() - t0 < SECONDS * 1000; i++) {
     const wait = t0 + (i * 1000) / RATE - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    writes.push(write(quiet, 1).then(({ ids, committedAt }) => { committed.set(ids[0]!, committedAt); }));
+    writes.push(
+      write(quiet, 1).then(({ ids, committedAt }) => {
+        committed.set(ids[0]!, committedAt);
+      }),
+    );
   }
   await Promise.all(writes);
   const deadline = Date.now() + 60_000;
@@ -87,7 +119,13 @@ async function quietLoad() {
   }
   const { arrivals } = await receiverGet<{ arrivals: Record<string, number> }>('/stats');
   const times = [...committed].map(([id, at]) => (arrivals[id] === undefined ? Infinity : arrivals[id]! - at));
-  return { n: times.length, p50: percentile(times, 0.5), p99: percentile(times, 0.99), max: Math.max(...times), lost: times.filter((t) => t === Infinity).length };
+  return {
+    n: times.length,
+    p50: percentile(times, 0.5),
+    p99: percentile(times, 0.99),
+    max: Math.max(...times),
+    lost: times.filter((t) => t === Infinity).length,
+  };
 }
 
 const alone = await quietLoad();
@@ -99,12 +137,16 @@ const { silent: silentSeen } = await receiverGet<{ silent: { received: number; m
 console.log('beside a silent endpoint', beside, silentSeen);
 await worker.stop();
 // The backlog stays behind for nobody: it fails over its retries like any other; this bench's brands are its own.
-await db.query(`update webhook_configs set enabled = false, disabled_reason = 'integrator' where id = $1`, [silent.endpointId]);
+await db.query(`update webhook_configs set enabled = false, disabled_reason = 'integrator' where id = $1`, [
+  silent.endpointId,
+]);
 await db.end();
 
 const bound = 2 * alone.p99 + 100;
 const row = (name: string, r: typeof alone) => `| ${name} | ${r.n} | ${r.p50} | ${r.p99} | ${r.max} |`;
-await writeSection('Webhook delivery: a quiet endpoint beside a silent one', `
+await writeSection(
+  'Webhook delivery: a quiet endpoint beside a silent one',
+  `
 Command: \`DATABASE_URL=… npm run bench:delivery-fairness\` (${new Date().toISOString().slice(0, 10)}; load average
 ${loadAtStart.toFixed(1)} at the start, ${loadAverage().toFixed(1)} at the end).
 ${codeLine()}
@@ -124,6 +166,7 @@ The silent endpoint received ${silentSeen.received} requests while this ran, at 
 
 Targets: p99 beside ≤ 2 × p99 alone + 100 ms = ${bound} ms: ${beside.p99} ms, ${beside.p99 <= bound ? 'met' : 'not met'}; nothing later than
 2 s: ${beside.max} ms, ${beside.max <= 2000 && beside.lost === 0 ? 'met' : 'not met'}.
-`);
+`,
+);
 console.log('written to docs/BENCHMARKS.md');
 process.exit(0);

@@ -27,24 +27,43 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const PER_ENDPOINT = 4;
 const SETTINGS = [16, 64] as const;
 type Setting = (typeof SETTINGS)[number];
-try { execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' }); } catch { /* unpinned */ }
+try {
+  execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
+} catch {
+  /* unpinned */
+}
 const loadAtStart = loadAverage();
 
 const started: ServiceProcess[] = [];
 // BENCH_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to see where the worker spends its time.
 const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-const keep = (proc: ServiceProcess) => { started.push(proc); return proc; };
-process.on('exit', () => { for (const proc of started) proc.child.kill('SIGKILL'); });
+const keep = (proc: ServiceProcess) => {
+  started.push(proc);
+  return proc;
+};
+process.on('exit', () => {
+  for (const proc of started) proc.child.kill('SIGKILL');
+});
 
 const receiver = keep(startScript('bench/receiver.ts', {}, { cpu: 1 }));
 const target = `http://127.0.0.1:${await receiver.listening}/hooks`;
-const receiverGet = async <T>(path: string) => (await (await fetch(`http://127.0.0.1:${new URL(target).port}${path}`)).json()) as T;
+const receiverGet = async <T>(path: string) =>
+  (await (await fetch(`http://127.0.0.1:${new URL(target).port}${path}`)).json()) as T;
 
 const startWorker = async (inFlight: number) => {
-  const proc = keep(startBuiltService({
-    DATABASE_URL, SERVICE_ROLE: 'worker', NODE_ENV: 'production', LOG_LEVEL: 'info', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
-    WEBHOOK_MAX_IN_FLIGHT: String(inFlight),
-  }, { cpu: 0, nodeArgs }));
+  const proc = keep(
+    startBuiltService(
+      {
+        DATABASE_URL,
+        SERVICE_ROLE: 'worker',
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+        WEBHOOK_MAX_IN_FLIGHT: String(inFlight),
+      },
+      { cpu: 0, nodeArgs },
+    ),
+  );
   await proc.listening;
   return proc;
 };
@@ -56,14 +75,24 @@ for (let n = 0; n < Math.max(...SETTINGS) / PER_ENDPOINT; n++) {
   const brandId = randomUUID();
   const endpointId = randomUUID();
   const now = new Date();
-  await db.query(`insert into accounts (id, name, role, parent_id, created_at) values ($1, $2, 'brand', null, $3)`, [brandId, `Bench brand ${n}`, now]);
-  await db.query(`insert into webhook_configs (id, account_id, scope, url, transformer, version, signature_key, enabled, created_at, updated_at)
-    values ($1, $2, 'brand', $3, 'default', '1.3.0', 'bench-signing-key-0123456789', true, $4, $4)`, [endpointId, brandId, `${target}/${n}`, now]);
+  await db.query(`insert into accounts (id, name, role, parent_id, created_at) values ($1, $2, 'brand', null, $3)`, [
+    brandId,
+    `Bench brand ${n}`,
+    now,
+  ]);
+  await db.query(
+    `insert into webhook_configs (id, account_id, scope, url, transformer, version, signature_key, enabled, created_at, updated_at)
+    values ($1, $2, 'brand', $3, 'default', '1.3.0', 'bench-signing-key-0123456789', true, $4, $4)`,
+    [endpointId, brandId, `${target}/${n}`, now],
+  );
   endpoints.push({ brandId, endpointId });
 }
 const endpointsOf = (inFlight: Setting) => endpoints.slice(0, inFlight / PER_ENDPOINT);
-const { rows: [server] } = await db.query<{ server_version: string; autovacuum: string }>(
-  `select current_setting('server_version') as server_version, current_setting('autovacuum') as autovacuum`);
+const {
+  rows: [server],
+} = await db.query<{ server_version: string; autovacuum: string }>(
+  `select current_setting('server_version') as server_version, current_setting('autovacuum') as autovacuum`,
+);
 const [serverVersion, autovacuum] = [server!.server_version, server!.autovacuum];
 
 // An OrderStatusEvent-sized payload (~0.9 KB), one order per event: the throughput of independent orders.
@@ -82,8 +111,13 @@ const WRITE = `
   insert into deliveries (id, event_id, endpoint_id, account_id, order_id, status, attempts, next_attempt_at, created_at, updated_at)
   select gen_random_uuid(), id, endpoint_id, account_id, order_id, 'pending', 0, $4, $4, $4 from written order by seq
   returning event_id`;
-const writeValues = (first: number, last: number, to: typeof endpoints) =>
-  [first, to.map((e) => e.endpointId), to.map((e) => e.brandId), new Date(), last];
+const writeValues = (first: number, last: number, to: typeof endpoints) => [
+  first,
+  to.map((e) => e.endpointId),
+  to.map((e) => e.brandId),
+  new Date(),
+  last,
+];
 
 /** `count` events with their deliveries, committed at once: answers the time of the commit (`committed` runs then). */
 async function prefill(count: number, to: typeof endpoints, committed: () => void) {
@@ -111,7 +145,13 @@ async function untilReceived(count: number, timeoutMs = 180_000) {
   }
 }
 
-interface Round { service: number; bare: number; workerUs: number; postgresUs: number; bareUs: number }
+interface Round {
+  service: number;
+  bare: number;
+  workerUs: number;
+  postgresUs: number;
+  bareUs: number;
+}
 const rounds: Record<Setting, Round[]> = { 16: [], 64: [] };
 const payloadFile = join(mkdtempSync(join(tmpdir(), 'pbi-bench-delivery-')), 'payloads.json');
 for (let round = 0; round < ROUNDS; round++) {
@@ -120,7 +160,9 @@ for (let round = 0; round < ROUNDS; round++) {
     const worker = await startWorker(inFlight);
     // CPU from the commit on: writing the events is the writers' cost, not the delivery's.
     let [worker0, postgres0] = [0, 0];
-    const t0 = await prefill(BATCH, endpointsOf(inFlight), () => { [worker0, postgres0] = [cpuSeconds(worker.child.pid!), postgresCpuSeconds()]; });
+    const t0 = await prefill(BATCH, endpointsOf(inFlight), () => {
+      [worker0, postgres0] = [cpuSeconds(worker.child.pid!), postgresCpuSeconds()];
+    });
     const t1 = await untilReceived(BATCH);
     const [workerCpu, postgresCpu] = [cpuSeconds(worker.child.pid!) - worker0, postgresCpuSeconds() - postgres0];
     await worker.stop();
@@ -128,18 +170,36 @@ for (let round = 0; round < ROUNDS; round++) {
 
     // The bare peer sends the same payloads (the last batch's events) to the same receiver.
     const { rows } = await db.query<{ id: string; body: string }>(
-      `select e.id, e.payload::text as body from events e where e.account_id = any($1) order by e.seq desc limit $2`, [endpoints.map((e) => e.brandId), BATCH]);
+      `select e.id, e.payload::text as body from events e where e.account_id = any($1) order by e.seq desc limit $2`,
+      [endpoints.map((e) => e.brandId), BATCH],
+    );
     writeFileSync(payloadFile, JSON.stringify(rows));
     await receiverGet('/stats');
-    const bare = keep(startBuiltPeer('bench/bare-sender.ts', { TARGET: `${target}/0`, PAYLOADS: payloadFile, IN_FLIGHT: String(inFlight) }, { cpu: 0 }));
+    const bare = keep(
+      startBuiltPeer(
+        'bench/bare-sender.ts',
+        { TARGET: `${target}/0`, PAYLOADS: payloadFile, IN_FLIGHT: String(inFlight) },
+        { cpu: 0 },
+      ),
+    );
     await bare.exited;
-    const { sent, seconds, cpuSeconds: bareCpu } = JSON.parse(/\{"sent".*\}/.exec(bare.output())![0]) as { sent: number; seconds: number; cpuSeconds: number };
+    const {
+      sent,
+      seconds,
+      cpuSeconds: bareCpu,
+    } = JSON.parse(/\{"sent".*\}/.exec(bare.output())![0]) as { sent: number; seconds: number; cpuSeconds: number };
     const result = {
-      service, bare: sent / seconds, workerUs: (workerCpu * 1e6) / BATCH, postgresUs: (postgresCpu * 1e6) / BATCH, bareUs: (bareCpu * 1e6) / sent,
+      service,
+      bare: sent / seconds,
+      workerUs: (workerCpu * 1e6) / BATCH,
+      postgresUs: (postgresCpu * 1e6) / BATCH,
+      bareUs: (bareCpu * 1e6) / sent,
     };
     rounds[inFlight].push(result);
-    console.log(`in flight ${inFlight}: service ${service.toFixed(0)}/s (worker ${result.workerUs.toFixed(0)} µs + PostgreSQL ${result.postgresUs.toFixed(0)} µs`
-      + ` of CPU a delivery), bare ${result.bare.toFixed(0)}/s (${result.bareUs.toFixed(0)} µs)`);
+    console.log(
+      `in flight ${inFlight}: service ${service.toFixed(0)}/s (worker ${result.workerUs.toFixed(0)} µs + PostgreSQL ${result.postgresUs.toFixed(0)} µs` +
+        ` of CPU a delivery), bare ${result.bare.toFixed(0)}/s (${result.bareUs.toFixed(0)} µs)`,
+    );
   }
 }
 
@@ -155,18 +215,25 @@ for (let i = 0; performance.now() - startedAt < SECONDS * 1000; i++) {
   const due = startedAt + (i * 1000) / RATE;
   const wait = due - performance.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  writes.push((async () => {
-    const client = await db.connect();
-    try {
-      await client.query('begin');
-      const { rows: [row] } = await client.query<{ event_id: string }>(WRITE, writeValues(BATCH + i, BATCH + i, [steadyTo[i % steadyTo.length]!]));
-      await client.query('commit');
-      committedAt.set(row!.event_id, Date.now());
-      await client.query(ANNOUNCE);
-    } finally {
-      client.release();
-    }
-  })());
+  writes.push(
+    (async () => {
+      const client = await db.connect();
+      try {
+        await client.query('begin');
+        const {
+          rows: [row],
+        } = await client.query<{ event_id: string }>(
+          WRITE,
+          writeValues(BATCH + i, BATCH + i, [steadyTo[i % steadyTo.length]!]),
+        );
+        await client.query('commit');
+        committedAt.set(row!.event_id, Date.now());
+        await client.query(ANNOUNCE);
+      } finally {
+        client.release();
+      }
+    })(),
+  );
 }
 await Promise.all(writes);
 await untilReceived(committedAt.size, 60_000);
@@ -180,11 +247,14 @@ await db.end();
 
 const med = (n: Setting, pick: (r: Round) => number) => median(rounds[n].map(pick));
 const ratio = (n: Setting) => med(n, (r) => r.service / r.bare);
-const row = (n: Setting) => `| ${n} | ${n / PER_ENDPOINT} | ${med(n, (r) => r.service).toFixed(0)} | ${med(n, (r) => r.bare).toFixed(0)} | ${ratio(n).toFixed(2)}× `
-  + `| ${med(n, (r) => r.workerUs).toFixed(0)} + ${med(n, (r) => r.postgresUs).toFixed(0)} | ${med(n, (r) => r.bareUs).toFixed(0)} |`;
+const row = (n: Setting) =>
+  `| ${n} | ${n / PER_ENDPOINT} | ${med(n, (r) => r.service).toFixed(0)} | ${med(n, (r) => r.bare).toFixed(0)} | ${ratio(n).toFixed(2)}× ` +
+  `| ${med(n, (r) => r.workerUs).toFixed(0)} + ${med(n, (r) => r.postgresUs).toFixed(0)} | ${med(n, (r) => r.bareUs).toFixed(0)} |`;
 const target16 = 0.4;
 const target64 = 0.5;
-await writeSection('Webhook delivery: deliveries per second and commit-to-receipt latency', `
+await writeSection(
+  'Webhook delivery: deliveries per second and commit-to-receipt latency',
+  `
 Command: \`DATABASE_URL=… npm run bench:delivery\` (${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds of ${BATCH} events at each
 setting, the worker in a fresh process each time; PostgreSQL ${serverVersion} with autovacuum ${autovacuum}; load average ${loadAtStart.toFixed(1)} at the start,
 ${loadAverage().toFixed(1)} at the end).
@@ -211,7 +281,8 @@ p50 **${p50} ms**, p99 **${p99} ms**.
 Targets:
 - ≥ ${target64}× the bare sender at 64 in flight: ${ratio(64).toFixed(2)}×, ${ratio(64) >= target64 ? 'met' : 'not met'}; ≥ ${target16}× at 16: ${ratio(16).toFixed(2)}×, ${ratio(16) >= target16 ? 'met' : 'not met'}
 - commit-to-receipt p50 ≤ 50 ms: ${p50} ms, ${p50 <= 50 ? 'met' : 'not met'}; p99 ≤ 250 ms: ${p99} ms, ${p99 <= 250 ? 'met' : 'not met'}
-`);
+`,
+);
 console.log('written to docs/BENCHMARKS.md');
 // The receiver's kept-alive sockets would hold the process open.
 process.exit(0);

@@ -4,25 +4,55 @@ import { median, writeSection } from './report.ts';
 
 /** The bench's settings, and what it measured: the sequencing of the backlog, then the drains of each round. */
 export interface EventsFeedRun {
-  ROUNDS: number; BACKLOG: number; RATE: number; LIMIT: number; WARM_UP_SECONDS: number; TARGET: number;
-  server: { version: string; autovacuum: string } | undefined; payloadBytes: number;
-  seqSamples: { s: number; left: number }[]; seqSeconds: number; firstMoved: number; seqRate: number;
-  drains: Drain[]; bares: Bare[];
+  ROUNDS: number;
+  BACKLOG: number;
+  RATE: number;
+  LIMIT: number;
+  WARM_UP_SECONDS: number;
+  TARGET: number;
+  server: { version: string; autovacuum: string } | undefined;
+  payloadBytes: number;
+  seqSamples: { s: number; left: number }[];
+  seqSeconds: number;
+  firstMoved: number;
+  seqRate: number;
+  drains: Drain[];
+  bares: Bare[];
 }
 
-export async function writeEventsFeedSection(
-  { ROUNDS, BACKLOG, RATE, LIMIT, WARM_UP_SECONDS, TARGET, server, payloadBytes, seqSamples, seqSeconds, firstMoved, seqRate, drains, bares }: EventsFeedRun,
-) {
+export async function writeEventsFeedSection({
+  ROUNDS,
+  BACKLOG,
+  RATE,
+  LIMIT,
+  WARM_UP_SECONDS,
+  TARGET,
+  server,
+  payloadBytes,
+  seqSamples,
+  seqSeconds,
+  firstMoved,
+  seqRate,
+  drains,
+  bares,
+}: EventsFeedRun) {
   const rate = median(drains.map((d) => d.items / d.seconds));
   const bareRate = median(bares.map((b) => b.read / b.seconds));
-  const ratio = median(drains.map((d, i) => (d.items / d.seconds) / (bares[i]!.read / bares[i]!.seconds)));
-  const allOnce = drains.every((d) => d.backlogOnce === BACKLOG && d.duplicates === 0 && d.steadyAtEnd === d.steadyWritten);
+  const ratio = median(drains.map((d, i) => d.items / d.seconds / (bares[i]!.read / bares[i]!.seconds)));
+  const allOnce = drains.every(
+    (d) => d.backlogOnce === BACKLOG && d.duplicates === 0 && d.steadyAtEnd === d.steadyWritten,
+  );
   const met = rate >= TARGET;
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-  const curve = [0.25, 0.5, 0.75].map((f) => seqSamples.find((x) => x.left <= BACKLOG * (1 - f))).filter(Boolean)
-    .map((x) => `${fmt(BACKLOG - x!.left)} after ${x!.s.toFixed(1)} s`).join(', ');
+  const curve = [0.25, 0.5, 0.75]
+    .map((f) => seqSamples.find((x) => x.left <= BACKLOG * (1 - f)))
+    .filter(Boolean)
+    .map((x) => `${fmt(BACKLOG - x!.left)} after ${x!.s.toFixed(1)} s`)
+    .join(', ');
 
-  await writeSection('Event feed: draining a backlog', `
+  await writeSection(
+    'Event feed: draining a backlog',
+    `
 Command: \`DATABASE_URL=… npm run bench:events-feed\` (${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds, interleaved, the service in a
 fresh process each round; PostgreSQL ${server!.version.split(' ')[0]}, autovacuum ${server!.autovacuum}: the bench vacuums where autovacuum would).
 
@@ -48,17 +78,32 @@ Page latency is from the request to the last byte of the answer (the reader's ow
 
 | round | reader | events | seconds | events/s | pages | page p50 / p99 ms |
 |---:|---|---:|---:|---:|---:|---:|
-${drains.map((d, i) => `| ${i + 1} | service | ${d.items} | ${d.seconds.toFixed(2)} | ${fmt(d.items / d.seconds)} | ${d.pages} | ${d.p50.toFixed(1)} / ${d.p99.toFixed(1)} |
-| ${i + 1} | bare pg | ${bares[i]!.read} | ${bares[i]!.seconds.toFixed(2)} | ${fmt(bares[i]!.read / bares[i]!.seconds)} | ${bares[i]!.pages} | ${bares[i]!.p50.toFixed(1)} / ${bares[i]!.p99.toFixed(1)} |`).join('\n')}
+${drains
+  .map(
+    (
+      d,
+      i,
+    ) => `| ${i + 1} | service | ${d.items} | ${d.seconds.toFixed(2)} | ${fmt(d.items / d.seconds)} | ${d.pages} | ${d.p50.toFixed(1)} / ${d.p99.toFixed(1)} |
+| ${i + 1} | bare pg | ${bares[i]!.read} | ${bares[i]!.seconds.toFixed(2)} | ${fmt(bares[i]!.read / bares[i]!.seconds)} | ${bares[i]!.pages} | ${bares[i]!.p50.toFixed(1)} / ${bares[i]!.p99.toFixed(1)} |`,
+  )
+  .join('\n')}
 
 Service / bare: **${ratio.toFixed(2)}×** (median of the rounds); a service page is ${drains[0]!.kb.toFixed(0)} KB.
 
-Completeness, each round: ${drains.map((d, i) => `round ${i + 1}: every backlog event received exactly once ${d.backlogOnce === BACKLOG ? 'yes' : `no (${d.backlogOnce} of ${BACKLOG})`}, `
-  + `duplicates ${d.duplicates}, concurrent writes received ${d.steadyAtEnd} of ${d.steadyWritten} (${d.steadyInDrain} already within the timed drain), write failures ${d.writeFailures}`).join('; ')}.
+Completeness, each round: ${drains
+      .map(
+        (d, i) =>
+          `round ${i + 1}: every backlog event received exactly once ${d.backlogOnce === BACKLOG ? 'yes' : `no (${d.backlogOnce} of ${BACKLOG})`}, ` +
+          `duplicates ${d.duplicates}, concurrent writes received ${d.steadyAtEnd} of ${d.steadyWritten} (${d.steadyInDrain} already within the timed drain), write failures ${d.writeFailures}`,
+      )
+      .join('; ')}.
 
 Target: ≥ ${fmt(TARGET)} events/s drained by one reader: **${fmt(rate)} events/s**, ${met ? 'met' : 'not met'}.
-`);
-  console.log(`events-feed: service ${fmt(rate)} events/s (target ≥ ${fmt(TARGET)}: ${met ? 'met' : 'not met'}), bare ${fmt(bareRate)} events/s, `
-    + `ratio ${ratio.toFixed(2)}×, sequencing ${fmt(BACKLOG)} in ${seqSeconds.toFixed(1)} s, every event once: ${allOnce ? 'yes' : 'NO'}`);
+`,
+  );
+  console.log(
+    `events-feed: service ${fmt(rate)} events/s (target ≥ ${fmt(TARGET)}: ${met ? 'met' : 'not met'}), bare ${fmt(bareRate)} events/s, ` +
+      `ratio ${ratio.toFixed(2)}×, sequencing ${fmt(BACKLOG)} in ${seqSeconds.toFixed(1)} s, every event once: ${allOnce ? 'yes' : 'NO'}`,
+  );
   console.log('written to docs/BENCHMARKS.md');
 }

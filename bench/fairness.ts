@@ -13,21 +13,57 @@ const ADMIN = 'bench-admin-token-0123456789';
 const dataDir = mkdtempSync(join(tmpdir(), 'fair-'));
 if (!process.env.DATABASE_URL) throw new Error('bench:fairness needs DATABASE_URL (a PostgreSQL server)');
 const N = Number(process.env.FAIR_CONNECTIONS ?? 32);
-const extra: Record<string, string> = process.env.API_CONCURRENCY_PER_ACCOUNT ? { API_CONCURRENCY_PER_ACCOUNT: process.env.API_CONCURRENCY_PER_ACCOUNT } : {};
-const svc = startScript('server/main.ts', { DATABASE_URL: process.env.DATABASE_URL ?? '', DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, JWT_SECRET: 'bench-secret-0123456789-0123456789-0123', SERVICE_ROLE: 'api', LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000', LOG_LEVEL: 'info', ...extra }, { nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [] });
+const extra: Record<string, string> = process.env.API_CONCURRENCY_PER_ACCOUNT
+  ? { API_CONCURRENCY_PER_ACCOUNT: process.env.API_CONCURRENCY_PER_ACCOUNT }
+  : {};
+const svc = startScript(
+  'server/main.ts',
+  {
+    DATABASE_URL: process.env.DATABASE_URL ?? '',
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: ADMIN,
+    JWT_SECRET: 'bench-secret-0123456789-0123456789-0123',
+    SERVICE_ROLE: 'api',
+    LOGIN_LIMIT_PER_EMAIL: '1000',
+    LOGIN_LIMIT_PER_ADDRESS: '1000',
+    LOG_LEVEL: 'info',
+    ...extra,
+  },
+  { nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [] },
+);
 const port = await svc.listening;
 const client = processClient(port, ADMIN);
 const tag = Math.random().toString(36).slice(2, 8);
 const quiet = await integratorLoggedIn(client, dataDir, 'partner', `q-${tag}@example.com`, 86400);
 const noisy = await integratorLoggedIn(client, dataDir, 'partner', `n-${tag}@example.com`, 86400);
-for (const a of [quiet, noisy]) await client.admin('webhookConfigs.upsert', { accountId: a.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0' });
+for (const a of [quiet, noisy])
+  await client.admin('webhookConfigs.upsert', {
+    accountId: a.accountId,
+    scope: 'partner',
+    url: null,
+    transformer: 'partner-format',
+    version: '1.3.0',
+  });
 const url = `http://127.0.0.1:${port}/v3/partner-orders/paginated?page=1&pageSize=20`;
 async function quietFor(seconds: number) {
-  const lat: number[] = []; const t0 = performance.now(); let i = 0; const pending: Promise<void>[] = [];
+  const lat: number[] = [];
+  const t0 = performance.now();
+  let i = 0;
+  const pending: Promise<void>[] = [];
   while (performance.now() - t0 < seconds * 1000) {
-    const due = t0 + i * 50; const wait = due - performance.now(); if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const due = t0 + i * 50;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     i++;
-    pending.push((async () => { const s = performance.now(); const r = await fetch(url, { headers: { authorization: `Bearer ${quiet.token}` } }); await r.arrayBuffer(); if (r.status !== 200) console.log('quiet answered', r.status); lat.push(performance.now() - s); })());
+    pending.push(
+      (async () => {
+        const s = performance.now();
+        const r = await fetch(url, { headers: { authorization: `Bearer ${quiet.token}` } });
+        await r.arrayBuffer();
+        if (r.status !== 200) console.log('quiet answered', r.status);
+        lat.push(performance.now() - s);
+      })(),
+    );
   }
   await Promise.all(pending);
   lat.sort((a, b) => a - b);
@@ -36,13 +72,54 @@ async function quietFor(seconds: number) {
 console.log('alone', await quietFor(15));
 const PACE = process.env.FAIR_RATE && process.env.FAIR_RATE !== '0' ? process.env.FAIR_RATE : undefined;
 const noise = PACE
-  ? spawn(process.execPath, ['--import', 'tsx', 'bench/noise.ts', '--rate', PACE, '--connections', String(N), '--seconds', '20', '--header', `authorization=Bearer ${noisy.token}`, url], { stdio: ['ignore', 'pipe', 'pipe'] })
-  : spawn(process.execPath, ['node_modules/autocannon/autocannon.js', '-j', '-c', String(N), '-d', '20', '-H', `authorization=Bearer ${noisy.token}`, url], { stdio: ['ignore', 'pipe', 'pipe'] });
-let out = ''; noise.stdout.on('data', (d) => { out += d; });
+  ? spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'bench/noise.ts',
+        '--rate',
+        PACE,
+        '--connections',
+        String(N),
+        '--seconds',
+        '20',
+        '--header',
+        `authorization=Bearer ${noisy.token}`,
+        url,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+  : spawn(
+      process.execPath,
+      [
+        'node_modules/autocannon/autocannon.js',
+        '-j',
+        '-c',
+        String(N),
+        '-d',
+        '20',
+        '-H',
+        `authorization=Bearer ${noisy.token}`,
+        url,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+let out = '';
+noise.stdout.on('data', (d) => {
+  out += d;
+});
 await new Promise((r) => setTimeout(r, 2000));
 console.log(`noise c=${N}`, await quietFor(15));
 await new Promise((r) => noise.on('exit', r));
 const j = JSON.parse(/\{"url".*\}|\{"title".*\}/.exec(out)![0]);
-console.log('noise codes', JSON.stringify(Object.fromEntries(Object.entries(j.statusCodeStats).map(([c, v]) => [c, (v as { count: number }).count]))), 'skipped', j.skipped);
+console.log(
+  'noise codes',
+  JSON.stringify(
+    Object.fromEntries(Object.entries(j.statusCodeStats).map(([c, v]) => [c, (v as { count: number }).count])),
+  ),
+  'skipped',
+  j.skipped,
+);
 await svc.stop();
 process.exit(0);

@@ -9,30 +9,50 @@ import { Agent, request } from 'undici';
 
 const { values, positionals: urls } = parseArgs({
   allowPositionals: true,
-  options: { rate: { type: 'string' }, connections: { type: 'string', default: '32' }, seconds: { type: 'string' }, header: { type: 'string', multiple: true, default: [] } },
+  options: {
+    rate: { type: 'string' },
+    connections: { type: 'string', default: '32' },
+    seconds: { type: 'string' },
+    header: { type: 'string', multiple: true, default: [] },
+  },
 });
 const rate = Number(values.rate);
 const connections = Number(values.connections);
 const seconds = Number(values.seconds);
-if (!(rate > 0 && connections > 0 && seconds > 0 && urls.length > 0)) throw new Error('usage: noise --rate N --connections N --seconds N [--header name=value] url…');
+if (!(rate > 0 && connections > 0 && seconds > 0 && urls.length > 0))
+  throw new Error('usage: noise --rate N --connections N --seconds N [--header name=value] url…');
 const headers = Object.fromEntries(values.header.map((h) => [h.slice(0, h.indexOf('=')), h.slice(h.indexOf('=') + 1)]));
 const dispatcher = new Agent({ connections: Math.max(1, Math.ceil(connections / urls.length)), pipelining: 1 });
 
 const codes = new Map<number, number>();
-let errors = 0, skipped = 0, sent = 0, inFlight = 0;
+let errors = 0,
+  skipped = 0,
+  sent = 0,
+  inFlight = 0;
 const send = (url: string) => {
   inFlight++;
   request(url, { headers, dispatcher })
-    .then(async (res) => { codes.set(res.statusCode, (codes.get(res.statusCode) ?? 0) + 1); await res.body.dump(); })
-    .catch(() => { errors++; })
-    .finally(() => { inFlight--; });
+    .then(async (res) => {
+      codes.set(res.statusCode, (codes.get(res.statusCode) ?? 0) + 1);
+      await res.body.dump();
+    })
+    .catch(() => {
+      errors++;
+    })
+    .finally(() => {
+      inFlight--;
+    });
 };
 
 const start = performance.now();
 await new Promise<void>((resolve) => {
   const tick = setInterval(() => {
     const elapsed = performance.now() - start;
-    if (elapsed >= seconds * 1000) { clearInterval(tick); resolve(); return; }
+    if (elapsed >= seconds * 1000) {
+      clearInterval(tick);
+      resolve();
+      return;
+    }
     for (const due = Math.floor((elapsed * rate) / 1000); sent < due; sent++) {
       if (inFlight >= connections) skipped++;
       else send(urls[sent % urls.length]!);
@@ -42,4 +62,6 @@ await new Promise<void>((resolve) => {
 while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 10));
 await dispatcher.close();
 const statusCodeStats = Object.fromEntries([...codes].map(([code, count]) => [String(code), { count }]));
-console.log(JSON.stringify({ title: 'noise', duration: (performance.now() - start) / 1000, errors, skipped, statusCodeStats }));
+console.log(
+  JSON.stringify({ title: 'noise', duration: (performance.now() - start) / 1000, errors, skipped, statusCodeStats }),
+);

@@ -3,19 +3,43 @@
 import { codeLine, loadAverage, median, writeSection } from './report.ts';
 
 export type Sample = { rps: number; p50: number; p99: number; bytes: number; non2xx: number };
-export type LegacySample = { ttfb: number; ttlb: number; bytes: number; peakRssMb: number; growthMb: number; first: boolean };
+export type LegacySample = {
+  ttfb: number;
+  ttlb: number;
+  bytes: number;
+  peakRssMb: number;
+  growthMb: number;
+  first: boolean;
+};
 
 /** The bench's settings and data, and what it measured. */
 export interface PartnerOrdersRun {
-  ROUNDS: number; DURATION: number; loadAtStart: number; totalJobs: number; scope: string[]; scopeSize: number;
-  scenarios: { name: string; service: string; bare: string }[]; samples: Record<string, { service: Sample[]; bare: Sample[] }>;
-  legacyService: LegacySample[]; legacyBare: LegacySample[];
+  ROUNDS: number;
+  DURATION: number;
+  loadAtStart: number;
+  totalJobs: number;
+  scope: string[];
+  scopeSize: number;
+  scenarios: { name: string; service: string; bare: string }[];
+  samples: Record<string, { service: Sample[]; bare: Sample[] }>;
+  legacyService: LegacySample[];
+  legacyBare: LegacySample[];
   plans: { page1: number; page600: number; count: number; countActive: number; window: number; after: number };
 }
 
-export async function writePartnerOrdersSection(
-  { ROUNDS, DURATION, loadAtStart, totalJobs, scope, scopeSize, scenarios, samples, legacyService, legacyBare, plans }: PartnerOrdersRun,
-) {
+export async function writePartnerOrdersSection({
+  ROUNDS,
+  DURATION,
+  loadAtStart,
+  totalJobs,
+  scope,
+  scopeSize,
+  scenarios,
+  samples,
+  legacyService,
+  legacyBare,
+  plans,
+}: PartnerOrdersRun) {
   const fmt = (n: number, d = 0) => n.toFixed(d);
   const med = (xs: Sample[], k: keyof Sample) => median(xs.map((x) => x[k]));
   const rows = scenarios.map((s) => {
@@ -39,9 +63,9 @@ export async function writePartnerOrdersSection(
     `- page 1: service/bare req/s ${page1Ratio.toFixed(2)}× (target ≥ 0.6×): ${verdict(page1Ratio >= 0.6)}`,
     `- page 1 query ${plans.page1.toFixed(2)} ms (≤ 4 ms): ${verdict(plans.page1 <= 4)}; total ${plans.count.toFixed(2)} ms (≤ 4 ms): ${verdict(plans.count <= 4)}; total with active=true ${plans.countActive.toFixed(2)} ms`,
     `- page 600 query ${plans.page600.toFixed(2)} ms (≤ 25 ms): ${verdict(plans.page600 <= 25)}`,
-    `- legacy listing of the ${scopeSize}-job scope: first byte ${legacyTtfb.toFixed(3)} s (≤ 0.2 s): ${verdict(legacyTtfb <= 0.2)}; `
-      + `last byte ${legacyTtlb.toFixed(2)} s against the bare peer's ${bareTtlb.toFixed(2)} s in the same run (no slower): ${verdict(legacyTtlb <= bareTtlb)}; `
-      + `peak RSS ${legacyPeak.toFixed(0)} MB (≤ 200 MB): ${verdict(legacyPeak <= 200)}; growth during a stream at most ${legacyGrowth.toFixed(0)} MB (flat: ≤ 20 MB): ${verdict(legacyGrowth <= 20)}`,
+    `- legacy listing of the ${scopeSize}-job scope: first byte ${legacyTtfb.toFixed(3)} s (≤ 0.2 s): ${verdict(legacyTtfb <= 0.2)}; ` +
+      `last byte ${legacyTtlb.toFixed(2)} s against the bare peer's ${bareTtlb.toFixed(2)} s in the same run (no slower): ${verdict(legacyTtlb <= bareTtlb)}; ` +
+      `peak RSS ${legacyPeak.toFixed(0)} MB (≤ 200 MB): ${verdict(legacyPeak <= 200)}; growth during a stream at most ${legacyGrowth.toFixed(0)} MB (flat: ≤ 20 MB): ${verdict(legacyGrowth <= 20)}`,
   ];
   const body = `
 Command: \`npm run seed:bench -- --jobs 1000000 --partners 10000 --big-scope 60000\` into a fresh database, then

@@ -60,7 +60,12 @@ export async function roundTripProxy(target: string): Promise<RoundTripProxy> {
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => client.write(chunk));
-    const end = () => { client.destroy(); upstream.destroy(); sockets.delete(client); sockets.delete(upstream); };
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
     client.on('close', end).on('error', end);
     upstream.on('close', end).on('error', end);
   });
@@ -72,15 +77,21 @@ export async function roundTripProxy(target: string): Promise<RoundTripProxy> {
     url: via.toString(),
     count: () => ({ roundTrips: queries + syncs, queries, syncs }),
     statements: (from) => texts.slice(from),
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
 const cString = (message: Buffer, offset: number) => message.toString('utf8', offset, message.indexOf(0, offset));
 /** The start of the statement text at `offset`, on one line, its string literals (values the ORM inlined) left out. */
 function textAt(message: Buffer, offset: number) {
-  return cString(message, offset).slice(0, 300).replace(/'[^']*'?/g, "'…'").replace(/\s+/g, ' ').trim().slice(0, 70);
+  return cString(message, offset)
+    .slice(0, 300)
+    .replace(/'[^']*'?/g, "'…'")
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 70);
 }

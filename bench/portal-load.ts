@@ -10,7 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { PORTAL_DIST } from '../server/http/portal.ts';
-import { bundleSize, CHROMIUM, freePort, hasChromium, launchChromium, mailedLink, signInFromMail } from '../tests/browser/support.ts';
+import {
+  bundleSize,
+  CHROMIUM,
+  freePort,
+  hasChromium,
+  launchChromium,
+  mailedLink,
+  signInFromMail,
+} from '../tests/browser/support.ts';
 import { processClient } from '../tests/support/process.ts';
 import { startBuiltService } from './built.ts';
 import { codeLine, loadAverage, median, writeSection } from './report.ts';
@@ -27,15 +35,27 @@ const mailDir = join(dataDir, 'mail');
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const service = startBuiltService({
-  PGLITE_DIR: 'memory://', DATA_DIR: dataDir, PORT: String(port), PUBLIC_URL: base, LOG_LEVEL: 'info', NODE_ENV: 'production',
-  ADMIN_TOKEN: ADMIN, JWT_SECRET: 'bench-secret-0123456789-0123456789-0123', LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000',
+  PGLITE_DIR: 'memory://',
+  DATA_DIR: dataDir,
+  PORT: String(port),
+  PUBLIC_URL: base,
+  LOG_LEVEL: 'info',
+  NODE_ENV: 'production',
+  ADMIN_TOKEN: ADMIN,
+  JWT_SECRET: 'bench-secret-0123456789-0123456789-0123',
+  LOGIN_LIMIT_PER_EMAIL: '1000',
+  LOGIN_LIMIT_PER_ADDRESS: '1000',
 });
 let browser: Browser | undefined;
 
 /** The link of the mail to `email`, once the file mailer has written it. */
 async function linkMailedTo(email: string): Promise<string> {
   for (const deadline = Date.now() + 10_000; ; await new Promise((resolve) => setTimeout(resolve, 25))) {
-    try { return await mailedLink(mailDir, email); } catch (error) { if (Date.now() > deadline) throw error; }
+    try {
+      return await mailedLink(mailDir, email);
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
   }
 }
 
@@ -45,7 +65,9 @@ async function firstView(page: Page) {
   await page.goto(`${base}/portal/`);
   await page.getByRole('heading', { name: HEADING }).waitFor();
   const view = performance.now() - started;
-  const load = await page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventEnd);
+  const load = await page.evaluate(
+    () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventEnd,
+  );
   return { view, load };
 }
 
@@ -54,7 +76,10 @@ let chromiumVersion = '';
 try {
   await service.listening;
   const client = processClient(port, ADMIN);
-  const { id: accountId } = await client.admin<{ id: string }>('accounts.create', { name: 'Portal bench partner', role: 'partner' });
+  const { id: accountId } = await client.admin<{ id: string }>('accounts.create', {
+    name: 'Portal bench partner',
+    role: 'partner',
+  });
   const email = (kind: string, run: number) => `portal-bench-${kind}-${run}-${randomUUID().slice(0, 8)}@example.com`;
   browser = await launchChromium();
   chromiumVersion = browser.version();
@@ -69,7 +94,12 @@ try {
     const { view, load } = await firstView(page);
     const sameTab = email('tab', run);
     await client.admin('contacts.create', { accountId, email: sameTab });
-    const linkMs = await signInFromMail(page, { base, mailDir, email: sameTab, mailsSent: () => linkMailedTo(sameTab) });
+    const linkMs = await signInFromMail(page, {
+      base,
+      mailDir,
+      email: sameTab,
+      mailsSent: () => linkMailedTo(sameTab),
+    });
     await context.close();
     // The link opened in a fresh context, as from a mail client: the page fetched, the token exchanged, the question answered.
     const newContext = email('new', run);
@@ -85,9 +115,14 @@ try {
     await freshPage.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
     const freshMs = performance.now() - started;
     await fresh.close();
-    times.view.push(view); times.load.push(load); times.sameTab.push(linkMs); times.newContext.push(freshMs);
-    console.log(`run ${run + 1}: first view ${view.toFixed(0)} ms, load event ${load.toFixed(0)} ms, `
-      + `mail link same tab ${linkMs} ms, new context ${freshMs.toFixed(0)} ms`);
+    times.view.push(view);
+    times.load.push(load);
+    times.sameTab.push(linkMs);
+    times.newContext.push(freshMs);
+    console.log(
+      `run ${run + 1}: first view ${view.toFixed(0)} ms, load event ${load.toFixed(0)} ms, ` +
+        `mail link same tab ${linkMs} ms, new context ${freshMs.toFixed(0)} ms`,
+    );
   }
 } finally {
   await browser?.close();
@@ -98,13 +133,20 @@ try {
 const kb = (bytes: number) => (bytes / 1024).toFixed(1);
 const { raw, gzipped } = bundleSize(PORTAL_DIST);
 const assets = readdirSync(join(PORTAL_DIST, 'assets'));
-const sizeOf = (ext: string) => assets.filter((f) => f.endsWith(ext)).reduce((sum, f) => sum + statSync(join(PORTAL_DIST, 'assets', f)).size, 0);
-const ms = (xs: number[]) => `${Math.min(...xs).toFixed(0)} | ${median(xs).toFixed(0)} | ${xs.map((x) => x.toFixed(0)).join(', ')}`;
-const settings = [process.env.BENCH_LABEL && `BENCH_LABEL='${process.env.BENCH_LABEL}'`, process.env.BENCH_RUNS && `BENCH_RUNS=${RUNS}`];
+const sizeOf = (ext: string) =>
+  assets.filter((f) => f.endsWith(ext)).reduce((sum, f) => sum + statSync(join(PORTAL_DIST, 'assets', f)).size, 0);
+const ms = (xs: number[]) =>
+  `${Math.min(...xs).toFixed(0)} | ${median(xs).toFixed(0)} | ${xs.map((x) => x.toFixed(0)).join(', ')}`;
+const settings = [
+  process.env.BENCH_LABEL && `BENCH_LABEL='${process.env.BENCH_LABEL}'`,
+  process.env.BENCH_RUNS && `BENCH_RUNS=${RUNS}`,
+];
 const command = [...settings.filter(Boolean), 'npm run bench:portal-load'].join(' ');
 const [best, typical] = [Math.min(...times.view), median(times.view)];
 
-await writeSection('Integrator portal: bundle size and load time', `
+await writeSection(
+  'Integrator portal: bundle size and load time',
+  `
 Command: \`${command}\` (${new Date().toISOString().slice(0, 10)}; ${RUNS} runs, each in fresh browser contexts, after one warm-up load).
 The machine's 1-minute load average at the start and the end: ${loadAtStart.toFixed(1)} and ${loadAverage().toFixed(1)} (2 fills both cores; other
 work on this shared machine counts too).
@@ -133,5 +175,6 @@ Size target: ${gzipped < 250 * 1024 ? 'met' : '**not met**'} (asserted by tests/
 First-view target, judged on the best run (a slow page is slow in every run, a busy machine slows some):
 ${best < 1000 ? 'met' : '**not met**'}, best ${best.toFixed(0)} ms; the median, ${typical.toFixed(0)} ms, is \
 ${typical < 1000 ? 'under' : '**over**'} 1 s at this load. Times are measured here only, never asserted by a test (they depend on the machine's load).
-`);
+`,
+);
 console.log(`bundle ${kb(raw)} KB, ${kb(gzipped)} KB gzipped; first view ms (best | median | runs): ${ms(times.view)}`);

@@ -9,7 +9,9 @@ let count = 0;
 const silent = { received: 0, open: 0, mostOpen: 0 };
 const server = createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/count') {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ count, distinct: arrivals.size, silent }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ count, distinct: arrivals.size, silent }));
     return;
   }
   if (req.method === 'GET' && req.url === '/stats') {
@@ -23,7 +25,9 @@ const server = createServer((req, res) => {
     silent.received++;
     silent.mostOpen = Math.max(silent.mostOpen, ++silent.open);
     req.resume();
-    res.on('close', () => { silent.open--; });
+    res.on('close', () => {
+      silent.open--;
+    });
     return;
   }
   req.resume();
@@ -35,4 +39,6 @@ const server = createServer((req, res) => {
   });
 });
 server.keepAliveTimeout = 65_000;
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => console.log(`{"port":${(server.address() as { port: number }).port},"role":"receiver"}`));
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () =>
+  console.log(`{"port":${(server.address() as { port: number }).port},"role":"receiver"}`),
+);

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
 const FILE = join(ROOT, 'docs', 'BENCHMARKS.md');
-const HEADER = '# Benchmarks\n\nMeasured on the project machine (2 cores). Each section names the command that produced it; rerunning the command replaces the section.\n';
+const HEADER =
+  '# Benchmarks\n\nMeasured on the project machine (2 cores). Each section names the command that produced it; rerunning the command replaces the section.\n';
 
 /** Replaces (or appends) the section `## title` of docs/BENCHMARKS.md. */
 export async function writeSection(title: string, body: string) {
@@ -26,7 +27,8 @@ export const median = (xs: number[]) => {
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
-export const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+export const percentile = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
 /**
  * Which code a section measured: the commit, and the last one that changed the service (server/, domain/, adapters/),
@@ -35,14 +37,20 @@ export const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a 
 export function codeLine(label = process.env.BENCH_LABEL) {
   const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
   const dirty = git('status', '--porcelain', '--', 'server', 'domain', 'adapters') !== '';
-  return `Code: commit ${git('rev-parse', '--short', 'HEAD')}, the service's code as of ${git('log', '-1', '--format=%h (%s)', '--', 'server', 'domain', 'adapters')}`
-    + `${dirty ? ', **with uncommitted changes**' : ''}.${label ? ` Measured on ${label}.` : ''}`;
+  return (
+    `Code: commit ${git('rev-parse', '--short', 'HEAD')}, the service's code as of ${git('log', '-1', '--format=%h (%s)', '--', 'server', 'domain', 'adapters')}` +
+    `${dirty ? ', **with uncommitted changes**' : ''}.${label ? ` Measured on ${label}.` : ''}`
+  );
 }
 
 /** CPU seconds a process has used so far, all its threads (utime + stime from /proc, in ticks of 1/100 s); NaN once it is gone. */
 export function cpuSeconds(pid: number) {
   let stat: string;
-  try { stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { return NaN; }
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return NaN;
+  }
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
@@ -63,11 +71,17 @@ export function postgresCpuSeconds() {
     try {
       if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
       stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch { continue; }
+    } catch {
+      continue;
+    }
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const parent = fields[1]!;
     let parentName = '';
-    try { parentName = readFileSync(`/proc/${parent}/comm`, 'utf8').trim(); } catch { /* gone */ }
+    try {
+      parentName = readFileSync(`/proc/${parent}/comm`, 'utf8').trim();
+    } catch {
+      /* gone */
+    }
     total += Number(fields[11]) + Number(fields[12]);
     if (parentName !== 'postgres') total += Number(fields[13]) + Number(fields[14]); // the postmaster: its reaped children
   }

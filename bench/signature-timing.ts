@@ -8,7 +8,16 @@ import { median, writeSection } from './report.ts';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 31);
 const PER_ROUND = Number(process.env.BENCH_CALLS ?? 20_000);
 const key = 'partner-signing-key-0123456789';
-const body = new TextEncoder().encode(JSON.stringify({ _v: '1.0.0', _cid: 'timing', _type: 'SetJobAppointment', jobApiId: 'job-1', appointmentStart: '2026-12-01T09:00:00Z', appointmentEnd: '2026-12-01T11:00:00Z' }));
+const body = new TextEncoder().encode(
+  JSON.stringify({
+    _v: '1.0.0',
+    _cid: 'timing',
+    _type: 'SetJobAppointment',
+    jobApiId: 'job-1',
+    appointmentStart: '2026-12-01T09:00:00Z',
+    appointmentEnd: '2026-12-01T11:00:00Z',
+  }),
+);
 const right = hexSignature(key, body);
 const flip = (hex: string, at: number) => hex.slice(0, at) + (hex[at] === '0' ? '1' : '0') + hex.slice(at + 1);
 const wrongFirst = flip(right, 0);
@@ -29,8 +38,18 @@ const service = (signature: string) => hmacSignatures.matches(key, body, signatu
 // differing character. Only the comparison is timed for it (the HMAC would hide a few nanoseconds in its noise).
 const naive = (signature: string) => signature === right;
 
-const samples = { serviceFirst: [] as number[], serviceLast: [] as number[], naiveFirst: [] as number[], naiveLast: [] as number[] };
-for (let i = 0; i < 3; i++) { time(service, wrongFirst); time(service, wrongLast); time(naive, wrongFirst); time(naive, wrongLast); } // warm-up
+const samples = {
+  serviceFirst: [] as number[],
+  serviceLast: [] as number[],
+  naiveFirst: [] as number[],
+  naiveLast: [] as number[],
+};
+for (let i = 0; i < 3; i++) {
+  time(service, wrongFirst);
+  time(service, wrongLast);
+  time(naive, wrongFirst);
+  time(naive, wrongLast);
+} // warm-up
 for (let round = 0; round < ROUNDS; round++) {
   const order = round % 2 === 0 ? [wrongFirst, wrongLast] : [wrongLast, wrongFirst];
   for (const signature of order) {
@@ -38,10 +57,15 @@ for (let round = 0; round < ROUNDS; round++) {
     samples[signature === wrongFirst ? 'naiveFirst' : 'naiveLast'].push(time(naive, signature));
   }
 }
-const m = Object.fromEntries(Object.entries(samples).map(([k, xs]) => [k, median(xs)])) as Record<keyof typeof samples, number>;
+const m = Object.fromEntries(Object.entries(samples).map(([k, xs]) => [k, median(xs)])) as Record<
+  keyof typeof samples,
+  number
+>;
 const gap = (a: number, b: number) => `${(((b - a) / a) * 100).toFixed(1)} %`;
 console.log(m);
-await writeSection('Signature comparison: wrong first byte against wrong last byte', `
+await writeSection(
+  'Signature comparison: wrong first byte against wrong last byte',
+  `
 Command: \`npm run bench:signature-timing\` (${new Date().toISOString().slice(0, 10)}; ${ROUNDS} interleaved rounds of ${PER_ROUND} calls each, medians).
 
 | comparison | wrong first byte, ns/call | wrong last byte, ns/call | difference |
@@ -53,5 +77,6 @@ The service's time does not depend on where a wrong signature differs (the diffe
 to run); \`===\` stops at the first differing character, which is what an attacker guessing a signature byte by byte
 would measure. The admin token is compared the same way as the service compares signatures, after hashing both sides
 to equal lengths (\`secretEquals\` in \`server/credentials.ts\`).
-`);
+`,
+);
 console.log('written to docs/BENCHMARKS.md');

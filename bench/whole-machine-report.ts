@@ -10,13 +10,30 @@ export const startKey = (s: Start) => `${s.how}/${s.database}/${s.data}`;
 
 /** The bench's settings, and what it measured: the load's samples, then the start-to-ready times. */
 export interface WholeMachineRun {
-  ROUNDS: number; DURATION: number; STARTS: number; CONNECTIONS: number; PAGE_ONE: string; loadAtStart: number;
-  samples: Map<string, Sample[]>; startTimes: Map<string, number[]>;
+  ROUNDS: number;
+  DURATION: number;
+  STARTS: number;
+  CONNECTIONS: number;
+  PAGE_ONE: string;
+  loadAtStart: number;
+  samples: Map<string, Sample[]>;
+  startTimes: Map<string, number[]>;
 }
 
-export async function writeWholeMachineSection({ ROUNDS, DURATION, STARTS, CONNECTIONS, PAGE_ONE, loadAtStart, samples, startTimes }: WholeMachineRun) {
-  const med = (concurrency: number, target: Target, k: keyof Sample) => median((samples.get(key(concurrency, target)) ?? []).map((s) => s[k]));
-  const sum = (concurrency: number, target: Target, k: 'non2xx' | 'errors') => (samples.get(key(concurrency, target)) ?? []).reduce((a, s) => a + s[k], 0);
+export async function writeWholeMachineSection({
+  ROUNDS,
+  DURATION,
+  STARTS,
+  CONNECTIONS,
+  PAGE_ONE,
+  loadAtStart,
+  samples,
+  startTimes,
+}: WholeMachineRun) {
+  const med = (concurrency: number, target: Target, k: keyof Sample) =>
+    median((samples.get(key(concurrency, target)) ?? []).map((s) => s[k]));
+  const sum = (concurrency: number, target: Target, k: 'non2xx' | 'errors') =>
+    (samples.get(key(concurrency, target)) ?? []).reduce((a, s) => a + s[k], 0);
   const row = (concurrency: number, target: Target) =>
     `| ${concurrency === 1 ? '1 (one `all` process)' : '2 (primary, 2 API processes, worker)'} | ${med(concurrency, target, 'rps').toFixed(0)} | ${(med(concurrency, target, 'rps') / med(1, target, 'rps')).toFixed(2)}× | ${med(concurrency, target, 'p50')} / ${med(concurrency, target, 'p99')} | ${sum(concurrency, target, 'non2xx')} | ${sum(concurrency, target, 'errors')} |${target === 'commands' ? ` ${med(concurrency, target, 'executed').toFixed(0)} |` : ''}`;
   const startRow = (how: Start['how'], database: Start['database']) => {
@@ -27,7 +44,9 @@ export async function writeWholeMachineSection({ ROUNDS, DURATION, STARTS, CONNE
     return `| ${how === 'built' ? 'the build (`npm start` after `npm run build`)' : 'the sources under tsx'} | ${database === 'embedded' ? 'embedded, one process' : 'PostgreSQL, WEB_CONCURRENCY 2: 3 processes'} | ${cell('fresh')} | ${cell('existing')} |`;
   };
 
-  await writeSection('Whole machine: WEB_CONCURRENCY 1 and 2, and start-to-ready', `
+  await writeSection(
+    'Whole machine: WEB_CONCURRENCY 1 and 2, and start-to-ready',
+    `
 Command: \`${process.env.BENCH_LABEL ? `BENCH_LABEL='${process.env.BENCH_LABEL}' ` : ''}DATABASE_URL=… npm run bench:whole-machine\` (${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds of ${DURATION} s per target,
 the two settings interleaved, each round in a fresh start of the build; PostgreSQL 15 with default settings). The machine's
 1-minute load average at the start and the end: ${loadAtStart.toFixed(1)} and ${loadAverage().toFixed(1)} (2 fills both cores; other work on this shared machine counts too).
@@ -72,6 +91,7 @@ same day, \`GET /healthz\` (no database) from 64 connections answered alike with
 4.5–4.8k/s, autocannon sharing the cores), so the cluster's plumbing (the primary hands out connections, not requests)
 costs nothing per request. Start-to-ready spreads with the machine's load; the build saves each process the compilation
 of the sources by tsx.
-`);
+`,
+  );
   console.log('written to docs/BENCHMARKS.md');
 }

@@ -18,7 +18,14 @@ import pg from 'pg';
 import { integratorLoggedIn, processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
 import { freePort } from '../tests/support/temp-postgres.ts';
 import { loadAverage } from './report.ts';
-import { key, startKey, writeWholeMachineSection, type Sample, type Start, type Target } from './whole-machine-report.ts';
+import {
+  key,
+  startKey,
+  writeWholeMachineSection,
+  type Sample,
+  type Start,
+  type Target,
+} from './whole-machine-report.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 if (!DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL database');
@@ -31,16 +38,26 @@ const root = join(import.meta.dirname, '..');
 const loadAtStart = loadAverage();
 const dataDir = mkdtempSync(join(tmpdir(), 'pbi-bench-whole-'));
 const started: ServiceProcess[] = [];
-process.on('exit', () => { for (const proc of started) proc.child.kill('SIGKILL'); });
+process.on('exit', () => {
+  for (const proc of started) proc.child.kill('SIGKILL');
+});
 
 // The build the production start runs, made now from the sources as they are.
 const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, encoding: 'utf8' });
 if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stderr}`);
 
 const env = (extra: Record<string, string>) => ({
-  DATABASE_URL, DATA_DIR: dataDir, NODE_ENV: 'production', JWT_SECRET: 'bench-secret-0123456789-0123456789-0123', ADMIN_TOKEN: ADMIN,
-  LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000', API_RATE_LIMIT_PER_ACCOUNT: '1000000', API_CONCURRENCY_PER_ACCOUNT: '10000',
-  LOG_LEVEL: 'warn', ...extra,
+  DATABASE_URL,
+  DATA_DIR: dataDir,
+  NODE_ENV: 'production',
+  JWT_SECRET: 'bench-secret-0123456789-0123456789-0123',
+  ADMIN_TOKEN: ADMIN,
+  LOGIN_LIMIT_PER_EMAIL: '1000',
+  LOGIN_LIMIT_PER_ADDRESS: '1000',
+  API_RATE_LIMIT_PER_ACCOUNT: '1000000',
+  API_CONCURRENCY_PER_ACCOUNT: '10000',
+  LOG_LEVEL: 'warn',
+  ...extra,
 });
 /** `npm start` as production runs it: the build, through scripts/start.mjs. */
 const startBuilt = (extra: Record<string, string>) => {
@@ -53,7 +70,10 @@ async function untilReady(port: number, proc: ServiceProcess, timeoutMs = 120_00
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (proc.child.exitCode !== null) throw new Error(`the service exited:\n${proc.output().slice(-3000)}`);
-    const status = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0);
+    const status = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     if (Date.now() > deadline) throw new Error(`not ready within ${timeoutMs} ms:\n${proc.output().slice(-3000)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -68,31 +88,66 @@ const client = processClient(setupPort, ADMIN);
 const tag = randomUUID().slice(0, 8);
 const brand = await integratorLoggedIn(client, dataDir, 'brand', `bench-brand-${tag}@example.com`, 86_400);
 const partner = await integratorLoggedIn(client, dataDir, 'partner', `bench-partner-${tag}@example.com`, 86_400);
-await client.admin('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
+await client.admin('webhookConfigs.upsert', {
+  accountId: partner.accountId,
+  scope: 'partner',
+  transformer: 'partner-format',
+  version: '1.3.0',
+});
 const orderIds: string[] = [];
 for (let i = 0; i < 200; i++) {
-  orderIds.push((await client.admin<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId, status: 'accepted' })).apiId);
+  orderIds.push(
+    (
+      await client.admin<{ apiId: string }>('jobs.create', {
+        brandAccountId: brand.accountId,
+        partnerId: partner.accountId,
+        status: 'accepted',
+      })
+    ).apiId,
+  );
 }
 await setup.stop();
 
 let next = 0;
-const command = () => JSON.stringify({ _v: '1.0.0', _cid: randomUUID(), _type: 'RefreshOrder', orderId: orderIds[next++ % orderIds.length] });
+const command = () =>
+  JSON.stringify({
+    _v: '1.0.0',
+    _cid: randomUUID(),
+    _type: 'RefreshOrder',
+    orderId: orderIds[next++ % orderIds.length],
+  });
 const PAGE_ONE = '/v3/partner-orders/paginated?page=1&pageSize=50';
-const load = (port: number, target: Target, seconds: number) => new Promise<autocannon.Result>((resolve, reject) => {
-  autocannon({
-    url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: seconds,
-    requests: [target === 'commands'
-      ? { method: 'POST', path: '/v3/commands', headers: { 'content-type': 'application/json', authorization: `Bearer ${brand.token}` }, setupRequest: (req) => ({ ...req, body: command() }) }
-      : { method: 'GET', path: PAGE_ONE, headers: { authorization: `Bearer ${partner.token}` } }],
-  }, (err, result) => (err ? reject(err) : resolve(result)));
-});
+const load = (port: number, target: Target, seconds: number) =>
+  new Promise<autocannon.Result>((resolve, reject) => {
+    autocannon(
+      {
+        url: `http://127.0.0.1:${port}`,
+        connections: CONNECTIONS,
+        duration: seconds,
+        requests: [
+          target === 'commands'
+            ? {
+                method: 'POST',
+                path: '/v3/commands',
+                headers: { 'content-type': 'application/json', authorization: `Bearer ${brand.token}` },
+                setupRequest: (req) => ({ ...req, body: command() }),
+              }
+            : { method: 'GET', path: PAGE_ONE, headers: { authorization: `Bearer ${partner.token}` } },
+        ],
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+  });
 
 /** Ends what a round left accepted, and vacuums, as autovacuum would on a default server (bench/commands.ts). */
 async function settle() {
   const db = new pg.Client({ connectionString: DATABASE_URL });
   await db.connect();
-  await db.query(`update commands set status = 'succeeded', finished_at = coalesce(finished_at, now()), lease_until = null, claim_token = null
-    where account_id = $1 and status = 'accepted'`, [brand.accountId]);
+  await db.query(
+    `update commands set status = 'succeeded', finished_at = coalesce(finished_at, now()), lease_until = null, claim_token = null
+    where account_id = $1 and status = 'accepted'`,
+    [brand.accountId],
+  );
   for (const table of ['commands', 'events', 'deliveries', 'jobs']) await db.query(`vacuum analyze ${table}`);
   await db.end();
 }
@@ -101,8 +156,13 @@ async function settle() {
 async function executedPerSecond(from: Date, to: Date) {
   const db = new pg.Client({ connectionString: DATABASE_URL });
   await db.connect();
-  const { rows: [row] } = await db.query<{ n: number }>(`select count(*)::int as n from commands where account_id = $1
-    and status in ('succeeded', 'failed') and finished_at between $2 and $3`, [brand.accountId, from, to]);
+  const {
+    rows: [row],
+  } = await db.query<{ n: number }>(
+    `select count(*)::int as n from commands where account_id = $1
+    and status in ('succeeded', 'failed') and finished_at between $2 and $3`,
+    [brand.accountId, from, to],
+  );
   await db.end();
   return row!.n / ((to.getTime() - from.getTime()) / 1000);
 }
@@ -118,10 +178,22 @@ for (let round = 0; round < ROUNDS; round++) {
       const from = new Date();
       const r = await load(port, target, DURATION);
       const to = new Date();
-      if (r.errors) console.log(`${concurrency}/${target}: ${r.errors} errors; the service's last output:\n${proc.output().slice(-2000)}`);
-      const sample = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors, executed: await executedPerSecond(from, to) };
+      if (r.errors)
+        console.log(
+          `${concurrency}/${target}: ${r.errors} errors; the service's last output:\n${proc.output().slice(-2000)}`,
+        );
+      const sample = {
+        rps: r.requests.average,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        non2xx: r.non2xx,
+        errors: r.errors,
+        executed: await executedPerSecond(from, to),
+      };
       samples.set(key(concurrency, target), [...(samples.get(key(concurrency, target)) ?? []), sample]);
-      console.log(`WEB_CONCURRENCY=${concurrency} ${target}: ${sample.rps.toFixed(0)}/s p99 ${sample.p99} ms non2xx ${sample.non2xx} errors ${sample.errors}, executed ${sample.executed.toFixed(0)}/s`);
+      console.log(
+        `WEB_CONCURRENCY=${concurrency} ${target}: ${sample.rps.toFixed(0)}/s p99 ${sample.p99} ms non2xx ${sample.non2xx} errors ${sample.errors}, executed ${sample.executed.toFixed(0)}/s`,
+      );
       await settle(); // the polls are measured without a backlog of commands being executed meanwhile
     }
     await proc.stop();
@@ -135,9 +207,22 @@ const databases: string[] = [];
 const folders: string[] = [];
 async function timeStart(s: Start, place: string): Promise<number> {
   const port = await freePort();
-  const settings: Record<string, string> = s.database === 'embedded'
-    ? { PGLITE_DIR: join(place, 'pglite'), DATA_DIR: place, PORT: String(port), LOG_LEVEL: 'warn', WEB_CONCURRENCY: '' }
-    : { DATABASE_URL: Object.assign(new URL(server), { pathname: `/${place}` }).toString(), DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', WEB_CONCURRENCY: '' };
+  const settings: Record<string, string> =
+    s.database === 'embedded'
+      ? {
+          PGLITE_DIR: join(place, 'pglite'),
+          DATA_DIR: place,
+          PORT: String(port),
+          LOG_LEVEL: 'warn',
+          WEB_CONCURRENCY: '',
+        }
+      : {
+          DATABASE_URL: Object.assign(new URL(server), { pathname: `/${place}` }).toString(),
+          DATA_DIR: dataDir,
+          PORT: String(port),
+          LOG_LEVEL: 'warn',
+          WEB_CONCURRENCY: '',
+        };
   const began = performance.now();
   // WEB_CONCURRENCY empty: unset, the default of npm start.
   const proc = s.how === 'built' ? startBuilt(settings) : startScript('server/main.ts', settings);
@@ -148,14 +233,22 @@ async function timeStart(s: Start, place: string): Promise<number> {
   return ms;
 }
 for (let i = 0; i < STARTS; i++) {
-  for (const how of i % 2 === 0 ? ['tsx', 'built'] as const : ['built', 'tsx'] as const) {
+  for (const how of i % 2 === 0 ? (['tsx', 'built'] as const) : (['built', 'tsx'] as const)) {
     for (const database of ['embedded', 'postgresql'] as const) {
       let place: string;
-      if (database === 'embedded') { place = mkdtempSync(join(tmpdir(), 'pbi-bench-start-')); folders.push(place); }
-      else { place = `pbi_bench_start_${process.pid}_${databases.length}`; databases.push(place); }
+      if (database === 'embedded') {
+        place = mkdtempSync(join(tmpdir(), 'pbi-bench-start-'));
+        folders.push(place);
+      } else {
+        place = `pbi_bench_start_${process.pid}_${databases.length}`;
+        databases.push(place);
+      }
       for (const data of ['fresh', 'existing'] as const) {
         const ms = await timeStart({ how, database, data }, place);
-        startTimes.set(startKey({ how, database, data }), [...(startTimes.get(startKey({ how, database, data })) ?? []), ms]);
+        startTimes.set(startKey({ how, database, data }), [
+          ...(startTimes.get(startKey({ how, database, data })) ?? []),
+          ms,
+        ]);
         console.log(`start-to-ready ${how} ${database} ${data}: ${ms.toFixed(0)} ms`);
       }
     }

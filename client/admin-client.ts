@@ -35,14 +35,16 @@ export function createAdminClient(url: string, token: string) {
  * fetch whose failure to reach the service says where and why ("could not reach http://…/trpc: ECONNREFUSED"), not
  * undici's bare "fetch failed", whose reason hides in `cause`.
  */
-const namingFailures = (base: string): typeof fetch => async (input, init) => {
-  try {
-    return await fetch(input, init);
-  } catch (error) {
-    if ((error as Error).name === 'AbortError') throw error;
-    throw new Error(`could not reach ${base}: ${reasonOf(error)}`, { cause: error });
-  }
-};
+const namingFailures =
+  (base: string): typeof fetch =>
+  async (input, init) => {
+    try {
+      return await fetch(input, init);
+    } catch (error) {
+      if ((error as Error).name === 'AbortError') throw error;
+      throw new Error(`could not reach ${base}: ${reasonOf(error)}`, { cause: error });
+    }
+  };
 
 /** The innermost cause's code and text (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1`), else the error's own text. */
 function reasonOf(error: unknown): string {
@@ -62,10 +64,21 @@ export async function outcome<T>(call: Promise<T>): Promise<Outcome<T>> {
     return { ok: true, value: await call };
   } catch (error) {
     if (!(error instanceof TRPCClientError)) throw error;
-    const data = (error.data ?? null) as { code?: TRPC_ERROR_CODE_KEY; httpStatus?: number; issues?: AdminError['issues']; reason?: string } | null;
+    const data = (error.data ?? null) as {
+      code?: TRPC_ERROR_CODE_KEY;
+      httpStatus?: number;
+      issues?: AdminError['issues'];
+      reason?: string;
+    } | null;
     return {
       ok: false,
-      error: { code: data?.code ?? 'NETWORK', httpStatus: data?.httpStatus ?? null, message: error.message, issues: data?.issues ?? [], reason: data?.reason ?? null },
+      error: {
+        code: data?.code ?? 'NETWORK',
+        httpStatus: data?.httpStatus ?? null,
+        message: error.message,
+        issues: data?.issues ?? [],
+        reason: data?.reason ?? null,
+      },
     };
   }
 }

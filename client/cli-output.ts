@@ -4,7 +4,8 @@ import Table from 'cli-table3';
 
 export type Row = Record<string, unknown>;
 
-export const cell = (value: unknown) => (value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+export const cell = (value: unknown) =>
+  value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
 
 /** One object as a two-column table; a list of objects as a table with a column per member. */
 export function render(value: unknown): string {
@@ -20,4 +21,11 @@ export function render(value: unknown): string {
   return table.toString();
 }
 
-export const pickJob = (job: Row) => ({ apiId: job.apiId, name: job.name, status: job.status, brandAccountId: job.brandAccountId, partnerId: job.partnerId, updatedAt: job.updatedAt });
+export const pickJob = (job: Row) => ({
+  apiId: job.apiId,
+  name: job.name,
+  status: job.status,
+  brandAccountId: job.brandAccountId,
+  partnerId: job.partnerId,
+  updatedAt: job.updatedAt,
+});

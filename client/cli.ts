@@ -17,12 +17,26 @@ export interface CliIo {
 class Refused extends Error {}
 
 /** Runs one command line; answers the exit code: 0 done, 1 refused by the service, 2 a usage error. */
-export async function runCli(argv: readonly string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  io: CliIo,
+): Promise<number> {
   let client: AdminClient | null = null;
   const admin = () => {
-    if (!env.ADMIN_TOKEN) throw new CommanderError(2, 'admin.token', 'ADMIN_TOKEN must be set (and ADMIN_URL, default http://localhost:3000).');
+    if (!env.ADMIN_TOKEN)
+      throw new CommanderError(
+        2,
+        'admin.token',
+        'ADMIN_TOKEN must be set (and ADMIN_URL, default http://localhost:3000).',
+      );
     const url = env.ADMIN_URL ?? 'http://localhost:3000';
-    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new CommanderError(2, 'admin.url', `ADMIN_URL must be an http(s) URL such as http://localhost:3000; it is "${url}".`);
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+      throw new CommanderError(
+        2,
+        'admin.url',
+        `ADMIN_URL must be an http(s) URL such as http://localhost:3000; it is "${url}".`,
+      );
     return (client ??= createAdminClient(url, env.ADMIN_TOKEN));
   };
   const program = new Command('admin')
@@ -40,13 +54,22 @@ export async function runCli(argv: readonly string[], env: Record<string, string
       const issues = answer.error.issues.map((i) => `\n  ${i.path || '(input)'}: ${i.message}`).join('');
       // The service refused, or was never reached (NETWORK: the message names the URL and why).
       const what = answer.error.code === 'NETWORK' ? 'failed' : 'refused';
-      throw new Refused(`${what} (${answer.error.code}${answer.error.httpStatus ? ` ${answer.error.httpStatus}` : ''}): ${answer.error.message}${issues}`);
+      throw new Refused(
+        `${what} (${answer.error.code}${answer.error.httpStatus ? ` ${answer.error.httpStatus}` : ''}): ${answer.error.message}${issues}`,
+      );
     }
     const value = pick(answer.value);
-    io.stdout(`${program.opts().json ? JSON.stringify(value, null, 2) : typeof value === 'string' ? value : render(value)}\n`);
+    io.stdout(
+      `${program.opts().json ? JSON.stringify(value, null, 2) : typeof value === 'string' ? value : render(value)}\n`,
+    );
   };
   const command = (parent: Command, name: string, description: string) =>
-    parent.command(name).description(description).exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr }).showHelpAfterError();
+    parent
+      .command(name)
+      .description(description)
+      .exitOverride()
+      .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+      .showHelpAfterError();
 
   const accounts = command(program, 'accounts', 'brand and partner accounts');
   command(accounts, 'create', 'create an account')
@@ -54,7 +77,12 @@ export async function runCli(argv: readonly string[], env: Record<string, string
     .addOption(new Option('--role <role>', 'brand or partner').choices(['brand', 'partner']).makeOptionMandatory())
     .option('--parent <accountId>', 'the master account of a child partner')
     .action((o: { name: string; role: 'brand' | 'partner'; parent?: string }) =>
-      show(outcome(admin().admin.accounts.create.mutate({ name: o.name, role: o.role, ...(o.parent && { parentId: o.parent }) }))));
+      show(
+        outcome(
+          admin().admin.accounts.create.mutate({ name: o.name, role: o.role, ...(o.parent && { parentId: o.parent }) }),
+        ),
+      ),
+    );
 
   const contacts = command(program, 'contacts', 'the people of an account who may use the API');
   command(contacts, 'create', 'create a contact (with API access unless --no-api-access)')
@@ -62,36 +90,93 @@ export async function runCli(argv: readonly string[], env: Record<string, string
     .requiredOption('--email <email>', 'its e-mail address, where refresh tokens are sent')
     .option('--no-api-access', 'create it without API access')
     .action((o: { account: string; email: string; apiAccess: boolean }) =>
-      show(outcome(admin().admin.contacts.create.mutate({ accountId: o.account, email: o.email, apiAccess: o.apiAccess }))));
-  command(contacts, 'access', 'turn a contact\'s API access on or off (off refuses its tokens at once)')
-    .argument('<contactId>').argument('<on|off>', 'on or off', onOff)
-    .action((contactId: string, on: boolean) => show(outcome(admin().admin.contacts.setApiAccess.mutate({ contactId, apiAccess: on }))));
+      show(
+        outcome(admin().admin.contacts.create.mutate({ accountId: o.account, email: o.email, apiAccess: o.apiAccess })),
+      ),
+    );
+  command(contacts, 'access', "turn a contact's API access on or off (off refuses its tokens at once)")
+    .argument('<contactId>')
+    .argument('<on|off>', 'on or off', onOff)
+    .action((contactId: string, on: boolean) =>
+      show(outcome(admin().admin.contacts.setApiAccess.mutate({ contactId, apiAccess: on }))),
+    );
 
   const webhooks = command(program, 'webhooks', 'webhook configurations');
-  command(webhooks, 'set', 'create or replace an account\'s configuration of a scope')
+  command(webhooks, 'set', "create or replace an account's configuration of a scope")
     .requiredOption('--account <accountId>', 'its account')
     .addOption(new Option('--scope <scope>', 'brand or partner').choices(['brand', 'partner']).makeOptionMandatory())
     .option('--url <url>', 'where events are sent (none: events are kept for the feed only)')
-    .addOption(new Option('--transformer <transformer>', 'payload shape').choices(['default', 'partner-format']).makeOptionMandatory())
-    .addOption(new Option('--version <version>', 'payload version').choices(['1.0.0', '1.1.0', '1.3.0']).default('1.3.0'))
+    .addOption(
+      new Option('--transformer <transformer>', 'payload shape')
+        .choices(['default', 'partner-format'])
+        .makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--version <version>', 'payload version').choices(['1.0.0', '1.1.0', '1.3.0']).default('1.3.0'),
+    )
     .option('--key <signatureKey>', 'signature key (absent: kept as it is)')
     .option('--disabled', 'store it disabled')
-    .action((o: { account: string; scope: 'brand' | 'partner'; url?: string; transformer: 'default' | 'partner-format'; version: '1.0.0' | '1.1.0' | '1.3.0'; key?: string; disabled?: boolean }) =>
-      show(outcome(admin().admin.webhookConfigs.upsert.mutate({
-        accountId: o.account, scope: o.scope, url: o.url ?? null, transformer: o.transformer, version: o.version,
-        ...(o.key && { signatureKey: o.key }), enabled: !o.disabled,
-      }))));
-  command(webhooks, 'rotate-key', 'give a configuration a new signature key, the current one staying valid beside it for a while')
+    .action(
+      (o: {
+        account: string;
+        scope: 'brand' | 'partner';
+        url?: string;
+        transformer: 'default' | 'partner-format';
+        version: '1.0.0' | '1.1.0' | '1.3.0';
+        key?: string;
+        disabled?: boolean;
+      }) =>
+        show(
+          outcome(
+            admin().admin.webhookConfigs.upsert.mutate({
+              accountId: o.account,
+              scope: o.scope,
+              url: o.url ?? null,
+              transformer: o.transformer,
+              version: o.version,
+              ...(o.key && { signatureKey: o.key }),
+              enabled: !o.disabled,
+            }),
+          ),
+        ),
+    );
+  command(
+    webhooks,
+    'rotate-key',
+    'give a configuration a new signature key, the current one staying valid beside it for a while',
+  )
     .requiredOption('--account <accountId>', 'its account')
     .addOption(new Option('--scope <scope>', 'brand or partner').choices(['brand', 'partner']).makeOptionMandatory())
-    .option('--key <signatureKey>', 'the new signature key (at least 16 characters); without it, one is made and shown this once')
+    .option(
+      '--key <signatureKey>',
+      'the new signature key (at least 16 characters); without it, one is made and shown this once',
+    )
     .option('--asymmetric', 'rotate the Ed25519 key pair instead (asymmetric signing must be on)')
-    .option('--previous-valid-for <seconds>', 'how long the current key stays valid (default 86400, at most 604800; 0: not at all)', seconds)
-    .action((o: { account: string; scope: 'brand' | 'partner'; key?: string; asymmetric?: boolean; previousValidFor?: number }) =>
-      show(outcome(admin().admin.webhookConfigs.rotateKey.mutate({
-        accountId: o.account, scope: o.scope, ...(o.key !== undefined && { signatureKey: o.key }), ...(o.asymmetric && { asymmetric: true }),
-        ...(o.previousValidFor !== undefined && { previousKeyValidFor: o.previousValidFor }),
-      }))));
+    .option(
+      '--previous-valid-for <seconds>',
+      'how long the current key stays valid (default 86400, at most 604800; 0: not at all)',
+      seconds,
+    )
+    .action(
+      (o: {
+        account: string;
+        scope: 'brand' | 'partner';
+        key?: string;
+        asymmetric?: boolean;
+        previousValidFor?: number;
+      }) =>
+        show(
+          outcome(
+            admin().admin.webhookConfigs.rotateKey.mutate({
+              accountId: o.account,
+              scope: o.scope,
+              ...(o.key !== undefined && { signatureKey: o.key }),
+              ...(o.asymmetric && { asymmetric: true }),
+              ...(o.previousValidFor !== undefined && { previousKeyValidFor: o.previousValidFor }),
+            }),
+          ),
+        ),
+    );
 
   const jobs = command(program, 'jobs', 'jobs (orders)');
   command(jobs, 'create', 'create a job for a brand')
@@ -100,22 +185,47 @@ export async function runCli(argv: readonly string[], env: Record<string, string
     .option('--status <status>', 'its status (default new)')
     .option('--api-id <apiId>', 'its apiId (default: generated)')
     .action((o: { brand: string; partner?: string; status?: string; apiId?: string }) =>
-      show(outcome(admin().admin.jobs.create.mutate({
-        brandAccountId: o.brand, ...(o.partner && { partnerId: o.partner }), ...(o.apiId && { apiId: o.apiId }),
-        ...(o.status && { status: o.status as never }),
-      })), (job) => pickJob(job as Row)));
-  command(jobs, 'assign', 'assign a job to a partner').argument('<apiId>').argument('<partnerId>')
-    .action((apiId: string, partnerId: string) => show(outcome(admin().admin.jobs.assign.mutate({ apiId, partnerId })), (job) => pickJob(job as Row)));
-  command(jobs, 'status', 'set a job\'s status').argument('<apiId>').argument('<status>')
-    .action((apiId: string, status: string) => show(outcome(admin().admin.jobs.setStatus.mutate({ apiId, status: status as never })), (job) => pickJob(job as Row)));
+      show(
+        outcome(
+          admin().admin.jobs.create.mutate({
+            brandAccountId: o.brand,
+            ...(o.partner && { partnerId: o.partner }),
+            ...(o.apiId && { apiId: o.apiId }),
+            ...(o.status && { status: o.status as never }),
+          }),
+        ),
+        (job) => pickJob(job as Row),
+      ),
+    );
+  command(jobs, 'assign', 'assign a job to a partner')
+    .argument('<apiId>')
+    .argument('<partnerId>')
+    .action((apiId: string, partnerId: string) =>
+      show(outcome(admin().admin.jobs.assign.mutate({ apiId, partnerId })), (job) => pickJob(job as Row)),
+    );
+  command(jobs, 'status', "set a job's status")
+    .argument('<apiId>')
+    .argument('<status>')
+    .action((apiId: string, status: string) =>
+      show(outcome(admin().admin.jobs.setStatus.mutate({ apiId, status: status as never })), (job) =>
+        pickJob(job as Row),
+      ),
+    );
 
   const reasons = command(program, 'reasons', 'the cancellation reason catalogue');
-  command(reasons, 'set', 'create or replace a cancellation reason').argument('<name>')
+  command(reasons, 'set', 'create or replace a cancellation reason')
+    .argument('<name>')
     .addArgument(new Argument('<outcome>', 'cancelled or pending').choices(['cancelled', 'pending']))
-    .action((name: string, outcome_: 'cancelled' | 'pending') => show(outcome(admin().admin.cancellationReasons.upsert.mutate({ name, outcome: outcome_ }))));
+    .action((name: string, outcome_: 'cancelled' | 'pending') =>
+      show(outcome(admin().admin.cancellationReasons.upsert.mutate({ name, outcome: outcome_ }))),
+    );
 
   const mappings = command(program, 'mappings', 'order mappings of CreateOrderFromMapping');
-  command(mappings, 'set', 'replace a brand\'s order mapping with the fields of a JSON file ([{ key, target, required }])')
+  command(
+    mappings,
+    'set',
+    "replace a brand's order mapping with the fields of a JSON file ([{ key, target, required }])",
+  )
     .requiredOption('--brand <accountId>', 'the brand')
     .requiredOption('--file <path>', 'a JSON file: the list of fields, or { "fields": [...] }')
     .action(async (o: { brand: string; file: string }) => {
@@ -126,18 +236,31 @@ export async function runCli(argv: readonly string[], env: Record<string, string
       } catch (error) {
         throw new CommanderError(2, 'admin.file', `--file: ${(error as Error).message}`);
       }
-      const fields = Array.isArray(parsed) ? parsed : typeof parsed === 'object' && parsed !== null ? (parsed as { fields?: unknown }).fields : undefined;
-      if (!Array.isArray(fields)) throw new CommanderError(2, 'admin.file', '--file: the file must hold a list of fields, or { "fields": [...] }.');
-      await show(outcome(admin().admin.orderMappings.upsert.mutate({ brandAccountId: o.brand, fields: fields as never })));
+      const fields = Array.isArray(parsed)
+        ? parsed
+        : typeof parsed === 'object' && parsed !== null
+          ? (parsed as { fields?: unknown }).fields
+          : undefined;
+      if (!Array.isArray(fields))
+        throw new CommanderError(
+          2,
+          'admin.file',
+          '--file: the file must hold a list of fields, or { "fields": [...] }.',
+        );
+      await show(
+        outcome(admin().admin.orderMappings.upsert.mutate({ brandAccountId: o.brand, fields: fields as never })),
+      );
     });
 
   deliveryCommands({ program, command, show, admin });
 
   const commands = command(program, 'commands', 'commands sent by brands and partners');
-  command(commands, 'get', 'a command\'s state and result by account and _cid')
+  command(commands, 'get', "a command's state and result by account and _cid")
     .requiredOption('--account <accountId>', 'the account that sent it')
     .requiredOption('--cid <cid>', 'its _cid')
-    .action((o: { account: string; cid: string }) => show(outcome(admin().admin.commands.get.query({ accountId: o.account, cid: o.cid }))));
+    .action((o: { account: string; cid: string }) =>
+      show(outcome(admin().admin.commands.get.query({ accountId: o.account, cid: o.cid }))),
+    );
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -30,7 +30,8 @@ export class Account {
       if (props.role !== 'partner') throw invalid('parentId', 'Only partner accounts can have a master account.');
       if (!parent || parent.id !== props.parentId) throw invalid('parentId', 'The master account does not exist.');
       if (parent.role !== 'partner') throw invalid('parentId', 'The master account must be a partner account.');
-      if (parent.parentId !== null) throw invalid('parentId', 'The master account is itself a child; accounts have two levels at most.');
+      if (parent.parentId !== null)
+        throw invalid('parentId', 'The master account is itself a child; accounts have two levels at most.');
     }
     return new Account(props);
   }

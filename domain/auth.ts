@@ -16,7 +16,8 @@ export const REFRESH_TOKEN_LIFETIME_SECONDS = 24 * 3600;
 export const ACCESS_TOKEN_LIFETIME = { min: 60, max: 86_400, default: 3600 } as const;
 
 /** The one answer to every well-formed login, registered address or not (CONTRACT §4). */
-export const LOGIN_STATUS_MESSAGE = 'If the e-mail address is registered for API access, a refresh token has been sent to it.';
+export const LOGIN_STATUS_MESSAGE =
+  'If the e-mail address is registered for API access, a refresh token has been sent to it.';
 
 export interface MailMessage {
   to: string;

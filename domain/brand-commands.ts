@@ -1,6 +1,4 @@
-import {
-  CommandError, type BrandCommand, type BrandCommandType, type CommandResult,
-} from './command.ts';
+import { CommandError, type BrandCommand, type BrandCommandType, type CommandResult } from './command.ts';
 import { Job } from './job.ts';
 import { emitOrderStatus } from './order-events.ts';
 import { mapOrder, type MappedOrder } from './order-mapping.ts';
@@ -9,21 +7,32 @@ import type { Deps } from './ports.ts';
 import { eventFor, receiverOf } from './receivers.ts';
 
 export type BrandCommandDeps = Pick<
-  Deps, 'accounts' | 'webhookConfigs' | 'jobs' | 'invoices' | 'cancellationReasons' | 'orderMappings' | 'events' | 'ids' | 'clock'
+  Deps,
+  | 'accounts'
+  | 'webhookConfigs'
+  | 'jobs'
+  | 'invoices'
+  | 'cancellationReasons'
+  | 'orderMappings'
+  | 'events'
+  | 'ids'
+  | 'clock'
 >;
 type Handler<C extends BrandCommand> = (deps: BrandCommandDeps, brandId: string, command: C) => Promise<CommandResult>;
 
 /** The brand's own order, locked for change; another brand's is as absent as one that does not exist. */
 async function ownOrder(deps: BrandCommandDeps, brandId: string, orderId: string): Promise<Job> {
   const job = await deps.jobs.getForChange(orderId);
-  if (!job || job.brandAccountId !== brandId) throw new CommandError('ORDER_NOT_FOUND', `There is no order ${orderId} of yours.`);
+  if (!job || job.brandAccountId !== brandId)
+    throw new CommandError('ORDER_NOT_FOUND', `There is no order ${orderId} of yours.`);
   return job;
 }
 
 /** The brand's own order, which is not in a terminal state: a brand command may change it. */
 async function changeableOrder(deps: BrandCommandDeps, brandId: string, orderId: string): Promise<Job> {
   const job = await ownOrder(deps, brandId, orderId);
-  if (job.isTerminal()) throw new CommandError('INVALID_STATE', `The order ${orderId} is ${job.status}; it can no longer be changed.`);
+  if (job.isTerminal())
+    throw new CommandError('INVALID_STATE', `The order ${orderId} is ${job.status}; it can no longer be changed.`);
   return job;
 }
 
@@ -49,9 +58,14 @@ const handlers: { [T in BrandCommandType]: Handler<Extract<BrandCommand, { _type
     const invoice = await deps.invoices.get(command.invoiceId);
     // Under the order's row lock, like every change: its event is then stored in the order's commit order.
     const job = invoice && (await deps.jobs.getForChange(invoice.orderId));
-    if (!invoice || job?.brandAccountId !== brandId) throw new CommandError('INVOICE_NOT_FOUND', `There is no invoice ${command.invoiceId} of yours.`);
+    if (!invoice || job?.brandAccountId !== brandId)
+      throw new CommandError('INVOICE_NOT_FOUND', `There is no invoice ${command.invoiceId} of yours.`);
     const brand = await receiverOf(deps, brandId, 'brand');
-    await deps.events.add([eventFor(deps, brand, 'InvoiceEvent', invoice.orderId, (eid, format) => renderInvoice(invoice, format.version, eid))]);
+    await deps.events.add([
+      eventFor(deps, brand, 'InvoiceEvent', invoice.orderId, (eid, format) =>
+        renderInvoice(invoice, format.version, eid),
+      ),
+    ]);
     return { invoiceId: invoice.id };
   },
 
@@ -75,7 +89,11 @@ const handlers: { [T in BrandCommandType]: Handler<Extract<BrandCommand, { _type
 
   async ApplyCancellation(deps, brandId, command) {
     const reason = await deps.cancellationReasons.get(command.cancellationReason);
-    if (!reason) throw new CommandError('UNKNOWN_CANCELLATION_REASON', `"${command.cancellationReason}" is not a cancellation reason.`);
+    if (!reason)
+      throw new CommandError(
+        'UNKNOWN_CANCELLATION_REASON',
+        `"${command.cancellationReason}" is not a cancellation reason.`,
+      );
     const job = await changeableOrder(deps, brandId, command.orderId);
     job.cancel(reason.outcome, deps.clock.now());
     return changed(deps, job);
@@ -83,7 +101,8 @@ const handlers: { [T in BrandCommandType]: Handler<Extract<BrandCommand, { _type
 
   async CreateOrderFromMapping(deps, brandId, command) {
     const mapping = await deps.orderMappings.get(brandId);
-    if (!mapping) throw new CommandError('MAPPING_NOT_CONFIGURED', 'Your account has no order mapping; ask us to configure one.');
+    if (!mapping)
+      throw new CommandError('MAPPING_NOT_CONFIGURED', 'Your account has no order mapping; ask us to configure one.');
     const orders: MappedOrder[] = [];
     const problems: { key: string; message: string }[] = [];
     command.orders.forEach(({ mapping: items }, i) => {
@@ -91,14 +110,29 @@ const handlers: { [T in BrandCommandType]: Handler<Extract<BrandCommand, { _type
       if (mapped.order) orders.push(mapped.order);
       for (const p of mapped.problems) problems.push({ key: `orders[${i}].${p.key}`, message: p.message });
     });
-    if (problems.length) throw new CommandError('MAPPING_INVALID', `${problems.length} problem(s) in the mapping items; no order was created.`, problems);
+    if (problems.length)
+      throw new CommandError(
+        'MAPPING_INVALID',
+        `${problems.length} problem(s) in the mapping items; no order was created.`,
+        problems,
+      );
     const now = deps.clock.now();
     const orderIds: string[] = [];
     for (const fields of orders) {
       const job = new Job({
-        ...fields, apiId: deps.ids.newId(), name: await deps.jobs.nextOrderNumber(), brandAccountId: brandId, partnerId: null,
-        status: 'new', extPartnerId: null, appointmentStart: null, appointmentEnd: null, startTimestamp: null, finishTimestamp: null,
-        createdAt: now, updatedAt: now,
+        ...fields,
+        apiId: deps.ids.newId(),
+        name: await deps.jobs.nextOrderNumber(),
+        brandAccountId: brandId,
+        partnerId: null,
+        status: 'new',
+        extPartnerId: null,
+        appointmentStart: null,
+        appointmentEnd: null,
+        startTimestamp: null,
+        finishTimestamp: null,
+        createdAt: now,
+        updatedAt: now,
       });
       await changed(deps, job);
       orderIds.push(job.apiId);
@@ -108,7 +142,11 @@ const handlers: { [T in BrandCommandType]: Handler<Extract<BrandCommand, { _type
 };
 
 /** Runs a brand command for the brand that sent it; a failure the sender can act on is a CommandError. */
-export function runBrandCommand(deps: BrandCommandDeps, brandId: string, command: BrandCommand): Promise<CommandResult> {
+export function runBrandCommand(
+  deps: BrandCommandDeps,
+  brandId: string,
+  command: BrandCommand,
+): Promise<CommandResult> {
   const handler = handlers[command._type] as Handler<BrandCommand>;
   return handler(deps, brandId, command);
 }

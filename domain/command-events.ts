@@ -14,7 +14,9 @@ export async function emitCommandOutcome(
   outcome: CommandOutcome,
 ): Promise<Record<string, unknown>> {
   const type = outcome.status === 'succeeded' ? 'CommandResultEvent' : 'CommandErrorEvent';
-  const event = eventFor(deps, sender, type, null, (eid, format) => renderCommandOutcome(command, outcome, format.version, eid));
+  const event = eventFor(deps, sender, type, null, (eid, format) =>
+    renderCommandOutcome(command, outcome, format.version, eid),
+  );
   await deps.events.add([event]);
   return event.payload;
 }

@@ -17,34 +17,61 @@ export type JobIdentifier =
   | { kind: 'yourOrderID'; value: string };
 
 // The brand commands of `POST /v3/commands` (CONTRACT §5), in the domain's own form.
-export interface RefreshOrderCommand extends CommandEnvelope { _type: 'RefreshOrder'; orderId: string }
-export interface RefreshInvoiceCommand extends CommandEnvelope { _type: 'RefreshInvoice'; invoiceId: string }
+export interface RefreshOrderCommand extends CommandEnvelope {
+  _type: 'RefreshOrder';
+  orderId: string;
+}
+export interface RefreshInvoiceCommand extends CommandEnvelope {
+  _type: 'RefreshInvoice';
+  invoiceId: string;
+}
 export interface UpdateCustomerCommand extends CommandEnvelope {
   _type: 'UpdateCustomer';
   orderId: string;
   /** Only the members given change; a member given as null is cleared. */
   customer: Partial<Customer>;
 }
-export interface UpdateOrderExternalIdCommand extends CommandEnvelope { _type: 'UpdateOrderExternalId'; orderId: string; externalId: string }
+export interface UpdateOrderExternalIdCommand extends CommandEnvelope {
+  _type: 'UpdateOrderExternalId';
+  orderId: string;
+  externalId: string;
+}
 export interface UpdateOrderInvoicingExternalIdCommand extends CommandEnvelope {
   _type: 'UpdateOrderInvoicingExternalId';
   orderId: string;
   invoicingExternalId: string;
 }
-export interface ApplyCancellationCommand extends CommandEnvelope { _type: 'ApplyCancellation'; orderId: string; cancellationReason: string }
-export interface MappingItem { key: string; value: string }
+export interface ApplyCancellationCommand extends CommandEnvelope {
+  _type: 'ApplyCancellation';
+  orderId: string;
+  cancellationReason: string;
+}
+export interface MappingItem {
+  key: string;
+  value: string;
+}
 export interface CreateOrderFromMappingCommand extends CommandEnvelope {
   _type: 'CreateOrderFromMapping';
   orders: { mapping: MappingItem[] }[];
 }
 
 export type BrandCommand =
-  | RefreshOrderCommand | RefreshInvoiceCommand | UpdateCustomerCommand | UpdateOrderExternalIdCommand
-  | UpdateOrderInvoicingExternalIdCommand | ApplyCancellationCommand | CreateOrderFromMappingCommand;
+  | RefreshOrderCommand
+  | RefreshInvoiceCommand
+  | UpdateCustomerCommand
+  | UpdateOrderExternalIdCommand
+  | UpdateOrderInvoicingExternalIdCommand
+  | ApplyCancellationCommand
+  | CreateOrderFromMappingCommand;
 export type BrandCommandType = BrandCommand['_type'];
 export const BRAND_COMMAND_TYPES: readonly BrandCommandType[] = [
-  'RefreshOrder', 'RefreshInvoice', 'UpdateCustomer', 'UpdateOrderExternalId', 'UpdateOrderInvoicingExternalId',
-  'ApplyCancellation', 'CreateOrderFromMapping',
+  'RefreshOrder',
+  'RefreshInvoice',
+  'UpdateCustomer',
+  'UpdateOrderExternalId',
+  'UpdateOrderInvoicingExternalId',
+  'ApplyCancellation',
+  'CreateOrderFromMapping',
 ];
 
 /** The partner commands (CONTRACT §5), run as they are received; their outcome is polled as a brand command's is. */
@@ -61,12 +88,21 @@ export type CommandResult = { orderId: string } | { invoiceId: string } | { orde
 
 /** The codes of `CommandErrorEvent.code` (CONTRACT §3). */
 export const COMMAND_ERROR_CODES = [
-  'ORDER_NOT_FOUND', 'INVOICE_NOT_FOUND', 'INVALID_STATE', 'UNKNOWN_CANCELLATION_REASON', 'MAPPING_NOT_CONFIGURED',
-  'MAPPING_INVALID', 'VALIDATION_FAILED', 'INTERNAL_ERROR',
+  'ORDER_NOT_FOUND',
+  'INVOICE_NOT_FOUND',
+  'INVALID_STATE',
+  'UNKNOWN_CANCELLATION_REASON',
+  'MAPPING_NOT_CONFIGURED',
+  'MAPPING_INVALID',
+  'VALIDATION_FAILED',
+  'INTERNAL_ERROR',
 ] as const;
 export type CommandErrorCode = (typeof COMMAND_ERROR_CODES)[number];
 
-export interface CommandErrorDetail { key: string; message: string }
+export interface CommandErrorDetail {
+  key: string;
+  message: string;
+}
 
 /** The details a CommandErrorEvent lists; the rest are counted in one more detail, so that every stored event stays bounded. */
 export const MAX_ERROR_DETAILS = 100;
@@ -74,7 +110,10 @@ export const MAX_ERROR_DETAILS = 100;
 function boundedDetails(details: readonly CommandErrorDetail[] | null): readonly CommandErrorDetail[] | null {
   if (!details || details.length <= MAX_ERROR_DETAILS) return details;
   const rest = details.length - MAX_ERROR_DETAILS;
-  return [...details.slice(0, MAX_ERROR_DETAILS), { key: '', message: `${rest} more problem(s), not listed: correct these first.` }];
+  return [
+    ...details.slice(0, MAX_ERROR_DETAILS),
+    { key: '', message: `${rest} more problem(s), not listed: correct these first.` },
+  ];
 }
 
 /** A command that ran and failed for a reason the sender can act on; it becomes a CommandErrorEvent. */
@@ -139,8 +178,14 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
+  if (Array.isArray(a))
+    return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every(
+      (k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    )
+  );
 }

@@ -75,10 +75,17 @@ export const isSuccess = (statusCode: number | null) => statusCode !== null && s
  * After durable attempt `attempt` (1 for the first): delivered on a 2xx; else tried again after the schedule's
  * delay for it (WEBHOOK_RETRY_SCHEDULE: the delays between attempts), or failed once the schedule is used up.
  */
-export function stateAfter(attempt: number, succeeded: boolean, scheduleMs: readonly number[], now: Date): DeliveryState {
+export function stateAfter(
+  attempt: number,
+  succeeded: boolean,
+  scheduleMs: readonly number[],
+  now: Date,
+): DeliveryState {
   if (succeeded) return { status: 'delivered' };
   const delay = scheduleMs[attempt - 1];
-  return delay === undefined ? { status: 'failed' } : { status: 'pending', nextAttemptAt: new Date(now.getTime() + delay) };
+  return delay === undefined
+    ? { status: 'failed' }
+    : { status: 'pending', nextAttemptAt: new Date(now.getTime() + delay) };
 }
 
 /** A delivery as operators and integrators see it in the delivery log (CONTRACT §9, §10). */
@@ -143,4 +150,5 @@ export interface DeliveryStats {
 }
 
 /** The start of the UTC hour or day holding `at`. */
-export const bucketStart = (at: Date, bucket: StatsBucket) => new Date(Math.floor(at.getTime() / STATS_BUCKET_MS[bucket]) * STATS_BUCKET_MS[bucket]);
+export const bucketStart = (at: Date, bucket: StatsBucket) =>
+  new Date(Math.floor(at.getTime() / STATS_BUCKET_MS[bucket]) * STATS_BUCKET_MS[bucket]);

@@ -35,19 +35,33 @@ export interface EndpointVerdict {
  * Contacts are warned once per failing period (not mailed since it began), and never twice within WARN_EVERY_MS: a
  * period that ends and starts again within the day sends nothing.
  */
-export function judgeEndpoint(health: EndpointHealth, answered: readonly { at: Date; ok: boolean }[], endedFailed: number, now: Date, disableAfterMs: number): EndpointVerdict {
+export function judgeEndpoint(
+  health: EndpointHealth,
+  answered: readonly { at: Date; ok: boolean }[],
+  endedFailed: number,
+  now: Date,
+  disableAfterMs: number,
+): EndpointVerdict {
   const lastOk = Math.max(...answered.filter((a) => a.ok).map((a) => a.at.getTime()), -Infinity);
-  const firstBadAfter = Math.min(...answered.filter((a) => !a.ok && a.at.getTime() > lastOk).map((a) => a.at.getTime()), Infinity);
+  const firstBadAfter = Math.min(
+    ...answered.filter((a) => !a.ok && a.at.getTime() > lastOk).map((a) => a.at.getTime()),
+    Infinity,
+  );
   const stored = health.failingSince?.getTime() ?? Infinity;
   // Batches may be recorded out of order: a 2xx ends only the failing that began before it.
-  const since = Number.isFinite(lastOk) ? Math.min(firstBadAfter, stored > lastOk ? stored : Infinity)
-    : Number.isFinite(stored) ? stored : firstBadAfter;
+  const since = Number.isFinite(lastOk)
+    ? Math.min(firstBadAfter, stored > lastOk ? stored : Infinity)
+    : Number.isFinite(stored)
+      ? stored
+      : firstBadAfter;
   const failingSince = Number.isFinite(since) ? new Date(since) : null;
   const failedWhileFailing = failingSince !== null && endedFailed > 0 && health.enabled;
   const disable = failedWhileFailing && now.getTime() - failingSince.getTime() >= disableAfterMs;
   const mailed = health.failureMailedAt;
-  const warn = failedWhileFailing && !disable
-    && (mailed === null || (mailed < failingSince && now.getTime() - mailed.getTime() >= WARN_EVERY_MS));
+  const warn =
+    failedWhileFailing &&
+    !disable &&
+    (mailed === null || (mailed < failingSince && now.getTime() - mailed.getTime() >= WARN_EVERY_MS));
   return { failingSince, disable, warn };
 }
 
@@ -66,11 +80,16 @@ export interface EndpointNotice {
 export function endpointNoticeMail(to: string, notice: EndpointNotice, failedDeliveriesLink: string): MailMessage {
   const url = notice.url === null ? '(no URL)' : endpointUrlAsText(notice.url);
   const since = notice.failingSince.toISOString();
-  const what = notice.kind === 'disabled'
-    ? [`Your webhook endpoint ${url} has failed since ${since} and has been disabled: no deliveries are made to it until`,
-      'you enable it again. Its events stay available from GET /v3/events.']
-    : [`Your webhook endpoint ${url} has failed since ${since}: deliveries to it are failing.`,
-      'If it goes on failing it will be disabled.'];
+  const what =
+    notice.kind === 'disabled'
+      ? [
+          `Your webhook endpoint ${url} has failed since ${since} and has been disabled: no deliveries are made to it until`,
+          'you enable it again. Its events stay available from GET /v3/events.',
+        ]
+      : [
+          `Your webhook endpoint ${url} has failed since ${since}: deliveries to it are failing.`,
+          'If it goes on failing it will be disabled.',
+        ];
   return {
     to,
     subject: notice.kind === 'disabled' ? `Webhook endpoint disabled: ${url}` : `Webhook endpoint failing: ${url}`,
@@ -84,7 +103,7 @@ export function endpointNoticeMail(to: string, notice: EndpointNotice, failedDel
       'To heal it, once your endpoint answers 2xx again:',
       ...(notice.kind === 'disabled' ? ['- enable it: PUT /v3/webhook-config with "enabled": true;'] : []),
       '- send what failed again: POST /v3/webhook-deliveries/redeliver-failed with { "since": "<ISO 8601 time>" };',
-      '- see each attempt\'s request and answer: GET /v3/webhook-deliveries?status=failed and GET /v3/webhook-deliveries/{id}.',
+      "- see each attempt's request and answer: GET /v3/webhook-deliveries?status=failed and GET /v3/webhook-deliveries/{id}.",
       '',
     ].join('\n'),
   };

@@ -4,7 +4,13 @@ export type CancellationStatus = 'created' | 'send_pending' | 'sent' | 'paid' | 
 
 export const INVOICE_TYPES: readonly InvoiceType[] = ['invoice', 'credit_note'];
 export const INVOICE_STATUSES: readonly InvoiceStatus[] = ['sent', 'received', 'paid', 'written_off'];
-export const CANCELLATION_STATUSES: readonly CancellationStatus[] = ['created', 'send_pending', 'sent', 'paid', 'written_off'];
+export const CANCELLATION_STATUSES: readonly CancellationStatus[] = [
+  'created',
+  'send_pending',
+  'sent',
+  'paid',
+  'written_off',
+];
 
 export interface InvoiceItem {
   description: string;

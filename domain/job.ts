@@ -2,8 +2,18 @@ import type { CancellationOutcome } from './cancellation.ts';
 import { invalid } from './errors.ts';
 
 export const JOB_STATUSES = [
-  'new', 'open', 'accepted', 'appointment_confirmed', 'started', 'finished', 'completed',
-  'invoice sent', 'closed', 'on hold', 'brand_cancellation_pending', 'cancelled',
+  'new',
+  'open',
+  'accepted',
+  'appointment_confirmed',
+  'started',
+  'finished',
+  'completed',
+  'invoice sent',
+  'closed',
+  'on hold',
+  'brand_cancellation_pending',
+  'cancelled',
 ] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
@@ -22,7 +32,15 @@ export interface Customer {
   phone: string | null;
   salutation: string | null;
 }
-export const CUSTOMER_KEYS = ['email', 'externalId', 'firstName', 'lastName', 'mobilePhone', 'phone', 'salutation'] as const;
+export const CUSTOMER_KEYS = [
+  'email',
+  'externalId',
+  'firstName',
+  'lastName',
+  'mobilePhone',
+  'phone',
+  'salutation',
+] as const;
 
 export interface CustomerBilling {
   firstName: string | null;
@@ -34,7 +52,16 @@ export interface CustomerBilling {
   city: string | null;
   countryCode: string | null;
 }
-export const CUSTOMER_BILLING_KEYS = ['firstName', 'lastName', 'company', 'street', 'houseNumber', 'postalCode', 'city', 'countryCode'] as const;
+export const CUSTOMER_BILLING_KEYS = [
+  'firstName',
+  'lastName',
+  'company',
+  'street',
+  'houseNumber',
+  'postalCode',
+  'city',
+  'countryCode',
+] as const;
 
 export interface ShippingAddress {
   street: string | null;
@@ -88,7 +115,8 @@ export interface JobProps {
 
 /** An appointment ends no earlier than it starts (CONTRACT §5). */
 export function checkAppointmentWindow(start: Date, end: Date | null): void {
-  if (end && end.getTime() < start.getTime()) throw invalid('appointmentEnd', 'appointmentEnd must not be before appointmentStart.');
+  if (end && end.getTime() < start.getTime())
+    throw invalid('appointmentEnd', 'appointmentEnd must not be before appointmentStart.');
 }
 
 export class Job {
@@ -148,7 +176,8 @@ export class Job {
 
   /** Only the members given change; the others keep their values (a job without a customer gets one). */
   updateCustomer(changes: Partial<Customer>, now: Date): void {
-    const current: Customer = this.customer ?? Object.fromEntries(CUSTOMER_KEYS.map((k) => [k, null])) as unknown as Customer;
+    const current: Customer =
+      this.customer ?? (Object.fromEntries(CUSTOMER_KEYS.map((k) => [k, null])) as unknown as Customer);
     this.customer = { ...current };
     for (const key of CUSTOMER_KEYS) if (changes[key] !== undefined) this.customer[key] = changes[key];
     this.touch(now);

@@ -1,8 +1,14 @@
 import { isEmail } from './contact.ts';
 import { DomainError, type Issue } from './errors.ts';
 import {
-  CUSTOMER_BILLING_KEYS, CUSTOMER_KEYS, SHIPPING_ADDRESS_KEYS,
-  type Customer, type CustomerBilling, type OrderDocument, type Product, type ShippingAddress,
+  CUSTOMER_BILLING_KEYS,
+  CUSTOMER_KEYS,
+  SHIPPING_ADDRESS_KEYS,
+  type Customer,
+  type CustomerBilling,
+  type OrderDocument,
+  type Product,
+  type ShippingAddress,
 } from './job.ts';
 
 export interface MappingField {
@@ -27,8 +33,10 @@ export class OrderMapping {
     fields.forEach((field, i) => {
       if (!field.key.trim()) issues.push({ path: `fields.${i}.key`, message: 'A key is required.' });
       if (keys.has(field.key)) issues.push({ path: `fields.${i}.key`, message: `Key "${field.key}" appears twice.` });
-      if (!isMappingTarget(field.target)) issues.push({ path: `fields.${i}.target`, message: `"${field.target}" is not an order field.` });
-      if (targets.has(field.target)) issues.push({ path: `fields.${i}.target`, message: `Target "${field.target}" appears twice.` });
+      if (!isMappingTarget(field.target))
+        issues.push({ path: `fields.${i}.target`, message: `"${field.target}" is not an order field.` });
+      if (targets.has(field.target))
+        issues.push({ path: `fields.${i}.target`, message: `Target "${field.target}" appears twice.` });
       keys.add(field.key);
       targets.add(field.target);
     });
@@ -49,7 +57,11 @@ const TARGET = new RegExp(
       `products${INDEX}\\.(?:sku|name|quantity)`,
       `documents${INDEX}\\.type`,
       `documents${INDEX}\\.files${INDEX}\\.(?:name|url)`,
-      'externalId', 'invoicingExternalId', 'orderType', 'projectId', 'projectName',
+      'externalId',
+      'invoicingExternalId',
+      'orderType',
+      'projectId',
+      'projectName',
     ].join('|') +
     ')$',
 );
@@ -70,8 +82,18 @@ export interface MappedOrder {
   projectName: string | null;
 }
 
-const SCALARS = { externalId: 'eid', invoicingExternalId: 'invoicingEid', orderType: 'orderType', projectId: 'projectId', projectName: 'projectName' } as const;
-const OBJECTS = { customer: CUSTOMER_KEYS, customerBilling: CUSTOMER_BILLING_KEYS, shippingAddress: SHIPPING_ADDRESS_KEYS } as const;
+const SCALARS = {
+  externalId: 'eid',
+  invoicingExternalId: 'invoicingEid',
+  orderType: 'orderType',
+  projectId: 'projectId',
+  projectName: 'projectName',
+} as const;
+const OBJECTS = {
+  customer: CUSTOMER_KEYS,
+  customerBilling: CUSTOMER_BILLING_KEYS,
+  shippingAddress: SHIPPING_ADDRESS_KEYS,
+} as const;
 const empty = (keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, null])) as Record<string, unknown>;
 
 /** Why a value cannot fill a target, or null when it can. */
@@ -79,7 +101,8 @@ function valueProblem(target: string, value: string): string | null {
   if (value.trim() === '') return 'must not be empty';
   if (target.endsWith('.quantity')) return /^\d{1,6}$/.test(value) ? null : 'must be a whole number from 0 to 999999';
   if (target === 'customer.email') return isEmail(value) ? null : 'must be an e-mail address';
-  if (target.endsWith('.countryCode')) return /^[A-Z]{2}$/.test(value) ? null : 'must be a two-letter country code in capitals (ISO 3166-1)';
+  if (target.endsWith('.countryCode'))
+    return /^[A-Z]{2}$/.test(value) ? null : 'must be a two-letter country code in capitals (ISO 3166-1)';
   const max = target.endsWith('.url') ? 2000 : 200;
   return value.length <= max ? null : `must be at most ${max} characters`;
 }
@@ -89,8 +112,10 @@ function valueProblem(target: string, value: string): string | null {
  * key present, every value fit its target. Lists take their entries in index order; an entry no item fills is left
  * out. Every problem is reported, each under the brand's own key; none means the order is complete.
  */
-export function mapOrder(mapping: OrderMapping, items: readonly { key: string; value: string }[]):
-  { order: MappedOrder; problems: [] } | { order: null; problems: { key: string; message: string }[] } {
+export function mapOrder(
+  mapping: OrderMapping,
+  items: readonly { key: string; value: string }[],
+): { order: MappedOrder; problems: [] } | { order: null; problems: { key: string; message: string }[] } {
   const problems: { key: string; message: string }[] = [];
   const byKey = new Map(mapping.fields.map((f) => [f.key, f]));
   const seen = new Set<string>();
@@ -106,12 +131,21 @@ export function mapOrder(mapping: OrderMapping, items: readonly { key: string; v
     }
     seen.add(key);
   }
-  for (const field of mapping.fields) if (field.required && !seen.has(field.key)) problems.push({ key: field.key, message: 'is required' });
+  for (const field of mapping.fields)
+    if (field.required && !seen.has(field.key)) problems.push({ key: field.key, message: 'is required' });
   if (problems.length) return { order: null, problems };
 
   const order: MappedOrder = {
-    customer: null, customerBilling: null, shippingAddress: null, products: [], documents: [],
-    eid: null, invoicingEid: null, orderType: null, projectId: null, projectName: null,
+    customer: null,
+    customerBilling: null,
+    shippingAddress: null,
+    products: [],
+    documents: [],
+    eid: null,
+    invoicingEid: null,
+    orderType: null,
+    projectId: null,
+    projectName: null,
   };
   const products = new Map<number, Record<string, unknown>>();
   const documents = new Map<number, { type: string | null; files: Map<number, Record<string, unknown>> }>();
@@ -141,6 +175,9 @@ export function mapOrder(mapping: OrderMapping, items: readonly { key: string; v
   }
   const inOrder = <T>(entries: Map<number, T>) => [...entries].sort(([a], [b]) => a - b).map(([, v]) => v);
   order.products = inOrder(products) as unknown as Product[];
-  order.documents = inOrder(documents).map((d) => ({ type: d.type, files: inOrder(d.files) as unknown as OrderDocument['files'] }));
+  order.documents = inOrder(documents).map((d) => ({
+    type: d.type,
+    files: inOrder(d.files) as unknown as OrderDocument['files'],
+  }));
   return { order, problems: [] };
 }

@@ -10,4 +10,3 @@ export const PAGE_SIZE = { default: 50, max: 200 } as const;
 
 /** pageSize above the maximum is answered as the maximum (SPEC §8). */
 export const clampPageSize = (pageSize: number) => Math.min(pageSize, PAGE_SIZE.max);
-

@@ -24,7 +24,11 @@ export const partnerConfigOf = (family: PartnerFamily | null): WebhookConfig | n
 export async function resolvePollingScope(deps: Pick<Deps, 'accounts'>, principal: Principal): Promise<PollingScope> {
   const family = await deps.accounts.partnerFamily(principal.accountId);
   const config = partnerConfigOf(family);
-  if (!family || !config) throw new DomainError('FORBIDDEN', 'No partner-scoped webhook configuration exists for this account or its master.');
+  if (!family || !config)
+    throw new DomainError(
+      'FORBIDDEN',
+      'No partner-scoped webhook configuration exists for this account or its master.',
+    );
   return config === family.ownConfig
     ? { config, partnerIds: [family.account.id, ...family.childIds] }
     : { config, partnerIds: [family.account.parentId!, ...family.siblingIds] };

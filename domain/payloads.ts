@@ -12,7 +12,10 @@ type Payload = Record<string, unknown>;
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 const atLeast = (version: PayloadVersion, wanted: PayloadVersion) => version >= wanted; // same-width semver strings
 
-function pick<K extends string>(keys: readonly K[], source: Partial<Record<K, unknown>> | null): Record<K, unknown> | null {
+function pick<K extends string>(
+  keys: readonly K[],
+  source: Partial<Record<K, unknown>> | null,
+): Record<K, unknown> | null {
   if (!source) return null;
   const out = {} as Record<K, unknown>;
   for (const key of keys) out[key] = source[key] ?? null;
@@ -104,7 +107,12 @@ export function renderInvoice(invoice: Invoice, version: PayloadVersion, eid: st
     type: invoice.type,
     status: invoice.status,
     cancellationStatus: invoice.cancellationStatus,
-    items: invoice.items.map((i) => ({ description: i.description, quantity: i.quantity, unitPrice: i.unitPrice, total: i.total })),
+    items: invoice.items.map((i) => ({
+      description: i.description,
+      quantity: i.quantity,
+      unitPrice: i.unitPrice,
+      total: i.total,
+    })),
   };
 }
 
@@ -114,12 +122,26 @@ export function renderTestEvent(version: PayloadVersion, eid: string, sentAt: Da
 }
 
 /** CommandResultEvent or CommandErrorEvent (CONTRACT §6) for the sender of a command. */
-export function renderCommandOutcome(command: CommandEnvelope, outcome: CommandOutcome, version: PayloadVersion, eid: string): Payload {
-  const head = (type: string) => ({ _eid: eid, _type: type, _v: version, _cid: command._cid, commandType: command._type, _metadata: { ...command._metadata } });
+export function renderCommandOutcome(
+  command: CommandEnvelope,
+  outcome: CommandOutcome,
+  version: PayloadVersion,
+  eid: string,
+): Payload {
+  const head = (type: string) => ({
+    _eid: eid,
+    _type: type,
+    _v: version,
+    _cid: command._cid,
+    commandType: command._type,
+    _metadata: { ...command._metadata },
+  });
   if (outcome.status === 'succeeded') return { ...head('CommandResultEvent'), result: outcome.result };
   const { error } = outcome;
   return {
-    ...head('CommandErrorEvent'), code: error.code, message: error.message,
+    ...head('CommandErrorEvent'),
+    code: error.code,
+    message: error.message,
     details: error.details ? error.details.map((d) => ({ key: d.key, message: d.message })) : null,
   };
 }

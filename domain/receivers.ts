@@ -12,15 +12,21 @@ export interface Receiver {
   endpoint: WebhookConfig | null;
 }
 
-export async function receiverOf(deps: Pick<Deps, 'accounts' | 'webhookConfigs'>, accountId: string, scope: Scope): Promise<Receiver> {
-  const endpoint = scope === 'brand'
-    ? await deps.webhookConfigs.find(accountId, 'brand')
-    : partnerConfigOf(await deps.accounts.partnerFamily(accountId));
+export async function receiverOf(
+  deps: Pick<Deps, 'accounts' | 'webhookConfigs'>,
+  accountId: string,
+  scope: Scope,
+): Promise<Receiver> {
+  const endpoint =
+    scope === 'brand'
+      ? await deps.webhookConfigs.find(accountId, 'brand')
+      : partnerConfigOf(await deps.accounts.partnerFamily(accountId));
   return { accountId, scope, endpoint };
 }
 
 /** The shape and version a receiver's payloads take: its configuration's, else the default of its scope. */
-export const payloadFormatOf = (receiver: Receiver): PayloadFormat => receiver.endpoint?.payloadFormat() ?? defaultFormatFor(receiver.scope);
+export const payloadFormatOf = (receiver: Receiver): PayloadFormat =>
+  receiver.endpoint?.payloadFormat() ?? defaultFormatFor(receiver.scope);
 
 /**
  * The one way an event is made: rendered for its receiver, with a delivery when the receiver's endpoint has a URL
@@ -38,8 +44,15 @@ export function eventFor(
   const payload = render(id, payloadFormatOf(receiver));
   refuseOversized(payload);
   return new OutboxEvent({
-    id, accountId: receiver.accountId, scope: receiver.scope, type, orderId, payload,
-    endpointId: endpoint?.id ?? null, deliver: Boolean(endpoint?.url && endpoint.enabled), createdAt: deps.clock.now(),
+    id,
+    accountId: receiver.accountId,
+    scope: receiver.scope,
+    type,
+    orderId,
+    payload,
+    endpointId: endpoint?.id ?? null,
+    deliver: Boolean(endpoint?.url && endpoint.enabled),
+    createdAt: deps.clock.now(),
   });
 }
 
@@ -52,7 +65,11 @@ const utf8 = new TextEncoder();
 function refuseOversized(payload: Record<string, unknown>) {
   const bytes = utf8.encode(JSON.stringify(payload)).length;
   if (bytes > MAX_EVENT_BYTES) {
-    throw new DomainError('VALIDATION_FAILED', `The ${String(payload._type)} this change makes would be ${bytes} bytes, `
-      + `more than the ${MAX_EVENT_BYTES} an event may hold: make the order's content smaller.`, [{ path: '', message: 'the event would be too large' }]);
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      `The ${String(payload._type)} this change makes would be ${bytes} bytes, ` +
+        `more than the ${MAX_EVENT_BYTES} an event may hold: make the order's content smaller.`,
+      [{ path: '', message: 'the event would be too large' }],
+    );
   }
 }

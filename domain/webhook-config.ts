@@ -48,7 +48,10 @@ export interface PreviousKey {
 }
 
 /** What signs and verifies: the current key and, while its window lasts, the one rotated out; and the key pairs alike. */
-export type SigningKeys = Pick<WebhookConfigProps, 'signatureKey' | 'previousKey' | 'asymmetricSigning' | 'signingPair' | 'previousPair'>;
+export type SigningKeys = Pick<
+  WebhookConfigProps,
+  'signatureKey' | 'previousKey' | 'asymmetricSigning' | 'signingPair' | 'previousPair'
+>;
 
 /** The fewest characters a signature key may have (CONTRACT §7). */
 export const SIGNATURE_KEY_MIN_LENGTH = 16;
@@ -75,17 +78,22 @@ export function checkEndpointUrlText(url: string): void {
  * A URL to put in a line of text (a mail's subject): each character the rule refuses percent-encoded, so that one
  * stored before the rule existed cannot start a line of its own.
  */
-export const endpointUrlAsText = (url: string) => url.replace(new RegExp(URL_REFUSED_CHARACTERS.source, 'gu'), encodeURIComponent);
+export const endpointUrlAsText = (url: string) =>
+  url.replace(new RegExp(URL_REFUSED_CHARACTERS.source, 'gu'), encodeURIComponent);
 
 function checkValidFor(validForSeconds: number): void {
   if (!Number.isInteger(validForSeconds) || validForSeconds < 0 || validForSeconds > PREVIOUS_KEY_MAX_SECONDS) {
-    throw invalid('previousKeyValidFor', `previousKeyValidFor is a whole number of seconds from 0 to ${PREVIOUS_KEY_MAX_SECONDS}.`);
+    throw invalid(
+      'previousKeyValidFor',
+      `previousKeyValidFor is a whole number of seconds from 0 to ${PREVIOUS_KEY_MAX_SECONDS}.`,
+    );
   }
 }
 
 /** The one home of the key rule: a key too short to be a secret is refused (400). */
 function checkSignatureKey(key: string): void {
-  if (key.length < SIGNATURE_KEY_MIN_LENGTH) throw invalid('signatureKey', `A signature key needs at least ${SIGNATURE_KEY_MIN_LENGTH} characters.`);
+  if (key.length < SIGNATURE_KEY_MIN_LENGTH)
+    throw invalid('signatureKey', `A signature key needs at least ${SIGNATURE_KEY_MIN_LENGTH} characters.`);
 }
 
 /**
@@ -133,10 +141,14 @@ export class WebhookConfig {
    * can move over meanwhile. Nothing to rotate is a conflict: a first key is set with PUT.
    */
   rotateKey(key: string, validForSeconds: number, now: Date): void {
-    if (this.signatureKey === null) throw conflict('Your webhook configuration has no signature key to rotate: set one with PUT /v3/webhook-config.');
+    if (this.signatureKey === null)
+      throw conflict('Your webhook configuration has no signature key to rotate: set one with PUT /v3/webhook-config.');
     checkSignatureKey(key);
     checkValidFor(validForSeconds);
-    this.previousKey = validForSeconds > 0 ? { value: this.signatureKey, expiresAt: new Date(now.getTime() + validForSeconds * 1000) } : null;
+    this.previousKey =
+      validForSeconds > 0
+        ? { value: this.signatureKey, expiresAt: new Date(now.getTime() + validForSeconds * 1000) }
+        : null;
     this.signatureKey = key;
   }
 
@@ -152,10 +164,13 @@ export class WebhookConfig {
   /** Makes `pair` the endpoint's and keeps the current pair signing for `validForSeconds` more (0: not at all). */
   rotatePair(pair: SigningPair, validForSeconds: number, now: Date): void {
     if (!this.asymmetricSigning || !this.signingPair) {
-      throw conflict('Asymmetric signing is not on for your webhook configuration: turn it on with PUT /v3/webhook-config (asymmetricSigning: true).');
+      throw conflict(
+        'Asymmetric signing is not on for your webhook configuration: turn it on with PUT /v3/webhook-config (asymmetricSigning: true).',
+      );
     }
     checkValidFor(validForSeconds);
-    this.previousPair = validForSeconds > 0 ? { ...this.signingPair, expiresAt: new Date(now.getTime() + validForSeconds * 1000) } : null;
+    this.previousPair =
+      validForSeconds > 0 ? { ...this.signingPair, expiresAt: new Date(now.getTime() + validForSeconds * 1000) } : null;
     this.signingPair = pair;
   }
 
@@ -199,8 +214,8 @@ export class WebhookConfig {
       hasSignatureKey: this.signatureKey !== null,
       previousKeyExpiresAt: this.previousKey ? this.previousKey.expiresAt.toISOString() : null,
       asymmetricSigning: this.asymmetricSigning,
-      publicKey: this.asymmetricSigning ? this.signingPair?.publicKey ?? null : null,
-      previousPublicKey: this.asymmetricSigning ? this.previousPair?.publicKey ?? null : null,
+      publicKey: this.asymmetricSigning ? (this.signingPair?.publicKey ?? null) : null,
+      previousPublicKey: this.asymmetricSigning ? (this.previousPair?.publicKey ?? null) : null,
       failingSince: this.failingSince?.toISOString() ?? null,
       disabledReason: this.disabledReason,
     };

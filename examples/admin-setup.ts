@@ -9,13 +9,28 @@ export async function setUp(client: AdminClient, suffix: string) {
   const email = `dispatch-${suffix}@installer-east.example`;
   const contact = await client.admin.contacts.create.mutate({ accountId: partner.id, email });
   const config = await client.admin.webhookConfigs.upsert.mutate({
-    accountId: partner.id, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0',
+    accountId: partner.id,
+    scope: 'partner',
+    url: null,
+    transformer: 'partner-format',
+    version: '1.3.0',
   });
-  const job = await client.admin.jobs.create.mutate({ brandAccountId: brand.id, partnerId: partner.id, status: 'accepted' });
+  const job = await client.admin.jobs.create.mutate({
+    brandAccountId: brand.id,
+    partnerId: partner.id,
+    status: 'accepted',
+  });
   // A refusal is a value to branch on: the same e-mail address again is a conflict.
   const again = await outcome(client.admin.contacts.create.mutate({ accountId: partner.id, email }));
   const refused = again.ok ? null : { code: again.error.code, httpStatus: again.error.httpStatus };
-  return { brand, partner, contact, config, job: { apiId: job.apiId, name: job.name, status: job.status, partnerId: job.partnerId }, refused };
+  return {
+    brand,
+    partner,
+    contact,
+    config,
+    job: { apiId: job.apiId, name: job.name, status: job.status, partnerId: job.partnerId },
+    refused,
+  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -25,7 +25,9 @@ const RETRIES_MS = 2 * 24 * 3600 * 1000;
 export async function healEndpoint(baseUrl: string, accessToken: string): Promise<number> {
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(new URL(path, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`), {
-      method, headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!res.ok) throw new Error(`${method} /${path} answered ${res.status}: ${await res.text()}`);
     return res.json() as Promise<Record<string, unknown>>;
@@ -34,7 +36,12 @@ export async function healEndpoint(baseUrl: string, accessToken: string): Promis
   if (config.disabledReason !== 'failing' || !config.failingSince) return 0;
   // Read before the PUT: enabling the endpoint again starts its health afresh (failingSince null).
   const since = new Date(Date.parse(config.failingSince) - RETRIES_MS).toISOString();
-  await api('PUT', 'v3/webhook-config', { url: config.url, transformer: config.transformer, version: config.version, enabled: true });
+  await api('PUT', 'v3/webhook-config', {
+    url: config.url,
+    transformer: config.transformer,
+    version: config.version,
+    enabled: true,
+  });
   const { count } = await api('POST', 'v3/webhook-deliveries/redeliver-failed', { since });
   return count as number;
 }

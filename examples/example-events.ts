@@ -1,8 +1,19 @@
 // Trying your receiver with an example of every event type: POST /v3/webhook-config/test with { eventType }.
 
-export const EVENT_TYPES = ['WebhookTestEvent', 'OrderStatusEvent', 'InvoiceEvent', 'CommandResultEvent', 'CommandErrorEvent'] as const;
+export const EVENT_TYPES = [
+  'WebhookTestEvent',
+  'OrderStatusEvent',
+  'InvoiceEvent',
+  'CommandResultEvent',
+  'CommandErrorEvent',
+] as const;
 
-export interface EndpointTest { delivered: boolean; statusCode: number | null; durationMs: number; error: string | null }
+export interface EndpointTest {
+  delivered: boolean;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+}
 
 /**
  * Has the service send your endpoint, now, a complete example of each type in your configuration's transformer and

@@ -11,9 +11,19 @@ console.log(`order ${String(before.orderId)}: ${before.status}, updated ${before
 
 // A command: keep its _cid with your change, so that resending it after a timeout cannot run it twice.
 const cid = randomUUID();
-await sendBrandCommand(session, { _v: '1.0.0', _cid: cid, _type: 'UpdateOrderExternalId', orderId, externalId: 'my-ref-1' });
+await sendBrandCommand(session, {
+  _v: '1.0.0',
+  _cid: cid,
+  _type: 'UpdateOrderExternalId',
+  orderId,
+  externalId: 'my-ref-1',
+});
 const outcome = await commandOutcome(session, cid);
-console.log(outcome._type === 'CommandResultEvent' ? `done: ${JSON.stringify(outcome.result)}` : `refused: ${outcome.code} ${outcome.message}`);
+console.log(
+  outcome._type === 'CommandResultEvent'
+    ? `done: ${JSON.stringify(outcome.result)}`
+    : `refused: ${outcome.code} ${outcome.message}`,
+);
 
 // A request the API refuses is an ApiProblem: branch on its code.
 try {

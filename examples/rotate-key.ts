@@ -7,7 +7,12 @@
  * and your partner commands may be signed with either, so the order is yours: rotate, then move your receiver and your
  * client over to the new key, one after the other, before the old one ends. Answers when the old key ends.
  */
-export async function rotateSignatureKey(baseUrl: string, accessToken: string, newKey: string, previousKeyValidFor = 86_400): Promise<string | null> {
+export async function rotateSignatureKey(
+  baseUrl: string,
+  accessToken: string,
+  newKey: string,
+  previousKeyValidFor = 86_400,
+): Promise<string | null> {
   const url = new URL('v3/webhook-config/rotate-key', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   const res = await fetch(url, {
     method: 'POST',

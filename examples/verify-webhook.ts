@@ -12,15 +12,23 @@ import { Webhook } from 'standardwebhooks';
  * the prefix; any other key is used as its UTF-8 bytes. Answers the event, or throws when the signature is missing or
  * wrong.
  */
-export function verifyWebhook(rawBody: string, headers: Record<string, string | string[] | undefined>, key: string): Record<string, unknown> {
+export function verifyWebhook(
+  rawBody: string,
+  headers: Record<string, string | string[] | undefined>,
+  key: string,
+): Record<string, unknown> {
   const header = (name: string) => {
     const value = headers[name];
     if (typeof value !== 'string') throw new Error(`the ${name} header is missing`);
     return value;
   };
-  const verifier = key.startsWith('whsec_') ? new Webhook(key) : new Webhook(Buffer.from(key, 'utf8'), { format: 'raw' });
+  const verifier = key.startsWith('whsec_')
+    ? new Webhook(key)
+    : new Webhook(Buffer.from(key, 'utf8'), { format: 'raw' });
   return verifier.verify(rawBody, {
-    'webhook-id': header('webhook-id'), 'webhook-timestamp': header('webhook-timestamp'), 'webhook-signature': header('webhook-signature'),
+    'webhook-id': header('webhook-id'),
+    'webhook-timestamp': header('webhook-timestamp'),
+    'webhook-signature': header('webhook-signature'),
   }) as Record<string, unknown>;
 }
 
@@ -31,18 +39,25 @@ export function verifyWebhook(rawBody: string, headers: Record<string, string | 
  * shared secret at all. The standardwebhooks library for JavaScript checks only `v1`, so this uses node:crypto, and
  * checks the timestamp as the library does. While a rotated pair is valid, two `v1a` signatures come: any one verifies.
  */
-export function verifyAsymmetricWebhook(rawBody: string, headers: Record<string, string | string[] | undefined>, publicKey: string): Record<string, unknown> {
+export function verifyAsymmetricWebhook(
+  rawBody: string,
+  headers: Record<string, string | string[] | undefined>,
+  publicKey: string,
+): Record<string, unknown> {
   const header = (name: string) => {
     const value = headers[name];
     if (typeof value !== 'string') throw new Error(`the ${name} header is missing`);
     return value;
   };
   const [id, timestamp] = [header('webhook-id'), header('webhook-timestamp')];
-  if (!/^\d+$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > 5 * 60) throw new Error('the timestamp is too old or too new');
+  if (!/^\d+$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > 5 * 60)
+    throw new Error('the timestamp is too old or too new');
   const raw = Buffer.from(publicKey.replace(/^whpk_/, ''), 'base64');
   const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') }, format: 'jwk' });
   const signed = Buffer.from(`${id}.${timestamp}.${rawBody}`);
-  const matches = header('webhook-signature').split(' ').filter((s) => s.startsWith('v1a,'))
+  const matches = header('webhook-signature')
+    .split(' ')
+    .filter((s) => s.startsWith('v1a,'))
     .some((s) => verify(null, signed, key, Buffer.from(s.slice('v1a,'.length), 'base64')));
   if (!matches) throw new Error('No matching v1a signature found');
   return JSON.parse(rawBody) as Record<string, unknown>;

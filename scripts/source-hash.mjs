@@ -16,10 +16,19 @@ const SOURCES = ['server', 'adapters', 'domain', 'mikro-orm.config.ts', 'tsconfi
 /** SHA-256 over the path and content of every TypeScript source the build compiles, and of its settings. */
 export function sourceHash() {
   const hash = createHash('sha256');
-  const files = SOURCES.flatMap((entry) => (entry.includes('.')
-    ? [entry]
-    : readdirSync(join(root, entry), { recursive: true }).map(String).filter((f) => f.endsWith('.ts')).map((f) => join(entry, f))));
-  for (const file of files.sort()) hash.update(`${file}\0`).update(readFileSync(join(root, file))).update('\0');
+  const files = SOURCES.flatMap((entry) =>
+    entry.includes('.')
+      ? [entry]
+      : readdirSync(join(root, entry), { recursive: true })
+          .map(String)
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => join(entry, f)),
+  );
+  for (const file of files.sort())
+    hash
+      .update(`${file}\0`)
+      .update(readFileSync(join(root, file)))
+      .update('\0');
   return hash.digest('hex');
 }
 

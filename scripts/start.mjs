@@ -8,9 +8,11 @@ const built = builtHash();
 if (built !== null && built === sourceHash()) {
   await import(pathToFileURL(join(outDir, 'server', 'main.js')).href);
 } else {
-  console.error(built === null
-    ? 'Running the TypeScript sources with tsx: there is no build (npm run build makes one, and starts faster).'
-    : 'Running the TypeScript sources with tsx: they changed since the last build (npm run build brings it up to date).');
+  console.error(
+    built === null
+      ? 'Running the TypeScript sources with tsx: there is no build (npm run build makes one, and starts faster).'
+      : 'Running the TypeScript sources with tsx: they changed since the last build (npm run build brings it up to date).',
+  );
   const { register } = await import('tsx/esm/api');
   register();
   await import(pathToFileURL(join(root, 'server', 'main.ts')).href);

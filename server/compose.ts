@@ -16,7 +16,16 @@ import { JoseTokenService } from '../adapters/tokens.ts';
 import { ScriptedWebhookSender } from '../adapters/webhooks/scripted-sender.ts';
 import { UndiciWebhookSender } from '../adapters/webhooks/sender.ts';
 import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
-import type { BackgroundWork, Clock, IdGenerator, LoginRateLimiter, Mailer, ProcessServices, WebhookSender, WebhookTargetPolicy } from '../domain/ports.ts';
+import type {
+  BackgroundWork,
+  Clock,
+  IdGenerator,
+  LoginRateLimiter,
+  Mailer,
+  ProcessServices,
+  WebhookSender,
+  WebhookTargetPolicy,
+} from '../domain/ports.ts';
 import { createHttpApp, healthRoutes, metricsRoute } from './http/app.ts';
 import { undocumentedRoute } from './http/rest-routes.ts';
 import { createFairUse } from './fair-use/index.ts';
@@ -54,33 +63,50 @@ export interface BuildOverrides {
 export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   useWireMessages();
   const log = overrides.logger ?? createLogger(config.logLevel, config.logFormat);
-  const database = overrides.database ?? (await openDatabase({
-    url: config.databaseUrl, pgliteDir: config.pgliteDir, embeddedIdleTimeoutMs: config.testEmbeddedDropIdleMs,
-    poolSize: config.databasePoolSize, timeoutMs: config.databaseTimeoutMs,
-    notice: (message) => log.warn(message),
-    driverWarning: (message) => log.warn({ source: 'connection pool' }, message),
-    // Said as it begins, not with the next block of lines: the step may keep the event loop busy for seconds.
-    progress: (message) => { log.info(message); log.flush(); },
-  }));
+  const database =
+    overrides.database ??
+    (await openDatabase({
+      url: config.databaseUrl,
+      pgliteDir: config.pgliteDir,
+      embeddedIdleTimeoutMs: config.testEmbeddedDropIdleMs,
+      poolSize: config.databasePoolSize,
+      timeoutMs: config.databaseTimeoutMs,
+      notice: (message) => log.warn(message),
+      driverWarning: (message) => log.warn({ source: 'connection pool' }, message),
+      // Said as it begins, not with the next block of lines: the step may keep the event loop busy for seconds.
+      progress: (message) => {
+        log.info(message);
+        log.flush();
+      },
+    }));
   log.info({ database: database.kind }, 'database ready');
 
   const testClock = config.testClock ? new AdjustableClock() : null;
   const clock = overrides.clock ?? testClock ?? systemClock;
   const ids = overrides.ids ?? randomIds;
   const jwtKey = await loadJwtKey(config.jwtSecret, config.dataDir);
-  if (jwtKey.generated) log.warn({ path: jwtKey.path }, 'JWT_SECRET is not set: using a generated key kept in the data folder');
+  if (jwtKey.generated)
+    log.warn({ path: jwtKey.path }, 'JWT_SECRET is not set: using a generated key kept in the data folder');
 
-  const webhookSender = overrides.webhookSender ?? new UndiciWebhookSender({
-    timeoutMs: config.webhookTimeoutMs, allowPrivateTargets: config.webhookAllowPrivateTargets,
-    connectionsPerOrigin: config.webhookMaxInFlight, clock,
-  });
+  const webhookSender =
+    overrides.webhookSender ??
+    new UndiciWebhookSender({
+      timeoutMs: config.webhookTimeoutMs,
+      allowPrivateTargets: config.webhookAllowPrivateTargets,
+      connectionsPerOrigin: config.webhookMaxInFlight,
+      clock,
+    });
   const publicUrl = config.publicUrl ?? `http://localhost:${config.port}`;
   const perProcess = {
     clock,
     ids,
     webhookSender,
     webhookTargets: overrides.webhookTargets ?? new DnsWebhookTargetPolicy(config.webhookAllowPrivateTargets),
-    tokens: new JoseTokenService(jwtKey.key, ids, config.jwtSecretPrevious ? [new TextEncoder().encode(config.jwtSecretPrevious)] : []),
+    tokens: new JoseTokenService(
+      jwtKey.key,
+      ids,
+      config.jwtSecretPrevious ? [new TextEncoder().encode(config.jwtSecretPrevious)] : [],
+    ),
     signatures: hmacSignatures,
     keys: keyMaker,
     mailer: overrides.mailer ?? chooseMailer(config, log),
@@ -88,28 +114,51 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
       portalSignIn: (token: string) => `${publicUrl}/portal/#refresh=${encodeURIComponent(token)}`,
       portalFailedDeliveries: () => `${publicUrl}/portal/#/deliveries?status=failed`,
     },
-    loginLimiter: overrides.loginLimiter ?? (database.kind === 'postgresql'
-      ? FlexibleLoginRateLimiter.inPostgres(limits(config), database.orm.em.getKnex())
-      : FlexibleLoginRateLimiter.inMemory(limits(config))),
-    endpointTestLimiter: database.kind === 'postgresql'
-      ? FlexibleRateLimiter.inPostgres('endpoint-test', ENDPOINT_TESTS_PER_MINUTE, 60, database.orm.em.getKnex())
-      : FlexibleRateLimiter.inMemory('endpoint-test', ENDPOINT_TESTS_PER_MINUTE, 60),
-    requestLimiter: database.kind === 'postgresql'
-      ? FlexibleRateLimiter.inPostgres('account-requests', config.apiRateLimitPerAccount, 1, database.orm.em.getKnex())
-      : FlexibleRateLimiter.inMemory('account-requests', config.apiRateLimitPerAccount, 1),
-    streamSlots: database.kind === 'postgresql' ? new PostgresStreamSlots(database.orm, STREAMS_PER_ACCOUNT) : new InMemoryStreamSlots(STREAMS_PER_ACCOUNT),
+    loginLimiter:
+      overrides.loginLimiter ??
+      (database.kind === 'postgresql'
+        ? FlexibleLoginRateLimiter.inPostgres(limits(config), database.orm.em.getKnex())
+        : FlexibleLoginRateLimiter.inMemory(limits(config))),
+    endpointTestLimiter:
+      database.kind === 'postgresql'
+        ? FlexibleRateLimiter.inPostgres('endpoint-test', ENDPOINT_TESTS_PER_MINUTE, 60, database.orm.em.getKnex())
+        : FlexibleRateLimiter.inMemory('endpoint-test', ENDPOINT_TESTS_PER_MINUTE, 60),
+    requestLimiter:
+      database.kind === 'postgresql'
+        ? FlexibleRateLimiter.inPostgres(
+            'account-requests',
+            config.apiRateLimitPerAccount,
+            1,
+            database.orm.em.getKnex(),
+          )
+        : FlexibleRateLimiter.inMemory('account-requests', config.apiRateLimitPerAccount, 1),
+    streamSlots:
+      database.kind === 'postgresql'
+        ? new PostgresStreamSlots(database.orm, STREAMS_PER_ACCOUNT)
+        : new InMemoryStreamSlots(STREAMS_PER_ACCOUNT),
   };
   const signal = new WorkSignal();
   // On a server, committed work is announced to every process, this one included (its own NOTIFYs come back through
   // its listener: waking here as well would run every round twice). The embedded database has no listener.
-  const announcer = database.kind === 'postgresql'
-    ? workAnnouncer(notifyWork(database.orm), (err) => log[failureLevel(err)]({ err }, 'work announcement failed; the workers look again within their idle delay'),
-      { spacingMs: WAKE_UP_SPACING_MS })
-    : null;
-  const announce = { committed: (kinds: ReadonlySet<BackgroundWork>) => (announcer ? announcer.announce(kinds) : signal.wake(kinds)) };
+  const announcer =
+    database.kind === 'postgresql'
+      ? workAnnouncer(
+          notifyWork(database.orm),
+          (err) =>
+            log[failureLevel(err)]({ err }, 'work announcement failed; the workers look again within their idle delay'),
+          { spacingMs: WAKE_UP_SPACING_MS },
+        )
+      : null;
+  const announce = {
+    committed: (kinds: ReadonlySet<BackgroundWork>) => (announcer ? announcer.announce(kinds) : signal.wake(kinds)),
+  };
   // Mails after the answer, each in a unit of work of its own (made when it runs: the units are built just below).
   const deferrer = createDeferrer((work) => unitOfWork().transaction(work), log);
-  const unitOfWork: () => UnitOfWork = unitsOfWork(database.orm, { ...perProcess, deferrer } satisfies ProcessServices, announce);
+  const unitOfWork: () => UnitOfWork = unitsOfWork(
+    database.orm,
+    { ...perProcess, deferrer } satisfies ProcessServices,
+    announce,
+  );
 
   let shuttingDown = false;
   const metrics = createMetrics({ ...operationalStats(database.orm), statementsSent: () => database.statements.count });
@@ -121,8 +170,12 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     unitOfWork,
     testClock,
     fairUse: createFairUse({
-      share: config.apiRateLimitPerAccount, concurrency: config.apiConcurrencyPerAccount, counter: perProcess.requestLimiter,
-      tokens: perProcess, metrics, log,
+      share: config.apiRateLimitPerAccount,
+      concurrency: config.apiConcurrencyPerAccount,
+      counter: perProcess.requestLimiter,
+      tokens: perProcess,
+      metrics,
+      log,
     }),
     ready: async () => !shuttingDown && (await database.ping()),
   };
@@ -131,28 +184,50 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     log.info('demo data loaded');
   }
 
-  const app = config.role === 'worker'
-    ? express().disable('x-powered-by').use(healthRoutes(services)).use(metricsRoute(services)).use(undocumentedRoute([]))
-    : createHttpApp({ router: appRouter, services, openApiDocument: buildOpenApiDocument(appRouter) });
-  const tasks = config.role === 'api' ? [] : [
-    // On a server, a lane's time is mostly round trips: a batch of 16 spends 0.9 ms of CPU per command against 1.25 ms
-    // for 4 (a backlog of 3000, one worker, bench notes of issue 24). The embedded database's one connection is
-    // shared with the requests: a short batch holds it for less.
-    commandExecutor(services, {
-      batch: database.kind === 'postgresql' ? 16 : 4, concurrency: database.kind === 'postgresql' ? 8 : 1, leaseMs: config.commandLeaseMs, maxAttempts: 3, retryDelayMs: 2000,
-    }),
-    commandResultPurge(services),
-    deliveryPump(services, signal, {
-      maxInFlight: config.webhookMaxInFlight, maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint, scheduleMs: config.webhookRetryScheduleMs,
-      attemptMs: attemptMs(config), leaseMs: 2 * attemptMs(config), disableAfterMs: config.webhookDisableAfterMs,
-    }),
-    eventRetentionPurge(services, config.eventRetentionDays),
-    eventSequencer(services),
-  ];
+  const app =
+    config.role === 'worker'
+      ? express()
+          .disable('x-powered-by')
+          .use(healthRoutes(services))
+          .use(metricsRoute(services))
+          .use(undocumentedRoute([]))
+      : createHttpApp({ router: appRouter, services, openApiDocument: buildOpenApiDocument(appRouter) });
+  const tasks =
+    config.role === 'api'
+      ? []
+      : [
+          // On a server, a lane's time is mostly round trips: a batch of 16 spends 0.9 ms of CPU per command against 1.25 ms
+          // for 4 (a backlog of 3000, one worker, bench notes of issue 24). The embedded database's one connection is
+          // shared with the requests: a short batch holds it for less.
+          commandExecutor(services, {
+            batch: database.kind === 'postgresql' ? 16 : 4,
+            concurrency: database.kind === 'postgresql' ? 8 : 1,
+            leaseMs: config.commandLeaseMs,
+            maxAttempts: 3,
+            retryDelayMs: 2000,
+          }),
+          commandResultPurge(services),
+          deliveryPump(services, signal, {
+            maxInFlight: config.webhookMaxInFlight,
+            maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint,
+            scheduleMs: config.webhookRetryScheduleMs,
+            attemptMs: attemptMs(config),
+            leaseMs: 2 * attemptMs(config),
+            disableAfterMs: config.webhookDisableAfterMs,
+          }),
+          eventRetentionPurge(services, config.eventRetentionDays),
+          eventSequencer(services),
+        ];
   // On a server, work committed by other processes arrives as notifications; here, commits wake the signal directly.
-  const wakeSource = database.kind === 'postgresql'
-    ? () => listenForWork(database.url, (kind) => signal.wake([kind]), (err) => log.warn({ err }, 'work listener: connection lost; reconnecting'))
-    : undefined;
+  const wakeSource =
+    database.kind === 'postgresql'
+      ? () =>
+          listenForWork(
+            database.url,
+            (kind) => signal.wake([kind]),
+            (err) => log.warn({ err }, 'work listener: connection lost; reconnecting'),
+          )
+      : undefined;
   const worker = createWorker(tasks, log, signal, wakeSource);
   let workerStopped: Promise<void> | undefined;
 
@@ -201,6 +276,10 @@ const limits = (config: Config) => ({ perEmail: config.loginLimitPerEmail, perAd
 function chooseMailer(config: Config, log: Logger): Mailer {
   const inner = config.smtpUrl
     ? new SmtpMailer(config.smtpUrl, config.mailFrom)
-    : new FileMailer(join(config.dataDir, 'mail'), config.mailFrom, (path) => log.info({ path }, 'mail written (no SMTP_URL set)'));
-  return new RetryingMailer(inner, (err, attempt) => log.warn({ err: { message: err.message }, attempt }, 'mail hand-over failed; retrying'));
+    : new FileMailer(join(config.dataDir, 'mail'), config.mailFrom, (path) =>
+        log.info({ path }, 'mail written (no SMTP_URL set)'),
+      );
+  return new RetryingMailer(inner, (err, attempt) =>
+    log.warn({ err: { message: err.message }, attempt }, 'mail hand-over failed; retrying'),
+  );
 }

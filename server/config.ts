@@ -12,52 +12,84 @@ const toMs = (part: string) => {
   return match ? Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]) : NaN;
 };
 
-const flag = z.enum(['1', '0', 'true', 'false']).optional().transform((v) => v === '1' || v === 'true');
+const flag = z
+  .enum(['1', '0', 'true', 'false'])
+  .optional()
+  .transform((v) => v === '1' || v === 'true');
 const int = (min: number, max: number, fallback: number) =>
-  z.string().regex(/^\d+$/, 'must be a whole number').optional()
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .optional()
     .transform((v) => (v === undefined ? fallback : Number(v)))
     .pipe(z.number().int().min(min).max(max));
 
-const schedule = z.string().optional().transform((value, ctx) => {
-  const parts = (value ?? '5s,5m,30m,2h,5h,10h,10h').split(',').map((p) => p.trim());
-  const delays = parts.map(toMs);
-  if (delays.some((d) => !Number.isFinite(d))) {
-    ctx.addIssue({ code: 'custom', message: 'must be comma-separated delays such as 5s,5m,2h (units ms, s, m, h, d)' });
-    return z.NEVER;
-  }
-  return delays;
-});
+const schedule = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    const parts = (value ?? '5s,5m,30m,2h,5h,10h,10h').split(',').map((p) => p.trim());
+    const delays = parts.map(toMs);
+    if (delays.some((d) => !Number.isFinite(d))) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be comma-separated delays such as 5s,5m,2h (units ms, s, m, h, d)',
+      });
+      return z.NEVER;
+    }
+    return delays;
+  });
 
-const duration = (fallback: string) => z.string().optional().transform((value, ctx) => {
-  const ms = toMs((value ?? fallback).trim());
-  if (!Number.isFinite(ms) || ms <= 0) {
-    ctx.addIssue({ code: 'custom', message: 'must be a duration such as 5d, 12h or 30m (units ms, s, m, h, d)' });
-    return z.NEVER;
-  }
-  return ms;
-});
+const duration = (fallback: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const ms = toMs((value ?? fallback).trim());
+      if (!Number.isFinite(ms) || ms <= 0) {
+        ctx.addIssue({ code: 'custom', message: 'must be a duration such as 5d, 12h or 30m (units ms, s, m, h, d)' });
+        return z.NEVER;
+      }
+      return ms;
+    });
 
 const envSchema = z.object({
   SERVICE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   PORT: int(0, 65535, 3000),
-  WEB_CONCURRENCY: z.string().regex(/^\d+$/, 'must be a whole number').optional()
-    .transform((v) => (v === undefined ? null : Number(v))).pipe(z.number().int().min(1, 'must be 1 or more').max(1024).nullable()),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+  WEB_CONCURRENCY: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .optional()
+    .transform((v) => (v === undefined ? null : Number(v)))
+    .pipe(z.number().int().min(1, 'must be 1 or more').max(1024).nullable()),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     // Messages never repeat the value: it holds the password. A `/`, `#` or `?` left in a password ends the address
     // part early, so the URL either does not parse or leaves an `@` (and the password's tail) in its path or query.
     .refine(
       (v) => URL.canParse(v) && !/@/.test((({ pathname, search, hash }) => pathname + search + hash)(new URL(v))),
       'is not a URL that can be read; percent-encode reserved characters (such as / # ? @ :) in the user name and password',
-    ).optional(),
+    )
+    .optional(),
   DATABASE_POOL_SIZE: int(1, 1000, 20),
   DATABASE_TIMEOUT_MS: int(0, 3_600_000, 10_000),
   PGLITE_DIR: z.string().min(1).optional(),
   DATA_DIR: z.string().min(1).default(DEFAULT_DATA_DIR),
   PUBLIC_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
-  JWT_SECRET: z.string().refine((v) => Buffer.byteLength(v) >= 32, 'must be at least 32 bytes').optional(),
-  JWT_SECRET_PREVIOUS: z.string().refine((v) => Buffer.byteLength(v) >= 32, 'must be at least 32 bytes').optional(),
+  JWT_SECRET: z
+    .string()
+    .refine((v) => Buffer.byteLength(v) >= 32, 'must be at least 32 bytes')
+    .optional(),
+  JWT_SECRET_PREVIOUS: z
+    .string()
+    .refine((v) => Buffer.byteLength(v) >= 32, 'must be at least 32 bytes')
+    .optional(),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
   MAIL_FROM: z.string().min(3).default('no-reply@localhost'),
   WEBHOOK_RETRY_SCHEDULE: schedule,
   WEBHOOK_TIMEOUT_MS: int(1, 600_000, 10_000),
@@ -152,7 +184,10 @@ export type LogFormat = 'pretty' | 'json';
 export class ConfigError extends Error {}
 
 /** Reads the environment once; every problem is reported with the name of its setting. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTerminal = Boolean(process.stdout.isTTY)): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  stdoutIsTerminal = Boolean(process.stdout.isTTY),
+): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
@@ -161,7 +196,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, stdoutIsTermina
   }
   const e = parsed.data;
   if (e.SERVICE_ROLE !== 'all' && !e.DATABASE_URL) {
-    throw new ConfigError(`Invalid settings:\n  SERVICE_ROLE: "${e.SERVICE_ROLE}" needs DATABASE_URL; the embedded database serves one process, so run SERVICE_ROLE=all without a server`);
+    throw new ConfigError(
+      `Invalid settings:\n  SERVICE_ROLE: "${e.SERVICE_ROLE}" needs DATABASE_URL; the embedded database serves one process, so run SERVICE_ROLE=all without a server`,
+    );
   }
   return {
     role: e.SERVICE_ROLE,
@@ -216,13 +253,22 @@ const OLD_DEFAULT = './.data/pglite';
  * than a new empty one made beside the rest, and the start line says how to settle it. A DATA_DIR not made yet, or
  * empty, is a new place: its own database, whatever ./.data holds.
  */
-function embeddedFolder(pgliteDir: string | undefined, dataDir: string, onServer: boolean): Pick<Config, 'pgliteDir' | 'pgliteDirOfOldDefault'> {
-  if (pgliteDir) return { pgliteDir: pgliteDir === 'memory://' ? pgliteDir : resolve(pgliteDir), pgliteDirOfOldDefault: false };
+function embeddedFolder(
+  pgliteDir: string | undefined,
+  dataDir: string,
+  onServer: boolean,
+): Pick<Config, 'pgliteDir' | 'pgliteDirOfOldDefault'> {
+  if (pgliteDir)
+    return { pgliteDir: pgliteDir === 'memory://' ? pgliteDir : resolve(pgliteDir), pgliteDirOfOldDefault: false };
   const inDataDir = resolve(dataDir, 'pglite');
   const old = resolve(OLD_DEFAULT);
   // On a server the folder is unused: nothing to look for.
-  const kept = !onServer && inDataDir !== old && !existsSync(join(inDataDir, 'PG_VERSION')) && existsSync(join(old, 'PG_VERSION'))
-    && holdsFiles(resolve(dataDir));
+  const kept =
+    !onServer &&
+    inDataDir !== old &&
+    !existsSync(join(inDataDir, 'PG_VERSION')) &&
+    existsSync(join(old, 'PG_VERSION')) &&
+    holdsFiles(resolve(dataDir));
   return { pgliteDir: kept ? old : inDataDir, pgliteDirOfOldDefault: kept };
 }
 

@@ -9,11 +9,20 @@ export interface ConsoleLine {
 const ROLE_NAMES = { all: 'the API and the worker', api: 'the API', worker: 'the worker' } as const;
 
 /** Where the data lives: the embedded database's folder, or a server's host, port and database (never its password). */
-function databaseOf(config: Pick<Config, 'databaseUrl' | 'pgliteDir'>): { text: string; fields: Record<string, string> } {
+function databaseOf(config: Pick<Config, 'databaseUrl' | 'pgliteDir'>): {
+  text: string;
+  fields: Record<string, string>;
+} {
   if (!config.databaseUrl) {
     return config.pgliteDir === 'memory://'
-      ? { text: 'the embedded database, in memory (nothing is kept)', fields: { database: 'embedded', dataFolder: 'memory://' } }
-      : { text: `the embedded database in ${config.pgliteDir}`, fields: { database: 'embedded', dataFolder: config.pgliteDir } };
+      ? {
+          text: 'the embedded database, in memory (nothing is kept)',
+          fields: { database: 'embedded', dataFolder: 'memory://' },
+        }
+      : {
+          text: `the embedded database in ${config.pgliteDir}`,
+          fields: { database: 'embedded', dataFolder: config.pgliteDir },
+        };
   }
   const url = new URL(config.databaseUrl);
   const server = `${url.hostname || 'localhost'}:${url.port || '5432'}/${decodeURIComponent(url.pathname.slice(1)) || 'postgres'}`;
@@ -24,22 +33,33 @@ function databaseOf(config: Pick<Config, 'databaseUrl' | 'pgliteDir'>): { text: 
  * Where the embedded database is, and, when it stays where an earlier version's default made it, how to settle that;
  * nothing on a server. The start line says it, and so do tools that open the folder without it (npm run db:migrate).
  */
-export function embeddedFolderLine(config: Pick<Config, 'databaseUrl' | 'pgliteDir' | 'pgliteDirOfOldDefault' | 'dataDir'>): string | undefined {
+export function embeddedFolderLine(
+  config: Pick<Config, 'databaseUrl' | 'pgliteDir' | 'pgliteDirOfOldDefault' | 'dataDir'>,
+): string | undefined {
   if (config.databaseUrl) return undefined;
   const line = databaseOf(config).text;
   if (!config.pgliteDirOfOldDefault) return line;
-  return `${line}; it stays where earlier versions made it, not in DATA_DIR (${config.dataDir}): set PGLITE_DIR=${config.pgliteDir} `
-    + `to keep it there, or, with the service stopped, make the folder ${config.dataDir}/pglite (replacing any there)`;
+  return (
+    `${line}; it stays where earlier versions made it, not in DATA_DIR (${config.dataDir}): set PGLITE_DIR=${config.pgliteDir} ` +
+    `to keep it there, or, with the service stopped, make the folder ${config.dataDir}/pglite (replacing any there)`
+  );
 }
 
 /** The first line, before anything slow: what starts, on which database, and what an operator would miss. */
-export function startLine(config: Pick<Config, 'role' | 'databaseUrl' | 'pgliteDir' | 'pgliteDirOfOldDefault' | 'dataDir' | 'adminToken'>): ConsoleLine {
+export function startLine(
+  config: Pick<Config, 'role' | 'databaseUrl' | 'pgliteDir' | 'pgliteDirOfOldDefault' | 'dataDir' | 'adminToken'>,
+): ConsoleLine {
   const database = databaseOf(config);
-  const admin = config.adminToken ? '' : '; ADMIN_TOKEN is not set, so admin calls are refused (set it, 16 characters or more, to enable them)';
+  const admin = config.adminToken
+    ? ''
+    : '; ADMIN_TOKEN is not set, so admin calls are refused (set it, 16 characters or more, to enable them)';
   return {
     message: `starting ${ROLE_NAMES[config.role]} on ${embeddedFolderLine(config) ?? database.text}${admin}`,
     fields: {
-      role: config.role, ...database.fields, ...(config.pgliteDirOfOldDefault && { dataFolderOf: 'an earlier default' }), ...(!config.adminToken && { adminToken: 'not set' }),
+      role: config.role,
+      ...database.fields,
+      ...(config.pgliteDirOfOldDefault && { dataFolderOf: 'an earlier default' }),
+      ...(!config.adminToken && { adminToken: 'not set' }),
     },
   };
 }
@@ -48,7 +68,11 @@ export function startLine(config: Pick<Config, 'role' | 'databaseUrl' | 'pgliteD
  * The line that says the service serves, naming where. `port` and `role` lead its fields: scripts and tests find the
  * port there (`"port":N,"role"`).
  */
-export function readyLine(config: Pick<Config, 'role'>, port: number, cluster?: { api: number; connectionsEach: number }): ConsoleLine {
+export function readyLine(
+  config: Pick<Config, 'role'>,
+  port: number,
+  cluster?: { api: number; connectionsEach: number },
+): ConsoleLine {
   const url = `http://localhost:${port}`;
   if (cluster) {
     // A cluster's primary (server/processes/primary.ts): its processes, and the database connections they may hold.

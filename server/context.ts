@@ -26,9 +26,16 @@ export interface Context {
   clientAddress: string;
 }
 
-type RequestWithExtras = IncomingMessage & { id?: unknown; log?: Logger; rawBody?: Buffer; ip?: string; bodyProblem?: BodyProblem };
+type RequestWithExtras = IncomingMessage & {
+  id?: unknown;
+  log?: Logger;
+  rawBody?: Buffer;
+  ip?: string;
+  bodyProblem?: BodyProblem;
+};
 
-export const contextFactory = (services: Services, transport: Transport) =>
+export const contextFactory =
+  (services: Services, transport: Transport) =>
   ({ req }: { req: IncomingMessage }): Context => {
     const r = req as RequestWithExtras;
     return {
@@ -40,7 +47,8 @@ export const contextFactory = (services: Services, transport: Transport) =>
       authorization: req.headers.authorization,
       rawBody: r.rawBody,
       bodyProblem: r.bodyProblem ?? null,
-      signature: typeof req.headers['x-webhook-signature'] === 'string' ? req.headers['x-webhook-signature'] : undefined,
+      signature:
+        typeof req.headers['x-webhook-signature'] === 'string' ? req.headers['x-webhook-signature'] : undefined,
       clientAddress: r.ip ?? req.socket.remoteAddress ?? 'unknown',
     };
   };

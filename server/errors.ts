@@ -51,19 +51,30 @@ class InputIssues extends Error {
   }
 }
 
-interface ZodLikeIssue { path: PropertyKey[]; message: string; code?: string; keys?: string[] }
+interface ZodLikeIssue {
+  path: PropertyKey[];
+  message: string;
+  code?: string;
+  keys?: string[];
+}
 const isZodError = (e: unknown): e is Error & { issues: ZodLikeIssue[] } =>
-  e instanceof Error && e.name === 'ZodError' && !(e instanceof InputIssues) && Array.isArray((e as { issues?: unknown }).issues);
+  e instanceof Error &&
+  e.name === 'ZodError' &&
+  !(e instanceof InputIssues) &&
+  Array.isArray((e as { issues?: unknown }).issues);
 
 const dotted = (path: PropertyKey[]) => path.map(String).join('.');
 
 /** The issue of a member the operation does not define, named by its own path. */
-export const NOT_A_MEMBER = 'is not a member of this operation\'s input';
+export const NOT_A_MEMBER = "is not a member of this operation's input";
 
 /** Our issues for zod's: a member the operation does not define is named by its own path, one issue each. */
-const issuesFromZod = (issues: ZodLikeIssue[]): Issue[] => issues.flatMap((i) => (i.code === 'unrecognized_keys' && i.keys
-  ? i.keys.map((key) => ({ path: dotted([...i.path, key]), message: NOT_A_MEMBER }))
-  : [{ path: dotted(i.path), message: i.message }]));
+const issuesFromZod = (issues: ZodLikeIssue[]): Issue[] =>
+  issues.flatMap((i) =>
+    i.code === 'unrecognized_keys' && i.keys
+      ? i.keys.map((key) => ({ path: dotted([...i.path, key]), message: NOT_A_MEMBER }))
+      : [{ path: dotted(i.path), message: i.message }],
+  );
 
 export function validationError(issues: Issue[], message = 'The input is not valid.'): TRPCError {
   return new TRPCError({ code: 'BAD_REQUEST', message, cause: new InputIssues(issues) });
@@ -80,9 +91,15 @@ export function translateError(error: TRPCError): TRPCError {
   if (isZodError(cause) && error.code === 'BAD_REQUEST') {
     return validationError(issuesFromZod(cause.issues));
   }
-  if (cause instanceof SyntaxError) return new TRPCError({ code: 'PARSE_ERROR', message: 'The body is not well-formed JSON.' });
+  if (cause instanceof SyntaxError)
+    return new TRPCError({ code: 'PARSE_ERROR', message: 'The body is not well-formed JSON.' });
   // Anything else thrown while reading the input is a fault of ours: its text must not reach the caller.
-  if (cause instanceof Error && !(cause instanceof InputIssues) && !isZodError(cause) && error.code !== 'INTERNAL_SERVER_ERROR') {
+  if (
+    cause instanceof Error &&
+    !(cause instanceof InputIssues) &&
+    !isZodError(cause) &&
+    error.code !== 'INTERNAL_SERVER_ERROR'
+  ) {
     return new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'unexpected error', cause });
   }
   return error;
@@ -103,11 +120,12 @@ const TITLES: Partial<Record<TRPC_ERROR_CODE_KEY, string>> = {
   SERVICE_UNAVAILABLE: 'Service Unavailable',
 };
 
-export const GENERIC_INTERNAL_DETAIL = 'An unexpected error occurred. It has been logged; quote the request id when reporting it.';
+export const GENERIC_INTERNAL_DETAIL =
+  'An unexpected error occurred. It has been logged; quote the request id when reporting it.';
 
 /** Every `code` a REST problem can carry (CONTRACT §3). */
 export type ProblemCode = TRPC_ERROR_CODE_KEY | 'GONE';
-export const problemCodes: ProblemCode[] = [...Object.keys(TITLES) as TRPC_ERROR_CODE_KEY[], 'GONE'];
+export const problemCodes: ProblemCode[] = [...(Object.keys(TITLES) as TRPC_ERROR_CODE_KEY[]), 'GONE'];
 
 export interface Problem {
   type: string;
@@ -122,11 +140,16 @@ export interface Problem {
 }
 
 /** RFC 9457 problem details, the one shape of every REST failure; `code` is the stable machine-readable member (CONTRACT §3). */
-export function problem(code: ProblemCode, status: number, detail: string, extra: { issues?: Issue[]; requestId?: string } = {}): Problem {
+export function problem(
+  code: ProblemCode,
+  status: number,
+  detail: string,
+  extra: { issues?: Issue[]; requestId?: string } = {},
+): Problem {
   const text = code === 'INTERNAL_SERVER_ERROR' ? GENERIC_INTERNAL_DETAIL : detail;
   return {
     type: 'about:blank',
-    title: code === 'GONE' ? 'Gone' : TITLES[code] ?? code,
+    title: code === 'GONE' ? 'Gone' : (TITLES[code] ?? code),
     status,
     detail: text,
     code,
@@ -141,10 +164,26 @@ export function problem(code: ProblemCode, status: number, detail: string, extra
  * A /trpc failure answered outside any procedure (the body's checks, a process still starting), in the shape tRPC's own
  * failures have, so that typed clients read it as theirs; with the request id, as every failure of that face has.
  */
-export function trpcFailure(procedure: string, status: number, code: TRPC_ERROR_CODE_KEY, message: string, extra: { issues?: Issue[]; requestId: string }) {
+export function trpcFailure(
+  procedure: string,
+  status: number,
+  code: TRPC_ERROR_CODE_KEY,
+  message: string,
+  extra: { issues?: Issue[]; requestId: string },
+) {
   const detail = status >= 500 && code === 'INTERNAL_SERVER_ERROR' ? GENERIC_INTERNAL_DETAIL : message;
   return {
-    error: { message: detail, code: TRPC_ERROR_CODES_BY_KEY[code], data: { code, httpStatus: status, path: procedure, ...(extra.issues && { issues: extra.issues }), requestId: extra.requestId } },
+    error: {
+      message: detail,
+      code: TRPC_ERROR_CODES_BY_KEY[code],
+      data: {
+        code,
+        httpStatus: status,
+        path: procedure,
+        ...(extra.issues && { issues: extra.issues }),
+        requestId: extra.requestId,
+      },
+    },
   };
 }
 
@@ -153,7 +192,9 @@ export const retryAfterOf = (error: TRPCError) =>
   error.cause instanceof DomainError ? error.cause.retryAfterSeconds : undefined;
 
 /** The HTTP status of each code a domain failure maps to, as tRPC gives it. */
-const STATUS_OF = new Map(Object.values(TRPC_CODE).map((code) => [code, getHTTPStatusCodeFromError(new TRPCError({ code }))]));
+const STATUS_OF = new Map(
+  Object.values(TRPC_CODE).map((code) => [code, getHTTPStatusCodeFromError(new TRPCError({ code }))]),
+);
 
 /** The problem answer for any failure outside a procedure (routes that stream), mapped as procedures map it. */
 export function problemFor(error: unknown, requestId: string): { status: number; body: Problem; retryAfter?: number } {
@@ -164,9 +205,15 @@ export function problemFor(error: unknown, requestId: string): { status: number;
     const status = STATUS_OF.get(code)!;
     return { status, body: problem(code, status, error.message, { requestId }), retryAfter: error.retryAfterSeconds };
   }
-  const wrapped = error instanceof TRPCError ? error
-    : new TRPCError({ code: isZodError(error) ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR', cause: error as Error });
+  const wrapped =
+    error instanceof TRPCError
+      ? error
+      : new TRPCError({ code: isZodError(error) ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR', cause: error as Error });
   const translated = translateError(wrapped);
   const status = getHTTPStatusCodeFromError(translated);
-  return { status, body: problem(translated.code, status, translated.message, { issues: issuesOf(translated), requestId }), retryAfter: retryAfterOf(translated) };
+  return {
+    status,
+    body: problem(translated.code, status, translated.message, { issues: issuesOf(translated), requestId }),
+    retryAfter: retryAfterOf(translated),
+  };
 }

@@ -12,7 +12,10 @@ if (what !== 'token' && what !== 'link') {
   process.exit(2);
 }
 const dir = join(resolve(process.env.DATA_DIR || DEFAULT_DATA_DIR), 'mail');
-const mails = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.eml')).sort().reverse();
+const mails = (await readdir(dir).catch(() => [] as string[]))
+  .filter((f) => f.endsWith('.eml'))
+  .sort()
+  .reverse();
 if (mails.length === 0) {
   console.error(`no mail in ${dir} yet: sign in on the portal, or POST /v3/auth/login, first`);
   process.exit(1);
@@ -20,8 +23,12 @@ if (mails.length === 0) {
 /** The token or the link a mail holds, if any. */
 async function foundIn(file: string): Promise<string | undefined> {
   const quotedPrintable = await readFile(join(dir, file), 'latin1');
-  const text = Buffer.from(quotedPrintable.replace(/=[ \t]*\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1')
-    .toString('utf8');
+  const text = Buffer.from(
+    quotedPrintable
+      .replace(/=[ \t]*\r?\n/g, '')
+      .replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8');
   const lines = text.split(/\r?\n/);
   return what === 'token'
     ? lines.find((line) => /^[\w-]+\.[\w-]+\.[\w-]+$/.test(line))
@@ -35,5 +42,7 @@ for (const file of mails) {
     process.exit(0);
   }
 }
-console.error(`no mail in ${dir} holds a ${what === 'token' ? 'refresh token' : 'sign-in link'}: sign in on the portal, or POST /v3/auth/login, first`);
+console.error(
+  `no mail in ${dir} holds a ${what === 'token' ? 'refresh token' : 'sign-in link'}: sign in on the portal, or POST /v3/auth/login, first`,
+);
 process.exit(1);

@@ -17,19 +17,28 @@ export function createLogger(level: string, format: 'pretty' | 'json' = 'json', 
   const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   setInterval(() => destination.flush(), FLUSH_EVERY_MS).unref();
   process.once('exit', () => destination.flushSync());
-  return pino({
-    level,
-    serializers: { err: safeError },
-    base: { service: 'partner-brand-api' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    redact: {
-      paths: [
-        'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-webhook-signature"]',
-        '*.password', '*.token', '*.signatureKey', '*.access_token', '*.refreshToken',
-      ],
-      censor: '[redacted]',
+  return pino(
+    {
+      level,
+      serializers: { err: safeError },
+      base: { service: 'partner-brand-api' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'req.headers["x-webhook-signature"]',
+          '*.password',
+          '*.token',
+          '*.signatureKey',
+          '*.access_token',
+          '*.refreshToken',
+        ],
+        censor: '[redacted]',
+      },
     },
-  }, format === 'pretty' ? prettyLines(destination, colors) : destination);
+    format === 'pretty' ? prettyLines(destination, colors) : destination,
+  );
 }
 
 /**
@@ -37,7 +46,12 @@ export function createLogger(level: string, format: 'pretty' | 'json' = 'json', 
  * stream or transport would hand lines to another stream or thread, and the last line before an exit could be lost.
  */
 function prettyLines(destination: ReturnType<typeof pino.destination>, colors: boolean): DestinationStream {
-  const pretty = prettyFactory({ colorize: colors, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service', singleLine: true });
+  const pretty = prettyFactory({
+    colorize: colors,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'service',
+    singleLine: true,
+  });
   return {
     write: (line: string) => destination.write(pretty(line)),
     // What the logger's flush and the exit's last lines call on its stream.
@@ -54,19 +68,33 @@ export function safeError(err: unknown, depth = 0): unknown {
   const serialized = pino.stdSerializers.err(err as Error);
   const e = err as { name?: string; message?: string; stack?: string; code?: unknown; cause?: unknown };
   const sqlState = sqlStateOf(err);
-  if (sqlState !== null) return { type: serialized.type, sqlState, message: `${e.name ?? 'DatabaseError'} (SQLSTATE ${sqlState}); statement and values withheld` };
+  if (sqlState !== null)
+    return {
+      type: serialized.type,
+      sqlState,
+      message: `${e.name ?? 'DatabaseError'} (SQLSTATE ${sqlState}); statement and values withheld`,
+    };
   if (!(err instanceof Error)) {
     return typeof err === 'object' && err !== null
-      ? { type: 'thrown value', message: typeof e.message === 'string' ? e.message : 'a value that is not an Error was thrown' }
+      ? {
+          type: 'thrown value',
+          message: typeof e.message === 'string' ? e.message : 'a value that is not an Error was thrown',
+        }
       : { type: 'thrown value', message: String(err) };
   }
   // Only the fields named here: an error's other properties are whatever its thrower kept (a URL's `input` with its
   // password, a request's body). pino would append each cause's text to the message: each cause is serialized on its
   // own, by the same rule.
-  const cause = e.cause === undefined ? undefined
-    : depth >= 4 ? { type: 'Error', message: 'deeper causes withheld' } : safeError(e.cause, depth + 1);
+  const cause =
+    e.cause === undefined
+      ? undefined
+      : depth >= 4
+        ? { type: 'Error', message: 'deeper causes withheld' }
+        : safeError(e.cause, depth + 1);
   return {
-    type: serialized.type, message: e.message, stack: e.stack,
+    type: serialized.type,
+    message: e.message,
+    stack: e.stack,
     ...((typeof e.code === 'string' || typeof e.code === 'number') && { code: e.code }),
     ...(cause !== undefined && { cause }),
   };
@@ -75,7 +103,11 @@ export function safeError(err: unknown, depth = 0): unknown {
 /** The SQLSTATE of a database error (pg's `code` beside its `severity`, or the ORM's `sqlState`), else null. */
 function sqlStateOf(err: unknown): string | null {
   const e = (err ?? {}) as { sqlState?: unknown; code?: unknown; severity?: unknown };
-  return typeof e.sqlState === 'string' ? e.sqlState : typeof e.severity === 'string' && typeof e.code === 'string' ? e.code : null;
+  return typeof e.sqlState === 'string'
+    ? e.sqlState
+    : typeof e.severity === 'string' && typeof e.code === 'string'
+      ? e.code
+      : null;
 }
 
 /** A transaction the server rolled back to break a deadlock (40P01) or a serialization conflict (40001). */
@@ -87,4 +119,4 @@ const UNDONE_BY_THE_SERVER = new Set(['40001', '40P01']);
  * for: warnings. Anything else is a fault, an error.
  */
 export const failureLevel = (err: unknown): 'warn' | 'error' =>
-  (isUnavailable(err) || UNDONE_BY_THE_SERVER.has(sqlStateOf(err) ?? '') ? 'warn' : 'error');
+  isUnavailable(err) || UNDONE_BY_THE_SERVER.has(sqlStateOf(err) ?? '') ? 'warn' : 'error';

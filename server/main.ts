@@ -21,8 +21,14 @@ try {
 
 const log = createLogger(config.logLevel, config.logFormat, Boolean(process.stdout.isTTY));
 // The last line before dying must reach the log (the logger flushes on exit).
-process.on('uncaughtException', (err) => { log.fatal({ err }, 'uncaught exception; exiting'); process.exit(1); });
-process.on('unhandledRejection', (err) => { log.fatal({ err }, 'unhandled rejection; exiting'); process.exit(1); });
+process.on('uncaughtException', (err) => {
+  log.fatal({ err }, 'uncaught exception; exiting');
+  process.exit(1);
+});
+process.on('unhandledRejection', (err) => {
+  log.fatal({ err }, 'unhandled rejection; exiting');
+  process.exit(1);
+});
 
 // One process, or a primary forking API processes and a worker (server/processes/layout.ts); a forked process knows
 // itself by node:cluster, and its lines carry its pid. The first line goes out before the rest of the code is loaded.

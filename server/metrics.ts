@@ -35,15 +35,25 @@ export function createMetrics(stats: StatsSource) {
   // `queue_stats_up` says 0.
   let cached: { at: number; value: Promise<QueueStats | null> } | null = null;
   new Gauge({
-    name: 'queue_stats_up', help: 'Whether the last read of the queue statistics succeeded within 2 s.', registers: [registry], aggregator: 'min',
-    async collect() { this.set((await queues()) ? 1 : 0); },
+    name: 'queue_stats_up',
+    help: 'Whether the last read of the queue statistics succeeded within 2 s.',
+    registers: [registry],
+    aggregator: 'min',
+    async collect() {
+      this.set((await queues()) ? 1 : 0);
+    },
   });
   const queues = () => {
     if (!cached || Date.now() - cached.at > STATS_FRESH_MS) {
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), STATS_TIMEOUT_MS); });
+      const timeout = new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), STATS_TIMEOUT_MS);
+      });
       const read = stats.queues().catch(() => null);
-      const value = Promise.race([read, timeout]).then((answer) => { clearTimeout(timer); return answer; });
+      const value = Promise.race([read, timeout]).then((answer) => {
+        clearTimeout(timer);
+        return answer;
+      });
       cached = { at: Date.now(), value };
     }
     return cached.value;
@@ -51,54 +61,100 @@ export function createMetrics(stats: StatsSource) {
 
   const metrics = {
     registry,
-    httpRequests: new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route and status.', labelNames: ['method', 'route', 'status'], registers }),
+    httpRequests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by route and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    }),
     httpDuration: new Histogram({
-      name: 'http_request_duration_seconds', help: 'Time to answer HTTP requests, by route and status.', labelNames: ['method', 'route', 'status'],
-      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers,
+      name: 'http_request_duration_seconds',
+      help: 'Time to answer HTTP requests, by route and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
     }),
     accountLaneWaiting: new Gauge({
-      name: 'account_lane_waiting_requests', help: 'Requests waiting for their account\'s turn in this process (API_CONCURRENCY_PER_ACCOUNT, or the pace of an account past its share).', registers,
+      name: 'account_lane_waiting_requests',
+      help: "Requests waiting for their account's turn in this process (API_CONCURRENCY_PER_ACCOUNT, or the pace of an account past its share).",
+      registers,
     }),
     commandsExecuted: new Counter({
-      name: 'commands_executed_total', help: 'Brand command executions by this process, by outcome (succeeded, failed, lost, retry, gave_up).',
-      labelNames: ['outcome'], registers,
+      name: 'commands_executed_total',
+      help: 'Brand command executions by this process, by outcome (succeeded, failed, lost, retry, gave_up).',
+      labelNames: ['outcome'],
+      registers,
     }),
     deliveries: new Counter({
-      name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by this process, by outcome (delivered, retry_scheduled, failed).',
-      labelNames: ['outcome'], registers,
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts by this process, by outcome (delivered, retry_scheduled, failed).',
+      labelNames: ['outcome'],
+      registers,
     }),
     deliveryLag: new Histogram({
-      name: 'webhook_delivery_lag_seconds', help: 'From the change that made an event to its endpoint\'s 2xx (a redelivery counts from the same change).',
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21_600], registers,
+      name: 'webhook_delivery_lag_seconds',
+      help: "From the change that made an event to its endpoint's 2xx (a redelivery counts from the same change).",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21_600],
+      registers,
     }),
   };
   new Gauge({
-    name: 'commands', help: 'Brand commands by state: accepted (waiting for an executor), running (held by an executor now); finished ones are commands_executed_total.',
-    labelNames: ['state'], registers, aggregator: 'max',
+    name: 'commands',
+    help: 'Brand commands by state: accepted (waiting for an executor), running (held by an executor now); finished ones are commands_executed_total.',
+    labelNames: ['state'],
+    registers,
+    aggregator: 'max',
     async collect() {
       const read = await queues();
       if (read) for (const state of ['accepted', 'running'] as const) this.set({ state }, read.commands[state]);
     },
   });
   new Gauge({
-    name: 'commands_oldest_accepted_age_seconds', help: 'Age of the oldest command waiting for the executor (0: none).', registers, aggregator: 'max',
-    async collect() { const read = await queues(); if (read) this.set(read.commands.oldestAcceptedAgeSeconds); },
+    name: 'commands_oldest_accepted_age_seconds',
+    help: 'Age of the oldest command waiting for the executor (0: none).',
+    registers,
+    aggregator: 'max',
+    async collect() {
+      const read = await queues();
+      if (read) this.set(read.commands.oldestAcceptedAgeSeconds);
+    },
   });
   new Gauge({
-    name: 'webhook_deliveries_pending', help: 'Deliveries waiting to be sent or retried.', registers, aggregator: 'max',
-    async collect() { const read = await queues(); if (read) this.set(read.deliveries.pending); },
+    name: 'webhook_deliveries_pending',
+    help: 'Deliveries waiting to be sent or retried.',
+    registers,
+    aggregator: 'max',
+    async collect() {
+      const read = await queues();
+      if (read) this.set(read.deliveries.pending);
+    },
   });
   new Gauge({
-    name: 'webhook_deliveries_oldest_pending_age_seconds', help: 'How long the most overdue sendable delivery has been due (0: none).', registers, aggregator: 'max',
-    async collect() { const read = await queues(); if (read) this.set(read.deliveries.oldestPendingAgeSeconds); },
+    name: 'webhook_deliveries_oldest_pending_age_seconds',
+    help: 'How long the most overdue sendable delivery has been due (0: none).',
+    registers,
+    aggregator: 'max',
+    async collect() {
+      const read = await queues();
+      if (read) this.set(read.deliveries.oldestPendingAgeSeconds);
+    },
   });
   new Gauge({
-    name: 'webhook_endpoints_failing', help: 'Enabled endpoints whose last attempts got no 2xx (CONTRACT §11: failingSince set).', registers, aggregator: 'max',
-    async collect() { const read = await queues(); if (read) this.set(read.endpoints.failing); },
+    name: 'webhook_endpoints_failing',
+    help: 'Enabled endpoints whose last attempts got no 2xx (CONTRACT §11: failingSince set).',
+    registers,
+    aggregator: 'max',
+    async collect() {
+      const read = await queues();
+      if (read) this.set(read.endpoints.failing);
+    },
   });
   new Gauge({
-    name: 'webhook_endpoints_disabled', help: 'Disabled endpoints, by reason: failing (for WEBHOOK_DISABLE_AFTER), integrator (PUT enabled false).',
-    labelNames: ['reason'], registers, aggregator: 'max',
+    name: 'webhook_endpoints_disabled',
+    help: 'Disabled endpoints, by reason: failing (for WEBHOOK_DISABLE_AFTER), integrator (PUT enabled false).',
+    labelNames: ['reason'],
+    registers,
+    aggregator: 'max',
     async collect() {
       const read = await queues();
       if (read) {
@@ -109,7 +165,9 @@ export function createMetrics(stats: StatsSource) {
   });
   let counted = 0;
   new Counter({
-    name: 'db_statements_total', help: 'Statements this process has sent to the database: its round trips.', registers,
+    name: 'db_statements_total',
+    help: 'Statements this process has sent to the database: its round trips.',
+    registers,
     collect() {
       const sent = stats.statementsSent();
       this.inc(sent - counted);
@@ -117,7 +175,10 @@ export function createMetrics(stats: StatsSource) {
     },
   });
   new Gauge({
-    name: 'db_pool_connections', help: 'This process\'s database connections: used, free, waited for (pending), and the maximum.', labelNames: ['state'], registers,
+    name: 'db_pool_connections',
+    help: "This process's database connections: used, free, waited for (pending), and the maximum.",
+    labelNames: ['state'],
+    registers,
     collect() {
       const pool = stats.pool();
       for (const state of ['used', 'free', 'pending', 'max'] as const) this.set({ state }, pool[state]);
@@ -137,14 +198,22 @@ export function httpMetrics(metrics: Metrics, procedures: ReadonlySet<string>): 
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      countAnswer(metrics, { method: req.method, route: routeOf(req.route?.path, req.originalUrl, procedures), status: res.statusCode }, started);
+      countAnswer(
+        metrics,
+        { method: req.method, route: routeOf(req.route?.path, req.originalUrl, procedures), status: res.statusCode },
+        started,
+      );
     });
     next();
   };
 }
 
 /** Counts one answer, and the time since `started` (process.hrtime.bigint()). */
-export function countAnswer(metrics: Metrics, answer: { method: string; route: string; status: number }, started: bigint) {
+export function countAnswer(
+  metrics: Metrics,
+  answer: { method: string; route: string; status: number },
+  started: bigint,
+) {
   const labels = { method: answer.method, route: answer.route, status: String(answer.status) };
   metrics.httpRequests.inc(labels);
   metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
@@ -155,7 +224,11 @@ function routeOf(pattern: unknown, url: string, procedures: ReadonlySet<string>)
   const path = url.split('?')[0] ?? '';
   if (path.startsWith('/trpc/')) {
     const names = path.slice('/trpc/'.length).split(',');
-    return names.every((name) => procedures.has(name)) ? (names.length === 1 ? `/trpc/${names[0]}` : '/trpc/(batch)') : 'unmatched';
+    return names.every((name) => procedures.has(name))
+      ? names.length === 1
+        ? `/trpc/${names[0]}`
+        : '/trpc/(batch)'
+      : 'unmatched';
   }
   return 'unmatched';
 }

@@ -6,7 +6,11 @@ import { embeddedFolderLine } from './console-lines.ts';
 const config = loadConfig();
 const folder = embeddedFolderLine(config);
 if (folder) console.log(`migrating ${folder}`);
-const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir, notice: console.log }).catch((error: unknown) => {
+const database = await openDatabase({
+  url: config.databaseUrl,
+  pgliteDir: config.pgliteDir,
+  notice: console.log,
+}).catch((error: unknown) => {
   if (!(error instanceof DatabaseSetupError)) throw error;
   console.error(error.message);
   process.exit(1);

@@ -29,7 +29,11 @@ export function decodedPathParameters(ctx: Context, meta: Meta | undefined, getR
     for (const name of names) {
       const value = decoded[name];
       if (typeof value !== 'string') continue;
-      try { decoded[name] = decodeURIComponent(value); } catch { /* not a valid escape: the schema judges it as it is */ }
+      try {
+        decoded[name] = decodeURIComponent(value);
+      } catch {
+        /* not a valid escape: the schema judges it as it is */
+      }
     }
     return decoded;
   };
@@ -43,7 +47,8 @@ export function failureFor(ctx: Context, error: TRPCError): TRPCError {
 
 export function requireAdmin(ctx: Context): void {
   const { adminToken } = ctx.services.config;
-  if (!isAdmin(ctx.authorization, adminToken)) throw new TRPCError({ code: 'UNAUTHORIZED', message: adminRefusal(adminToken) });
+  if (!isAdmin(ctx.authorization, adminToken))
+    throw new TRPCError({ code: 'UNAUTHORIZED', message: adminRefusal(adminToken) });
 }
 
 /**
@@ -51,14 +56,26 @@ export function requireAdmin(ctx: Context): void {
  * one account queues on one row) instead of taking the pool from everyone; once its share is used up, the waiting ones
  * are refused as they come out, without a round trip. Token first, before any input is read: a bad token beats a bad body.
  */
-export async function asCaller<T>(ctx: Context, roles: readonly Role[], work: (principal: Principal) => Promise<T>): Promise<T> {
-  const caller = await ctx.unit.statements((deps) => identifyCaller(deps, { accessToken: bearerToken(ctx.authorization), roles }));
-  return ctx.services.fairUse.admit(caller.accountId, () => ctx.unit.statements((deps) => admitCaller(deps, caller)), work);
+export async function asCaller<T>(
+  ctx: Context,
+  roles: readonly Role[],
+  work: (principal: Principal) => Promise<T>,
+): Promise<T> {
+  const caller = await ctx.unit.statements((deps) =>
+    identifyCaller(deps, { accessToken: bearerToken(ctx.authorization), roles }),
+  );
+  return ctx.services.fairUse.admit(
+    caller.accountId,
+    () => ctx.unit.statements((deps) => admitCaller(deps, caller)),
+    work,
+  );
 }
 
 /** Partner commands: the signature over the raw bytes, before the body is read (CONTRACT §5). */
 export function checkSignature(ctx: Context, principal: Principal): Promise<void> {
-  return ctx.unit.statements((deps) => checkCommandSignature(deps, principal, { rawBody: ctx.rawBody, signature: ctx.signature }));
+  return ctx.unit.statements((deps) =>
+    checkCommandSignature(deps, principal, { rawBody: ctx.rawBody, signature: ctx.signature }),
+  );
 }
 
 /**
@@ -67,15 +84,32 @@ export function checkSignature(ctx: Context, principal: Principal): Promise<void
  * account, the command and its outcome or error code; never the body, and its `_cid` and `_type` only as the schema
  * would take them.
  */
-export async function withOutcomeLogged<T>(ctx: Context, principal: Principal, path: string, getRawInput: () => Promise<unknown>, run: () => Promise<T>): Promise<T> {
+export async function withOutcomeLogged<T>(
+  ctx: Context,
+  principal: Principal,
+  path: string,
+  getRawInput: () => Promise<unknown>,
+  run: () => Promise<T>,
+): Promise<T> {
   const log = async (failure: unknown) => {
     const body = partnerCommands.logged.parse(await getRawInput().catch(() => undefined));
-    const error = failure === null ? undefined
-      : translateError(failure instanceof TRPCError ? failure : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: failure }));
+    const error =
+      failure === null
+        ? undefined
+        : translateError(
+            failure instanceof TRPCError ? failure : new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: failure }),
+          );
     const code = error && (error.cause instanceof DomainError ? error.cause.code : error.code);
-    ctx.log.info({
-      _cid: body._cid, account: principal.accountId, type: body._type ?? path, outcome: code ? 'failed' : 'succeeded', ...(code && { code }),
-    }, code ? `partner command failed: ${code}` : 'partner command succeeded');
+    ctx.log.info(
+      {
+        _cid: body._cid,
+        account: principal.accountId,
+        type: body._type ?? path,
+        outcome: code ? 'failed' : 'succeeded',
+        ...(code && { code }),
+      },
+      code ? `partner command failed: ${code}` : 'partner command succeeded',
+    );
   };
   try {
     const result = await run();
@@ -99,7 +133,10 @@ export function checkBody(ctx: Context): void {
  * thrown, rolls it back, and the unit translates what it knows).
  */
 export async function inUnitOfWork<R extends { ok: boolean; error?: unknown }>(
-  ctx: Context, meta: Meta | undefined, type: string, proceed: (deps: Deps) => Promise<R>,
+  ctx: Context,
+  meta: Meta | undefined,
+  type: string,
+  proceed: (deps: Deps) => Promise<R>,
 ): Promise<R> {
   let outcome: R | undefined;
   await ctx.unit[meta?.unit ?? (type === 'mutation' ? 'transaction' : 'statements')](async (deps) => {

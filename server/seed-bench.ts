@@ -22,7 +22,9 @@ const N = Number(values.jobs);
 const P = Number(values.partners);
 const S = Number(values['big-scope']);
 if (![N, P, S].every(Number.isInteger) || P < 42 || S > N || N % 7919 === 0) {
-  console.error('--jobs, --partners (at least 42) and --big-scope (at most --jobs) must be whole numbers; --jobs not a multiple of 7919');
+  console.error(
+    '--jobs, --partners (at least 42) and --big-scope (at most --jobs) must be whole numbers; --jobs not a multiple of 7919',
+  );
   process.exit(1);
 }
 
@@ -35,7 +37,8 @@ if (existing > 0 && !values.reset) {
   console.error(`the database already holds ${existing} jobs; pass --reset to empty it first`);
   process.exit(1);
 }
-if (values.reset) await client.query('truncate jobs, invoices, events, webhook_configs, contacts, order_mappings, accounts');
+if (values.reset)
+  await client.query('truncate jobs, invoices, events, webhook_configs, contacts, order_mappings, accounts');
 
 const now = new Date();
 const brandId = randomUUID();
@@ -44,23 +47,42 @@ const bigScope = [masterId, ...Array.from({ length: 40 }, () => randomUUID())];
 const others = Array.from({ length: P - 41 }, () => randomUUID());
 
 await client.query('begin');
-await client.query(`insert into accounts (id, name, role, parent_id, created_at) values ($1, 'Bench Brand', 'brand', null, $2)`, [brandId, now]);
-await client.query(`insert into accounts (id, name, role, parent_id, created_at) select id, 'Bench partner ' || ord, 'partner',
-  case when ord = 1 then null else $2::uuid end, $3 from unnest($1::uuid[]) with ordinality as t(id, ord)`, [bigScope, masterId, now]);
+await client.query(
+  `insert into accounts (id, name, role, parent_id, created_at) values ($1, 'Bench Brand', 'brand', null, $2)`,
+  [brandId, now],
+);
+await client.query(
+  `insert into accounts (id, name, role, parent_id, created_at) select id, 'Bench partner ' || ord, 'partner',
+  case when ord = 1 then null else $2::uuid end, $3 from unnest($1::uuid[]) with ordinality as t(id, ord)`,
+  [bigScope, masterId, now],
+);
 // Other partners in small families: every tenth is a master of the nine after it.
-await client.query(`insert into accounts (id, name, role, parent_id, created_at) select id, 'Bench partner ' || (ord + 41), 'partner',
-  case when (ord - 1) % 10 = 0 then null else ($1::uuid[])[ord - (ord - 1) % 10] end, $2 from unnest($1::uuid[]) with ordinality as t(id, ord)`, [others, now]);
-await client.query(`insert into webhook_configs (id, account_id, scope, url, transformer, version, signature_key, enabled, created_at, updated_at)
-  values ($1, $2, 'partner', null, 'partner-format', '1.3.0', null, true, $3, $3)`, [randomUUID(), masterId, now]);
-await client.query(`insert into contacts (id, account_id, email, api_access, created_at) values ($1, $2, 'bench-master@example.com', true, $3)`, [randomUUID(), masterId, now]);
+await client.query(
+  `insert into accounts (id, name, role, parent_id, created_at) select id, 'Bench partner ' || (ord + 41), 'partner',
+  case when (ord - 1) % 10 = 0 then null else ($1::uuid[])[ord - (ord - 1) % 10] end, $2 from unnest($1::uuid[]) with ordinality as t(id, ord)`,
+  [others, now],
+);
+await client.query(
+  `insert into webhook_configs (id, account_id, scope, url, transformer, version, signature_key, enabled, created_at, updated_at)
+  values ($1, $2, 'partner', null, 'partner-format', '1.3.0', null, true, $3, $3)`,
+  [randomUUID(), masterId, now],
+);
+await client.query(
+  `insert into contacts (id, account_id, email, api_access, created_at) values ($1, $2, 'bench-master@example.com', true, $3)`,
+  [randomUUID(), masterId, now],
+);
 await client.query('commit');
 
-const bar = new cliProgress.SingleBar({ format: 'jobs [{bar}] {percentage}% {value}/{total} {duration}s' }, cliProgress.Presets.shades_classic);
+const bar = new cliProgress.SingleBar(
+  { format: 'jobs [{bar}] {percentage}% {value}/{total} {duration}s' },
+  cliProgress.Presets.shades_classic,
+);
 bar.start(N, 0);
 const CHUNK = 50_000;
 for (let from = 1; from <= N; from += CHUNK) {
   const to = Math.min(N, from + CHUNK - 1);
-  await client.query(`
+  await client.query(
+    `
     insert into jobs (api_id, brand_account_id, partner_id, name, status, invoicing_eid, eid, ext_partner_id, customer,
       customer_billing, shipping_address, products, documents, order_type, project_id, project_name,
       appointment_start, appointment_end, start_timestamp, finish_timestamp, created_at, updated_at)
@@ -82,14 +104,21 @@ for (let from = 1; from <= N; from += CHUNK) {
       u + interval '2 days', u + interval '2 days 2 hours', null, null, u - interval '10 days', u
     from generate_series($1::int, $2::int) g,
       lateral (select $8::timestamptz - random() ^ 2 * interval '365 days' + g * interval '0 seconds' as u) t`,
-  [from, to, brandId, N, S, bigScope, others, now]);
+    [from, to, brandId, N, S, bigScope, others, now],
+  );
   bar.update(to);
 }
 bar.stop();
 console.log('vacuum analyze (index-only scans need a fresh visibility map)…');
 await client.query('vacuum analyze jobs');
 await client.query('vacuum analyze accounts');
-const { rows: [scope] } = await client.query<{ n: number }>('select count(*)::int as n from jobs where partner_id = any($1::uuid[])', [bigScope]);
-console.log(`done: ${N} jobs, ${P} partners; master ${masterId} with 40 children holds ${scope!.n} jobs; contact bench-master@example.com`);
+const {
+  rows: [scope],
+} = await client.query<{ n: number }>('select count(*)::int as n from jobs where partner_id = any($1::uuid[])', [
+  bigScope,
+]);
+console.log(
+  `done: ${N} jobs, ${P} partners; master ${masterId} with 40 children holds ${scope!.n} jobs; contact bench-master@example.com`,
+);
 await client.end();
 await database.close();

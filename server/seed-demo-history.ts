@@ -36,7 +36,10 @@ export const historyLength = (scheduleMs: readonly number[]) => scheduleMs.reduc
  * failing, and its contacts have had the mail the worker sends. Answers the delivery's id (null: none was due).
  */
 export async function seedDeliveryHistory(
-  services: Services, scripted: ScriptedSenders, endpointId: string, start: Date,
+  services: Services,
+  scripted: ScriptedSenders,
+  endpointId: string,
+  start: Date,
 ): Promise<string | null> {
   const { webhookRetryScheduleMs: scheduleMs, webhookDisableAfterMs } = services.config;
   let at = start;
@@ -48,7 +51,11 @@ export async function seedDeliveryHistory(
     for (;;) {
       // Only the demo endpoint's: a database may hold other deliveries due, which are given back at once, untouched.
       const claimed = await claimDueDeliveries(deps, {
-        limit: CLAIM_LIMIT, leaseMs: 60_000, perEndpoint: 1, held: new Map(), lookForNew: true,
+        limit: CLAIM_LIMIT,
+        leaseMs: 60_000,
+        perEndpoint: 1,
+        held: new Map(),
+        lookForNew: true,
       });
       const delivery = claimed.find((d) => d.endpointId === endpointId && (deliveryId === null || d.id === deliveryId));
       await deps.deliveryQueue.release(claimed.filter((d) => d !== delivery));
@@ -56,7 +63,7 @@ export async function seedDeliveryHistory(
       deliveryId = delivery.id;
       const result = await attemptDelivery(deps, delivery, scheduleMs);
       const notices = await recordDeliveries(deps, [result], webhookDisableAfterMs);
-      const mailFailed = (err: unknown) => services.log.warn({ err }, 'the demo endpoint\'s failure mail was not sent');
+      const mailFailed = (err: unknown) => services.log.warn({ err }, "the demo endpoint's failure mail was not sent");
       await mailEndpointNotices(deps, notices, mailFailed);
       if (result.state.status !== 'pending') return deliveryId;
       at = result.state.nextAttemptAt;

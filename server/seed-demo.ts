@@ -25,7 +25,8 @@ const DEMO = {
 // Derived, not spread: a unit's deps hold their services and repositories on their prototype (unit-of-work.ts).
 const withId = (deps: Deps, id: string): Deps => Object.create(deps, { ids: { value: { newId: () => id } } }) as Deps;
 /** The demo endpoint's reserved name never resolves: taken as if it had when it was configured. */
-const anyTarget = (deps: Deps): Deps => Object.create(deps, { webhookTargets: { value: { refusalReason: async () => null } } }) as Deps;
+const anyTarget = (deps: Deps): Deps =>
+  Object.create(deps, { webhookTargets: { value: { refusalReason: async () => null } } }) as Deps;
 const at = (deps: Deps, time: Date): Deps => Object.create(deps, { clock: { value: { now: () => time } } }) as Deps;
 
 /** The master partner's order whose status update failed to reach its endpoint, in the demo's delivery log. */
@@ -43,16 +44,34 @@ export async function seedDemo(services: Services, scripted: ScriptedSenders): P
     const historyStart = new Date(deps.clock.now().getTime() - historyLength(services.config.webhookRetryScheduleMs));
     await createAccount(withId(deps, DEMO.brandId), { name: 'Demo Brand', role: 'brand' });
     await createAccount(withId(deps, DEMO.masterId), { name: 'Demo Installers (master)', role: 'partner' });
-    await createAccount(withId(deps, DEMO.childAId), { name: 'Demo Installers North', role: 'partner', parentId: DEMO.masterId });
-    await createAccount(withId(deps, DEMO.childBId), { name: 'Demo Installers South', role: 'partner', parentId: DEMO.masterId });
+    await createAccount(withId(deps, DEMO.childAId), {
+      name: 'Demo Installers North',
+      role: 'partner',
+      parentId: DEMO.masterId,
+    });
+    await createAccount(withId(deps, DEMO.childBId), {
+      name: 'Demo Installers South',
+      role: 'partner',
+      parentId: DEMO.masterId,
+    });
 
     await createContact(deps, { accountId: DEMO.brandId, email: DEMO.contacts.brand });
     await createContact(deps, { accountId: DEMO.masterId, email: DEMO.contacts.master });
     await createContact(deps, { accountId: DEMO.childAId, email: DEMO.contacts.childA });
     await createContact(deps, { accountId: DEMO.childBId, email: DEMO.contacts.childB, apiAccess: false });
 
-    await upsertWebhookConfig(deps, { accountId: DEMO.brandId, scope: 'brand', transformer: 'default', version: '1.3.0' });
-    await upsertWebhookConfig(deps, { accountId: DEMO.masterId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
+    await upsertWebhookConfig(deps, {
+      accountId: DEMO.brandId,
+      scope: 'brand',
+      transformer: 'default',
+      version: '1.3.0',
+    });
+    await upsertWebhookConfig(deps, {
+      accountId: DEMO.masterId,
+      scope: 'partner',
+      transformer: 'partner-format',
+      version: '1.3.0',
+    });
 
     const partners = [DEMO.masterId, DEMO.childAId, DEMO.childBId, null];
     for (let i = 1; i <= 20; i++) {
@@ -67,10 +86,21 @@ export async function seedDemo(services: Services, scripted: ScriptedSenders): P
         status: JOB_STATUSES[(i - (apiId === FAILED_ORDER ? 1 : 0)) % JOB_STATUSES.length],
         invoicingEid: `INV-${1000 + i}`,
         customer: {
-          email: `customer${i}@demo.example`, externalId: `C-${i}`, firstName: 'Alex', lastName: `Sample ${i}`,
-          mobilePhone: null, phone: '+49 30 1234567', salutation: null,
+          email: `customer${i}@demo.example`,
+          externalId: `C-${i}`,
+          firstName: 'Alex',
+          lastName: `Sample ${i}`,
+          mobilePhone: null,
+          phone: '+49 30 1234567',
+          salutation: null,
         },
-        shippingAddress: { street: 'Hauptstraße', houseNumber: String(i), postalCode: '10115', city: 'Berlin', countryCode: 'DE' },
+        shippingAddress: {
+          street: 'Hauptstraße',
+          houseNumber: String(i),
+          postalCode: '10115',
+          city: 'Berlin',
+          countryCode: 'DE',
+        },
         products: [{ sku: 'WB-11KW', name: 'Wallbox 11 kW', quantity: 1 }],
         orderType: 'installation',
         updatedAt: made,
@@ -78,7 +108,11 @@ export async function seedDemo(services: Services, scripted: ScriptedSenders): P
     }
 
     const endpoint = await upsertWebhookConfig(anyTarget(deps), {
-      accountId: DEMO.masterId, scope: 'partner', transformer: 'partner-format', version: '1.3.0', url: DEMO_ENDPOINT_URL,
+      accountId: DEMO.masterId,
+      scope: 'partner',
+      transformer: 'partner-format',
+      version: '1.3.0',
+      url: DEMO_ENDPOINT_URL,
       signatureKey: deps.keys.newSecretKey(),
     });
     await setJobStatus(at(deps, historyStart), { apiId: FAILED_ORDER, status: JOB_STATUSES[4] });

@@ -4,7 +4,16 @@ import { DomainError } from '../domain/errors.ts';
 import type { Context } from './context.ts';
 import { GENERIC_INTERNAL_DETAIL, issuesOf, problem, retryAfterOf, type ProblemCode } from './errors.ts';
 import type { Meta } from './meta.ts';
-import { asCaller, checkBody, checkSignature, decodedPathParameters, failureFor, inUnitOfWork, requireAdmin, withOutcomeLogged } from './request-steps.ts';
+import {
+  asCaller,
+  checkBody,
+  checkSignature,
+  decodedPathParameters,
+  failureFor,
+  inUnitOfWork,
+  requireAdmin,
+  withOutcomeLogged,
+} from './request-steps.ts';
 
 export type { Meta, ProblemStatus } from './meta.ts';
 
@@ -22,10 +31,24 @@ const t = initTRPC
         // Typed clients parse tRPC's own shape: keep it, minus any exception text.
         // `reason`: the domain's own code, where tRPC's is coarser (GONE travels as NOT_FOUND).
         const reason = error.cause instanceof DomainError ? error.cause.code : undefined;
-        return { ...shape, message, data: { ...shape.data, stack: undefined, issues, reason, retryAfter: retryAfterOf(error), requestId: ctx?.requestId } };
+        return {
+          ...shape,
+          message,
+          data: {
+            ...shape.data,
+            stack: undefined,
+            issues,
+            reason,
+            retryAfter: retryAfterOf(error),
+            requestId: ctx?.requestId,
+          },
+        };
       }
       const code = error.code as ProblemCode;
-      return problem(code, code === 'GONE' ? 410 : shape.data.httpStatus, message, { issues, requestId: ctx?.requestId });
+      return problem(code, code === 'GONE' ? 410 : shape.data.httpStatus, message, {
+        issues,
+        requestId: ctx?.requestId,
+      });
     },
   });
 
@@ -35,8 +58,11 @@ export const router = t.router;
 export const baseProcedure = t.procedure.use(async ({ ctx, meta, getRawInput, next }) => {
   const getDecoded = decodedPathParameters(ctx, meta, getRawInput);
   // A /trpc batch runs several procedures on one context: each takes a unit of work of its own (a REST request is one).
-  const result = await (ctx.transport === 'trpc' ? next({ ctx: { unit: ctx.services.unitOfWork() } })
-    : getDecoded ? next({ getRawInput: getDecoded }) : next());
+  const result = await (ctx.transport === 'trpc'
+    ? next({ ctx: { unit: ctx.services.unitOfWork() } })
+    : getDecoded
+      ? next({ getRawInput: getDecoded })
+      : next());
   if (!result.ok) throw failureFor(ctx, result.error);
   return result;
 });
@@ -45,15 +71,17 @@ export const baseProcedure = t.procedure.use(async ({ ctx, meta, getRawInput, ne
  * The steps after the base, in one middleware per kind of procedure (each `next({ ctx })` copies the context): the
  * caller and its lane, the signature of a partner command, the body, then the use case in the request's unit of work.
  */
-const guarded = (roles: readonly Role[], signed = false) => baseProcedure.meta({ roles }).use(({ ctx, meta, type, path, getRawInput, next }) =>
-  asCaller(ctx, roles, (principal) => {
-    const run = async () => {
-      if (signed) await checkSignature(ctx, principal);
-      checkBody(ctx);
-      return inUnitOfWork(ctx, meta, type, (deps) => next({ ctx: { principal, deps } }));
-    };
-    return signed ? withOutcomeLogged(ctx, principal, path, getRawInput, run) : run();
-  }));
+const guarded = (roles: readonly Role[], signed = false) =>
+  baseProcedure.meta({ roles }).use(({ ctx, meta, type, path, getRawInput, next }) =>
+    asCaller(ctx, roles, (principal) => {
+      const run = async () => {
+        if (signed) await checkSignature(ctx, principal);
+        checkBody(ctx);
+        return inUnitOfWork(ctx, meta, type, (deps) => next({ ctx: { principal, deps } }));
+      };
+      return signed ? withOutcomeLogged(ctx, principal, path, getRawInput, run) : run();
+    }),
+  );
 
 /** Endpoints open to anyone (the two login steps). */
 export const publicProcedure = baseProcedure.use(({ ctx, meta, type, next }) => {

@@ -39,7 +39,12 @@ export const deliveryView = (d: DeliveryView) => ({
   scope: d.scope,
   url: d.url,
   status: d.status,
-  attempts: d.attempts.map((a) => ({ at: a.at.toISOString(), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error })),
+  attempts: d.attempts.map((a) => ({
+    at: a.at.toISOString(),
+    statusCode: a.statusCode,
+    durationMs: a.durationMs,
+    error: a.error,
+  })),
   createdAt: d.createdAt.toISOString(),
   nextAttemptAt: iso(d.nextAttemptAt),
 });
@@ -49,6 +54,11 @@ export const deliveryDetailView = (d: DeliveryDetail) => ({
   ...deliveryView(d),
   payload: d.payload,
   attempts: d.attempts.map((a) => ({
-    at: a.at.toISOString(), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error, request: a.request, response: a.response,
+    at: a.at.toISOString(),
+    statusCode: a.statusCode,
+    durationMs: a.durationMs,
+    error: a.error,
+    request: a.request,
+    response: a.response,
   })),
 });

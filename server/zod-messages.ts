@@ -5,7 +5,7 @@ import { z } from 'zod';
  * "Invalid input: expected string, received undefined"); every other issue keeps zod's own text.
  */
 const wireErrorMap: z.core.$ZodErrorMap = (issue) =>
-  (issue.code === 'invalid_type' && issue.input === undefined ? 'Required' : undefined);
+  issue.code === 'invalid_type' && issue.input === undefined ? 'Required' : undefined;
 
 /** Installs the map in zod's configuration, which every schema reads when it reports (the composition root calls it). */
 export function useWireMessages(): void {

@@ -8,7 +8,9 @@ const root = join(import.meta.dirname, '..');
 const test = suite('architecture');
 
 const sources = (dir: string) =>
-  (readdirSync(join(root, dir), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f));
+  (readdirSync(join(root, dir), { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(dir, f));
 /** Static imports and re-exports, and dynamic `import('…')` of a literal. */
 const importsIn = (text: string) => [
   ...[...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g)].map((m) => m[1]!),
@@ -17,15 +19,24 @@ const importsIn = (text: string) => [
 const importsOf = (file: string) => importsIn(readFileSync(join(root, file), 'utf8'));
 
 const INTO_ADAPTERS = /^\.{1,2}\/(?:\.\.\/)*adapters\//;
-const FORBIDDEN_IN_DOMAIN = /^(express|@trpc\/|@mikro-orm\/|jose$|pg$|pg-|p-retry$|zod$|zod\/|trpc-to-openapi|nodemailer|@electric-sql\/|pino|undici)/;
+const FORBIDDEN_IN_DOMAIN =
+  /^(express|@trpc\/|@mikro-orm\/|jose$|pg$|pg-|p-retry$|zod$|zod\/|trpc-to-openapi|nodemailer|@electric-sql\/|pino|undici)/;
 
 test('domain/ imports no framework, ORM, HTTP, JWT, driver or validation library', () => {
-  const offenders = sources('domain').flatMap((file) => importsOf(file).filter((s) => FORBIDDEN_IN_DOMAIN.test(s)).map((s) => `${file}: ${s}`));
+  const offenders = sources('domain').flatMap((file) =>
+    importsOf(file)
+      .filter((s) => FORBIDDEN_IN_DOMAIN.test(s))
+      .map((s) => `${file}: ${s}`),
+  );
   assert.equal(offenders, []);
 });
 
 test('domain/ imports nothing from server/ or adapters/', () => {
-  const offenders = sources('domain').flatMap((file) => importsOf(file).filter((s) => /(^|\/)(server|adapters)\//.test(s)).map((s) => `${file}: ${s}`));
+  const offenders = sources('domain').flatMap((file) =>
+    importsOf(file)
+      .filter((s) => /(^|\/)(server|adapters)\//.test(s))
+      .map((s) => `${file}: ${s}`),
+  );
   assert.equal(offenders, []);
 });
 
@@ -33,7 +44,11 @@ test('only the composition root and entry points import adapters/', () => {
   const allowed = new Set(['server/compose.ts', 'server/main.ts', 'server/migrate.ts', 'server/seed-bench.ts']); // entry points and the root
   const offenders = [...sources('server'), ...sources('domain')]
     .filter((file) => !allowed.has(file))
-    .flatMap((file) => importsOf(file).filter((s) => INTO_ADAPTERS.test(s)).map((s) => `${file}: ${s}`));
+    .flatMap((file) =>
+      importsOf(file)
+        .filter((s) => INTO_ADAPTERS.test(s))
+        .map((s) => `${file}: ${s}`),
+    );
   assert.equal(offenders, []);
 });
 
@@ -45,22 +60,39 @@ test('only the composition root and entry points import adapters/', () => {
 const BENCH_MODULES = new Set([
   'tests/support/process.ts', // starting the service and logging integrators in, as the process tests do
   'tests/support/temp-postgres.ts', // a free port for a start, as the process tests find one
-  'adapters/persistence/partner-order-queries.ts', 'adapters/persistence/rows.ts', // the bare listing peer runs the service's own SQL
+  'adapters/persistence/partner-order-queries.ts',
+  'adapters/persistence/rows.ts', // the bare listing peer runs the service's own SQL
   'adapters/signatures.ts', // the signature-timing bench and the bare sender sign as the service does
-  'adapters/persistence/database/open.ts', 'server/config.ts', // seed-bench opens and migrates the configured database
+  'adapters/persistence/database/open.ts',
+  'server/config.ts', // seed-bench opens and migrates the configured database
   // the floor app: the service's own zod contracts and logger, on the bare stack
-  'server/routers/commands.contract.ts', 'server/routers/events.contract.ts', 'server/routers/partner-commands.contract.ts',
-  'server/routers/partner-orders.contract.ts', 'server/logger.ts',
+  'server/routers/commands.contract.ts',
+  'server/routers/events.contract.ts',
+  'server/routers/partner-commands.contract.ts',
+  'server/routers/partner-orders.contract.ts',
+  'server/logger.ts',
   // the portal's load: the browser as the browser tests drive it, and where the built portal lies (its bundle's size)
-  'tests/browser/support.ts', 'server/http/portal.ts',
+  'tests/browser/support.ts',
+  'server/http/portal.ts',
 ]);
 const BENCH_PACKAGES = new Set([
-  'pg', 'pg-cursor', 'autocannon', 'undici', 'cli-progress',
+  'pg',
+  'pg-cursor',
+  'autocannon',
+  'undici',
+  'cli-progress',
   '@electric-sql/pglite', // the embedded soak reads the stopped service's events from its data folder
-  'express', '@trpc/server', 'trpc-to-openapi', 'pino-http', // the floor app's stack
+  'express',
+  '@trpc/server',
+  'trpc-to-openapi',
+  'pino-http', // the floor app's stack
   'playwright-core', // the portal's load, in Chromium
 ]);
-const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 function benchImportAllowed(file: string, specifier: string) {
   if (specifier.startsWith('node:')) return true;
   if (!specifier.startsWith('.')) return BENCH_PACKAGES.has(packageOf(specifier));
@@ -69,8 +101,11 @@ function benchImportAllowed(file: string, specifier: string) {
 }
 
 test('bench/ and server/seed-bench.ts import only what is listed for them', () => {
-  const offenders = [...sources('bench'), 'server/seed-bench.ts']
-    .flatMap((file) => importsOf(file).filter((s) => !benchImportAllowed(file, s)).map((s) => `${file}: ${s}`));
+  const offenders = [...sources('bench'), 'server/seed-bench.ts'].flatMap((file) =>
+    importsOf(file)
+      .filter((s) => !benchImportAllowed(file, s))
+      .map((s) => `${file}: ${s}`),
+  );
   assert.equal(offenders, []);
 });
 
@@ -78,40 +113,60 @@ test('bench/ and server/seed-bench.ts import only what is listed for them', () =
 const targetOf = (file: string, specifier: string) => posix.normalize(posix.join(dirname(file), specifier));
 const portalSources = () => [
   'portal/vite.config.ts',
-  ...(readdirSync(join(root, 'portal', 'src'), { recursive: true }) as string[]).filter((f) => /\.tsx?$/.test(f)).map((f) => posix.join('portal/src', f)),
+  ...(readdirSync(join(root, 'portal', 'src'), { recursive: true }) as string[])
+    .filter((f) => /\.tsx?$/.test(f))
+    .map((f) => posix.join('portal/src', f)),
 ];
-const leavesPortal = (file: string, specifier: string) => specifier.startsWith('.') && !targetOf(file, specifier).startsWith('portal/');
-const entersPortal = (file: string, specifier: string) => specifier.startsWith('.') && targetOf(file, specifier).startsWith('portal/');
+const leavesPortal = (file: string, specifier: string) =>
+  specifier.startsWith('.') && !targetOf(file, specifier).startsWith('portal/');
+const entersPortal = (file: string, specifier: string) =>
+  specifier.startsWith('.') && targetOf(file, specifier).startsWith('portal/');
 
 test('the portal imports nothing of the API code, only its own files and packages (the API reaches it over HTTP)', () => {
-  const offenders = portalSources().flatMap((file) => importsOf(file).filter((s) => leavesPortal(file, s)).map((s) => `${file}: ${s}`));
+  const offenders = portalSources().flatMap((file) =>
+    importsOf(file)
+      .filter((s) => leavesPortal(file, s))
+      .map((s) => `${file}: ${s}`),
+  );
   assert.equal(offenders, []);
 });
 
 test('the API code imports nothing of the portal (it serves its built files as files)', () => {
-  const offenders = ['domain', 'server', 'adapters', 'client'].flatMap(sources)
-    .flatMap((file) => importsOf(file).filter((s) => entersPortal(file, s)).map((s) => `${file}: ${s}`));
+  const offenders = ['domain', 'server', 'adapters', 'client'].flatMap(sources).flatMap((file) =>
+    importsOf(file)
+      .filter((s) => entersPortal(file, s))
+      .map((s) => `${file}: ${s}`),
+  );
   assert.equal(offenders, []);
 });
 
 /** Every file of code git tracks, wherever it is (a new folder included); the migrations aside. */
-const codeFiles = () => execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' }).split('\0')
-  .filter((f) => /\.(ts|tsx|mts|mjs|js|cjs)$/.test(f) && !f.startsWith('adapters/persistence/migrations/'));
+const codeFiles = () =>
+  execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' })
+    .split('\0')
+    .filter((f) => /\.(ts|tsx|mts|mjs|js|cjs)$/.test(f) && !f.startsWith('adapters/persistence/migrations/'));
 test('no file of code is over 300 lines (migrations aside)', () => {
   const lines = (file: string) => readFileSync(join(root, file), 'utf8').trimEnd().split('\n').length;
-  const long = codeFiles().map((file) => [file, lines(file)] as const).filter(([, n]) => n > 300);
+  const long = codeFiles()
+    .map((file) => [file, lines(file)] as const)
+    .filter(([, n]) => n > 300);
   assert.equal(long, []);
   assert.ok(codeFiles().length > 100, 'the walk found the code');
 });
 
-test('no code spreads a unit\'s deps: their services and repositories are on the prototype (derive with Object.create)', () => {
+test("no code spreads a unit's deps: their services and repositories are on the prototype (derive with Object.create)", () => {
   const spread = /\.\.\.\s*(?:[\w.]+\.)?deps\b/;
-  const offenders = codeFiles().filter((f) => /^(domain|server|adapters|client|bench)\//.test(f) && spread.test(readFileSync(join(root, f), 'utf8')));
+  const offenders = codeFiles().filter(
+    (f) => /^(domain|server|adapters|client|bench)\//.test(f) && spread.test(readFileSync(join(root, f), 'utf8')),
+  );
   assert.equal(offenders, []);
-  assert.ok(spread.test('{ ...ctx.deps, ids }') && spread.test('{ ...deps }') && !spread.test('{ ...depsOf(x) }'), 'the pattern finds a spread');
+  assert.ok(
+    spread.test('{ ...ctx.deps, ids }') && spread.test('{ ...deps }') && !spread.test('{ ...depsOf(x) }'),
+    'the pattern finds a spread',
+  );
 });
 
-test('what a tool writes is not in the tree: the portal\'s API types are generated at install and before each type check', () => {
+test("what a tool writes is not in the tree: the portal's API types are generated at install and before each type check", () => {
   assert.not.ok(codeFiles().includes('portal/src/api/schema.d.ts'));
   assert.ok(codeFiles().includes('server/openapi/emit.ts'), 'the list is of tracked files');
 });

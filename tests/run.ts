@@ -48,7 +48,10 @@ const failed = total - ran + unrun;
 // a test: the count cannot be trusted, and the run fails.
 const skips = recordedSkips();
 const passed = ran - skips.length;
-if (passed < 0) console.log(`${skips.length} skips recorded but only ${ran} tests passed (a skip outside a test body?): the run fails.`);
+if (passed < 0)
+  console.log(
+    `${skips.length} skips recorded but only ${ran} tests passed (a skip outside a test body?): the run fails.`,
+  );
 if (files.length === 0 || total === 0 || passed < 0 || failed > 0) process.exitCode = 1;
 console.log(`\n${files.length} files in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 if (skips.length > 0) {

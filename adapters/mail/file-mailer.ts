@@ -14,7 +14,12 @@ export class FileMailer implements Mailer {
     private readonly onWritten: (path: string) => void,
   ) {}
   async send(message: MailMessage): Promise<void> {
-    const info = await this.composer.sendMail({ from: this.from, to: message.to, subject: message.subject, text: message.text });
+    const info = await this.composer.sendMail({
+      from: this.from,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+    });
     await mkdir(this.dir, { recursive: true });
     const path = join(this.dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.eml`);
     await writeFile(path, info.message as Buffer, { mode: 0o600 });

@@ -5,7 +5,10 @@ import type { Mailer } from '../../domain/ports.ts';
 /** Hands messages to an SMTP server (SMTP_URL). */
 export class SmtpMailer implements Mailer {
   private readonly transport: Transporter;
-  constructor(url: string, private readonly from: string) {
+  constructor(
+    url: string,
+    private readonly from: string,
+  ) {
     this.transport = nodemailer.createTransport(url);
   }
   async send(message: MailMessage): Promise<void> {

@@ -17,24 +17,44 @@ const PARTNER_FAMILY = `
   from accounts a where a.id = $1`;
 
 interface FamilyRow {
-  id: string; name: string; role: Account['role']; parent_id: string | null; created_at: string;
-  own_config: ConfigRow | null; master_config: ConfigRow | null; child_ids: string[]; sibling_ids: string[];
+  id: string;
+  name: string;
+  role: Account['role'];
+  parent_id: string | null;
+  created_at: string;
+  own_config: ConfigRow | null;
+  master_config: ConfigRow | null;
+  child_ids: string[];
+  sibling_ids: string[];
 }
 
 export class MikroOrmAccountRepository implements AccountRepository {
-  constructor(private readonly em: EntityManager, private readonly families: FamilyMemo) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly families: FamilyMemo,
+  ) {}
   private readonly reads = new UnitReads<Account>();
-  async get(id: string) { return isStoredId(id) ? this.reads.get(id, () => this.em.findOne(Account, { id }, DETACHED)) : null; }
+  async get(id: string) {
+    return isStoredId(id) ? this.reads.get(id, () => this.em.findOne(Account, { id }, DETACHED)) : null;
+  }
   partnerFamily(accountId: string): Promise<PartnerFamily | null> {
     return this.families.get(accountId, (id) => this.readFamily(id));
   }
   private async readFamily(accountId: string): Promise<PartnerFamily | null> {
     if (!isStoredId(accountId)) return null;
     return withDriverConnection(this.em, async (client) => {
-      const { rows: [row] } = await client.query<FamilyRow>({ name: 'partner-family', text: PARTNER_FAMILY, values: [accountId] });
+      const {
+        rows: [row],
+      } = await client.query<FamilyRow>({ name: 'partner-family', text: PARTNER_FAMILY, values: [accountId] });
       if (!row) return null;
       return {
-        account: new Account({ id: row.id, name: row.name, role: row.role, parentId: row.parent_id, createdAt: new Date(row.created_at) }),
+        account: new Account({
+          id: row.id,
+          name: row.name,
+          role: row.role,
+          parentId: row.parent_id,
+          createdAt: new Date(row.created_at),
+        }),
         ownConfig: row.own_config && toConfig(row.own_config),
         masterConfig: row.master_config && toConfig(row.master_config),
         childIds: row.child_ids,

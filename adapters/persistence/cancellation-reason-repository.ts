@@ -6,7 +6,9 @@ import { DETACHED, UnitReads } from './detached.ts';
 export class MikroOrmCancellationReasonRepository implements CancellationReasonRepository {
   constructor(private readonly em: EntityManager) {}
   private readonly reads = new UnitReads<CancellationReason>();
-  get(name: string) { return this.reads.get(name, () => this.em.findOne(CancellationReason, { name }, DETACHED)); }
+  get(name: string) {
+    return this.reads.get(name, () => this.em.findOne(CancellationReason, { name }, DETACHED));
+  }
   async save(reason: CancellationReason) {
     this.reads.forget(reason.name);
     await this.em.upsert(CancellationReason, reason, DETACHED);

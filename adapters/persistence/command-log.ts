@@ -15,7 +15,10 @@ type HeldRow = { type: string; body: unknown; status: StoredCommand['status'] | 
  * A partner command is `running` while its unit of work runs it; a brand command waits `accepted` for the executor.
  */
 export class MikroOrmCommandLog implements CommandLog {
-  constructor(private readonly em: EntityManager, private readonly notices: WorkNotices) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly notices: WorkNotices,
+  ) {}
 
   claim(command: Omit<StoredCommand, 'status' | 'answer'>, at: Date): Promise<StoredCommand | null> {
     return this.take({ ...command, answer: null }, 'running', at);
@@ -28,20 +31,42 @@ export class MikroOrmCommandLog implements CommandLog {
     return held;
   }
 
-  private async take(command: Omit<StoredCommand, 'status'>, status: 'running' | 'accepted', at: Date): Promise<StoredCommand | null> {
+  private async take(
+    command: Omit<StoredCommand, 'status'>,
+    status: 'running' | 'accepted',
+    at: Date,
+  ): Promise<StoredCommand | null> {
     // On the driver, prepared: accepting a command is the hot write path.
-    const { rowCount } = await withDriverConnection(this.em, (client) => client.query({
-      name: 'command-take',
-      text: `insert into commands (account_id, cid, type, body, status, answer, created_at, updated_at)
+    const { rowCount } = await withDriverConnection(this.em, (client) =>
+      client.query({
+        name: 'command-take',
+        text: `insert into commands (account_id, cid, type, body, status, answer, created_at, updated_at)
        values ($1, $2, $3, $4::jsonb, $5, $6::json, $7, $7) on conflict (account_id, cid) do nothing`,
-      values: [command.accountId, command.cid, command.type, JSON.stringify(command.body), status, JSON.stringify(command.answer), at],
-    }));
+        values: [
+          command.accountId,
+          command.cid,
+          command.type,
+          JSON.stringify(command.body),
+          status,
+          JSON.stringify(command.answer),
+          at,
+        ],
+      }),
+    );
     if (rowCount === 1) return null;
     const [row] = await this.em.execute<HeldRow[]>(
-      'select type, body, status, answer from commands where account_id = ? and cid = ?', [command.accountId, command.cid],
+      'select type, body, status, answer from commands where account_id = ? and cid = ?',
+      [command.accountId, command.cid],
     );
     const heldStatus = row!.status === 'running' ? 'accepted' : row!.status;
-    return { accountId: command.accountId, cid: command.cid, type: row!.type, body: json(row!.body), status: heldStatus, answer: json(row!.answer) };
+    return {
+      accountId: command.accountId,
+      cid: command.cid,
+      type: row!.type,
+      body: json(row!.body),
+      status: heldStatus,
+      answer: json(row!.answer),
+    };
   }
 
   async finish(accountId: string, cid: string, outcome: FinishedCommand, at: Date): Promise<void> {
@@ -49,14 +74,23 @@ export class MikroOrmCommandLog implements CommandLog {
       `update commands set status = ?, result = ?::json, answer = coalesce(?::json, answer), finished_at = ?, updated_at = ?,
          lease_until = null, claim_token = null
        where account_id = ? and cid = ?`,
-      [outcome.status, JSON.stringify(outcome.result), outcome.answer === undefined ? null : JSON.stringify(outcome.answer), at, at, accountId, cid],
+      [
+        outcome.status,
+        JSON.stringify(outcome.result),
+        outcome.answer === undefined ? null : JSON.stringify(outcome.answer),
+        at,
+        at,
+        accountId,
+        cid,
+      ],
     );
   }
 
   async result(accountId: string, cid: string): Promise<CommandState | null> {
     if (!isStoredId(accountId)) return null;
     const [row] = await this.em.execute<{ status: string; result: unknown; finished_at: string | null }[]>(
-      'select status, result, finished_at from commands where account_id = ? and cid = ?', [accountId, cid],
+      'select status, result, finished_at from commands where account_id = ? and cid = ?',
+      [accountId, cid],
     );
     if (!row) return null;
     if (row.status !== 'succeeded' && row.status !== 'failed') return { status: 'accepted' };

@@ -14,37 +14,63 @@ export class MikroOrmCommandQueue implements CommandQueue {
   constructor(private readonly em: EntityManager) {}
 
   async claimDue(limit: number, now: Date, leaseUntil: Date): Promise<ClaimedCommand[]> {
-    const { rows } = await withDriverConnection(this.em, (client) => client.query<{ account_id: string; cid: string; body: unknown; attempts: number; claim_token: string; seq: string }>({
-      name: 'commands-claim',
-      text: `update commands c set lease_until = $1, claim_token = gen_random_uuid(), attempts = c.attempts + 1
+    const { rows } = await withDriverConnection(this.em, (client) =>
+      client.query<{
+        account_id: string;
+        cid: string;
+        body: unknown;
+        attempts: number;
+        claim_token: string;
+        seq: string;
+      }>({
+        name: 'commands-claim',
+        text: `update commands c set lease_until = $1, claim_token = gen_random_uuid(), attempts = c.attempts + 1
        from (select account_id, cid from commands
              where status = 'accepted' and (lease_until is null or lease_until <= $2)
              order by seq limit $3 for update skip locked) due
        where c.account_id = due.account_id and c.cid = due.cid
        returning c.account_id, c.cid, c.body, c.attempts, c.claim_token, c.seq`,
-      values: [leaseUntil, now, limit],
-    }));
+        values: [leaseUntil, now, limit],
+      }),
+    );
     return rows
       .sort((a, b) => Number(a.seq) - Number(b.seq))
-      .map((r) => ({ accountId: r.account_id, cid: r.cid, body: json(r.body), attempts: r.attempts, claimToken: r.claim_token }));
+      .map((r) => ({
+        accountId: r.account_id,
+        cid: r.cid,
+        body: json(r.body),
+        attempts: r.attempts,
+        claimToken: r.claim_token,
+      }));
   }
 
   async finishClaimed(command: ClaimedCommand, outcome: FinishedCommand, at: Date): Promise<boolean> {
-    const { rowCount } = await withDriverConnection(this.em, (client) => client.query({
-      name: 'commands-finish-claimed',
-      text: `update commands set status = $1, result = $2::json, finished_at = $3, updated_at = $3, lease_until = null, claim_token = null
+    const { rowCount } = await withDriverConnection(this.em, (client) =>
+      client.query({
+        name: 'commands-finish-claimed',
+        text: `update commands set status = $1, result = $2::json, finished_at = $3, updated_at = $3, lease_until = null, claim_token = null
        where account_id = $4 and cid = $5 and status = 'accepted' and claim_token = $6`,
-      values: [outcome.status, JSON.stringify(outcome.result), at, command.accountId, command.cid, command.claimToken],
-    }));
+        values: [
+          outcome.status,
+          JSON.stringify(outcome.result),
+          at,
+          command.accountId,
+          command.cid,
+          command.claimToken,
+        ],
+      }),
+    );
     return rowCount === 1;
   }
 
   async release(command: ClaimedCommand, notBefore: Date, attemptUsed: boolean): Promise<void> {
-    await withDriverConnection(this.em, (client) => client.query({
-      name: 'commands-release',
-      text: 'update commands set lease_until = $1, claim_token = null, attempts = attempts - $5 where account_id = $2 and cid = $3 and claim_token = $4',
-      values: [notBefore, command.accountId, command.cid, command.claimToken, attemptUsed ? 0 : 1],
-    }));
+    await withDriverConnection(this.em, (client) =>
+      client.query({
+        name: 'commands-release',
+        text: 'update commands set lease_until = $1, claim_token = null, attempts = attempts - $5 where account_id = $2 and cid = $3 and claim_token = $4',
+        values: [notBefore, command.accountId, command.cid, command.claimToken, attemptUsed ? 0 : 1],
+      }),
+    );
   }
 
   async purgeFinished(before: Date, limit: number): Promise<number> {

@@ -1,5 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { DeliveryDetail, DeliveryFilter, DeliveryStats, DeliveryView, StatsBucket } from '../../domain/delivery.ts';
+import type {
+  DeliveryDetail,
+  DeliveryFilter,
+  DeliveryStats,
+  DeliveryView,
+  StatsBucket,
+} from '../../domain/delivery.ts';
 import type { DeliveryLog } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
@@ -99,34 +105,75 @@ const STATS = `
   group by b.start order by b.start`;
 
 interface ListRow {
-  id: string; seq: string; event_id: string; event_type: DeliveryView['eventType']; order_id: string | null; account_id: string; scope: DeliveryView['scope']; url: string | null;
-  status: DeliveryView['status']; created_at: string; next_attempt_at: string | null;
+  id: string;
+  seq: string;
+  event_id: string;
+  event_type: DeliveryView['eventType'];
+  order_id: string | null;
+  account_id: string;
+  scope: DeliveryView['scope'];
+  url: string | null;
+  status: DeliveryView['status'];
+  created_at: string;
+  next_attempt_at: string | null;
   attempts: (StoredAttempt & {
-    request?: { url: string; headers: Record<string, string> } | null; responseHeaders?: Record<string, string> | null; responseBody?: string | null;
+    request?: { url: string; headers: Record<string, string> } | null;
+    responseHeaders?: Record<string, string> | null;
+    responseBody?: string | null;
   })[];
 }
-interface StoredAttempt { at: string; statusCode: number | null; durationMs: number; error: string | null }
+interface StoredAttempt {
+  at: string;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+}
 
-const toAttempt = (a: StoredAttempt) => ({ at: new Date(a.at), statusCode: a.statusCode, durationMs: a.durationMs, error: a.error });
+const toAttempt = (a: StoredAttempt) => ({
+  at: new Date(a.at),
+  statusCode: a.statusCode,
+  durationMs: a.durationMs,
+  error: a.error,
+});
 const toView = (r: ListRow): DeliveryView => ({
-  id: r.id, seq: Number(r.seq), eventId: r.event_id, eventType: r.event_type, orderId: r.order_id, accountId: r.account_id, scope: r.scope, url: r.url, status: r.status,
-  attempts: r.attempts.map(toAttempt), createdAt: new Date(r.created_at), nextAttemptAt: r.next_attempt_at ? new Date(r.next_attempt_at) : null,
+  id: r.id,
+  seq: Number(r.seq),
+  eventId: r.event_id,
+  eventType: r.event_type,
+  orderId: r.order_id,
+  accountId: r.account_id,
+  scope: r.scope,
+  url: r.url,
+  status: r.status,
+  attempts: r.attempts.map(toAttempt),
+  createdAt: new Date(r.created_at),
+  nextAttemptAt: r.next_attempt_at ? new Date(r.next_attempt_at) : null,
 });
 
 export class SqlDeliveryLog implements DeliveryLog {
-  constructor(private readonly em: EntityManager, private readonly notices: WorkNotices) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly notices: WorkNotices,
+  ) {}
 
   async get(deliveryId: string, endpointId?: string): Promise<DeliveryDetail | null> {
     if (!isStoredId(deliveryId) || (endpointId !== undefined && !isStoredId(endpointId))) return null;
     return withDriverConnection(this.em, async (client) => {
-      const { rows: [r] } = await client.query<ListRow & { endpoint_id: string; payload: string }>({
-        name: 'deliveries-get-v3', text: GET, values: [deliveryId, endpointId ?? null],
+      const {
+        rows: [r],
+      } = await client.query<ListRow & { endpoint_id: string; payload: string }>({
+        name: 'deliveries-get-v3',
+        text: GET,
+        values: [deliveryId, endpointId ?? null],
       });
       if (!r) return null;
       return {
-        ...toView(r), endpointId: r.endpoint_id, payload: r.payload,
+        ...toView(r),
+        endpointId: r.endpoint_id,
+        payload: r.payload,
         attempts: r.attempts.map((a) => ({
-          ...toAttempt(a), request: a.request ?? null,
+          ...toAttempt(a),
+          request: a.request ?? null,
           response: a.request && a.responseHeaders ? { headers: a.responseHeaders, body: a.responseBody ?? '' } : null,
         })),
       };
@@ -135,8 +182,15 @@ export class SqlDeliveryLog implements DeliveryLog {
 
   async redeliver(deliveryId: string, now: Date, endpointId?: string): Promise<boolean> {
     if (!isStoredId(deliveryId)) return false;
-    const { rows: [row] } = await withDriverConnection(this.em, (client) =>
-      client.query<{ found: string; pending_again: string }>({ name: 'deliveries-redeliver-v3', text: REDELIVER, values: [deliveryId, now, endpointId ?? null] }));
+    const {
+      rows: [row],
+    } = await withDriverConnection(this.em, (client) =>
+      client.query<{ found: string; pending_again: string }>({
+        name: 'deliveries-redeliver-v3',
+        text: REDELIVER,
+        values: [deliveryId, now, endpointId ?? null],
+      }),
+    );
     if (Number(row!.pending_again) > 0) this.notices.created('deliveries');
     return Number(row!.found) > 0;
   }
@@ -145,8 +199,15 @@ export class SqlDeliveryLog implements DeliveryLog {
     const endpointId = 'endpointId' in of ? of.endpointId : null;
     const accountId = 'accountId' in of ? of.accountId : null;
     if (accountId !== null && !isStoredId(accountId)) return 0;
-    const { rows: [row] } = await withDriverConnection(this.em, (client) =>
-      client.query<{ count: string }>({ name: 'deliveries-redeliver-failed-v2', text: REDELIVER_FAILED, values: [endpointId, since, now, accountId] }));
+    const {
+      rows: [row],
+    } = await withDriverConnection(this.em, (client) =>
+      client.query<{ count: string }>({
+        name: 'deliveries-redeliver-failed-v2',
+        text: REDELIVER_FAILED,
+        values: [endpointId, since, now, accountId],
+      }),
+    );
     const count = Number(row!.count);
     if (count > 0) this.notices.created('deliveries');
     return count;
@@ -157,9 +218,18 @@ export class SqlDeliveryLog implements DeliveryLog {
     const way = filter.orderId !== undefined ? 'order' : filter.status === 'failed' ? 'failed' : 'log';
     return withDriverConnection(this.em, async (client) => {
       const { rows } = await client.query<ListRow>({
-        name: `deliveries-list-${way}-v3`, text: LIST[way],
-        values: [filter.accountId ?? null, filter.endpointId ?? null, filter.status ?? null, filter.limit,
-          filter.before?.createdAt ?? null, filter.before?.seq ?? null, filter.eventType ?? null, filter.orderId ?? null],
+        name: `deliveries-list-${way}-v3`,
+        text: LIST[way],
+        values: [
+          filter.accountId ?? null,
+          filter.endpointId ?? null,
+          filter.status ?? null,
+          filter.limit,
+          filter.before?.createdAt ?? null,
+          filter.before?.seq ?? null,
+          filter.eventType ?? null,
+          filter.orderId ?? null,
+        ],
       });
       return rows.map(toView);
     });
@@ -167,11 +237,23 @@ export class SqlDeliveryLog implements DeliveryLog {
 
   async stats(endpointId: string, from: Date, to: Date, bucket: StatsBucket): Promise<DeliveryStats[]> {
     if (!isStoredId(endpointId)) return [];
-    const { rows } = await withDriverConnection(this.em, (client) => client.query<{
-      start: Date; attempts: number; succeeded: number; failed: number; p50: number | null; p99: number | null;
-    }>({ name: 'deliveries-stats', text: STATS, values: [endpointId, from, to, bucket] }));
+    const { rows } = await withDriverConnection(this.em, (client) =>
+      client.query<{
+        start: Date;
+        attempts: number;
+        succeeded: number;
+        failed: number;
+        p50: number | null;
+        p99: number | null;
+      }>({ name: 'deliveries-stats', text: STATS, values: [endpointId, from, to, bucket] }),
+    );
     return rows.map((r) => ({
-      start: new Date(r.start), attempts: r.attempts, succeeded: r.succeeded, failed: r.failed, p50Ms: r.p50, p99Ms: r.p99,
+      start: new Date(r.start),
+      attempts: r.attempts,
+      succeeded: r.succeeded,
+      failed: r.failed,
+      p50Ms: r.p50,
+      p99Ms: r.p99,
     }));
   }
 

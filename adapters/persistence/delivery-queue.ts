@@ -91,52 +91,111 @@ const RECORD = `
     v.ended_failed + (select count(*) from deliveries x where x.endpoint_id = v.id and x.failed_at is not null)::int as failed_deliveries
   from verdict v where v.disable or v.warn`;
 
-interface NoticeRow { kind: EndpointNotice['kind']; endpoint_id: string; account_id: string; url: string | null; failing_since: string; failed_deliveries: number }
-interface ClaimRow { id: string; event_id: string; endpoint_id: string; attempts: number; body: string; created_at: Date; endpoint: ConfigRow | null }
+interface NoticeRow {
+  kind: EndpointNotice['kind'];
+  endpoint_id: string;
+  account_id: string;
+  url: string | null;
+  failing_since: string;
+  failed_deliveries: number;
+}
+interface ClaimRow {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  attempts: number;
+  body: string;
+  created_at: Date;
+  endpoint: ConfigRow | null;
+}
 
 /** What the sender needs of the endpoint: its URL, whether it is enabled, and what signs. */
-const endpointOf = ({ url, enabled, signatureKey, previousKey, asymmetricSigning, signingPair, previousPair }: WebhookConfig) =>
-  ({ url, enabled, signatureKey, previousKey, asymmetricSigning, signingPair, previousPair });
+const endpointOf = ({
+  url,
+  enabled,
+  signatureKey,
+  previousKey,
+  asymmetricSigning,
+  signingPair,
+  previousPair,
+}: WebhookConfig) => ({ url, enabled, signatureKey, previousKey, asymmetricSigning, signingPair, previousPair });
 
 export class SqlDeliveryQueue implements DeliveryQueue {
   constructor(private readonly em: EntityManager) {}
 
   claimDue(request: ClaimRequest): Promise<ClaimedDelivery[]> {
     const { limit, now, leaseUntil, claimToken, perEndpoint, held, lookForNew } = request;
-    const values = [now, leaseUntil, limit, claimToken, perEndpoint, [...held.keys()], [...held.values()], lookForNew ? SEQUENCE_PER_CLAIM : 0];
+    const values = [
+      now,
+      leaseUntil,
+      limit,
+      claimToken,
+      perEndpoint,
+      [...held.keys()],
+      [...held.values()],
+      lookForNew ? SEQUENCE_PER_CLAIM : 0,
+    ];
     return withDriverConnection(this.em, async (client) => {
       const { rows } = await client.query<ClaimRow>({ name: 'deliveries-claim-v6', text: CLAIM, values });
       return rows.map((r) => ({
-        id: r.id, eventId: r.event_id, endpointId: r.endpoint_id, attempts: r.attempts, body: r.body, leaseUntil, claimToken,
-        createdAt: new Date(r.created_at), endpoint: r.endpoint && endpointOf(toConfig(r.endpoint)),
+        id: r.id,
+        eventId: r.event_id,
+        endpointId: r.endpoint_id,
+        attempts: r.attempts,
+        body: r.body,
+        leaseUntil,
+        claimToken,
+        createdAt: new Date(r.created_at),
+        endpoint: r.endpoint && endpointOf(toConfig(r.endpoint)),
       }));
     });
   }
 
   async release(claims: readonly Pick<ClaimedDelivery, 'id' | 'claimToken'>[]): Promise<void> {
     if (claims.length === 0) return;
-    await withDriverConnection(this.em, (client) => client.query({
-      name: 'deliveries-release-v2', text: RELEASE, values: [claims.map((c) => c.id), claims.map((c) => c.claimToken)],
-    }));
+    await withDriverConnection(this.em, (client) =>
+      client.query({
+        name: 'deliveries-release-v2',
+        text: RELEASE,
+        values: [claims.map((c) => c.id), claims.map((c) => c.claimToken)],
+      }),
+    );
   }
 
   async record(results: readonly DeliveryResult[], at: Date, disableAfterMs: number): Promise<EndpointNotice[]> {
     if (results.length === 0) return [];
-    const { rows } = await withDriverConnection(this.em, (client) => client.query<NoticeRow>({
-      name: 'deliveries-record-v5', text: RECORD,
-      values: [
-        results.map((r) => r.deliveryId), results.map((r) => r.claimToken), results.map((r) => r.state.status),
-        results.map((r) => (r.state.status === 'pending' ? r.state.nextAttemptAt : null)), at,
-        results.map((r) => r.deliveryId), results.map((r) => r.endpointId), results.map((r) => r.attempt.at),
-        results.map((r) => r.attempt.statusCode), results.map((r) => Math.round(r.attempt.durationMs)), results.map((r) => r.attempt.error),
-        results.map((r) => r.exchange?.request.url ?? null), results.map((r) => (r.exchange ? JSON.stringify(r.exchange.request.headers) : null)),
-        results.map((r) => (r.exchange?.response ? JSON.stringify(r.exchange.response.headers) : null)),
-        results.map((r) => r.exchange?.response?.body ?? null),
-        disableAfterMs, WARN_EVERY_MS,
-      ],
-    }));
+    const { rows } = await withDriverConnection(this.em, (client) =>
+      client.query<NoticeRow>({
+        name: 'deliveries-record-v5',
+        text: RECORD,
+        values: [
+          results.map((r) => r.deliveryId),
+          results.map((r) => r.claimToken),
+          results.map((r) => r.state.status),
+          results.map((r) => (r.state.status === 'pending' ? r.state.nextAttemptAt : null)),
+          at,
+          results.map((r) => r.deliveryId),
+          results.map((r) => r.endpointId),
+          results.map((r) => r.attempt.at),
+          results.map((r) => r.attempt.statusCode),
+          results.map((r) => Math.round(r.attempt.durationMs)),
+          results.map((r) => r.attempt.error),
+          results.map((r) => r.exchange?.request.url ?? null),
+          results.map((r) => (r.exchange ? JSON.stringify(r.exchange.request.headers) : null)),
+          results.map((r) => (r.exchange?.response ? JSON.stringify(r.exchange.response.headers) : null)),
+          results.map((r) => r.exchange?.response?.body ?? null),
+          disableAfterMs,
+          WARN_EVERY_MS,
+        ],
+      }),
+    );
     return rows.map((r) => ({
-      kind: r.kind, endpointId: r.endpoint_id, accountId: r.account_id, url: r.url, failingSince: new Date(r.failing_since), failedDeliveries: r.failed_deliveries,
+      kind: r.kind,
+      endpointId: r.endpoint_id,
+      accountId: r.account_id,
+      url: r.url,
+      failingSince: new Date(r.failing_since),
+      failedDeliveries: r.failed_deliveries,
     }));
   }
 }

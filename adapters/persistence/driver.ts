@@ -7,7 +7,10 @@ import { unavailableOr } from './unavailable.ts';
  * cost more than the query. Inside a unit of work it is the transaction's own connection (knex's transaction
  * client hands out exactly that one); otherwise one from the ORM's pool.
  */
-export async function withDriverConnection<T>(em: EntityManager, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function withDriverConnection<T>(
+  em: EntityManager,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
   const knex = (em.getTransactionContext() as Knex.Transaction | undefined) ?? em.getKnex();
   let client: pg.PoolClient;
   try {

@@ -49,16 +49,28 @@ export class SqlEventFeed implements EventFeed {
    * lock and commits the positions; or the unit's transaction when it runs in one.
    */
   async sequence(limit: number): Promise<number> {
-    const { rows: [round] } = await withDriverConnection(this.em, (client) => client.query<{ n: number }>({
-      name: 'feed-sequence-round', text: 'select sequence_round($1) as n', values: [limit],
-    }));
+    const {
+      rows: [round],
+    } = await withDriverConnection(this.em, (client) =>
+      client.query<{ n: number }>({
+        name: 'feed-sequence-round',
+        text: 'select sequence_round($1) as n',
+        values: [limit],
+      }),
+    );
     return round!.n;
   }
 
   async purgedThrough(endpointId: string): Promise<number> {
-    const { rows: [row] } = await withDriverConnection(this.em, (client) => client.query<{ position: string }>({
-      name: 'feed-purged-through', text: 'select position from event_feed_purged where endpoint_id = $1', values: [endpointId],
-    }));
+    const {
+      rows: [row],
+    } = await withDriverConnection(this.em, (client) =>
+      client.query<{ position: string }>({
+        name: 'feed-purged-through',
+        text: 'select position from event_feed_purged where endpoint_id = $1',
+        values: [endpointId],
+      }),
+    );
     return row ? Number(row.position) : 0;
   }
 

@@ -22,8 +22,15 @@ const INSERT_DELIVERIES = `
   order by e.seq`;
 
 interface EventRow {
-  id: string; account_id: string; scope: OutboxEvent['scope']; type: OutboxEvent['type']; order_id: string | null;
-  payload: unknown; endpoint_id: string | null; deliver: boolean; created_at: string;
+  id: string;
+  account_id: string;
+  scope: OutboxEvent['scope'];
+  type: OutboxEvent['type'];
+  order_id: string | null;
+  payload: unknown;
+  endpoint_id: string | null;
+  deliver: boolean;
+  created_at: string;
 }
 
 /**
@@ -32,7 +39,10 @@ interface EventRow {
  */
 export class SqlEventOutbox implements EventOutbox {
   private pending: OutboxEvent[] = [];
-  constructor(private readonly em: EntityManager, private readonly notices: WorkNotices) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly notices: WorkNotices,
+  ) {}
 
   async add(events: readonly OutboxEvent[]): Promise<void> {
     this.pending.push(...events);
@@ -50,8 +60,13 @@ export class SqlEventOutbox implements EventOutbox {
     const delivered = events.filter((e) => e.deliver).map((e) => e.id);
     await withDriverConnection(this.em, async (client) => {
       await client.query(INSERT_EVENTS, [
-        events.map((e) => e.id), events.map((e) => e.accountId), events.map((e) => e.scope), events.map((e) => e.type),
-        events.map((e) => e.orderId), events.map((e) => JSON.stringify(e.payload)), events.map((e) => e.endpointId),
+        events.map((e) => e.id),
+        events.map((e) => e.accountId),
+        events.map((e) => e.scope),
+        events.map((e) => e.type),
+        events.map((e) => e.orderId),
+        events.map((e) => JSON.stringify(e.payload)),
+        events.map((e) => e.endpointId),
         events.map((e) => e.createdAt),
       ]);
       if (delivered.length > 0) await client.query(INSERT_DELIVERIES, [delivered]);
@@ -66,9 +81,19 @@ export class SqlEventOutbox implements EventOutbox {
        from events e where e.account_id = ? order by e.seq desc limit ?`,
       [accountId, limit],
     );
-    return rows.map((r) => new OutboxEvent({
-      id: r.id, accountId: r.account_id, scope: r.scope, type: r.type, orderId: r.order_id, payload: json(r.payload),
-      endpointId: r.endpoint_id, deliver: r.deliver, createdAt: new Date(r.created_at),
-    }));
+    return rows.map(
+      (r) =>
+        new OutboxEvent({
+          id: r.id,
+          accountId: r.account_id,
+          scope: r.scope,
+          type: r.type,
+          orderId: r.order_id,
+          payload: json(r.payload),
+          endpointId: r.endpoint_id,
+          deliver: r.deliver,
+          createdAt: new Date(r.created_at),
+        }),
+    );
   }
 }

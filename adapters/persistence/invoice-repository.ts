@@ -7,7 +7,9 @@ import { isStoredId } from './stored-ids.ts';
 export class MikroOrmInvoiceRepository implements InvoiceRepository {
   constructor(private readonly em: EntityManager) {}
   private readonly reads = new UnitReads<Invoice>();
-  async get(id: string) { return isStoredId(id) ? this.reads.get(id, () => this.em.findOne(Invoice, { id }, DETACHED)) : null; }
+  async get(id: string) {
+    return isStoredId(id) ? this.reads.get(id, () => this.em.findOne(Invoice, { id }, DETACHED)) : null;
+  }
   async save(invoice: Invoice) {
     this.reads.forget(invoice.id);
     await this.em.upsert(Invoice, invoice, DETACHED);

@@ -34,19 +34,37 @@ const QUEUES = `
 export function operationalStats(orm: MikroORM) {
   return {
     async queues(): Promise<QueueStats> {
-      const [row] = await orm.em.fork().getConnection().execute<{
-        accepted: number; running: number; oldest_accepted: number; pending: number; oldest_pending: number;
-        failing: number; disabled_failing: number; disabled_integrator: number;
-      }[]>(QUEUES);
+      const [row] = await orm.em.fork().getConnection().execute<
+        {
+          accepted: number;
+          running: number;
+          oldest_accepted: number;
+          pending: number;
+          oldest_pending: number;
+          failing: number;
+          disabled_failing: number;
+          disabled_integrator: number;
+        }[]
+      >(QUEUES);
       return {
         commands: { accepted: row!.accepted, running: row!.running, oldestAcceptedAgeSeconds: row!.oldest_accepted },
         deliveries: { pending: row!.pending, oldestPendingAgeSeconds: row!.oldest_pending },
-        endpoints: { failing: row!.failing, disabledFailing: row!.disabled_failing, disabledIntegrator: row!.disabled_integrator },
+        endpoints: {
+          failing: row!.failing,
+          disabledFailing: row!.disabled_failing,
+          disabledIntegrator: row!.disabled_integrator,
+        },
       };
     },
     pool(): PoolStats {
-      const pool = (orm.em.getKnex().client as { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number } }).pool;
-      return pool ? { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max } : { used: 0, free: 0, pending: 0, max: 0 };
+      const pool = (
+        orm.em.getKnex().client as {
+          pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number; max: number };
+        }
+      ).pool;
+      return pool
+        ? { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires(), max: pool.max }
+        : { used: 0, free: 0, pending: 0, max: 0 };
     },
   };
 }

@@ -8,7 +8,9 @@ export class MikroOrmOrderMappingRepository implements OrderMappingRepository {
   constructor(private readonly em: EntityManager) {}
   private readonly reads = new UnitReads<OrderMapping>();
   async get(brandAccountId: string) {
-    return isStoredId(brandAccountId) ? this.reads.get(brandAccountId, () => this.em.findOne(OrderMapping, { brandAccountId }, DETACHED)) : null;
+    return isStoredId(brandAccountId)
+      ? this.reads.get(brandAccountId, () => this.em.findOne(OrderMapping, { brandAccountId }, DETACHED))
+      : null;
   }
   async save(mapping: OrderMapping) {
     this.reads.forget(mapping.brandAccountId);

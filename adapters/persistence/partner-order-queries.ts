@@ -28,12 +28,18 @@ function filters(filter: OrderFilter, params: unknown[]) {
 }
 
 /** A statement with a name is prepared once per connection; the name must always go with the same text. */
-export interface Query { name?: string; text: string; values: unknown[] }
+export interface Query {
+  name?: string;
+  text: string;
+  values: unknown[];
+}
 
 /** Past this depth the per-partner top-k lists grow long: merge the partners' index scans instead. */
 const DEEP = 1000;
 const variant = (filter: OrderFilter) => `${filter.active ? 'active' : 'all'}${filter.updatedSince ? '-since' : ''}`;
-const pageColumns = COLUMNS.split(',').map((c) => `j.${c.trim()}`).join(', ');
+const pageColumns = COLUMNS.split(',')
+  .map((c) => `j.${c.trim()}`)
+  .join(', ');
 
 /**
  * The partners of `$1::uuid[]` each read as an index range of (updated_at desc, api_id) under `condition`, at most
@@ -62,7 +68,13 @@ const mergedPerPartner = (condition: string, perPartner: string, cut: string) =>
  * sorting the scope. Deep pages: one ordered index scan per partner under a UNION ALL, which PostgreSQL merges
  * (Merge Append) without sorting, skipping to the offset.
  */
-export function pageQuery(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number, deepFrom = DEEP): Query {
+export function pageQuery(
+  partnerIds: readonly string[],
+  filter: OrderFilter,
+  offset: number,
+  limit: number,
+  deepFrom = DEEP,
+): Query {
   if (offset + limit <= deepFrom) {
     const params: unknown[] = [partnerIds, offset + limit, limit, offset];
     const where = filters(filter, params);
@@ -89,14 +101,21 @@ export function pageQuery(partnerIds: readonly string[], filter: OrderFilter, of
  */
 export function countQuery(partnerIds: readonly string[], filter: OrderFilter): Query {
   const params: unknown[] = [partnerIds];
-  return { text: `select count(*)::int as n from jobs where partner_id = any($1::uuid[])${filters(filter, params)}`, values: params };
+  return {
+    text: `select count(*)::int as n from jobs where partner_id = any($1::uuid[])${filters(filter, params)}`,
+    values: params,
+  };
 }
 
 /**
  * Where a stream stands: the last row it gave, its `updated_at` as the server wrote it (microseconds kept), and the
  * `updated_at` of the first row of the batch that ended there, whose span sizes the next batch's window.
  */
-interface StreamPosition { updatedAt: string; apiId: string; batchFrom: string }
+interface StreamPosition {
+  updatedAt: string;
+  apiId: string;
+  batchFrom: string;
+}
 
 // Rows after the position, written so that the index range starts at the position: a bare `a < x or (a = x and …)`
 // is only a filter, and each batch rescanned every partner's index from its top (quadratic in the scope).
@@ -106,7 +125,12 @@ const AFTER = `updated_at <= $2::timestamptz and (updated_at < $2::timestamptz o
  * The next batch of a stream after `after`, in listing order, as `pageQuery` reads its shallow pages: per partner an
  * index range from the position on, merged. Each partner reads up to `limit` entries (41 partners: ~20,000 for 500 rows).
  */
-export function afterQuery(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number): Query {
+export function afterQuery(
+  partnerIds: readonly string[],
+  filter: OrderFilter,
+  after: StreamPosition,
+  limit: number,
+): Query {
   const params: unknown[] = [partnerIds, after.updatedAt, after.apiId, limit];
   const where = filters(filter, params);
   const text = mergedPerPartner(` and ${AFTER}${where}`, '$4', 'limit $4');
@@ -121,7 +145,12 @@ export function afterQuery(partnerIds: readonly string[], filter: OrderFilter, a
  * the next `limit` (every row after the position and outside the window is older); when it holds fewer, the caller
  * asks `afterQuery`.
  */
-export function windowQuery(partnerIds: readonly string[], filter: OrderFilter, after: StreamPosition, limit: number): Query {
+export function windowQuery(
+  partnerIds: readonly string[],
+  filter: OrderFilter,
+  after: StreamPosition,
+  limit: number,
+): Query {
   const params: unknown[] = [partnerIds, after.updatedAt, after.apiId, limit, after.batchFrom];
   const where = filters(filter, params);
   const text = `
@@ -136,7 +165,10 @@ export function windowQuery(partnerIds: readonly string[], filter: OrderFilter, 
 export const rowsToJobs = (rows: JobRow[]) => rows.map(toJob);
 
 export class SqlPartnerOrderQueries implements PartnerOrderQueries {
-  constructor(private readonly em: EntityManager, private readonly batch = BATCH) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly batch = BATCH,
+  ) {}
 
   page(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number): Promise<Job[]> {
     const query = pageQuery(partnerIds, filter, offset, limit);
@@ -155,7 +187,12 @@ export class SqlPartnerOrderQueries implements PartnerOrderQueries {
    * row, and is asked for as soon as the batch before has arrived, so that the database reads it while that batch is
    * rendered and written (one statement ahead, then nothing until the consumer asks again).
    */
-  async *stream(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number | null): AsyncIterable<Job[]> {
+  async *stream(
+    partnerIds: readonly string[],
+    filter: OrderFilter,
+    offset: number,
+    limit: number | null,
+  ): AsyncIterable<Job[]> {
     let left = limit ?? Infinity;
     let size = Math.min(this.batch, left);
     let pending: Promise<JobRow[]> | null = this.read(partnerIds, filter, offset, null, size).rows;
@@ -164,7 +201,11 @@ export class SqlPartnerOrderQueries implements PartnerOrderQueries {
       left -= rows.length;
       pending = null;
       if (rows.length === size && left > 0) {
-        const after = { updatedAt: rows.at(-1)!.updated_at, apiId: rows.at(-1)!.api_id, batchFrom: rows[0]!.updated_at };
+        const after = {
+          updatedAt: rows.at(-1)!.updated_at,
+          apiId: rows.at(-1)!.api_id,
+          batchFrom: rows[0]!.updated_at,
+        };
         size = Math.min(this.batch, left);
         const next = this.read(partnerIds, filter, offset, after, size);
         pending = next.rows;
@@ -180,23 +221,42 @@ export class SqlPartnerOrderQueries implements PartnerOrderQueries {
    * One batch's statement: its rows, and when it has gone out (or failed to). A read ahead that fails is thrown when
    * the stream comes to it, not left unhandled.
    */
-  private read(partnerIds: readonly string[], filter: OrderFilter, offset: number, after: StreamPosition | null, size: number) {
+  private read(
+    partnerIds: readonly string[],
+    filter: OrderFilter,
+    offset: number,
+    after: StreamPosition | null,
+    size: number,
+  ) {
     let gone = () => {};
-    const sent = new Promise<void>((resolve) => { gone = resolve; });
+    const sent = new Promise<void>((resolve) => {
+      gone = resolve;
+    });
     // A database away is said as such (a 503 while no byte of the answer is out), however far the stream got.
     const rows = withDriverConnection(this.em, (client) => {
       const answer = this.next(client, partnerIds, filter, offset, after, size);
       gone();
       return answer;
-    }).catch((error: unknown) => { throw unavailableOr(error); });
+    }).catch((error: unknown) => {
+      throw unavailableOr(error);
+    });
     rows.then(gone, gone);
     return { rows, sent };
   }
 
-  private async next(client: pg.PoolClient, partnerIds: readonly string[], filter: OrderFilter, offset: number, after: StreamPosition | null, size: number) {
+  private async next(
+    client: pg.PoolClient,
+    partnerIds: readonly string[],
+    filter: OrderFilter,
+    offset: number,
+    after: StreamPosition | null,
+    size: number,
+  ) {
     if (!after) return takeRows(await client.query<JobRow>(pageQuery(partnerIds, filter, offset, size)));
     const rows = takeRows(await client.query<JobRow>(windowQuery(partnerIds, filter, after, size)));
-    return rows.length === size ? rows : takeRows(await client.query<JobRow>(afterQuery(partnerIds, filter, after, size)));
+    return rows.length === size
+      ? rows
+      : takeRows(await client.query<JobRow>(afterQuery(partnerIds, filter, after, size)));
   }
 }
 

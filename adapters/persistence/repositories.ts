@@ -1,7 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type {
-  AccountRepository, CancellationReasonRepository, CommandLog, CommandQueue, ContactRepository, DeliveryLog, DeliveryQueue, EventFeed,
-  InvoiceRepository, JobRepository, OrderMappingRepository, PartnerOrderQueries, Repositories, WebhookConfigRepository,
+  AccountRepository,
+  CancellationReasonRepository,
+  CommandLog,
+  CommandQueue,
+  ContactRepository,
+  DeliveryLog,
+  DeliveryQueue,
+  EventFeed,
+  InvoiceRepository,
+  JobRepository,
+  OrderMappingRepository,
+  PartnerOrderQueries,
+  Repositories,
+  WebhookConfigRepository,
 } from '../../domain/ports.ts';
 import { MikroOrmAccountRepository } from './account-repository.ts';
 import { MikroOrmCancellationReasonRepository } from './cancellation-reason-repository.ts';
@@ -42,22 +54,53 @@ export class UnitRepositories implements Repositories {
 
   private readonly families = new FamilyMemo();
 
-  constructor(private readonly em: EntityManager, private readonly notices: WorkNotices) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly notices: WorkNotices,
+  ) {}
 
-  get accounts() { return (this.accountRepository ??= new MikroOrmAccountRepository(this.em, this.families)); }
-  get contacts() { return (this.contactRepository ??= new MikroOrmContactRepository(this.em)); }
-  get webhookConfigs() { return (this.configRepository ??= new SqlWebhookConfigRepository(this.em, this.families)); }
-  get jobs() { return (this.jobRepository ??= new SqlJobRepository(this.em)); }
-  get partnerOrders() { return (this.orderQueries ??= new SqlPartnerOrderQueries(this.em)); }
-  get invoices() { return (this.invoiceRepository ??= new MikroOrmInvoiceRepository(this.em)); }
-  get cancellationReasons() { return (this.reasonRepository ??= new MikroOrmCancellationReasonRepository(this.em)); }
-  get orderMappings() { return (this.mappingRepository ??= new MikroOrmOrderMappingRepository(this.em)); }
-  get events() { return (this.outbox ??= new SqlEventOutbox(this.em, this.notices)); }
-  get eventFeed() { return (this.feed ??= new SqlEventFeed(this.em)); }
-  get commands() { return (this.commandLog ??= new MikroOrmCommandLog(this.em, this.notices)); }
-  get commandQueue() { return (this.queue ??= new MikroOrmCommandQueue(this.em)); }
-  get deliveryQueue() { return (this.sendQueue ??= new SqlDeliveryQueue(this.em)); }
-  get deliveryLog() { return (this.log ??= new SqlDeliveryLog(this.em, this.notices)); }
+  get accounts() {
+    return (this.accountRepository ??= new MikroOrmAccountRepository(this.em, this.families));
+  }
+  get contacts() {
+    return (this.contactRepository ??= new MikroOrmContactRepository(this.em));
+  }
+  get webhookConfigs() {
+    return (this.configRepository ??= new SqlWebhookConfigRepository(this.em, this.families));
+  }
+  get jobs() {
+    return (this.jobRepository ??= new SqlJobRepository(this.em));
+  }
+  get partnerOrders() {
+    return (this.orderQueries ??= new SqlPartnerOrderQueries(this.em));
+  }
+  get invoices() {
+    return (this.invoiceRepository ??= new MikroOrmInvoiceRepository(this.em));
+  }
+  get cancellationReasons() {
+    return (this.reasonRepository ??= new MikroOrmCancellationReasonRepository(this.em));
+  }
+  get orderMappings() {
+    return (this.mappingRepository ??= new MikroOrmOrderMappingRepository(this.em));
+  }
+  get events() {
+    return (this.outbox ??= new SqlEventOutbox(this.em, this.notices));
+  }
+  get eventFeed() {
+    return (this.feed ??= new SqlEventFeed(this.em));
+  }
+  get commands() {
+    return (this.commandLog ??= new MikroOrmCommandLog(this.em, this.notices));
+  }
+  get commandQueue() {
+    return (this.queue ??= new MikroOrmCommandQueue(this.em));
+  }
+  get deliveryQueue() {
+    return (this.sendQueue ??= new SqlDeliveryQueue(this.em));
+  }
+  get deliveryLog() {
+    return (this.log ??= new SqlDeliveryLog(this.em, this.notices));
+  }
 
   /** What the work left to write once it is done: the events it emitted (two statements, whatever their number). */
   async workDone(): Promise<void> {

@@ -16,21 +16,40 @@ const json = { type: 'json' } as const;
 const AccountSchema = new EntitySchema<Account>({
   class: Account,
   tableName: 'accounts',
-  properties: { id: { ...uuid, primary: true }, name: text, role: text, parentId: { type: 'uuid', nullable: true }, createdAt: time },
+  properties: {
+    id: { ...uuid, primary: true },
+    name: text,
+    role: text,
+    parentId: { type: 'uuid', nullable: true },
+    createdAt: time,
+  },
 });
 
 const ContactSchema = new EntitySchema<Contact>({
   class: Contact,
   tableName: 'contacts',
-  properties: { id: { ...uuid, primary: true }, accountId: uuid, email: text, apiAccess: { type: 'boolean' }, createdAt: time },
+  properties: {
+    id: { ...uuid, primary: true },
+    accountId: uuid,
+    email: text,
+    apiAccess: { type: 'boolean' },
+    createdAt: time,
+  },
 });
 
 const InvoiceSchema = new EntitySchema<Invoice>({
   class: Invoice,
   tableName: 'invoices',
   properties: {
-    id: { ...uuid, primary: true }, orderId: text, number: text, type: text, status: text,
-    cancellationStatus: nullableText, items: json, createdAt: time, updatedAt: time,
+    id: { ...uuid, primary: true },
+    orderId: text,
+    number: text,
+    type: text,
+    status: text,
+    cancellationStatus: nullableText,
+    items: json,
+    createdAt: time,
+    updatedAt: time,
   },
 });
 
@@ -46,6 +65,4 @@ const OrderMappingSchema = new EntitySchema<OrderMapping>({
   properties: { brandAccountId: { ...uuid, primary: true }, fields: json, updatedAt: time },
 });
 
-export const entities = [
-  AccountSchema, ContactSchema, InvoiceSchema, CancellationReasonSchema, OrderMappingSchema,
-];
+export const entities = [AccountSchema, ContactSchema, InvoiceSchema, CancellationReasonSchema, OrderMappingSchema];

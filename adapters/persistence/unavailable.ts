@@ -6,10 +6,20 @@ import { DomainError, isUnavailable } from '../../domain/errors.ts';
 // resources (too many connections, disk full), 57014 a statement past its timeout, 57P0x the server shutting down,
 // crashed or still starting.
 const UNAVAILABLE_SQLSTATE = /^(08(?!P01)|53)|^(40001|40P01|57014|57P0[1-3])$/;
-const UNREACHABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNREACHABLE_ERRNO = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 // What pg and knex say without a code: a connection lost, a connect timeout (pg.Client's is "timeout expired", the
 // pool's "timeout exceeded…"), no pooled connection in time.
-const UNAVAILABLE_MESSAGE = /Connection terminated|connection error and is not queryable|^timeout expired$|timeout exceeded when trying to connect|Timeout acquiring a connection/i;
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|connection error and is not queryable|^timeout expired$|timeout exceeded when trying to connect|Timeout acquiring a connection/i;
 
 /** Whether an error (or any error it was caused by) says the database cannot be reached or cannot answer now. */
 function isDatabaseUnavailable(error: unknown): boolean {
@@ -27,7 +37,14 @@ const RETRY_AFTER_SECONDS = 5;
 
 /** The failure the core reports for a database that cannot answer: the same request may be sent again later. */
 export const databaseUnavailable = (cause: unknown) =>
-  new DomainError('UNAVAILABLE', 'The service cannot reach its database right now; send the same request again shortly.', [], RETRY_AFTER_SECONDS, cause);
+  new DomainError(
+    'UNAVAILABLE',
+    'The service cannot reach its database right now; send the same request again shortly.',
+    [],
+    RETRY_AFTER_SECONDS,
+    cause,
+  );
 
 /** The core's failure for an error that says the database cannot answer now; any other error as it is. */
-export const unavailableOr = (error: unknown) => (!isUnavailable(error) && isDatabaseUnavailable(error) ? databaseUnavailable(error) : error);
+export const unavailableOr = (error: unknown) =>
+  !isUnavailable(error) && isDatabaseUnavailable(error) ? databaseUnavailable(error) : error;

@@ -32,7 +32,11 @@ class MikroOrmUnitOfWork<S extends object> {
   private readonly gated = new Map<keyof Repositories, object>();
   private unitDeps: (Repositories & S) | undefined;
 
-  constructor(private readonly orm: MikroORM, private readonly depsOfUnit: DepsOfUnit<S>, private readonly options: UnitOfWorkOptions = {}) {}
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly depsOfUnit: DepsOfUnit<S>,
+    private readonly options: UnitOfWorkOptions = {},
+  ) {}
 
   /** Made when first asked for: a unit that is never used (a /trpc context's, before its calls take their own) costs nothing. */
   get deps(): Repositories & S {
@@ -59,7 +63,9 @@ class MikroOrmUnitOfWork<S extends object> {
   private beforeStatement(): Promise<void> | undefined {
     this.refuseIfSpent();
     if (!this.inTransaction) return undefined;
-    return (this.begun ??= this.fork!.begin().catch((error: unknown) => { throw unavailableOr(error); }));
+    return (this.begun ??= this.fork!.begin().catch((error: unknown) => {
+      throw unavailableOr(error);
+    }));
   }
 
   /**
@@ -82,7 +88,10 @@ class MikroOrmUnitOfWork<S extends object> {
       // A BEGIN still on its way would open a transaction after the rollback: wait for it first.
       await this.begun?.catch(() => {});
       const em = this.fork;
-      if (em?.isInTransaction()) await em.rollback().catch(() => { /* the connection is gone: so is its transaction */ });
+      if (em?.isInTransaction())
+        await em.rollback().catch(() => {
+          /* the connection is gone: so is its transaction */
+        });
       this.notices.kinds.clear();
       throw this.spend(error);
     } finally {
@@ -120,7 +129,8 @@ class MikroOrmUnitOfWork<S extends object> {
   }
 
   private refuseIfSpent(): void {
-    if (this.failed) throw new Error('This unit of work is spent: its work failed. Take a new unit for more work.', this.failed);
+    if (this.failed)
+      throw new Error('This unit of work is spent: its work failed. Take a new unit for more work.', this.failed);
   }
 
   private announce() {
@@ -130,8 +140,10 @@ class MikroOrmUnitOfWork<S extends object> {
   }
 }
 
-const REPOSITORY = Symbol('the unit\'s repository');
-type DepsOfUnit<S extends object> = new (repository: <K extends keyof Repositories>(name: K) => Repositories[K]) => Repositories & S;
+const REPOSITORY = Symbol("the unit's repository");
+type DepsOfUnit<S extends object> = new (
+  repository: <K extends keyof Repositories>(name: K) => Repositories[K],
+) => Repositories & S;
 
 /**
  * The class of a unit's dependencies, made once per process: the process's services, and a getter per repository that
@@ -143,11 +155,17 @@ type DepsOfUnit<S extends object> = new (repository: <K extends keyof Repositori
 function depsOfUnit<S extends object>(services: S): DepsOfUnit<S> {
   class UnitDeps {
     readonly [REPOSITORY]: <K extends keyof Repositories>(name: K) => Repositories[K];
-    constructor(repository: <K extends keyof Repositories>(name: K) => Repositories[K]) { this[REPOSITORY] = repository; }
+    constructor(repository: <K extends keyof Repositories>(name: K) => Repositories[K]) {
+      this[REPOSITORY] = repository;
+    }
   }
   Object.assign(UnitDeps.prototype, services);
   for (const name of REPOSITORY_NAMES) {
-    Object.defineProperty(UnitDeps.prototype, name, { get(this: UnitDeps) { return this[REPOSITORY](name); } });
+    Object.defineProperty(UnitDeps.prototype, name, {
+      get(this: UnitDeps) {
+        return this[REPOSITORY](name);
+      },
+    });
   }
   return UnitDeps as unknown as DepsOfUnit<S>;
 }
@@ -161,8 +179,11 @@ function depsOfUnit<S extends object>(services: S): DepsOfUnit<S> {
  */
 async function commit(em: EntityManager): Promise<void> {
   const uow = em.getUnitOfWork();
-  const nothingToFlush = uow.getPersistStack().size === 0 && uow.getRemoveStack().size === 0
-    && uow.getOrphanRemoveStack().size === 0 && uow.getIdentityMap().keys().length === 0;
+  const nothingToFlush =
+    uow.getPersistStack().size === 0 &&
+    uow.getRemoveStack().size === 0 &&
+    uow.getOrphanRemoveStack().size === 0 &&
+    uow.getIdentityMap().keys().length === 0;
   if (!nothingToFlush) return em.commit();
   await em.getConnection('write').commit(em.getTransactionContext()!);
   em.resetTransactionContext();
@@ -175,13 +196,29 @@ export function unitsOfWork<S extends object>(orm: MikroORM, services: S, option
 }
 
 const REPOSITORY_NAMES: readonly (keyof Repositories)[] = [
-  'accounts', 'contacts', 'webhookConfigs', 'jobs', 'partnerOrders', 'invoices', 'cancellationReasons', 'orderMappings',
-  'events', 'eventFeed', 'commands', 'commandQueue', 'deliveryQueue', 'deliveryLog',
+  'accounts',
+  'contacts',
+  'webhookConfigs',
+  'jobs',
+  'partnerOrders',
+  'invoices',
+  'cancellationReasons',
+  'orderMappings',
+  'events',
+  'eventFeed',
+  'commands',
+  'commandQueue',
+  'deliveryQueue',
+  'deliveryLog',
 ];
 
 /** A failure as the core knows it: a unique index's violation is a CONFLICT, the database away UNAVAILABLE. */
 function failureOf(error: unknown): unknown {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = error, depth = 0;
+    e instanceof Error && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     // From the ORM's flush, or from SQL run on the driver (23505: unique_violation).
     if (e instanceof UniqueConstraintViolationException || (e as { code?: unknown }).code === '23505') {
       return new DomainError('CONFLICT', 'The change conflicts with existing data.');

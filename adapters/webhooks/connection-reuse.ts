@@ -19,7 +19,11 @@ import type { Socket } from 'node:net';
 /** Errors of a connection that ended under a request (not a timeout, a refusal or our own close). */
 const DROPS = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
-interface Sent { socket: Socket; reused: boolean; bytesReadBefore: number }
+interface Sent {
+  socket: Socket;
+  reused: boolean;
+  bytesReadBefore: number;
+}
 
 const sent = new WeakMap<object, Sent>();
 const carried = new WeakSet<Socket>();
@@ -34,7 +38,8 @@ function onSendHeaders(message: unknown) {
 function onRequestError(message: unknown) {
   const { request, error } = message as { request: object; error: unknown };
   const how = sent.get(request);
-  if (!how?.reused || how.socket.bytesRead !== how.bytesReadBefore || typeof error !== 'object' || error === null) return;
+  if (!how?.reused || how.socket.bytesRead !== how.bytesReadBefore || typeof error !== 'object' || error === null)
+    return;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && DROPS.has(code)) droppedUnanswered.add(error);
 }
@@ -63,4 +68,5 @@ export function watchConnectionReuse(): () => void {
 }
 
 /** True when this error ended a request that a reused connection dropped before any byte of an answer arrived. */
-export const wasDroppedUnanswered = (error: unknown): boolean => typeof error === 'object' && error !== null && droppedUnanswered.has(error);
+export const wasDroppedUnanswered = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && droppedUnanswered.has(error);

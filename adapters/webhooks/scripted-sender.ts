@@ -16,20 +16,25 @@ type ScriptedOutcome = Omit<DeliveryAttempt, 'at'>;
 export class ScriptedWebhookSender implements WebhookSender {
   private sent = 0;
 
-  constructor(private readonly script: readonly ScriptedOutcome[], private readonly clock: Clock) {}
+  constructor(
+    private readonly script: readonly ScriptedOutcome[],
+    private readonly clock: Clock,
+  ) {}
 
   async send(request: WebhookRequest): Promise<SentAttempt> {
     const outcome = this.script[Math.min(this.sent++, this.script.length - 1)]!;
     const at = this.clock.now();
     const timestamp = Math.floor(at.getTime() / 1000);
     const headers = {
-      'content-type': 'application/json', 'user-agent': 'partner-brand-api-webhooks/1', 'webhook-id': request.eventId,
+      'content-type': 'application/json',
+      'user-agent': 'partner-brand-api-webhooks/1',
+      'webhook-id': request.eventId,
       'webhook-timestamp': String(timestamp),
       ...signatureHeaders(request.signatureKeys, request.eventId, timestamp, request.body, request.asymmetricKeys),
     };
     const body = (outcome.error ?? '').replace(/^HTTP \d+: /, '');
-    const response = outcome.statusCode === null ? null
-      : { headers: { 'content-type': 'text/plain; charset=utf-8' }, body };
+    const response =
+      outcome.statusCode === null ? null : { headers: { 'content-type': 'text/plain; charset=utf-8' }, body };
     return { at, ...outcome, exchange: { request: { url: request.url, headers }, response } };
   }
 }

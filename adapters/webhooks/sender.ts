@@ -23,7 +23,8 @@ export interface SenderOptions {
 
 /** Every address of a host name, as a connection would use them. */
 export type ResolveAll = (hostname: string, family: number | undefined) => Promise<LookupAddress[]>;
-const systemResolveAll: ResolveAll = (hostname, family) => dnsLookup(hostname, { all: true, verbatim: true, ...(family ? { family } : {}) });
+const systemResolveAll: ResolveAll = (hostname, family) =>
+  dnsLookup(hostname, { all: true, verbatim: true, ...(family ? { family } : {}) });
 
 const EXCERPT = 200;
 
@@ -37,22 +38,34 @@ class RefusedTarget extends Error {
  * made to a checked one. There is no second lookup between check and connect, so a DNS answer that changes in
  * between (rebinding) cannot reach loopback or the metadata address.
  */
-const checkedLookup = (allowPrivate: boolean, resolveAll: ResolveAll): LookupFunction => (hostname, options, callback) => {
-  resolveAll(hostname, options.family === 4 || options.family === 6 ? options.family : undefined).then((addresses) => {
-    const refused = allowPrivate ? undefined : addresses.find((a) => !isPublicAddress(a.address));
-    if (refused || addresses.length === 0) {
-      return callback(new RefusedTarget(`refused target: ${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`), '', 0);
-    }
-    if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    else callback(null, addresses[0]!.address, addresses[0]!.family);
-  }, (error: NodeJS.ErrnoException) => callback(error, '', 0));
-};
+const checkedLookup =
+  (allowPrivate: boolean, resolveAll: ResolveAll): LookupFunction =>
+  (hostname, options, callback) => {
+    resolveAll(hostname, options.family === 4 || options.family === 6 ? options.family : undefined).then(
+      (addresses) => {
+        const refused = allowPrivate ? undefined : addresses.find((a) => !isPublicAddress(a.address));
+        if (refused || addresses.length === 0) {
+          return callback(
+            new RefusedTarget(
+              `refused target: ${hostname} resolves to ${refused?.address ?? 'nothing'}, which is not a public address`,
+            ),
+            '',
+            0,
+          );
+        }
+        if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        else callback(null, addresses[0]!.address, addresses[0]!.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
 
 /** An address written into the URL needs no lookup, so it is checked here. */
 function literalRefusal(url: URL, allowPrivate: boolean): string | null {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'refused target: the URL must use http or https';
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && ipaddr.isValid(host) && !isPublicAddress(host)) return `refused target: ${host} is not a public address`;
+  if (!allowPrivate && ipaddr.isValid(host) && !isPublicAddress(host))
+    return `refused target: ${host} is not a public address`;
   return null;
 }
 
@@ -67,8 +80,15 @@ export class UndiciWebhookSender implements WebhookSender {
   private readonly unwatch = watchConnectionReuse();
 
   constructor(private readonly options: SenderOptions) {
-    this.connect = { lookup: checkedLookup(options.allowPrivateTargets, options.resolveAll ?? systemResolveAll), timeout: options.timeoutMs };
-    this.agent = new Agent({ connections: options.connectionsPerOrigin, keepAliveTimeout: 30_000, connect: this.connect });
+    this.connect = {
+      lookup: checkedLookup(options.allowPrivateTargets, options.resolveAll ?? systemResolveAll),
+      timeout: options.timeoutMs,
+    };
+    this.agent = new Agent({
+      connections: options.connectionsPerOrigin,
+      keepAliveTimeout: 30_000,
+      connect: this.connect,
+    });
   }
 
   async send(webhook: WebhookRequest): Promise<SentAttempt> {
@@ -77,8 +97,17 @@ export class UndiciWebhookSender implements WebhookSender {
     // What is stored is what is sent: these very headers, made once.
     const headers = this.headers(webhook);
     const request = { url: webhook.url, headers };
-    const done = (statusCode: number | null, error: string | null, response: Answer['response'] = null): SentAttempt =>
-      ({ at, statusCode, durationMs: Math.round(performance.now() - started), error, exchange: { request, response } });
+    const done = (
+      statusCode: number | null,
+      error: string | null,
+      response: Answer['response'] = null,
+    ): SentAttempt => ({
+      at,
+      statusCode,
+      durationMs: Math.round(performance.now() - started),
+      error,
+      exchange: { request, response },
+    });
     let url: URL;
     try {
       url = new URL(webhook.url);
@@ -96,7 +125,11 @@ export class UndiciWebhookSender implements WebhookSender {
     const fresh = new Client(url.origin, { connect: this.connect });
     try {
       const again = await this.post(url, headers, webhook.body, fresh);
-      return done(again.statusCode, again.error && `${again.error} (sent again on a new connection: a reused one had dropped it unanswered)`, again.response);
+      return done(
+        again.statusCode,
+        again.error && `${again.error} (sent again on a new connection: a reused one had dropped it unanswered)`,
+        again.response,
+      );
     } finally {
       await fresh.destroy().catch(() => {});
     }
@@ -117,14 +150,25 @@ export class UndiciWebhookSender implements WebhookSender {
   /** One HTTP request within WEBHOOK_TIMEOUT_MS: its answer, or why none came. */
   private async post(url: URL, headers: Record<string, string>, body: string, dispatcher: Dispatcher): Promise<Answer> {
     try {
-      const res = await request(url, { dispatcher, method: 'POST', headers, body, signal: AbortSignal.timeout(this.options.timeoutMs) });
+      const res = await request(url, {
+        dispatcher,
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
       const text = await readStart(res.body);
       const response = { headers: flatHeaders(res.headers), body: text };
       if (isSuccess(res.statusCode)) return { statusCode: res.statusCode, error: null, response };
       const excerpt = storable(text.replace(/\s+/g, ' ').trim());
       return { statusCode: res.statusCode, error: `HTTP ${res.statusCode}${excerpt ? `: ${excerpt}` : ''}`, response };
     } catch (error) {
-      return { statusCode: null, error: describe(error, this.options.timeoutMs), response: null, droppedUnanswered: wasDroppedUnanswered(error) };
+      return {
+        statusCode: null,
+        error: describe(error, this.options.timeoutMs),
+        response: null,
+        droppedUnanswered: wasDroppedUnanswered(error),
+      };
     }
   }
 
@@ -142,7 +186,8 @@ const codeOf = (error: unknown): string => {
 function describe(error: unknown, timeoutMs: number): string {
   const e = error as Error & { cause?: Error };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return `timeout: no complete answer within ${timeoutMs} ms`;
-  if (e instanceof RefusedTarget || e.cause instanceof RefusedTarget) return (e instanceof RefusedTarget ? e : e.cause!).message;
+  if (e instanceof RefusedTarget || e.cause instanceof RefusedTarget)
+    return (e instanceof RefusedTarget ? e : e.cause!).message;
   const code = codeOf(error);
   return storable((code ? `${code}: ` : '') + (e.message ?? String(error)));
 }
@@ -170,7 +215,9 @@ async function readStart(body: AsyncIterable<Buffer> & { destroy(): void }): Pro
       length += chunk.length;
       if (length > DRAIN_BYTES) break;
     }
-  } catch { /* what was read is enough */ } finally {
+  } catch {
+    /* what was read is enough */
+  } finally {
     body.destroy();
   }
   const start = Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES);

@@ -3,11 +3,51 @@
 import { join } from 'node:path';
 import { processClient } from '../../tests/support/process.ts';
 import {
-  ADMIN, BURSTS, BURST_SECONDS, DATABASE_URL, EMBEDDED_RATE, IDLE_SECONDS, JOBS, RSS_GROWTH_TARGET, WARMUP_SECONDS, dataDir, loadAverage, since, sleep,
+  ADMIN,
+  BURSTS,
+  BURST_SECONDS,
+  DATABASE_URL,
+  EMBEDDED_RATE,
+  IDLE_SECONDS,
+  JOBS,
+  RSS_GROWTH_TARGET,
+  WARMUP_SECONDS,
+  dataDir,
+  loadAverage,
+  since,
+  sleep,
 } from './config.ts';
 import { Stats, errorSamples, openLoop, targetOf } from './load.ts';
-import { cpuSeconds, launch, metricsOf, rssMb, run, sampler, serviceEnv, sumOf, untilDrained, watched, growth, type ReceiverSide } from './processes.ts';
-import { STORED_SQL, completeness, endpointTable, logLine, mb, memoryTable, met, ms, p, pct, publish, settingsLine, tooMany, type StoredEvent } from './report.ts';
+import {
+  cpuSeconds,
+  launch,
+  metricsOf,
+  rssMb,
+  run,
+  sampler,
+  serviceEnv,
+  sumOf,
+  untilDrained,
+  watched,
+  growth,
+  type ReceiverSide,
+} from './processes.ts';
+import {
+  STORED_SQL,
+  completeness,
+  endpointTable,
+  logLine,
+  mb,
+  memoryTable,
+  met,
+  ms,
+  p,
+  pct,
+  publish,
+  settingsLine,
+  tooMany,
+  type StoredEvent,
+} from './report.ts';
 import { SLOTS, makeTenant, tenantsFor, type Tenant } from './tenants.ts';
 
 export async function onEmbedded({ receiver, base: receiverBase, hooks }: ReceiverSide) {
@@ -18,12 +58,16 @@ export async function onEmbedded({ receiver, base: receiverBase, hooks }: Receiv
   const targets = [targetOf('the process', port)];
   const client = processClient(port, ADMIN);
   const tenants: Tenant[] = [];
-  for (let t = 0; t < T; t++) tenants.push(await makeTenant(client, receiverBase, `t${t + 1}`, Math.floor((t * SLOTS.length) / T)));
+  for (let t = 0; t < T; t++)
+    tenants.push(await makeTenant(client, receiverBase, `t${t + 1}`, Math.floor((t * SLOTS.length) / T)));
   console.log(`[${since(runStart)} s] ${T} tenants of ${JOBS} jobs; warm-up ${WARMUP_SECONDS} s at ${EMBEDDED_RATE}/s`);
 
   const warmup = new Stats();
   await openLoop({ seconds: WARMUP_SECONDS, rate: EMBEDDED_RATE, tenants, targets, stats: warmup, phase: 'warm-up' });
-  const memory = sampler([{ name: 'service (`SERVICE_ROLE=all`)', pid: service.proc.child.pid! }, { name: 'receiver', pid: receiver.proc.child.pid! }]);
+  const memory = sampler([
+    { name: 'service (`SERVICE_ROLE=all`)', pid: service.proc.child.pid! },
+    { name: 'receiver', pid: receiver.proc.child.pid! },
+  ]);
   const loads: number[] = [];
   memory.start();
   const stats = new Stats();
@@ -33,12 +77,21 @@ export async function onEmbedded({ receiver, base: receiverBase, hooks }: Receiv
   for (let b = 0; b < BURSTS; b++) {
     console.log(`[${since(runStart)} s] idle ${IDLE_SECONDS} s`);
     await sleep(IDLE_SECONDS * 1000);
-    console.log(`[${since(runStart)} s] burst ${b + 1}: ${BURST_SECONDS} s at ${EMBEDDED_RATE}/s; RSS ${mb(rssMb(service.proc.child.pid!))} MB`);
+    console.log(
+      `[${since(runStart)} s] burst ${b + 1}: ${BURST_SECONDS} s at ${EMBEDDED_RATE}/s; RSS ${mb(rssMb(service.proc.child.pid!))} MB`,
+    );
     const burst = new Stats();
     const cpu0 = cpuSeconds(service.proc.child.pid!);
     loads.push(loadAverage());
     const t0 = performance.now();
-    await openLoop({ seconds: BURST_SECONDS, rate: EMBEDDED_RATE, tenants, targets, stats: burst, phase: `burst ${b + 1}` });
+    await openLoop({
+      seconds: BURST_SECONDS,
+      rate: EMBEDDED_RATE,
+      tenants,
+      targets,
+      stats: burst,
+      phase: `burst ${b + 1}`,
+    });
     burstCpu.push(cpuSeconds(service.proc.child.pid!) - cpu0);
     burstSeconds.push((performance.now() - t0) / 1000);
     loads.push(loadAverage());
@@ -54,7 +107,9 @@ export async function onEmbedded({ receiver, base: receiverBase, hooks }: Receiv
     stats.sent += burst.sent;
     stats.lateness.push(...burst.lateness);
     stats.rightly429 += burst.rightly429;
-    console.log(`[${since(runStart)} s] burst ${b + 1} done: ${burst.sent} requests, ${burst.errors} errors, p99 ${ms(p(burst.latencies, 0.99))} ms`);
+    console.log(
+      `[${since(runStart)} s] burst ${b + 1} done: ${burst.sent} requests, ${burst.errors} errors, p99 ${ms(p(burst.latencies, 0.99))} ms`,
+    );
   }
   const loadSeconds = memory.end();
   const r = memory.rows[0]!;
@@ -71,16 +126,21 @@ export async function onEmbedded({ receiver, base: receiverBase, hooks }: Receiv
   await db.close();
   const accounts = new Set(tenants.flatMap((t) => [t.brand.id, t.partner.id]));
   const c = completeness(stored, accounts, await hooks.stats());
-  console.log(`[${since(runStart)} s] drained in ${drainSeconds.toFixed(1)} s: ${c.stored} events stored, ${c.received} received, lost ${c.lost}, duplicates ${c.duplicates}`);
+  console.log(
+    `[${since(runStart)} s] drained in ${drainSeconds.toFixed(1)} s: ${c.stored} events stored, ${c.received} received, lost ${c.lost}, duplicates ${c.duplicates}`,
+  );
 
   const errors = warmup.errors + stats.errors;
   const service5xx = sumOf(metrics, 'http_requests_total', /status="5\d\d"/);
-  const deliveries = (outcome: string) => sumOf(metrics, 'webhook_deliveries_total', new RegExp(`outcome="${outcome}"`));
+  const deliveries = (outcome: string) =>
+    sumOf(metrics, 'webhook_deliveries_total', new RegExp(`outcome="${outcome}"`));
   const executions = (outcome: string) => sumOf(metrics, 'commands_executed_total', new RegExp(`outcome="${outcome}"`));
   const wholeRun = ((performance.now() - runStart) / 1000 / 60).toFixed(1);
   const died = watched.filter((w) => w.died !== undefined);
 
-  await publish('Soak: bursts after idle minutes on the embedded database', `
+  await publish(
+    'Soak: bursts after idle minutes on the embedded database',
+    `
 Command: \`${DATABASE_URL ? 'DATABASE_URL=… ' : ''}${settingsLine()}npm run bench:soak\`${DATABASE_URL ? '' : ' (no `DATABASE_URL`)'} (${new Date().toISOString().slice(0, 10)};
 the whole run took ${wholeRun} min).
 
@@ -96,12 +156,19 @@ idle). Latency is from a request's scheduled time to the last byte of its answer
 
 | burst (after ${IDLE_SECONDS} s idle) | requests | errors | statuses | first 5 answers | p50 ms | p99 ms |
 |---|---:|---:|---|---|---:|---:|
-${bursts.map((b, i) => {
+${bursts
+  .map((b, i) => {
     const codes = new Map<number, number>();
     for (const s of b.kinds.values()) for (const [code, n] of s.statuses) codes.set(code, (codes.get(code) ?? 0) + n);
     const conn = [...b.kinds.values()].reduce((a, s) => a + s.connectionErrors, 0);
-    return `| ${i + 1} | ${b.sent} | ${b.errors} | ${[...codes].sort(([x], [y]) => x - y).map(([code, n]) => `${code}: ${n}`).join(', ')}${conn ? `, connection errors: ${conn}` : ''} | ${b.first.join(', ')} | ${ms(p(b.latencies, 0.5))} | ${ms(p(b.latencies, 0.99))} |`;
-  }).join('\n')}
+    return `| ${i + 1} | ${b.sent} | ${b.errors} | ${[...codes]
+      .sort(([x], [y]) => x - y)
+      .map(([code, n]) => `${code}: ${n}`)
+      .join(
+        ', ',
+      )}${conn ? `, connection errors: ${conn}` : ''} | ${b.first.join(', ')} | ${ms(p(b.latencies, 0.5))} | ${ms(p(b.latencies, 0.99))} |`;
+  })
+  .join('\n')}
 
 Per endpoint, all bursts:
 
@@ -114,8 +181,11 @@ ${((100 * burstCpu.reduce((a, x) => a + x, 0)) / burstSeconds.reduce((a, x) => a
 (${((1000 * burstCpu.reduce((a, x) => a + x, 0)) / stats.sent).toFixed(1)} ms of CPU per request, the database's included: it runs in the process). Why
 ${EMBEDDED_RATE}/s: everything, the database included, runs in this one process, so one core is its ceiling; at this cost per
 request ${EMBEDDED_RATE}/s keeps it at about ${((100 * EMBEDDED_RATE * burstCpu.reduce((a, x) => a + x, 0)) / stats.sent).toFixed(0)} % of that core, room to spare as in the PostgreSQL soak. The machine's
-1-minute load average at the start and end of each burst: ${loads.map((x) => x.toFixed(1)).join(', ')} (2 fills both cores).${Math.max(...loads) > 3
-    ? ' **Other work loaded the machine during this run:** the latencies show that load as much as the service\'s.' : ''}
+1-minute load average at the start and end of each burst: ${loads.map((x) => x.toFixed(1)).join(', ')} (2 fills both cores).${
+      Math.max(...loads) > 3
+        ? " **Other work loaded the machine during this run:** the latencies show that load as much as the service's."
+        : ''
+    }
 ${errorSamples.length ? `\nFirst errors:\n${errorSamples.map((e) => `- \`${e.replace(/`/g, "'")}\``).join('\n')}\n` : ''}
 Webhooks: after the last burst the deliveries drained in ${drainSeconds.toFixed(1)} s; the service was stopped and the event ids
 in its \`events\` table (read with PGlite from the data folder) compared with the \`webhook-id\`s the receiver got:
@@ -133,5 +203,6 @@ Targets:
 - errors 0, after every idle gap: ${errors} (warm-up included): ${met(errors === 0 && died.length === 0)}
 - events lost 0: ${c.lost}: ${met(c.lost === 0 && c.stored > 0)}
 - RSS growth < ${RSS_GROWTH_TARGET} %: ${pct(growth(r))}: ${met(growth(r) < RSS_GROWTH_TARGET)}
-`);
+`,
+  );
 }

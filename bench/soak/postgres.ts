@@ -3,33 +3,92 @@
 import pg from 'pg';
 import { integratorLoggedIn, processClient } from '../../tests/support/process.ts';
 import {
-  ADMIN, DATABASE_URL, FAIRNESS_ROUNDS, FAIRNESS_SECONDS, FAIRNESS_TARGET, JOBS, NOISE_CONNECTIONS, NOISE_RATE, QUIET_RATE, RATE,
-  RSS_GROWTH_TARGET, SECONDS, WARMUP_SECONDS, dataDir, loadAverage, since, tag,
+  ADMIN,
+  DATABASE_URL,
+  FAIRNESS_ROUNDS,
+  FAIRNESS_SECONDS,
+  FAIRNESS_TARGET,
+  JOBS,
+  NOISE_CONNECTIONS,
+  NOISE_RATE,
+  QUIET_RATE,
+  RATE,
+  RSS_GROWTH_TARGET,
+  SECONDS,
+  WARMUP_SECONDS,
+  dataDir,
+  loadAverage,
+  since,
+  tag,
 } from './config.ts';
 import { fairness } from './fairness.ts';
 import { Stats, errorSamples, openLoop, targetOf } from './load.ts';
 import {
-  cpuBetween, databaseCpu, databaseWaits, growth, launch, metricsOf, run, sampler, serviceEnv, sumOf, untilDrained, watched, type ReceiverSide,
+  cpuBetween,
+  databaseCpu,
+  databaseWaits,
+  growth,
+  launch,
+  metricsOf,
+  run,
+  sampler,
+  serviceEnv,
+  sumOf,
+  untilDrained,
+  watched,
+  type ReceiverSide,
 } from './processes.ts';
-import { STORED_SQL, completeness, endpointTable, logLine, mb, memoryTable, met, ms, p, pct, publish, settingsLine, tooMany, type StoredEvent } from './report.ts';
+import {
+  STORED_SQL,
+  completeness,
+  endpointTable,
+  logLine,
+  mb,
+  memoryTable,
+  met,
+  ms,
+  p,
+  pct,
+  publish,
+  settingsLine,
+  tooMany,
+  type StoredEvent,
+} from './report.ts';
 import { PARTNER_SHARE, SLOTS, WRITE_SHARE, makeTenant, tenantsFor, type Tenant } from './tenants.ts';
 
 export async function onPostgres({ receiver, base: receiverBase, hooks }: ReceiverSide) {
   const T = tenantsFor(RATE);
   const runStart = performance.now();
-  const api = [launch('api 1', 'server/main.ts', serviceEnv('api')), launch('api 2', 'server/main.ts', serviceEnv('api'))];
+  const api = [
+    launch('api 1', 'server/main.ts', serviceEnv('api')),
+    launch('api 2', 'server/main.ts', serviceEnv('api')),
+  ];
   const worker = launch('worker', 'server/main.ts', serviceEnv('worker'));
   const [port1, port2, workerPort] = await Promise.all([...api, worker].map((w) => w.proc.listening));
   const targets = [targetOf('api 1', port1!), targetOf('api 2', port2!)];
   const client = processClient(port1!, ADMIN);
   const tenants: Tenant[] = [];
-  for (let t = 0; t < T; t++) tenants.push(await makeTenant(client, receiverBase, `t${t + 1}`, Math.floor((t * SLOTS.length) / T)));
+  for (let t = 0; t < T; t++)
+    tenants.push(await makeTenant(client, receiverBase, `t${t + 1}`, Math.floor((t * SLOTS.length) / T)));
   const quiet = await makeTenant(client, receiverBase, 'quiet', 0);
   // The noisy tenant is a partner only: it reads its listing, which is allowed 50 times a second.
   const noisy = await integratorLoggedIn(client, dataDir, 'partner', `soak-noisy-${tag}@example.com`, 86_400);
-  await client.admin('webhookConfigs.upsert', { accountId: noisy.accountId, scope: 'partner', url: `${receiverBase}/hooks/noisy`, transformer: 'partner-format', version: '1.3.0' });
-  for (let j = 0; j < JOBS; j++) await client.admin('jobs.create', { brandAccountId: quiet.brand.id, partnerId: noisy.accountId, apiId: `soak-${tag}-noisy-${j}` });
-  console.log(`[${since(runStart)} s] ${T} tenants of ${JOBS} jobs, a quiet and a noisy one; warm-up ${WARMUP_SECONDS} s at ${RATE}/s`);
+  await client.admin('webhookConfigs.upsert', {
+    accountId: noisy.accountId,
+    scope: 'partner',
+    url: `${receiverBase}/hooks/noisy`,
+    transformer: 'partner-format',
+    version: '1.3.0',
+  });
+  for (let j = 0; j < JOBS; j++)
+    await client.admin('jobs.create', {
+      brandAccountId: quiet.brand.id,
+      partnerId: noisy.accountId,
+      apiId: `soak-${tag}-noisy-${j}`,
+    });
+  console.log(
+    `[${since(runStart)} s] ${T} tenants of ${JOBS} jobs, a quiet and a noisy one; warm-up ${WARMUP_SECONDS} s at ${RATE}/s`,
+  );
 
   const stats = new Stats();
   const warmup = new Stats();
@@ -45,9 +104,17 @@ export async function onPostgres({ receiver, base: receiverBase, hooks }: Receiv
   await waits.connect();
   const stopWaits = databaseWaits(waits);
   memory.start();
-  console.log(`[${since(runStart)} s] soak: ${SECONDS} s at ${RATE}/s over ${targets.length} api processes; RSS ${memory.rows.map((r) => `${r.name} ${mb(r.startRss)} MB`).join(', ')}`);
-  const progress = setInterval(() => console.log(`[${since(runStart)} s] sent ${stats.sent}, errors ${stats.errors}, `
-    + `RSS ${memory.rows.map((r) => `${r.name} ${mb(r.trend.at(-1)!)}`).join(', ')} MB`), 30_000);
+  console.log(
+    `[${since(runStart)} s] soak: ${SECONDS} s at ${RATE}/s over ${targets.length} api processes; RSS ${memory.rows.map((r) => `${r.name} ${mb(r.startRss)} MB`).join(', ')}`,
+  );
+  const progress = setInterval(
+    () =>
+      console.log(
+        `[${since(runStart)} s] sent ${stats.sent}, errors ${stats.errors}, ` +
+          `RSS ${memory.rows.map((r) => `${r.name} ${mb(r.trend.at(-1)!)}`).join(', ')} MB`,
+      ),
+    30_000,
+  );
   await openLoop({ seconds: SECONDS, rate: RATE, tenants, targets, stats, phase: 'soak' });
   clearInterval(progress);
   const soakSeconds = memory.end();
@@ -57,13 +124,20 @@ export async function onPostgres({ receiver, base: receiverBase, hooks }: Receiv
   await waits.end();
   const dbCpuShare = cpuBetween(dbCpu0, await databaseCpu(probe)) / soakSeconds;
   await probe.end();
-  console.log(`[${since(runStart)} s] soak done: ${stats.sent} requests, ${stats.errors} errors, p99 ${ms(p(stats.latencies, 0.99))} ms; `
-    + memory.rows.map((r) => `${r.name} ${mb(r.startRss)} → ${mb(r.endRss)} MB (${pct(growth(r))})`).join(', '));
+  console.log(
+    `[${since(runStart)} s] soak done: ${stats.sent} requests, ${stats.errors} errors, p99 ${ms(p(stats.latencies, 0.99))} ms; ` +
+      memory.rows.map((r) => `${r.name} ${mb(r.startRss)} → ${mb(r.endRss)} MB (${pct(growth(r))})`).join(', '),
+  );
 
   // Fairness: the quiet tenant alone, then while the noisy one hammers its listing over as many connections as given;
   // from when the soak's commands and deliveries are done, so that "alone" is alone.
   const settleSeconds = await untilDrained(workerPort!, hooks.count);
-  const { rounds, alone, quietAloneP99, paced, unpaced, roundRatios, ratio } = await fairness({ targets, quiet, noisyToken: noisy.token, runStart });
+  const { rounds, alone, quietAloneP99, paced, unpaced, roundRatios, ratio } = await fairness({
+    targets,
+    quiet,
+    noisyToken: noisy.token,
+    runStart,
+  });
 
   // Every event of every tenant must arrive.
   const drainSeconds = await untilDrained(workerPort!, hooks.count);
@@ -71,18 +145,24 @@ export async function onPostgres({ receiver, base: receiverBase, hooks }: Receiv
   const db = new pg.Client({ connectionString: DATABASE_URL });
   await db.connect();
   const stored = (await db.query<StoredEvent>(STORED_SQL)).rows;
-  const { rows: [server] } = await db.query<{ version: string }>(`select current_setting('server_version') as version`);
+  const {
+    rows: [server],
+  } = await db.query<{ version: string }>(`select current_setting('server_version') as version`);
   await db.end();
   const accounts = new Set([...tenants, quiet].flatMap((t) => [t.brand.id, t.partner.id]).concat(noisy.accountId));
   const c = completeness(stored, accounts, await hooks.stats());
-  console.log(`[${since(runStart)} s] drained in ${drainSeconds.toFixed(1)} s: ${c.stored} events stored, ${c.received} received, lost ${c.lost}, duplicates ${c.duplicates}`);
+  console.log(
+    `[${since(runStart)} s] drained in ${drainSeconds.toFixed(1)} s: ${c.stored} events stored, ${c.received} received, lost ${c.lost}, duplicates ${c.duplicates}`,
+  );
   run.stopping = true;
   await Promise.all([...api, worker].map((w) => w.proc.stop()));
 
   const errors = warmup.errors + stats.errors + alone.errors + paced.quiet.errors + unpaced.quiet.errors;
   const service5xx = metrics.reduce((a, m) => a + sumOf(m, 'http_requests_total', /status="5\d\d"/), 0);
-  const deliveries = (outcome: string) => sumOf(metrics[2]!, 'webhook_deliveries_total', new RegExp(`outcome="${outcome}"`));
-  const executions = (outcome: string) => sumOf(metrics[2]!, 'commands_executed_total', new RegExp(`outcome="${outcome}"`));
+  const deliveries = (outcome: string) =>
+    sumOf(metrics[2]!, 'webhook_deliveries_total', new RegExp(`outcome="${outcome}"`));
+  const executions = (outcome: string) =>
+    sumOf(metrics[2]!, 'commands_executed_total', new RegExp(`outcome="${outcome}"`));
   const services = memory.rows.filter((r) => r.name !== 'receiver');
   const maxGrowth = Math.max(...services.map(growth));
   const wholeRun = ((performance.now() - runStart) / 1000 / 60).toFixed(1);
@@ -91,10 +171,13 @@ export async function onPostgres({ receiver, base: receiverBase, hooks }: Receiv
   const receiverCpu = (memory.rows[3]!.cpu1 - memory.rows[3]!.cpu0) / soakSeconds;
   const totalCpu = serviceCpu + (Number.isFinite(dbCpuShare) ? dbCpuShare : 0) + selfCpuShare + receiverCpu;
   /** A share of a core during the load, as CPU milliseconds per request served. */
-  const cpuMs = (share: number) => (Number.isFinite(share) ? ((share * 1000) / (stats.sent / soakSeconds)).toFixed(1) : '(not measured)');
+  const cpuMs = (share: number) =>
+    Number.isFinite(share) ? ((share * 1000) / (stats.sent / soakSeconds)).toFixed(1) : '(not measured)';
   const died = watched.filter((w) => w.died !== undefined);
 
-  await publish('Soak: mixed load for minutes on PostgreSQL (2 api + 1 worker), and fairness', `
+  await publish(
+    'Soak: mixed load for minutes on PostgreSQL (2 api + 1 worker), and fairness',
+    `
 Command: \`DATABASE_URL=… ${settingsLine()}npm run bench:soak\` (${new Date().toISOString().slice(0, 10)}; PostgreSQL ${server!.version.split(' ')[0]};
 the whole run took ${wholeRun} min).
 
@@ -124,9 +207,13 @@ ${cpuMs(selfCpuShare)} ms and the receiver ${cpuMs(receiverCpu)} ms: ${cpuMs(tot
 one core at the ${(stats.sent / soakSeconds).toFixed(0)} requests/s served, and ${((totalCpu * 1000 * RATE) / (stats.sent / soakSeconds) / 10 / 2).toFixed(0)} % of the 2 cores at ${RATE}/s.
 The generator started requests ${ms(p(stats.lateness, 0.99))} ms late at p99. Active sessions of the database, on average per
 sample, by wait: ${waitLine}. The machine is shared: its 1-minute load average was ${load0.toFixed(1)} when the soak began and
-${load1.toFixed(1)} when it ended (2 fills both cores).${Math.max(load0, load1) > 3 ? ` **Other work loaded the machine during this run:**
+${load1.toFixed(1)} when it ended (2 fills both cores).${
+      Math.max(load0, load1) > 3
+        ? ` **Other work loaded the machine during this run:**
 CPU time per request is inflated when processes fight for the cores, and the latencies below show that load as much as
-the service's.` : ''}
+the service's.`
+        : ''
+    }
 
 Latency is from a request's scheduled time to the last byte of its answer. Errors are any status other than the
 expected one (200; 202 for a brand command; 200 or 204 for a command result; 429 for a legacy listing only if 2 other
@@ -173,9 +260,13 @@ speed for part of every second, the unpaced case again.
 | noisy tenant unpaced | ${unpaced.quiet.sent} | ${unpaced.quiet.errors} | ${ms(p(unpaced.quiet.latencies, 0.5))} | ${ms(unpaced.quietP99)} | ${unpaced.ratio.toFixed(2)} |
 
 The noisy tenant, paced: ${Object.values(paced.codes).reduce((a, n) => a + n, 0)} answers in ${paced.result.duration.toFixed(0)} s
-(${Object.entries(paced.codes).map(([code, n]) => `${code}: ${n}`).join(', ')}; connection errors ${paced.result.errors}); unpaced:
+(${Object.entries(paced.codes)
+      .map(([code, n]) => `${code}: ${n}`)
+      .join(', ')}; connection errors ${paced.result.errors}); unpaced:
 ${Object.values(unpaced.codes).reduce((a, n) => a + n, 0)} answers in ${unpaced.result.duration.toFixed(0)} s
-(${Object.entries(unpaced.codes).map(([code, n]) => `${code}: ${n}`).join(', ')}; connection errors ${unpaced.result.errors}). Its 429s are
+(${Object.entries(unpaced.codes)
+      .map(([code, n]) => `${code}: ${n}`)
+      .join(', ')}; connection errors ${unpaced.result.errors}). Its 429s are
 its share being enforced, expected and not counted as errors; ${paced.other + unpaced.other} other failures.
 
 Targets:
@@ -183,6 +274,6 @@ Targets:
 - events lost 0: ${c.lost}: ${met(c.lost === 0 && c.stored > 0)}
 - RSS growth < ${RSS_GROWTH_TARGET} % for every service process: ${services.map((r) => `${r.name} ${pct(growth(r))}`).join(', ')}: ${met(maxGrowth < RSS_GROWTH_TARGET)}
 - quiet tenant's p99 under noise at ${NOISE_RATE}/s ≤ ${FAIRNESS_TARGET}× alone, the median of ${FAIRNESS_ROUNDS} rounds: ${ratio.toFixed(2)}× (rounds ${roundRatios.map((x) => x.toFixed(2)).join(', ')}; pooled ${ms(paced.quietP99)} / ${ms(quietAloneP99)} ms = ${paced.ratio.toFixed(2)}×): ${met(ratio <= FAIRNESS_TARGET)}
-`);
+`,
+  );
 }
-

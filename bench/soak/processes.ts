@@ -19,7 +19,13 @@ process.on('exit', () => {
 process.on('SIGINT', () => process.exit(130));
 process.on('SIGTERM', () => process.exit(143));
 
-export interface Watched { name: string; proc: ServiceProcess; errorLines: number; samples: string[]; died: number | null | undefined }
+export interface Watched {
+  name: string;
+  proc: ServiceProcess;
+  errorLines: number;
+  samples: string[];
+  died: number | null | undefined;
+}
 export const watched: Watched[] = [];
 // BENCH_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, for the service processes (not the receiver).
 const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
@@ -41,15 +47,26 @@ export function launch(name: string, script: string, settings: Record<string, st
       }
     });
   }
-  void proc.exited.then((code) => { if (!run.stopping) { w.died = code; console.error(`${name} exited with ${code} during the run`); } });
+  void proc.exited.then((code) => {
+    if (!run.stopping) {
+      w.died = code;
+      console.error(`${name} exited with ${code} during the run`);
+    }
+  });
   watched.push(w);
   return w;
 }
 
 export const serviceEnv = (role: 'api' | 'worker' | 'all'): Record<string, string> => ({
   ...(EMBEDDED ? { PGLITE_DIR: join(dataDir, 'pglite') } : { DATABASE_URL: DATABASE_URL! }),
-  DATA_DIR: dataDir, NODE_ENV: 'production', JWT_SECRET: 'bench-secret-0123456789-0123456789-0123', ADMIN_TOKEN: ADMIN,
-  SERVICE_ROLE: role, WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '1000',
+  DATA_DIR: dataDir,
+  NODE_ENV: 'production',
+  JWT_SECRET: 'bench-secret-0123456789-0123456789-0123',
+  ADMIN_TOKEN: ADMIN,
+  SERVICE_ROLE: role,
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+  LOGIN_LIMIT_PER_EMAIL: '1000',
+  LOGIN_LIMIT_PER_ADDRESS: '1000',
   // API_RATE_LIMIT_PER_ACCOUNT (50/s) and API_CONCURRENCY_PER_ACCOUNT (4) are left at their defaults: the fairness phase measures them.
   LOG_LEVEL: 'info',
 });
@@ -62,12 +79,17 @@ export function rssMb(pid: number) {
 export { cpuSeconds };
 
 /** Whether the PostgreSQL server runs on this machine: only then are its backends' process ids ours to read. */
-const LOCAL_DATABASE = !!DATABASE_URL && ['127.0.0.1', 'localhost', '[::1]', ''].includes(new URL(DATABASE_URL).hostname);
+const LOCAL_DATABASE =
+  !!DATABASE_URL && ['127.0.0.1', 'localhost', '[::1]', ''].includes(new URL(DATABASE_URL).hostname);
 /** CPU seconds used so far by the PostgreSQL backends serving this database (none known when the server is elsewhere). */
 export async function databaseCpu(db: pg.Client) {
   if (!LOCAL_DATABASE) return new Map<number, number>();
-  const { rows } = await db.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
-  return new Map(rows.map(({ pid }) => [pid, cpuSeconds(pid)]).filter(([, cpu]) => Number.isFinite(cpu)) as [number, number][]);
+  const { rows } = await db.query<{ pid: number }>(
+    'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+  );
+  return new Map(
+    rows.map(({ pid }) => [pid, cpuSeconds(pid)]).filter(([, cpu]) => Number.isFinite(cpu)) as [number, number][],
+  );
 }
 /** CPU used between two readings: the backends of both, plus all of any that came in between (NaN: not measured). */
 export function cpuBetween(before: Map<number, number>, after: Map<number, number>) {
@@ -87,7 +109,10 @@ export function databaseWaits(db: pg.Client) {
   let on = true;
   const loop = (async () => {
     while (on) {
-      const { rows } = await db.query<{ wait: string; n: number }>(`select coalesce(wait_event_type, 'CPU') || '/' || coalesce(wait_event, 'running') as wait,
+      const { rows } = await db.query<{
+        wait: string;
+        n: number;
+      }>(`select coalesce(wait_event_type, 'CPU') || '/' || coalesce(wait_event, 'running') as wait,
         count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid() group by 1`);
       samples++;
       for (const { wait, n } of rows) seen.set(wait, (seen.get(wait) ?? 0) + n);
@@ -113,26 +138,62 @@ export async function metricsOf(port: number) {
   return values;
 }
 export const sumOf = (values: Record<string, number>, name: string, labels: RegExp = /.*/) =>
-  Object.entries(values).filter(([k]) => k.startsWith(`${name}{`) && labels.test(k)).reduce((a, [, v]) => a + v, 0);
+  Object.entries(values)
+    .filter(([k]) => k.startsWith(`${name}{`) && labels.test(k))
+    .reduce((a, [, v]) => a + v, 0);
 
 // Memory and CPU of the processes under test, sampled every 5 s.
 
-export interface Sampled { name: string; pid: number; startRss: number; endRss: number; maxRss: number; cpu0: number; cpu1: number; trend: number[] }
+export interface Sampled {
+  name: string;
+  pid: number;
+  startRss: number;
+  endRss: number;
+  maxRss: number;
+  cpu0: number;
+  cpu1: number;
+  trend: number[];
+}
 export function sampler(procs: { name: string; pid: number }[]) {
-  const rows: Sampled[] = procs.map(({ name, pid }) => ({ name, pid, startRss: NaN, endRss: NaN, maxRss: 0, cpu0: NaN, cpu1: NaN, trend: [] }));
+  const rows: Sampled[] = procs.map(({ name, pid }) => ({
+    name,
+    pid,
+    startRss: NaN,
+    endRss: NaN,
+    maxRss: 0,
+    cpu0: NaN,
+    cpu1: NaN,
+    trend: [],
+  }));
   let timer: NodeJS.Timeout | undefined;
   let t0 = 0;
-  const sample = () => { for (const r of rows) { const rss = rssMb(r.pid); r.maxRss = Math.max(r.maxRss, rss); r.trend.push(rss); } };
+  const sample = () => {
+    for (const r of rows) {
+      const rss = rssMb(r.pid);
+      r.maxRss = Math.max(r.maxRss, rss);
+      r.trend.push(rss);
+    }
+  };
   return {
     rows,
     start() {
       t0 = performance.now();
-      for (const r of rows) { r.startRss = rssMb(r.pid); r.maxRss = r.startRss; r.cpu0 = cpuSeconds(r.pid); r.trend = [r.startRss]; }
+      for (const r of rows) {
+        r.startRss = rssMb(r.pid);
+        r.maxRss = r.startRss;
+        r.cpu0 = cpuSeconds(r.pid);
+        r.trend = [r.startRss];
+      }
       timer = setInterval(sample, 5000);
     },
     end() {
       clearInterval(timer);
-      for (const r of rows) { r.endRss = rssMb(r.pid); r.maxRss = Math.max(r.maxRss, r.endRss); r.cpu1 = cpuSeconds(r.pid); r.trend.push(r.endRss); }
+      for (const r of rows) {
+        r.endRss = rssMb(r.pid);
+        r.maxRss = Math.max(r.maxRss, r.endRss);
+        r.cpu1 = cpuSeconds(r.pid);
+        r.trend.push(r.endRss);
+      }
       return (performance.now() - t0) / 1000;
     },
   };
@@ -147,7 +208,10 @@ export async function untilDrained(port: number, receiver: () => Promise<{ disti
   let last = -1;
   for (;;) {
     const m = await metricsOf(port);
-    const pending = (m.webhook_deliveries_pending ?? NaN) + (m['commands{state="accepted"}'] ?? 0) + (m['commands{state="running"}'] ?? 0);
+    const pending =
+      (m.webhook_deliveries_pending ?? NaN) +
+      (m['commands{state="accepted"}'] ?? 0) +
+      (m['commands{state="running"}'] ?? 0);
     const { distinct } = await receiver();
     quiet = pending === 0 && distinct === last ? quiet + 1 : 0;
     last = distinct;
@@ -161,10 +225,19 @@ export async function untilDrained(port: number, receiver: () => Promise<{ disti
 }
 
 export const receiverClient = (port: number) => ({
-  count: async () => (await (await fetch(`http://127.0.0.1:${port}/count`)).json()) as { count: number; distinct: number },
-  stats: async () => (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { count: number; distinct: number; arrivals: Record<string, number> },
+  count: async () =>
+    (await (await fetch(`http://127.0.0.1:${port}/count`)).json()) as { count: number; distinct: number },
+  stats: async () =>
+    (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as {
+      count: number;
+      distinct: number;
+      arrivals: Record<string, number>;
+    },
 });
 
-
 /** The webhook receiver's process, its base URL, and what it has received. */
-export interface ReceiverSide { receiver: Watched; base: string; hooks: ReturnType<typeof receiverClient> }
+export interface ReceiverSide {
+  receiver: Watched;
+  base: string;
+  hooks: ReturnType<typeof receiverClient>;
+}

@@ -8,16 +8,45 @@ import { JOBS, PER_ACCOUNT_CAP, dataDir, tag } from './config.ts';
  * An account as the load generator sees it: its token, its feed cursor, its answered _cids, and its legacy listings
  * under way, each with the most of the account's other listings that were under way at any moment of its own.
  */
-export interface Account { id: string; token: string; feed: string | null; cids: string[]; listings: Set<{ peak: number }> }
-export interface Tenant { label: string; brand: Account; partner: Account; jobs: string[]; key: string; offset: number; n: number }
+export interface Account {
+  id: string;
+  token: string;
+  feed: string | null;
+  cids: string[];
+  listings: Set<{ peak: number }>;
+}
+export interface Tenant {
+  label: string;
+  brand: Account;
+  partner: Account;
+  jobs: string[];
+  key: string;
+  offset: number;
+  n: number;
+}
 
-export async function makeTenant(client: ReturnType<typeof processClient>, receiverBase: string, label: string, offset: number): Promise<Tenant> {
+export async function makeTenant(
+  client: ReturnType<typeof processClient>,
+  receiverBase: string,
+  label: string,
+  offset: number,
+): Promise<Tenant> {
   const key = `soak-key-${label}-${tag}`;
   const account = async (role: 'brand' | 'partner'): Promise<Account> => {
-    const { accountId, token } = await integratorLoggedIn(client, dataDir, role, `soak-${label}-${role}-${tag}@example.com`, 86_400);
+    const { accountId, token } = await integratorLoggedIn(
+      client,
+      dataDir,
+      role,
+      `soak-${label}-${role}-${tag}@example.com`,
+      86_400,
+    );
     // The configuration comes before any job, so that every event of the tenant has a delivery.
     await client.admin('webhookConfigs.upsert', {
-      accountId, scope: role, url: `${receiverBase}/hooks/${label}/${role}`, signatureKey: key, version: '1.3.0',
+      accountId,
+      scope: role,
+      url: `${receiverBase}/hooks/${label}/${role}`,
+      signatureKey: key,
+      version: '1.3.0',
       transformer: role === 'partner' ? 'partner-format' : 'default',
     });
     return { id: accountId, token, feed: null, cids: [], listings: new Set() };
@@ -48,11 +77,21 @@ export const KINDS = {
 export type Kind = keyof typeof KINDS;
 export type Side = 'brand' | 'partner';
 const WEIGHTS: [Kind, Side, number][] = [
-  ['paginated', 'partner', 18], ['legacy', 'partner', 8], ['order', 'partner', 9], ['order', 'brand', 9],
-  ['appointment', 'partner', 8], ['yourOrderId', 'partner', 4], ['brandCommand', 'brand', 14],
-  ['commandResult', 'brand', 10], ['commandResult', 'partner', 4], ['feed', 'partner', 8], ['feed', 'brand', 8],
+  ['paginated', 'partner', 18],
+  ['legacy', 'partner', 8],
+  ['order', 'partner', 9],
+  ['order', 'brand', 9],
+  ['appointment', 'partner', 8],
+  ['yourOrderId', 'partner', 4],
+  ['brandCommand', 'brand', 14],
+  ['commandResult', 'brand', 10],
+  ['commandResult', 'partner', 4],
+  ['feed', 'partner', 8],
+  ['feed', 'brand', 8],
 ];
-export const SLOTS: [Kind, Side][] = WEIGHTS.flatMap(([kind, side, w]) => Array.from({ length: w }, () => [kind, side] as [Kind, Side]));
+export const SLOTS: [Kind, Side][] = WEIGHTS.flatMap(([kind, side, w]) =>
+  Array.from({ length: w }, () => [kind, side] as [Kind, Side]),
+);
 {
   let seed = 20261123; // mulberry32: the same order on every run
   const random = () => {
@@ -67,30 +106,61 @@ export const SLOTS: [Kind, Side][] = WEIGHTS.flatMap(([kind, side, w]) => Array.
   }
 }
 export const PARTNER_SHARE = WEIGHTS.filter(([, side]) => side === 'partner').reduce((a, [, , w]) => a + w, 0) / 100;
-export const WRITE_SHARE = WEIGHTS.filter(([kind]) => kind === 'appointment' || kind === 'yourOrderId' || kind === 'brandCommand').reduce((a, [, , w]) => a + w, 0) / 100;
+export const WRITE_SHARE =
+  WEIGHTS.filter(([kind]) => kind === 'appointment' || kind === 'yourOrderId' || kind === 'brandCommand').reduce(
+    (a, [, , w]) => a + w,
+    0,
+  ) / 100;
 /** Enough tenants (2 at least) that no account gets more than PER_ACCOUNT_CAP requests a second. */
 export const tenantsFor = (rate: number) => Math.max(2, Math.ceil((rate * PARTNER_SHARE) / PER_ACCOUNT_CAP));
 
-export interface Request { kind: Kind; method: 'GET' | 'POST'; path: string; token: string; body?: string; headers?: Record<string, string>;
-  expect: number[]; read?: (body: string) => boolean;
+export interface Request {
+  kind: Kind;
+  method: 'GET' | 'POST';
+  path: string;
+  token: string;
+  body?: string;
+  headers?: Record<string, string>;
+  expect: number[];
+  read?: (body: string) => boolean;
   /** Called once the exchange is over, with the status (null: no answer). */
   done?: (status: number | null) => void;
   /** Whether a 429 is the service's right answer (a third legacy listing of the account), decided at the answer. */
-  allow429?: () => boolean }
+  allow429?: () => boolean;
+}
 
 const BRAND_COMMANDS = ['RefreshOrder', 'UpdateOrderExternalId', 'UpdateCustomer'] as const;
 export function requestFor(tenant: Tenant, kind: Kind, side: Side): Request {
   const n = tenant.n++;
   const who = tenant[side];
   const job = tenant.jobs[n % tenant.jobs.length]!;
-  const get = (path: string, extra: Partial<Request> = {}): Request => ({ kind, method: 'GET', path, token: who.token, expect: [200], ...extra });
+  const get = (path: string, extra: Partial<Request> = {}): Request => ({
+    kind,
+    method: 'GET',
+    path,
+    token: who.token,
+    expect: [200],
+    ...extra,
+  });
   const post = (path: string, command: Record<string, unknown>, expect: number, signed: boolean): Request => {
     const body = JSON.stringify(command);
     return {
-      kind, method: 'POST', path, token: who.token, body, expect: [expect],
-      ...(signed && { headers: { 'x-webhook-signature': createHmac('sha256', tenant.key).update(body).digest('hex') } }),
+      kind,
+      method: 'POST',
+      path,
+      token: who.token,
+      body,
+      expect: [expect],
+      ...(signed && {
+        headers: { 'x-webhook-signature': createHmac('sha256', tenant.key).update(body).digest('hex') },
+      }),
       // A _cid is polled only once its command was answered: before that it may not exist yet.
-      done: (status) => { if (status === expect) { who.cids.push(command._cid as string); if (who.cids.length > 50) who.cids.shift(); } },
+      done: (status) => {
+        if (status === expect) {
+          who.cids.push(command._cid as string);
+          if (who.cids.length > 50) who.cids.shift();
+        }
+      },
     };
   };
   switch (kind) {
@@ -107,27 +177,54 @@ export function requestFor(tenant: Tenant, kind: Kind, side: Side): Request {
       // The whole scope, streamed from a cursor: a cut answer is invalid JSON, so the body is checked.
       return get('/v3/partner-orders', {
         allow429: () => me.peak >= 2,
-        read: (body) => { const list = JSON.parse(body) as unknown[]; return Array.isArray(list) && list.length === tenant.jobs.length; },
-        done: () => { who.listings.delete(me); },
+        read: (body) => {
+          const list = JSON.parse(body) as unknown[];
+          return Array.isArray(list) && list.length === tenant.jobs.length;
+        },
+        done: () => {
+          who.listings.delete(me);
+        },
       });
     }
     case 'order':
       return get(`/v3/poll/job/*/${encodeURIComponent(job)}`);
     case 'appointment': {
       const day = String(1 + (n % 28)).padStart(2, '0');
-      return post('/v3/commands/partner/appointment', {
-        _v: '1.0.0', _cid: randomUUID(), _type: 'SetJobAppointment', jobApiId: job,
-        appointmentStart: `2027-01-${day}T09:00:00+01:00`, appointmentEnd: `2027-01-${day}T11:00:00+01:00`,
-      }, 200, true);
+      return post(
+        '/v3/commands/partner/appointment',
+        {
+          _v: '1.0.0',
+          _cid: randomUUID(),
+          _type: 'SetJobAppointment',
+          jobApiId: job,
+          appointmentStart: `2027-01-${day}T09:00:00+01:00`,
+          appointmentEnd: `2027-01-${day}T11:00:00+01:00`,
+        },
+        200,
+        true,
+      );
     }
     case 'yourOrderId':
-      return post('/v3/commands/partner/your-order-id', {
-        _v: '1.0.0', _cid: randomUUID(), _type: 'SetJobYourOrderId', jobApiId: job, yourOrderID: `PO-${tag}-${tenant.label}-${n}`,
-      }, 200, true);
+      return post(
+        '/v3/commands/partner/your-order-id',
+        {
+          _v: '1.0.0',
+          _cid: randomUUID(),
+          _type: 'SetJobYourOrderId',
+          jobApiId: job,
+          yourOrderID: `PO-${tag}-${tenant.label}-${n}`,
+        },
+        200,
+        true,
+      );
     case 'brandCommand': {
       const type = BRAND_COMMANDS[n % BRAND_COMMANDS.length]!;
-      const extra = type === 'UpdateOrderExternalId' ? { externalId: `EXT-${n}` }
-        : type === 'UpdateCustomer' ? { customer: { firstName: `Alex ${n}`, email: `customer-${n}@example.com` } } : {};
+      const extra =
+        type === 'UpdateOrderExternalId'
+          ? { externalId: `EXT-${n}` }
+          : type === 'UpdateCustomer'
+            ? { customer: { firstName: `Alex ${n}`, email: `customer-${n}@example.com` } }
+            : {};
       return post('/v3/commands', { _v: '1.0.0', _cid: randomUUID(), _type: type, orderId: job, ...extra }, 202, false);
     }
     case 'commandResult': {

@@ -1,4 +1,12 @@
-import type { ClaimedDelivery, DeliveryDetail, DeliveryFilter, DeliveryResult, DeliveryStats, DeliveryView, StatsBucket } from '../delivery.ts';
+import type {
+  ClaimedDelivery,
+  DeliveryDetail,
+  DeliveryFilter,
+  DeliveryResult,
+  DeliveryStats,
+  DeliveryView,
+  StatsBucket,
+} from '../delivery.ts';
 import type { EndpointNotice } from '../endpoint-health.ts';
 import type { OutboxEvent } from '../event.ts';
 

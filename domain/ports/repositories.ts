@@ -93,7 +93,12 @@ export interface PartnerOrderQueries {
   page(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number): Promise<Job[]>;
   count(partnerIds: readonly string[], filter: OrderFilter): Promise<number>;
   /** The same rows, read in batches as the consumer takes them; `limit` null reads to the end. */
-  stream(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number | null): AsyncIterable<Job[]>;
+  stream(
+    partnerIds: readonly string[],
+    filter: OrderFilter,
+    offset: number,
+    limit: number | null,
+  ): AsyncIterable<Job[]>;
 }
 
 export interface InvoiceRepository {

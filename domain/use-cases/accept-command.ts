@@ -13,9 +13,16 @@ export interface AcceptedAnswer {
  * idempotency key: the same command again gets the first answer and runs nothing (even after it failed); another
  * command under a taken `_cid` is a conflict.
  */
-export async function acceptCommand(deps: Pick<Deps, 'commands' | 'clock'>, principal: Principal, command: BrandCommand): Promise<AcceptedAnswer> {
+export async function acceptCommand(
+  deps: Pick<Deps, 'commands' | 'clock'>,
+  principal: Principal,
+  command: BrandCommand,
+): Promise<AcceptedAnswer> {
   const body = canonicalForm(command);
   const answer: AcceptedAnswer = { _cid: command._cid, _type: command._type, status: 'accepted' };
-  const held = await deps.commands.accept({ accountId: principal.accountId, cid: command._cid, type: command._type, body, answer }, deps.clock.now());
+  const held = await deps.commands.accept(
+    { accountId: principal.accountId, cid: command._cid, type: command._type, body, answer },
+    deps.clock.now(),
+  );
   return held ? replayOf<AcceptedAnswer>(held, command._type, body) : answer;
 }

@@ -17,4 +17,5 @@ export function refuseWhilePastShare(deps: Pick<Deps, 'requestLimiter'>, princip
   if (wait !== null) throw pastShare(wait);
 }
 
-const pastShare = (waitSeconds: number) => new DomainError('RATE_LIMITED', 'Too many requests for this account: slow down.', [], waitSeconds);
+const pastShare = (waitSeconds: number) =>
+  new DomainError('RATE_LIMITED', 'Too many requests for this account: slow down.', [], waitSeconds);

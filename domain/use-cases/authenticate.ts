@@ -18,8 +18,9 @@ export async function authenticate(
   return admitCaller(deps, await identifyCaller(deps, input));
 }
 
-const REFRESH_TOKEN_SENT = 'This is a refresh token, which calls nothing but the token endpoint: exchange it for an access token at '
-  + 'POST /v3/auth/access-token, and send that one.';
+const REFRESH_TOKEN_SENT =
+  'This is a refresh token, which calls nothing but the token endpoint: exchange it for an access token at ' +
+  'POST /v3/auth/access-token, and send that one.';
 
 /**
  * The caller, when its token verifies, has a role this endpoint serves and belongs to a contact that has API access
@@ -39,11 +40,15 @@ export async function identifyCaller(
     throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
   }
   if (!input.roles.includes(claims.role)) {
-    throw new DomainError('REQUEST_UNAUTHENTICATED', `This endpoint needs a ${input.roles.join(' or ')} access token; this one is a ${claims.role} token.`);
+    throw new DomainError(
+      'REQUEST_UNAUTHENTICATED',
+      `This endpoint needs a ${input.roles.join(' or ')} access token; this one is a ${claims.role} token.`,
+    );
   }
   refuseWhilePastShare(deps, claims);
   const contact = await deps.contacts.accessOf(claims.contactId);
-  if (!contact?.apiAccess || contact.accountId !== claims.accountId) throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
+  if (!contact?.apiAccess || contact.accountId !== claims.accountId)
+    throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
   return claims;
 }
 

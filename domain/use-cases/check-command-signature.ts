@@ -21,6 +21,9 @@ export async function checkCommandSignature(
   const { signature, rawBody } = request;
   // Every key is tried, whichever matches: how long the check takes tells nothing of which key it was.
   if (!signature || !rawBody || !keys.map((key) => deps.signatures.matches(key, rawBody, signature)).includes(true)) {
-    throw new DomainError('REQUEST_UNAUTHENTICATED', 'x-webhook-signature is missing or does not match the request body.');
+    throw new DomainError(
+      'REQUEST_UNAUTHENTICATED',
+      'x-webhook-signature is missing or does not match the request body.',
+    );
   }
 }

@@ -7,7 +7,10 @@ export interface CreateAccountInput {
   parentId?: string | null;
 }
 
-export async function createAccount(deps: Pick<Deps, 'accounts' | 'clock' | 'ids'>, input: CreateAccountInput): Promise<Account> {
+export async function createAccount(
+  deps: Pick<Deps, 'accounts' | 'clock' | 'ids'>,
+  input: CreateAccountInput,
+): Promise<Account> {
   const parentId = input.parentId ?? null;
   const parent = parentId ? await deps.accounts.get(parentId) : null;
   const account = Account.create(

@@ -8,13 +8,20 @@ export interface CreateContactInput {
   apiAccess?: boolean;
 }
 
-export async function createContact(deps: Pick<Deps, 'accounts' | 'contacts' | 'clock' | 'ids'>, input: CreateContactInput): Promise<Contact> {
+export async function createContact(
+  deps: Pick<Deps, 'accounts' | 'contacts' | 'clock' | 'ids'>,
+  input: CreateContactInput,
+): Promise<Contact> {
   const contact = Contact.create({
-    id: deps.ids.newId(), accountId: input.accountId, email: input.email,
-    apiAccess: input.apiAccess ?? true, createdAt: deps.clock.now(),
+    id: deps.ids.newId(),
+    accountId: input.accountId,
+    email: input.email,
+    apiAccess: input.apiAccess ?? true,
+    createdAt: deps.clock.now(),
   });
   if (!(await deps.accounts.get(input.accountId))) throw notFound('The account');
-  if (await deps.contacts.findByEmail(contact.email)) throw conflict('A contact with this e-mail address exists already.');
+  if (await deps.contacts.findByEmail(contact.email))
+    throw conflict('A contact with this e-mail address exists already.');
   await deps.contacts.save(contact);
   return contact;
 }

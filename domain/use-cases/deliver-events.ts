@@ -19,11 +19,19 @@ export interface ClaimLimits {
 }
 
 /** The sender's next batch: due deliveries nobody holds, each claimed for `leaseMs` from now. */
-export function claimDueDeliveries(deps: Pick<Deps, 'deliveryQueue' | 'clock' | 'ids'>, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+export function claimDueDeliveries(
+  deps: Pick<Deps, 'deliveryQueue' | 'clock' | 'ids'>,
+  limits: ClaimLimits,
+): Promise<ClaimedDelivery[]> {
   const now = deps.clock.now();
   return deps.deliveryQueue.claimDue({
-    limit: limits.limit, now, leaseUntil: new Date(now.getTime() + limits.leaseMs), claimToken: deps.ids.newId(),
-    perEndpoint: limits.perEndpoint, held: limits.held, lookForNew: limits.lookForNew,
+    limit: limits.limit,
+    now,
+    leaseUntil: new Date(now.getTime() + limits.leaseMs),
+    claimToken: deps.ids.newId(),
+    perEndpoint: limits.perEndpoint,
+    held: limits.held,
+    lookForNew: limits.lookForNew,
   });
 }
 
@@ -32,26 +40,50 @@ export function claimDueDeliveries(deps: Pick<Deps, 'deliveryQueue' | 'clock' | 
  * current keys, and judged by its outcome. An endpoint disabled, or left without a URL, since the event was
  * written gets nothing: the delivery fails at once, and may be sent again (redelivered) once the endpoint is back.
  */
-export async function attemptDelivery(deps: Pick<Deps, 'webhookSender' | 'clock'>, claimed: ClaimedDelivery, scheduleMs: readonly number[]): Promise<DeliveryResult> {
+export async function attemptDelivery(
+  deps: Pick<Deps, 'webhookSender' | 'clock'>,
+  claimed: ClaimedDelivery,
+  scheduleMs: readonly number[],
+): Promise<DeliveryResult> {
   const { endpoint } = claimed;
   if (!endpoint?.url || !endpoint.enabled) {
-    const error = endpoint ? (endpoint.enabled ? 'the endpoint has no URL' : 'the endpoint is disabled') : 'the endpoint no longer exists';
+    const error = endpoint
+      ? endpoint.enabled
+        ? 'the endpoint has no URL'
+        : 'the endpoint is disabled'
+      : 'the endpoint no longer exists';
     return {
-      deliveryId: claimed.id, endpointId: claimed.endpointId, claimToken: claimed.claimToken, attempt: { at: deps.clock.now(), statusCode: null, durationMs: 0, error }, exchange: null,
+      deliveryId: claimed.id,
+      endpointId: claimed.endpointId,
+      claimToken: claimed.claimToken,
+      attempt: { at: deps.clock.now(), statusCode: null, durationMs: 0, error },
+      exchange: null,
       state: { status: 'failed' },
     };
   }
   const now = deps.clock.now();
   const { exchange, ...attempt } = await deps.webhookSender.send({
-    url: endpoint.url, eventId: claimed.eventId, body: claimed.body, signatureKeys: keysInForce(endpoint, now), asymmetricKeys: pairsInForce(endpoint, now),
+    url: endpoint.url,
+    eventId: claimed.eventId,
+    body: claimed.body,
+    signatureKeys: keysInForce(endpoint, now),
+    asymmetricKeys: pairsInForce(endpoint, now),
   });
   return {
-    deliveryId: claimed.id, endpointId: claimed.endpointId, claimToken: claimed.claimToken, attempt, exchange,
+    deliveryId: claimed.id,
+    endpointId: claimed.endpointId,
+    claimToken: claimed.claimToken,
+    attempt,
+    exchange,
     state: stateAfter(claimed.attempts + 1, isSuccess(attempt.statusCode), scheduleMs, deps.clock.now()),
   };
 }
 
 /** Stores what the attempts found, and the health of their endpoints; answers what their contacts are to be told. */
-export function recordDeliveries(deps: Pick<Deps, 'deliveryQueue' | 'clock'>, results: readonly DeliveryResult[], disableAfterMs: number): Promise<EndpointNotice[]> {
+export function recordDeliveries(
+  deps: Pick<Deps, 'deliveryQueue' | 'clock'>,
+  results: readonly DeliveryResult[],
+  disableAfterMs: number,
+): Promise<EndpointNotice[]> {
   return deps.deliveryQueue.record(results, deps.clock.now(), disableAfterMs);
 }

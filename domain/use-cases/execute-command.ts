@@ -34,7 +34,11 @@ class ClaimLost extends Error {}
  * CommandErrorEvent. An unexpected failure gives the command back to be tried again later, until the last attempt,
  * after which it ends as INTERNAL_ERROR, without the failure's text.
  */
-export async function executeCommand(transact: RunInUnit, claimed: ClaimedCommand, policy: ExecutionPolicy): Promise<Execution> {
+export async function executeCommand(
+  transact: RunInUnit,
+  claimed: ClaimedCommand,
+  policy: ExecutionPolicy,
+): Promise<Execution> {
   const command = claimed.body as BrandCommand;
   try {
     await transact(async (deps) => {
@@ -47,16 +51,32 @@ export async function executeCommand(transact: RunInUnit, claimed: ClaimedComman
     if (error instanceof CommandError) return record(transact, claimed, command, error);
     // A rule of the core the command broke (an order too large for its event): the sender's to correct, as a CommandError.
     if (error instanceof DomainError && error.code === 'VALIDATION_FAILED') {
-      return record(transact, claimed, command, new CommandError('VALIDATION_FAILED', error.message, error.issues.map((i) => ({ key: i.path, message: i.message }))));
+      return record(
+        transact,
+        claimed,
+        command,
+        new CommandError(
+          'VALIDATION_FAILED',
+          error.message,
+          error.issues.map((i) => ({ key: i.path, message: i.message })),
+        ),
+      );
     }
     // The database away (or a transaction it undid) is nobody's fault but the moment's: the command waits for it,
     // never ends for it, and gets its attempt back.
     const moment = isUnavailable(error);
     if (claimed.attempts < policy.maxAttempts || moment) {
-      await transact(async (deps) => deps.commandQueue.release(claimed, new Date(deps.clock.now().getTime() + policy.retryDelayMs), !moment));
+      await transact(async (deps) =>
+        deps.commandQueue.release(claimed, new Date(deps.clock.now().getTime() + policy.retryDelayMs), !moment),
+      );
       return { outcome: 'retry', error };
     }
-    await record(transact, claimed, command, new CommandError('INTERNAL_ERROR', 'The command could not be executed because of an internal error.'));
+    await record(
+      transact,
+      claimed,
+      command,
+      new CommandError('INTERNAL_ERROR', 'The command could not be executed because of an internal error.'),
+    );
     return { outcome: 'gave up', error };
   }
 }
@@ -76,7 +96,10 @@ export async function executeCommands(
   hooks: BatchHooks = {},
 ): Promise<Execution[]> {
   const executions: Execution[] = [];
-  const done = (claimed: ClaimedCommand, execution: Execution) => { executions.push(execution); hooks.executed?.(claimed, execution); };
+  const done = (claimed: ClaimedCommand, execution: Execution) => {
+    executions.push(execution);
+    hooks.executed?.(claimed, execution);
+  };
   const alone = async (claimed: ClaimedCommand) => done(claimed, await executeCommand(transact, claimed, policy));
   const run = async (commands: readonly ClaimedCommand[]): Promise<void> => {
     if (commands.length <= 1) return commands[0] && alone(commands[0]);
@@ -87,7 +110,10 @@ export async function executeCommands(
         for (const [i, claimed] of commands.entries()) {
           failing = i;
           const command = claimed.body as BrandCommand;
-          await finish(deps, claimed, command, { status: 'succeeded', result: await runBrandCommand(deps, claimed.accountId, command) });
+          await finish(deps, claimed, command, {
+            status: 'succeeded',
+            result: await runBrandCommand(deps, claimed.accountId, command),
+          });
         }
         failing = undefined;
       });
@@ -136,7 +162,12 @@ export interface BatchHooks {
   batchUndone?(error: unknown): void;
 }
 
-async function record(transact: RunInUnit, claimed: ClaimedCommand, command: BrandCommand, error: CommandError): Promise<Execution> {
+async function record(
+  transact: RunInUnit,
+  claimed: ClaimedCommand,
+  command: BrandCommand,
+  error: CommandError,
+): Promise<Execution> {
   try {
     await transact((deps) => finish(deps, claimed, command, { status: 'failed', error }));
     return { outcome: 'failed', code: error.code };
@@ -146,8 +177,14 @@ async function record(transact: RunInUnit, claimed: ClaimedCommand, command: Bra
   }
 }
 
-async function finish(deps: BrandCommandDeps & Pick<Deps, 'commandQueue'>, claimed: ClaimedCommand, command: BrandCommand, outcome: CommandOutcome) {
+async function finish(
+  deps: BrandCommandDeps & Pick<Deps, 'commandQueue'>,
+  claimed: ClaimedCommand,
+  command: BrandCommand,
+  outcome: CommandOutcome,
+) {
   const sender = await receiverOf(deps, claimed.accountId, 'brand');
   const result = await emitCommandOutcome(deps, sender, command, outcome);
-  if (!(await deps.commandQueue.finishClaimed(claimed, { status: outcome.status, result }, deps.clock.now()))) throw new ClaimLost();
+  if (!(await deps.commandQueue.finishClaimed(claimed, { status: outcome.status, result }, deps.clock.now())))
+    throw new ClaimLost();
 }

@@ -16,9 +16,11 @@ export interface PageQuery extends OrderFilter {
 export async function listPartnerOrdersPage(deps: ListingDeps, principal: Principal, query: PageQuery) {
   const { config, partnerIds } = await resolvePollingScope(deps, principal);
   if (config.transformer !== 'partner-format') {
-    throw new DomainError('VALIDATION_FAILED', 'The paginated listing needs a partner configuration with the partner-format transformer.', [
-      { path: 'transformer', message: `The resolved configuration uses "${config.transformer}".` },
-    ]);
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      'The paginated listing needs a partner configuration with the partner-format transformer.',
+      [{ path: 'transformer', message: `The resolved configuration uses "${config.transformer}".` }],
+    );
   }
   const pageSize = clampPageSize(query.pageSize);
   const filter = { updatedSince: query.updatedSince, active: query.active };
@@ -40,7 +42,11 @@ export interface LegacyQuery extends OrderFilter {
  * consumes them, so that memory stays flat however many orders there are. Scope errors surface before the
  * first batch, while an answer can still carry them.
  */
-export async function streamPartnerOrders(deps: ListingDeps & Pick<Deps, 'streamSlots'>, principal: Principal, query: LegacyQuery) {
+export async function streamPartnerOrders(
+  deps: ListingDeps & Pick<Deps, 'streamSlots'>,
+  principal: Principal,
+  query: LegacyQuery,
+) {
   const { config, partnerIds } = await resolvePollingScope(deps, principal);
   const format = config.payloadFormat();
   const filter = { updatedSince: query.updatedSince, active: query.active };
@@ -48,7 +54,13 @@ export async function streamPartnerOrders(deps: ListingDeps & Pick<Deps, 'stream
   // Fair use: a listing of a whole scope is long; an account gets a few at once, not the server's every connection.
   // The slot is released when the answer has been read to its end, or abandoned.
   const slot = await deps.streamSlots.take(principal.accountId);
-  if (!slot) throw new DomainError('RATE_LIMITED', 'Too many listings of this account are streaming at once: wait for one to end.', [], 1);
+  if (!slot)
+    throw new DomainError(
+      'RATE_LIMITED',
+      'Too many listings of this account are streaming at once: wait for one to end.',
+      [],
+      1,
+    );
   return (async function* () {
     try {
       for await (const jobs of batches) yield jobs.map((job) => renderOrderStatus(job, format, POLLED_EID));

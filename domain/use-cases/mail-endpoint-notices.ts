@@ -14,7 +14,13 @@ export async function mailEndpointNotices(
   for (const notice of notices) {
     try {
       const emails = await deps.contacts.emailsWithApiAccess(notice.accountId);
-      await Promise.all(emails.map((to) => deps.mailer.send(endpointNoticeMail(to, notice, deps.links.portalFailedDeliveries())).catch((error: unknown) => failed(error, notice))));
+      await Promise.all(
+        emails.map((to) =>
+          deps.mailer
+            .send(endpointNoticeMail(to, notice, deps.links.portalFailedDeliveries()))
+            .catch((error: unknown) => failed(error, notice)),
+        ),
+      );
     } catch (error) {
       failed(error, notice);
     }

@@ -18,7 +18,10 @@ export async function mintAccessToken(
   if (!contact?.apiAccess || contact.accountId !== claims.accountId) throw refused();
   await admitRequest(deps, claims);
   if (!Number.isInteger(lifetime) || lifetime < ACCESS_TOKEN_LIFETIME.min || lifetime > ACCESS_TOKEN_LIFETIME.max) {
-    throw invalid('expires_after', `expires_after must be a whole number of seconds from ${ACCESS_TOKEN_LIFETIME.min} to ${ACCESS_TOKEN_LIFETIME.max}.`);
+    throw invalid(
+      'expires_after',
+      `expires_after must be a whole number of seconds from ${ACCESS_TOKEN_LIFETIME.min} to ${ACCESS_TOKEN_LIFETIME.max}.`,
+    );
   }
   const token = await deps.tokens.issue('access', claims, now, lifetime);
   return { access_token: token, token_type: 'Bearer', expires_in: lifetime };

@@ -4,7 +4,11 @@ import type { Deps } from '../ports.ts';
  * Deletes, a batch at a time, events (and their finished deliveries) past EVENT_RETENTION_DAYS; answers how many. Clears
  * the rotated-out signature keys whose window has ended on the way: they count nowhere already, and need not be kept.
  */
-export async function purgeRetainedEvents(deps: Pick<Deps, 'deliveryLog' | 'webhookConfigs' | 'clock'>, retentionDays: number, batch: number): Promise<number> {
+export async function purgeRetainedEvents(
+  deps: Pick<Deps, 'deliveryLog' | 'webhookConfigs' | 'clock'>,
+  retentionDays: number,
+  batch: number,
+): Promise<number> {
   const now = deps.clock.now();
   await deps.webhookConfigs.dropExpiredKeys(now);
   return deps.deliveryLog.purgeBefore(new Date(now.getTime() - retentionDays * 86_400_000), batch);

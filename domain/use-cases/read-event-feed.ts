@@ -43,7 +43,11 @@ export async function readEventFeed(
   ports: FeedReadPorts,
 ): Promise<FeedPage> {
   const limit = Math.min(input.limit ?? FEED_LIMIT.default, FEED_LIMIT.max);
-  const gone = () => new DomainError('GONE', `Events are kept ${input.retentionDays} days, and what follows this cursor is past them: start again without "after".`);
+  const gone = () =>
+    new DomainError(
+      'GONE',
+      `Events are kept ${input.retentionDays} days, and what follows this cursor is past them: start again without "after".`,
+    );
   const endpoint = await integratorEndpoint(deps, principal);
   if (input.after) {
     if (input.after.createdAt.getTime() < deps.clock.now().getTime() - input.retentionDays * 86_400_000) throw gone();
@@ -59,5 +63,8 @@ export async function readEventFeed(
   }
   const entries = await deps.eventFeed.page(endpoint.id, input.after?.position ?? 0, limit, input.orderId);
   const last = entries.at(-1);
-  return { items: entries.map((e) => e.payload), next: last ? { position: last.position, createdAt: last.createdAt } : input.after };
+  return {
+    items: entries.map((e) => e.payload),
+    next: last ? { position: last.position, createdAt: last.createdAt } : input.after,
+  };
 }

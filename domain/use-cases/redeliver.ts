@@ -7,6 +7,10 @@ export async function redeliver(deps: Pick<Deps, 'deliveryLog' | 'clock'>, deliv
 }
 
 /** admin.deliveries.redeliverFailed: every failed delivery of an account created since a time is pending again. */
-export async function redeliverFailedOf(deps: Pick<Deps, 'deliveryLog' | 'clock'>, accountId: string, since: Date): Promise<{ count: number }> {
+export async function redeliverFailedOf(
+  deps: Pick<Deps, 'deliveryLog' | 'clock'>,
+  accountId: string,
+  since: Date,
+): Promise<{ count: number }> {
   return { count: await deps.deliveryLog.redeliverFailed({ accountId }, since, deps.clock.now()) };
 }

@@ -27,7 +27,10 @@ export async function rotateSignatureKey(
   input: RotateSignatureKeyInput,
 ): Promise<{ config: WebhookConfig; generatedKey: string | null }> {
   if (input.asymmetric && input.signatureKey !== undefined) {
-    throw invalid('asymmetric', 'Rotate either the signature key (signatureKey) or the key pair (asymmetric), not both at once.');
+    throw invalid(
+      'asymmetric',
+      'Rotate either the signature key (signatureKey) or the key pair (asymmetric), not both at once.',
+    );
   }
   const config = await deps.webhookConfigs.findForChange(input.accountId, input.scope);
   if (!config) throw notFound('A webhook configuration of your own');

@@ -9,7 +9,10 @@ import { renderOrderStatus } from '../payloads.ts';
 import type { Deps } from '../ports.ts';
 import { payloadFormatOf, type Receiver } from '../receivers.ts';
 
-export type PartnerCommandDeps = Pick<Deps, 'accounts' | 'webhookConfigs' | 'jobs' | 'events' | 'commands' | 'ids' | 'clock'>;
+export type PartnerCommandDeps = Pick<
+  Deps,
+  'accounts' | 'webhookConfigs' | 'jobs' | 'events' | 'commands' | 'ids' | 'clock'
+>;
 
 export interface PartnerCommandAnswer {
   _cid: string;
@@ -32,7 +35,10 @@ export async function runPartnerCommand(
 ): Promise<PartnerCommandAnswer> {
   const now = deps.clock.now();
   const received = canonicalForm(command);
-  const held = await deps.commands.claim({ accountId: principal.accountId, cid: command._cid, type: command._type, body: received }, now);
+  const held = await deps.commands.claim(
+    { accountId: principal.accountId, cid: command._cid, type: command._type, body: received },
+    now,
+  );
   if (held) return replayOf<PartnerCommandAnswer>(held, command._type, received);
 
   const family = await deps.accounts.partnerFamily(principal.accountId);
@@ -48,7 +54,10 @@ export async function runPartnerCommand(
     status: 'succeeded',
     order: renderOrderStatus(job, payloadFormatOf(sender), deps.ids.newId()),
   };
-  const result = await emitCommandOutcome(deps, sender, command, { status: 'succeeded', result: { orderId: job.apiId } });
+  const result = await emitCommandOutcome(deps, sender, command, {
+    status: 'succeeded',
+    result: { orderId: job.apiId },
+  });
   await deps.commands.finish(principal.accountId, command._cid, { status: 'succeeded', result, answer }, now);
   return answer;
 }
@@ -57,7 +66,11 @@ export async function runPartnerCommand(
  * The one job the identifier names that the caller owns: assigned to the caller, or to one of its children (the
  * caller is then that partner's master). None named at all: 404; named but not the caller's: 403; several: 409.
  */
-async function ownedJob(deps: Pick<Deps, 'jobs'>, ownPartnerIds: readonly string[], identifier: JobIdentifier): Promise<Job> {
+async function ownedJob(
+  deps: Pick<Deps, 'jobs'>,
+  ownPartnerIds: readonly string[],
+  identifier: JobIdentifier,
+): Promise<Job> {
   const owned = await deps.jobs.findByIdentifier(identifier, ownPartnerIds, 2);
   if (owned.length === 1) return owned[0]!;
   if (owned.length > 1) throw conflict(`Several of your jobs match ${identifier.kind}; name the job by jobApiId.`);

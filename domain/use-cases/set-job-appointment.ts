@@ -11,8 +11,14 @@ export interface SetJobAppointmentCommand extends CommandEnvelope {
 }
 
 /** `appointment_confirmed`, with `inputs.appointment_date` = { start, end }; accepted in every status (CONTRACT §2). */
-export async function setJobAppointment(deps: PartnerCommandDeps, principal: Principal, command: SetJobAppointmentCommand) {
+export async function setJobAppointment(
+  deps: PartnerCommandDeps,
+  principal: Principal,
+  command: SetJobAppointmentCommand,
+) {
   // A rule of the body: judged with it, before the _cid and the job are looked at (CONTRACT §5's order of checks).
   checkAppointmentWindow(command.appointmentStart, command.appointmentEnd);
-  return runPartnerCommand(deps, principal, command, (job, now) => job.setAppointment(command.appointmentStart, command.appointmentEnd, now));
+  return runPartnerCommand(deps, principal, command, (job, now) =>
+    job.setAppointment(command.appointmentStart, command.appointmentEnd, now),
+  );
 }

@@ -26,17 +26,40 @@ export async function testWebhookEndpoint(
   eventType: ExampleEventType = 'WebhookTestEvent',
 ): Promise<EndpointTestOutcome> {
   const endpoint = await integratorEndpoint(deps, principal);
-  if (!endpoint.url) throw new DomainError('NOT_FOUND', 'Your webhook configuration has no URL to test: set one with PUT /v3/webhook-config.');
+  if (!endpoint.url)
+    throw new DomainError(
+      'NOT_FOUND',
+      'Your webhook configuration has no URL to test: set one with PUT /v3/webhook-config.',
+    );
   // Per account (CONTRACT §10), and per endpoint too: the children that share their master's endpoint cannot multiply
   // the requests it gets.
-  const waits = [await deps.endpointTestLimiter.consume(`account:${principal.accountId}`), await deps.endpointTestLimiter.consume(`endpoint:${endpoint.id}`)];
+  const waits = [
+    await deps.endpointTestLimiter.consume(`account:${principal.accountId}`),
+    await deps.endpointTestLimiter.consume(`endpoint:${endpoint.id}`),
+  ];
   const retryAfter = Math.max(...waits.map((w) => w ?? 0));
-  if (retryAfter > 0) throw new DomainError('RATE_LIMITED', 'At most 10 endpoint tests a minute per account and per endpoint.', [], retryAfter);
+  if (retryAfter > 0)
+    throw new DomainError(
+      'RATE_LIMITED',
+      'At most 10 endpoint tests a minute per account and per endpoint.',
+      [],
+      retryAfter,
+    );
   const eventId = deps.ids.newId();
   const now = deps.clock.now();
   const body = JSON.stringify(renderExampleEvent(eventType, endpoint.payloadFormat(), eventId, now));
   const tried = await deps.webhookSender.send({
-    url: endpoint.url, eventId, body, signatureKeys: keysInForce(endpoint, now), asymmetricKeys: pairsInForce(endpoint, now), test: true,
+    url: endpoint.url,
+    eventId,
+    body,
+    signatureKeys: keysInForce(endpoint, now),
+    asymmetricKeys: pairsInForce(endpoint, now),
+    test: true,
   });
-  return { delivered: isSuccess(tried.statusCode), statusCode: tried.statusCode, durationMs: Math.round(tried.durationMs), error: tried.error };
+  return {
+    delivered: isSuccess(tried.statusCode),
+    statusCode: tried.statusCode,
+    durationMs: Math.round(tried.durationMs),
+    error: tried.error,
+  };
 }

@@ -1,6 +1,12 @@
 import { invalid, notFound } from '../errors.ts';
 import type { Deps } from '../ports.ts';
-import { checkEndpointUrlText, type PayloadVersion, type Scope, type Transformer, WebhookConfig } from '../webhook-config.ts';
+import {
+  checkEndpointUrlText,
+  type PayloadVersion,
+  type Scope,
+  type Transformer,
+  WebhookConfig,
+} from '../webhook-config.ts';
 
 export interface UpsertWebhookConfigInput {
   accountId: string;
@@ -22,7 +28,8 @@ export async function upsertWebhookConfig(
 ): Promise<WebhookConfig> {
   const account = await deps.accounts.get(input.accountId);
   if (!account) throw notFound('The account');
-  if (account.role !== input.scope) throw invalid('scope', `A ${account.role} account can only have a ${account.role}-scoped configuration.`);
+  if (account.role !== input.scope)
+    throw invalid('scope', `A ${account.role} account can only have a ${account.role}-scoped configuration.`);
   if (input.url) {
     checkEndpointUrlText(input.url);
     const reason = await deps.webhookTargets.refusalReason(input.url);
@@ -31,14 +38,27 @@ export async function upsertWebhookConfig(
 
   const now = deps.clock.now();
   const current = await deps.webhookConfigs.findForChange(account.id, input.scope);
-  const config = current ?? new WebhookConfig({
-    id: deps.ids.newId(), accountId: account.id, scope: input.scope, url: null, transformer: input.transformer,
-    version: input.version, signatureKey: null, enabled: true, failingSince: null, disabledReason: null, failureMailedAt: null,
-    createdAt: now, updatedAt: now,
-  });
+  const config =
+    current ??
+    new WebhookConfig({
+      id: deps.ids.newId(),
+      accountId: account.id,
+      scope: input.scope,
+      url: null,
+      transformer: input.transformer,
+      version: input.version,
+      signatureKey: null,
+      enabled: true,
+      failingSince: null,
+      disabledReason: null,
+      failureMailedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    });
   config.configure(input.url === undefined ? config.url : input.url, input.enabled ?? true);
   if (input.signatureKey !== undefined) config.replaceKey(input.signatureKey);
-  if (input.asymmetricSigning !== undefined) config.signAsymmetrically(input.asymmetricSigning, () => deps.keys.newKeyPair());
+  if (input.asymmetricSigning !== undefined)
+    config.signAsymmetrically(input.asymmetricSigning, () => deps.keys.newKeyPair());
   config.dropExpiredKey(now);
   config.transformer = input.transformer;
   config.version = input.version;

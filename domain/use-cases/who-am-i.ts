@@ -7,7 +7,10 @@ import type { Deps } from '../ports.ts';
  * portal's header shows them, so that nobody works in an account they did not mean to).
  */
 export async function whoAmI(deps: Pick<Deps, 'accounts' | 'contacts'>, principal: Principal) {
-  const [account, contact] = await Promise.all([deps.accounts.get(principal.accountId), deps.contacts.get(principal.contactId)]);
+  const [account, contact] = await Promise.all([
+    deps.accounts.get(principal.accountId),
+    deps.contacts.get(principal.contactId),
+  ]);
   if (!account || !contact) throw notFound('Your account');
   return {
     role: principal.role,

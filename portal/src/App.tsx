@@ -2,8 +2,18 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { createHashRouter, RouterProvider } from 'react-router';
 import {
-  acceptLink, accessToken, checkPendingLink, declineLink, hasPendingLink, onLinkOpened, onSignedOut, refreshToken, SignedOut, signOut,
-  type CheckedLink, type Identity,
+  acceptLink,
+  accessToken,
+  checkPendingLink,
+  declineLink,
+  hasPendingLink,
+  onLinkOpened,
+  onSignedOut,
+  refreshToken,
+  SignedOut,
+  signOut,
+  type CheckedLink,
+  type Identity,
 } from './api/session';
 import { ConfirmLink, describeIdentity, SwitchAccount } from './identity';
 import { portalRoutes, type Notice } from './routes';
@@ -18,7 +28,9 @@ type Session =
   | { state: 'in'; identity: Identity; notice?: Notice };
 
 export function App() {
-  const [session, setSession] = useState<Session>(() => (refreshToken() || hasPendingLink() ? { state: 'checking' } : { state: 'out', message: '' }));
+  const [session, setSession] = useState<Session>(() =>
+    refreshToken() || hasPendingLink() ? { state: 'checking' } : { state: 'out', message: '' },
+  );
   useEffect(() => onSignedOut((message) => setSession({ state: 'out', message })), []);
   // A sign-in link opened in a tab that already shows the portal changes only the fragment.
   useEffect(() => onLinkOpened(() => setSession({ state: 'checking' })), []);
@@ -26,31 +38,60 @@ export function App() {
     if (session.state !== 'checking') return;
     let current = true;
     settle().then(
-      (next) => { if (current) setSession(next); },
+      (next) => {
+        if (current) setSession(next);
+      },
       (error: unknown) => {
-        if (current && !(error instanceof SignedOut)) setSession({ state: 'out', message: 'The service could not be reached; try again.' });
+        if (current && !(error instanceof SignedOut))
+          setSession({ state: 'out', message: 'The service could not be reached; try again.' });
       },
     );
-    return () => { current = false; };
+    return () => {
+      current = false;
+    };
   }, [session]);
 
-  if (session.state === 'out') return <SignIn message={session.message} onSignedIn={() => setSession({ state: 'checking' })} />;
-  if (session.state === 'checking') return <main className="narrow"><p role="status">Signing in…</p></main>;
+  if (session.state === 'out')
+    return <SignIn message={session.message} onSignedIn={() => setSession({ state: 'checking' })} />;
+  if (session.state === 'checking')
+    return (
+      <main className="narrow">
+        <p role="status">Signing in…</p>
+      </main>
+    );
   if (session.state === 'ask') {
     return (
-      <SwitchAccount current={session.current} link={session.link}
-        onStay={() => { declineLink(session.link); setSession({ state: 'in', identity: session.current }); }}
+      <SwitchAccount
+        current={session.current}
+        link={session.link}
+        onStay={() => {
+          declineLink(session.link);
+          setSession({ state: 'in', identity: session.current });
+        }}
         onSwitch={() => {
           acceptLink(session.link);
-          setSession({ state: 'in', identity: session.link.identity, notice: { text: `Signed in as ${describeIdentity(session.link.identity)}.`, alert: false } });
-        }} />
+          setSession({
+            state: 'in',
+            identity: session.link.identity,
+            notice: { text: `Signed in as ${describeIdentity(session.link.identity)}.`, alert: false },
+          });
+        }}
+      />
     );
   }
   if (session.state === 'confirm') {
     return (
-      <ConfirmLink link={session.link}
-        onSignIn={() => { acceptLink(session.link); setSession({ state: 'in', identity: session.link.identity }); }}
-        onCancel={() => { declineLink(session.link); signOut(); }} />
+      <ConfirmLink
+        link={session.link}
+        onSignIn={() => {
+          acceptLink(session.link);
+          setSession({ state: 'in', identity: session.link.identity });
+        }}
+        onCancel={() => {
+          declineLink(session.link);
+          signOut();
+        }}
+      />
     );
   }
   const { identity } = session;
@@ -65,11 +106,22 @@ async function settle(): Promise<Session> {
   if (check.outcome === 'confirm') return { state: 'confirm', link: check.link };
   if (check.outcome === 'switched') {
     if (!check.sessionEnded) return { state: 'in', identity: check.identity };
-    return { state: 'in', identity: check.identity, notice: { text: `Your earlier session had ended: you are signed in with the link you opened, as ${describeIdentity(check.identity)}.`, alert: false } };
+    return {
+      state: 'in',
+      identity: check.identity,
+      notice: {
+        text: `Your earlier session had ended: you are signed in with the link you opened, as ${describeIdentity(check.identity)}.`,
+        alert: false,
+      },
+    };
   }
   return {
-    state: 'in', identity: check.current,
-    notice: { text: `The sign-in link you opened was refused (${check.reason}). You are still signed in as ${describeIdentity(check.current)}.`, alert: true },
+    state: 'in',
+    identity: check.current,
+    notice: {
+      text: `The sign-in link you opened was refused (${check.reason}). You are still signed in as ${describeIdentity(check.current)}.`,
+      alert: true,
+    },
   };
 }
 

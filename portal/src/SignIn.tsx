@@ -33,20 +33,36 @@ export function SignIn({ message, onSignedIn }: { message: string; onSignedIn: (
   return (
     <main className="narrow" id="main">
       <h1>Sign in to the integrator portal</h1>
-      {message && <div className="problem" role="alert"><p>{message}</p><p>Ask for a new sign-in link below.</p></div>}
-      <p>We e-mail a sign-in link to contacts with API access. It is valid for 24 hours; closing this tab signs you out.</p>
+      {message && (
+        <div className="problem" role="alert">
+          <p>{message}</p>
+          <p>Ask for a new sign-in link below.</p>
+        </div>
+      )}
+      <p>
+        We e-mail a sign-in link to contacts with API access. It is valid for 24 hours; closing this tab signs you out.
+      </p>
       <form onSubmit={requestMail} aria-labelledby="mail-heading">
         <h2 id="mail-heading">Get a sign-in link</h2>
         <label htmlFor="email">E-mail address</label>
-        <input id="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-        <button type="submit" disabled={login.isPending}>Send me a link</button>
+        <input
+          id="email"
+          type="email"
+          autoComplete="email"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
+        <button type="submit" disabled={login.isPending}>
+          Send me a link
+        </button>
         {login.data && (
           <div role="status">
             <p>{login.data.status}</p>
             {mailDelivery() === 'file' && (
               <p className="muted" data-testid="local-mail">
-                This service has no mail server set (SMTP_URL): it writes its mail to files under its data folder
-                (<code>.data/mail/</code>). Where it runs, <code>npm run mail:last-link</code> prints your sign-in link.
+                This service has no mail server set (SMTP_URL): it writes its mail to files under its data folder (
+                <code>.data/mail/</code>). Where it runs, <code>npm run mail:last-link</code> prints your sign-in link.
               </p>
             )}
           </div>
@@ -56,7 +72,14 @@ export function SignIn({ message, onSignedIn }: { message: string; onSignedIn: (
       <form onSubmit={useToken} aria-labelledby="token-heading">
         <h2 id="token-heading">Or paste the token from the mail</h2>
         <label htmlFor="token">Refresh token</label>
-        <input id="token" type="password" autoComplete="off" required value={token} onChange={(e) => setToken(e.target.value)} />
+        <input
+          id="token"
+          type="password"
+          autoComplete="off"
+          required
+          value={token}
+          onChange={(e) => setToken(e.target.value)}
+        />
         <button type="submit">Sign in</button>
       </form>
     </main>

@@ -11,5 +11,9 @@ takeTokenFromAddress();
 watchAddressForLinks();
 // The signed-out pages' client (asking for a link); a session has a client of its own (App.tsx).
 createRoot(document.getElementById('root')!).render(
-  <StrictMode><QueryClientProvider client={newQueryClient()}><App /></QueryClientProvider></StrictMode>,
+  <StrictMode>
+    <QueryClientProvider client={newQueryClient()}>
+      <App />
+    </QueryClientProvider>
+  </StrictMode>,
 );

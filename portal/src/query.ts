@@ -10,12 +10,14 @@ declare module '@tanstack/react-query' {
 }
 
 /** Asked again only when no answer came at all (status 0): a 4xx or 5xx answer is the service's word, shown as is. */
-const retry = (failures: number, error: unknown) => !(error instanceof SignedOut) && failures < 2 && (error as Problem).status === 0;
+const retry = (failures: number, error: unknown) =>
+  !(error instanceof SignedOut) && failures < 2 && (error as Problem).status === 0;
 
-export const newQueryClient = () => new QueryClient({
-  defaultOptions: {
-    // Stale at once: what the worker changes (health, deliveries) is asked again whenever a page shows it.
-    queries: { retry, staleTime: 0, refetchOnWindowFocus: true },
-    mutations: { retry: false },
-  },
-});
+export const newQueryClient = () =>
+  new QueryClient({
+    defaultOptions: {
+      // Stale at once: what the worker changes (health, deliveries) is asked again whenever a page shows it.
+      queries: { retry, staleTime: 0, refetchOnWindowFocus: true },
+      mutations: { retry: false },
+    },
+  });

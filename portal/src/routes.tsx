@@ -28,51 +28,88 @@ export type Notice = { text: string; alert: boolean };
 
 export function portalRoutes(who: Identity, notice?: Notice): RouteObject[] {
   const { role } = who;
-  const page = (path: string, element: React.ReactNode, label: string): RouteObject => ({ path, element, handle: { label } satisfies Handle });
+  const page = (path: string, element: React.ReactNode, label: string): RouteObject => ({
+    path,
+    element,
+    handle: { label } satisfies Handle,
+  });
   const mine = (path: string) => PAGES.some((p) => p.path === path && p.roles.includes(role));
-  return [{
-    path: '/',
-    element: <Layout who={who} notice={notice} />,
-    children: [
-      { index: true, element: <Navigate to="/endpoint" replace /> },
-      page('endpoint', <Endpoint />, 'Endpoint'),
-      page('deliveries', <Deliveries role={role} />, 'Deliveries'),
-      page('deliveries/:id', <DeliveryDetail role={role} />, 'Delivery'),
-      page('events/:after?', <Events role={role} />, 'Events'),
-      ...(mine('orders') ? [page('orders', <Orders />, 'Orders'), page('orders/:id', <OrderDetail />, 'Order')] : []),
-      ...(mine('commands') ? [page('commands/:cid?', <Commands />, 'Commands')] : []),
-      // Another role's page, an old address, or what a sign-in link left behind: the Endpoint page.
-      { path: '*', element: <Navigate to="/endpoint" replace /> },
-    ],
-  }];
+  return [
+    {
+      path: '/',
+      element: <Layout who={who} notice={notice} />,
+      children: [
+        { index: true, element: <Navigate to="/endpoint" replace /> },
+        page('endpoint', <Endpoint />, 'Endpoint'),
+        page('deliveries', <Deliveries role={role} />, 'Deliveries'),
+        page('deliveries/:id', <DeliveryDetail role={role} />, 'Delivery'),
+        page('events/:after?', <Events role={role} />, 'Events'),
+        ...(mine('orders') ? [page('orders', <Orders />, 'Orders'), page('orders/:id', <OrderDetail />, 'Order')] : []),
+        ...(mine('commands') ? [page('commands/:cid?', <Commands />, 'Commands')] : []),
+        // Another role's page, an old address, or what a sign-in link left behind: the Endpoint page.
+        { path: '*', element: <Navigate to="/endpoint" replace /> },
+      ],
+    },
+  ];
 }
 
 function Layout({ who, notice }: { who: Identity; notice?: Notice }) {
   const pages = PAGES.filter((p) => p.roles.includes(who.role));
   const label = (useMatches().at(-1)?.handle as Handle | undefined)?.label;
-  useEffect(() => { if (label) document.title = `${label} · Integrator portal`; }, [label]);
+  useEffect(() => {
+    if (label) document.title = `${label} · Integrator portal`;
+  }, [label]);
   // Another page: focus moves to its content, so that a screen reader reads the new page, not the link just followed.
   const { pathname } = useLocation();
   const first = useRef(true);
   useEffect(() => {
-    if (first.current) { first.current = false; return; }
+    if (first.current) {
+      first.current = false;
+      return;
+    }
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [pathname]);
   return (
     <>
-      <a className="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
+      <a
+        className="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to content
+      </a>
       <header className="bar">
         <span className="brand">Integrator portal</span>
         <Who who={who} />
         <nav aria-label="Pages">
           <ul>
-            {pages.map((p) => <li key={p.path}><NavLink to={`/${p.path}`}>{p.label}</NavLink></li>)}
+            {pages.map((p) => (
+              <li key={p.path}>
+                <NavLink to={`/${p.path}`}>{p.label}</NavLink>
+              </li>
+            ))}
           </ul>
         </nav>
-        <button type="button" className="secondary" onClick={() => { window.location.hash = ''; signOut(''); }}>Sign out</button>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => {
+            window.location.hash = '';
+            signOut('');
+          }}
+        >
+          Sign out
+        </button>
       </header>
       <main id="main" tabIndex={-1}>
-        {notice && <p className={notice.alert ? 'problem' : 'notice'} role={notice.alert ? 'alert' : 'status'}>{notice.text}</p>}
+        {notice && (
+          <p className={notice.alert ? 'problem' : 'notice'} role={notice.alert ? 'alert' : 'status'}>
+            {notice.text}
+          </p>
+        )}
         <Outlet />
       </main>
       <ScrollRestoration />

@@ -31,35 +31,58 @@ export interface DoorServices {
   log: Logger;
 }
 
-export function fairUseDoor(router: OpenApiRouter, operations: readonly RestOperation[], services: DoorServices, app: RequestListener): RequestListener {
+export function fairUseDoor(
+  router: OpenApiRouter,
+  operations: readonly RestOperation[],
+  services: DoorServices,
+  app: RequestListener,
+): RequestListener {
   const guarded = guardedOperations(router, operations);
   return (req, res) => {
     if (!services.refusals.any()) return app(req, res);
     const path = pathOf(req.url);
-    const roles = plain(path) ? guarded.get(req.method ?? '')?.find((operation) => operation.path.test(path))?.roles : undefined;
+    const roles = plain(path)
+      ? guarded.get(req.method ?? '')?.find((operation) => operation.path.test(path))?.roles
+      : undefined;
     const accessToken = roles ? bearerToken(req.headers.authorization) : null;
     if (!roles || !accessToken) return app(req, res);
     const started = process.hrtime.bigint();
-    services.refusals.check({ accessToken, roles }).then(() => app(req, res), (error: unknown) => {
-      if (!(error instanceof DomainError)) {
-        services.log.error({ err: error }, 'the early fair-use check failed; the request takes its usual path');
-        return app(req, res);
-      }
-      answer(req, res, error);
-      countAnswer(services.metrics, { method: req.method ?? '', route: FAIR_USE_ROUTE, status: res.statusCode }, started);
-    }).catch((error: unknown) => {
-      services.log.error({ err: error }, 'the fair-use door failed to answer');
-      if (!res.headersSent) answer(req, res, new DomainError('UNAVAILABLE', 'The request could not be served; send it again.', [], 1));
-      else res.destroy();
-    });
+    services.refusals
+      .check({ accessToken, roles })
+      .then(
+        () => app(req, res),
+        (error: unknown) => {
+          if (!(error instanceof DomainError)) {
+            services.log.error({ err: error }, 'the early fair-use check failed; the request takes its usual path');
+            return app(req, res);
+          }
+          answer(req, res, error);
+          countAnswer(
+            services.metrics,
+            { method: req.method ?? '', route: FAIR_USE_ROUTE, status: res.statusCode },
+            started,
+          );
+        },
+      )
+      .catch((error: unknown) => {
+        services.log.error({ err: error }, 'the fair-use door failed to answer');
+        if (!res.headersSent)
+          answer(req, res, new DomainError('UNAVAILABLE', 'The request could not be served; send it again.', [], 1));
+        else res.destroy();
+      });
   };
 }
 
 /** Per method, the documented operations that take an access token, with the roles they serve (the procedures' meta). */
 function guardedOperations(router: OpenApiRouter, operations: readonly RestOperation[]) {
   const procedures = Object.values(router._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>);
-  const rolesOf = new Map<string, readonly Role[]>(procedures.flatMap(({ _def: { meta } }) =>
-    (meta?.openapi && meta.roles ? [[`${meta.openapi.method.toUpperCase()} ${meta.openapi.path}`, meta.roles] as const] : [])));
+  const rolesOf = new Map<string, readonly Role[]>(
+    procedures.flatMap(({ _def: { meta } }) =>
+      meta?.openapi && meta.roles
+        ? [[`${meta.openapi.method.toUpperCase()} ${meta.openapi.path}`, meta.roles] as const]
+        : [],
+    ),
+  );
   const byMethod = new Map<string, { path: RegExp; roles: readonly Role[] }[]>();
   for (const { method, path, route } of operations) {
     const roles = rolesOf.get(`${method.toUpperCase()} ${path}`);
@@ -72,7 +95,10 @@ function guardedOperations(router: OpenApiRouter, operations: readonly RestOpera
   return byMethod;
 }
 
-const pathOf = (url = '') => { const query = url.indexOf('?'); return query < 0 ? url : url.slice(0, query); };
+const pathOf = (url = '') => {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+};
 
 /**
  * A path the request path reads as it is: one with a percent-escape that does not decode (express answers 400), a `.`

@@ -54,7 +54,10 @@ export function createFairUse({ share, concurrency, counter, tokens, metrics, lo
     // left of it over what is left of the window, as the shared count last told this process, and never faster than
     // its share's own pace here.
     intervalMs: (accountId, startsInMs) => Math.max(1000 / share, counter.spacingMs(accountId, startsInMs) ?? 0),
-    maxWaitMs: 1000, memoryMs: 3000, now: () => performance.now(), sleep: (ms) => delay(ms),
+    maxWaitMs: 1000,
+    memoryMs: 3000,
+    now: () => performance.now(),
+    sleep: (ms) => delay(ms),
   });
   const refusals = {
     any: () => counter.refusingAny() || lanes.pacingAny(),

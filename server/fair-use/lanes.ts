@@ -82,9 +82,18 @@ export function accountLanes(perAccount: number, waiting: { inc(): void; dec(): 
   };
   /** Refused for being too far behind: come back when the account's queue here has drained. */
   const refused = (lane: Lane, now: number) =>
-    new DomainError('RATE_LIMITED', 'Too many requests for this account: slow down.', [], Math.max(1, Math.ceil((lane.nextStart - now) / 1000)));
+    new DomainError(
+      'RATE_LIMITED',
+      'Too many requests for this account: slow down.',
+      [],
+      Math.max(1, Math.ceil((lane.nextStart - now) / 1000)),
+    );
 
-  const inLane = async <A, T>(accountId: string, admit: () => Promise<A>, work: (admitted: A) => Promise<T>): Promise<T> => {
+  const inLane = async <A, T>(
+    accountId: string,
+    admit: () => Promise<A>,
+    work: (admitted: A) => Promise<T>,
+  ): Promise<T> => {
     let lane = lanes.get(accountId);
     if (!lane) lanes.set(accountId, (lane = { run: pLimit(perAccount), requests: 0, pacedUntil: 0, nextStart: 0 }));
     const own = lane;
@@ -92,7 +101,7 @@ export function accountLanes(perAccount: number, waiting: { inc(): void; dec(): 
     own.requests++;
     let held = false;
     const hold = (on: boolean) => {
-      if (on !== held) (on ? waiting.inc() : waiting.dec());
+      if (on !== held) on ? waiting.inc() : waiting.dec();
       held = on;
     };
     try {

@@ -9,7 +9,15 @@ import { isUnavailable } from '../../domain/errors.ts';
 import { contextFactory, type Context } from '../context.ts';
 import { problem, retryAfterOf, tokenAccepted } from '../errors.ts';
 import { AMBIGUOUS_PATH, isAmbiguousPath } from './ambiguous-path.ts';
-import { bodilessIsEmptyJson, edgeErrors, jsonBodiesOnly, MAX_BODY_BYTES, refuseDeclaredTooLarge, restJsonBodies, trpcBodies } from './json-body.ts';
+import {
+  bodilessIsEmptyJson,
+  edgeErrors,
+  jsonBodiesOnly,
+  MAX_BODY_BYTES,
+  refuseDeclaredTooLarge,
+  restJsonBodies,
+  trpcBodies,
+} from './json-body.ts';
 import { safeError, type Logger } from '../logger.ts';
 import { eventsFeedRoute } from './events-feed.ts';
 import { legacyOrdersRoute } from './legacy-orders.ts';
@@ -36,9 +44,19 @@ export interface HttpAppOptions {
 const restResponseMeta = (router: OpenApiRouter) => {
   const procedures = router._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>;
   const success = new Map(Object.entries(procedures).map(([path, p]) => [path, p._def.meta?.rest?.status ?? 200]));
-  return ({ errors, paths, data, ctx }: { errors: TRPCError[]; paths?: readonly string[]; data?: readonly unknown[]; ctx?: Context }) => {
+  return ({
+    errors,
+    paths,
+    data,
+    ctx,
+  }: {
+    errors: TRPCError[];
+    paths?: readonly string[];
+    data?: readonly unknown[];
+    ctx?: Context;
+  }) => {
     const error = errors[0];
-    if (!error) return { status: data?.[0] === null ? 204 : success.get(paths?.[0] ?? '') ?? 200 };
+    if (!error) return { status: data?.[0] === null ? 204 : (success.get(paths?.[0] ?? '') ?? 200) };
     return problemMeta(error, ctx);
   };
 };
@@ -50,7 +68,9 @@ function problemMeta(error: TRPCError, ctx: Context | undefined) {
     headers: {
       'content-type': 'application/problem+json',
       ...(retryAfter !== undefined && { 'retry-after': String(Math.max(1, Math.ceil(retryAfter))) }),
-      ...(error.code === 'UNAUTHORIZED' && { 'www-authenticate': bearerChallenge(ctx?.authorization, tokenAccepted(error)) }),
+      ...(error.code === 'UNAUTHORIZED' && {
+        'www-authenticate': bearerChallenge(ctx?.authorization, tokenAccepted(error)),
+      }),
     },
   };
 }
@@ -61,8 +81,17 @@ export function metricsRoute(services: Services) {
   routes.get('/metrics', async (req, res) => {
     const { adminToken } = services.config;
     if (!isAdmin(req.headers.authorization, adminToken)) {
-      res.status(401).type('application/problem+json').setHeader('www-authenticate', bearerChallenge(req.headers.authorization));
-      res.send(JSON.stringify(problem('UNAUTHORIZED', 401, adminRefusal(adminToken), { requestId: String(req.id ?? requestIdFor(req, res)) })));
+      res
+        .status(401)
+        .type('application/problem+json')
+        .setHeader('www-authenticate', bearerChallenge(req.headers.authorization));
+      res.send(
+        JSON.stringify(
+          problem('UNAUTHORIZED', 401, adminRefusal(adminToken), {
+            requestId: String(req.id ?? requestIdFor(req, res)),
+          }),
+        ),
+      );
       return;
     }
     res.type(services.metrics.registry.contentType).send(await services.scrapeMetrics());
@@ -73,7 +102,9 @@ export function metricsRoute(services: Services) {
 /** Liveness and readiness, served by every role. */
 export function healthRoutes(services: Services) {
   const routes = express.Router();
-  routes.get('/healthz', (_req, res) => { res.json({ status: 'ok' }); });
+  routes.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
   routes.get('/readyz', async (_req, res) => {
     const ready = await services.ready();
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' });
@@ -84,7 +115,10 @@ export function healthRoutes(services: Services) {
 /** A path the WHATWG parser would read otherwise (ambiguous-path.ts) is answered 404 here, with the request id. */
 const unambiguousPath: express.RequestHandler = (req, res, next) => {
   if (!isAmbiguousPath(req.path)) return next();
-  res.status(404).type('application/problem+json').send(JSON.stringify(problem('NOT_FOUND', 404, AMBIGUOUS_PATH, { requestId: String(req.id) })));
+  res
+    .status(404)
+    .type('application/problem+json')
+    .send(JSON.stringify(problem('NOT_FOUND', 404, AMBIGUOUS_PATH, { requestId: String(req.id) })));
 };
 
 /** The REST face, `/trpc`, health, metrics and docs, behind the fair-use door (server/fair-use/door.ts). */
@@ -96,59 +130,85 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
 
   const operations = documentedOperations(openApiDocument);
   app.use(httpMetrics(services.metrics, new Set(Object.keys(router._def.procedures))));
-  app.use(pinoHttp({
-    logger: services.log,
-    genReqId: requestIdFor,
-    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
-    // A 503 is the database away, an operational state said once as a warning (logFailure): not an error of ours.
-    customLogLevel: (_req, res, err) => (res.statusCode === 503 ? 'warn' : err || res.statusCode >= 500 ? 'error' : 'info'),
-    serializers: {
-      // Path only: queries and headers may carry what must not be logged.
-      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      // pino-http puts its own in front of the logger's for the request's lines: it hands over pino's, with the error as `raw`.
-      err: (err: { raw?: unknown }) => safeError(err.raw ?? err),
-    },
-  }));
+  app.use(
+    pinoHttp({
+      logger: services.log,
+      genReqId: requestIdFor,
+      autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+      // A 503 is the database away, an operational state said once as a warning (logFailure): not an error of ours.
+      customLogLevel: (_req, res, err) =>
+        res.statusCode === 503 ? 'warn' : err || res.statusCode >= 500 ? 'error' : 'info',
+      serializers: {
+        // Path only: queries and headers may carry what must not be logged.
+        req: (req: { id: unknown; method: string; url: string }) => ({
+          id: req.id,
+          method: req.method,
+          path: req.url.split('?')[0],
+        }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+        // pino-http puts its own in front of the logger's for the request's lines: it hands over pino's, with the error as `raw`.
+        err: (err: { raw?: unknown }) => safeError(err.raw ?? err),
+      },
+    }),
+  );
 
   app.use(refuseDeclaredTooLarge);
   app.use(['/v3', '/trpc'], privateAnswers);
   app.use(healthRoutes(services));
   app.use(metricsRoute(services));
 
-  app.use('/trpc', ...trpcBodies(), createExpressMiddleware({
-    router,
-    createContext: contextFactory(services, 'trpc'),
-    // A 429 says when to come back on this face too (CONTRACT §1); the seconds are also in the error's data. A 401,
-    // of any call of a batch, challenges as REST does.
-    responseMeta: ({ errors, ctx }) => {
-      const wait = errors.map(retryAfterOf).find((seconds) => seconds !== undefined);
-      const unauthorized = errors.filter((error) => error.code === 'UNAUTHORIZED');
-      return {
-        headers: {
-          ...(wait !== undefined && { 'retry-after': String(Math.max(1, Math.ceil(wait))) }),
-          ...(unauthorized.length > 0 && { 'www-authenticate': bearerChallenge(ctx?.authorization, unauthorized.every(tokenAccepted)) }),
-        },
-      };
-    },
-    maxBodySize: MAX_BODY_BYTES,
-    onError: ({ error, ctx, path }) => logFailure(ctx?.log ?? services.log, error, path),
-  }));
+  app.use(
+    '/trpc',
+    ...trpcBodies(),
+    createExpressMiddleware({
+      router,
+      createContext: contextFactory(services, 'trpc'),
+      // A 429 says when to come back on this face too (CONTRACT §1); the seconds are also in the error's data. A 401,
+      // of any call of a batch, challenges as REST does.
+      responseMeta: ({ errors, ctx }) => {
+        const wait = errors.map(retryAfterOf).find((seconds) => seconds !== undefined);
+        const unauthorized = errors.filter((error) => error.code === 'UNAUTHORIZED');
+        return {
+          headers: {
+            ...(wait !== undefined && { 'retry-after': String(Math.max(1, Math.ceil(wait))) }),
+            ...(unauthorized.length > 0 && {
+              'www-authenticate': bearerChallenge(ctx?.authorization, unauthorized.every(tokenAccepted)),
+            }),
+          },
+        };
+      },
+      maxBodySize: MAX_BODY_BYTES,
+      onError: ({ error, ctx, path }) => logFailure(ctx?.log ?? services.log, error, path),
+    }),
+  );
 
-  app.get('/', (_req, res) => { res.redirect(302, '/docs'); });
-  app.get('/openapi.json', (_req, res) => { res.json(openApiDocument); });
+  app.get('/', (_req, res) => {
+    res.redirect(302, '/docs');
+  });
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
   app.get('/favicon.ico', faviconRoute());
   app.use(portalRoutes({ localMail: services.config.smtpUrl === undefined }));
   // The reference may not be framed by another site (clickjacking), as the portal may not (server/http/portal.ts).
-  app.use('/docs', notFramed, swaggerUi.serve, swaggerUi.setup(undefined, {
-    customSiteTitle: 'Partner and Brand Integration API',
-    swaggerOptions: { url: '/openapi.json' },
-  }));
+  app.use(
+    '/docs',
+    notFramed,
+    swaggerUi.serve,
+    swaggerUi.setup(undefined, {
+      customSiteTitle: 'Partner and Brand Integration API',
+      swaggerOptions: { url: '/openapi.json' },
+    }),
+  );
 
   const undocumented = undocumentedRoute(operations);
   // HEAD and OPTIONS are not operations of this API (express would run a GET for a HEAD, a whole listing included,
   // and answer OPTIONS itself).
-  app.use((req, res, next) => ((req.method === 'HEAD' || req.method === 'OPTIONS') && req.path.startsWith('/v3/') ? undocumented(req, res, next) : next()));
+  app.use((req, res, next) =>
+    (req.method === 'HEAD' || req.method === 'OPTIONS') && req.path.startsWith('/v3/')
+      ? undocumented(req, res, next)
+      : next(),
+  );
   app.get('/v3/partner-orders', legacyOrdersRoute(services));
   app.get('/v3/events', eventsFeedRoute(services));
   const rest = createOpenApiExpressMiddleware({
@@ -170,7 +230,8 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
 /** A fault of ours is an error; the database away (a 503, an operational state /readyz shows too) a warning with its cause. */
 function logFailure(log: Logger, error: TRPCError, path: string | undefined) {
   const cause = error.cause ?? error;
-  if (isUnavailable(cause)) log.warn({ err: cause, procedure: path }, 'the database cannot answer: 503 SERVICE_UNAVAILABLE');
+  if (isUnavailable(cause))
+    log.warn({ err: cause, procedure: path }, 'the database cannot answer: 503 SERVICE_UNAVAILABLE');
   else if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: cause, procedure: path }, 'procedure failed');
 }
 

@@ -36,9 +36,14 @@ export async function bindPort(port: number, timeouts: RequestTimeouts = REQUEST
   let handler: RequestListener = starting;
   // How long a client may take to send a request: a slow or stalled sender holds a socket no longer than this (408,
   // closed). Checked every second, not Node's default 30 s. Answers are not bounded by it (a legacy listing streams on).
-  const server = createServer({
-    headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
-  }, (req, res) => handler(req, res));
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
+    },
+    (req, res) => handler(req, res),
+  );
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -49,7 +54,13 @@ export async function bindPort(port: number, timeouts: RequestTimeouts = REQUEST
   }).catch((error: NodeJS.ErrnoException) => {
     throw refusal(error, port) ?? error;
   });
-  return { server, port: (server.address() as AddressInfo).port, serve: (app) => { handler = app; } };
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    serve: (app) => {
+      handler = app;
+    },
+  };
 }
 
 const starting: RequestListener = (req, res) => {
@@ -63,16 +74,27 @@ const starting: RequestListener = (req, res) => {
   const message = 'The service is starting; try again in a moment.';
   // Each face in its own voice: tRPC's shape on /trpc, a problem everywhere else.
   const trpc = trpcProcedureOf(path!);
-  res.writeHead(503, { 'content-type': trpc === null ? 'application/problem+json' : 'application/json', 'retry-after': String(STARTING_RETRY_AFTER_S) });
-  res.end(JSON.stringify(trpc === null ? problem('SERVICE_UNAVAILABLE', 503, message, { requestId })
-    : trpcFailure(trpc, 503, 'SERVICE_UNAVAILABLE', message, { requestId })));
+  res.writeHead(503, {
+    'content-type': trpc === null ? 'application/problem+json' : 'application/json',
+    'retry-after': String(STARTING_RETRY_AFTER_S),
+  });
+  res.end(
+    JSON.stringify(
+      trpc === null
+        ? problem('SERVICE_UNAVAILABLE', 503, message, { requestId })
+        : trpcFailure(trpc, 503, 'SERVICE_UNAVAILABLE', message, { requestId }),
+    ),
+  );
 };
 
 function refusal(error: NodeJS.ErrnoException, port: number): ConfigError | null {
-  if (error.code === 'EADDRINUSE') return new ConfigError(`PORT ${port} is in use by another process: stop it, or set PORT to a free port.`);
+  if (error.code === 'EADDRINUSE')
+    return new ConfigError(`PORT ${port} is in use by another process: stop it, or set PORT to a free port.`);
   if (error.code === 'EACCES') {
-    return new ConfigError(`PORT ${port} may not be bound by this user (ports below 1024 need a privilege): set PORT to 1024 or above, `
-      + 'or grant the process CAP_NET_BIND_SERVICE.');
+    return new ConfigError(
+      `PORT ${port} may not be bound by this user (ports below 1024 need a privilege): set PORT to 1024 or above, ` +
+        'or grant the process CAP_NET_BIND_SERVICE.',
+    );
   }
   return null;
 }

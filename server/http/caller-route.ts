@@ -26,9 +26,10 @@ export function singleValues(req: Request) {
  * status, Retry-After, the Bearer challenge; a 5xx logged as `failed`.
  */
 export function answerProblem(req: Request, res: Response, error: unknown, failed: string) {
-  const { status, body, retryAfter } = error instanceof TRPCError && isGone(error)
-    ? { status: 410, body: problem('GONE', 410, error.message, { requestId: String(req.id) }), retryAfter: undefined }
-    : problemFor(error, String(req.id));
+  const { status, body, retryAfter } =
+    error instanceof TRPCError && isGone(error)
+      ? { status: 410, body: problem('GONE', 410, error.message, { requestId: String(req.id) }), retryAfter: undefined }
+      : problemFor(error, String(req.id));
   if (status >= 500) req.log[isUnavailable(error) ? 'warn' : 'error']({ err: error }, failed);
   if (retryAfter) res.setHeader('retry-after', String(retryAfter));
   if (status === 401) {

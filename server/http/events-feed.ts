@@ -14,7 +14,10 @@ export function eventsFeedRoute(services: Services): RequestHandler {
   return async (req, res) => {
     try {
       const { items, next } = await feedTextRouter.createCaller(context({ req })).page(singleValues(req) as never);
-      res.status(200).type('application/json').send(`{"items":[${items.join(',')}],"next":${JSON.stringify(next)}}`);
+      res
+        .status(200)
+        .type('application/json')
+        .send(`{"items":[${items.join(',')}],"next":${JSON.stringify(next)}}`);
     } catch (error) {
       answerProblem(req, res, error, 'event feed failed');
     }

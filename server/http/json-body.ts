@@ -20,10 +20,14 @@ export interface BodyProblem {
   issues?: Issue[];
 }
 
-const TOO_DEEP: BodyProblem = { code: 'BAD_REQUEST', message: `The body is nested deeper than ${MAX_JSON_DEPTH} levels.` };
+const TOO_DEEP: BodyProblem = {
+  code: 'BAD_REQUEST',
+  message: `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`,
+};
 /** A member no operation defines, refused before parsing: parsed, it would become a copy's prototype instead of a member. */
 const PROTO_MEMBER: BodyProblem = {
-  code: 'BAD_REQUEST', message: 'The body has a member named __proto__, which no operation takes.',
+  code: 'BAD_REQUEST',
+  message: 'The body has a member named __proto__, which no operation takes.',
   issues: [{ path: '__proto__', message: NOT_A_MEMBER }],
 };
 const NOT_AN_OBJECT: BodyProblem = { code: 'BAD_REQUEST', message: 'The body must be a JSON object.' };
@@ -79,14 +83,26 @@ type BodyRequest = Request & { rawBody?: Buffer; bodyProblem?: BodyProblem };
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** One failure answered outside any procedure, in the shape of the face it was asked on (tRPC's at /trpc, else a problem). */
-function answerEdgeFailure(req: Request, res: express.Response, status: number, code: ProblemCode, detail: string, issues?: Issue[]) {
+function answerEdgeFailure(
+  req: Request,
+  res: express.Response,
+  status: number,
+  code: ProblemCode,
+  detail: string,
+  issues?: Issue[],
+) {
   // originalUrl: inside the middleware mounted at /trpc, `path` has lost its prefix.
   const procedure = trpcProcedureOf(req.originalUrl.split('?')[0]!);
   if (procedure !== null) {
-    res.status(status).json(trpcFailure(procedure, status, code as TRPC_ERROR_CODE_KEY, detail, { issues, requestId: String(req.id) }));
+    res
+      .status(status)
+      .json(trpcFailure(procedure, status, code as TRPC_ERROR_CODE_KEY, detail, { issues, requestId: String(req.id) }));
     return;
   }
-  res.status(status).type('application/problem+json').send(JSON.stringify(problem(code, status, detail, { issues, requestId: String(req.id) })));
+  res
+    .status(status)
+    .type('application/problem+json')
+    .send(JSON.stringify(problem(code, status, detail, { issues, requestId: String(req.id) })));
 }
 
 /**
@@ -119,18 +135,25 @@ const mediaType = (req: Request) => (req.headers['content-type'] ?? '').split(';
 export const jsonBodiesOnly: RequestHandler = (req, res, next) => {
   if (!BODY_METHODS.has(req.method) || mediaType(req) === 'application/json') return next();
   const given = req.headers['content-type'];
-  answerEdgeFailure(req, res, 415, 'UNSUPPORTED_MEDIA_TYPE',
-    `The body must be JSON, sent with content-type: application/json${given ? `; this one is ${given.split(';')[0]}` : ''}.`);
+  answerEdgeFailure(
+    req,
+    res,
+    415,
+    'UNSUPPORTED_MEDIA_TYPE',
+    `The body must be JSON, sent with content-type: application/json${given ? `; this one is ${given.split(';')[0]}` : ''}.`,
+  );
 };
 
 /** Keeps the exact bytes (signatures are made over them) and refuses nesting before anything parses it. */
 function keepAndCheck(req: Request, _res: unknown, buf: Buffer, encoding: string) {
   // The depth is read in UTF-8 bytes: a body in another charset is refused (in UTF-16 a quote can hide in a character).
-  if (encoding.toLowerCase().replace('_', '-') !== 'utf-8') throw Object.assign(new Error('The body must be UTF-8 JSON.'), { type: 'charset.unsupported' });
+  if (encoding.toLowerCase().replace('_', '-') !== 'utf-8')
+    throw Object.assign(new Error('The body must be UTF-8 JSON.'), { type: 'charset.unsupported' });
   (req as BodyRequest).rawBody = buf;
   if (nestedDeeperThan(buf)) throw new BodyTooDeep();
   // A member named __proto__ is no operation's; taken from JSON it would become the prototype of a copy, unseen.
-  if (buf.includes('"__proto__"') && PROTO_KEY.test(buf.toString('latin1'))) throw Object.assign(new Error(PROTO_MEMBER.message), { type: 'entity.proto.key' });
+  if (buf.includes('"__proto__"') && PROTO_KEY.test(buf.toString('latin1')))
+    throw Object.assign(new Error(PROTO_MEMBER.message), { type: 'entity.proto.key' });
 }
 
 const PROTO_KEY = /"__proto__"\s*:/;
@@ -149,7 +172,14 @@ export function restJsonBodies(): RequestHandler[] {
   });
   const deferProblem: ErrorRequestHandler = (err, req, _res, next) => {
     const type = (err as { type?: string }).type;
-    const found = type === 'entity.parse.failed' ? MALFORMED : type === 'entity.too.deep' ? TOO_DEEP : type === 'entity.proto.key' ? PROTO_MEMBER : null;
+    const found =
+      type === 'entity.parse.failed'
+        ? MALFORMED
+        : type === 'entity.too.deep'
+          ? TOO_DEEP
+          : type === 'entity.proto.key'
+            ? PROTO_MEMBER
+            : null;
     if (!found) return next(err);
     (req as BodyRequest).bodyProblem = found;
     req.body = {};
@@ -173,30 +203,54 @@ export function trpcBodies(): RequestHandler[] {
   const read = express.text({ type: () => true, limit: MAX_BODY_BYTES, verify: keepAndCheck });
   // A body that is not JSON is 415 in tRPC's shape, saying what is taken (tRPC's own has no request id and is text/plain).
   const jsonOnly: RequestHandler = (req, res, next) => {
-    if (mediaType(req) === 'application/json' || req.headers['content-length'] === '0' || (!req.headers['content-type'] && !req.headers['transfer-encoding'])) return next();
-    answerEdgeFailure(req, res, 415, 'UNSUPPORTED_MEDIA_TYPE', `The body must be JSON, sent with content-type: application/json; this one is ${mediaType(req) || 'unnamed'}.`);
+    if (
+      mediaType(req) === 'application/json' ||
+      req.headers['content-length'] === '0' ||
+      (!req.headers['content-type'] && !req.headers['transfer-encoding'])
+    )
+      return next();
+    answerEdgeFailure(
+      req,
+      res,
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      `The body must be JSON, sent with content-type: application/json; this one is ${mediaType(req) || 'unnamed'}.`,
+    );
   };
   const queryDepth: RequestHandler = (req, res, next) => {
     const input = new URL(req.originalUrl, 'http://x').searchParams.get('input');
-    if (input !== null && nestedDeeperThan(input)) return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', TOO_DEEP.message);
+    if (input !== null && nestedDeeperThan(input))
+      return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', TOO_DEEP.message);
     next();
   };
   // tRPC takes GET and POST only, and would refuse any other method for its missing content type, in text/plain.
   const getOrPost: RequestHandler = (req, res, next) => {
     if (req.method === 'GET' || req.method === 'POST') return next();
     res.setHeader('allow', 'GET, POST');
-    answerEdgeFailure(req, res, 405, 'METHOD_NOT_SUPPORTED', `${req.method} is not supported on /trpc: queries take GET, mutations POST.`);
+    answerEdgeFailure(
+      req,
+      res,
+      405,
+      'METHOD_NOT_SUPPORTED',
+      `${req.method} is not supported on /trpc: queries take GET, mutations POST.`,
+    );
   };
-  return [getOrPost, queryDepth, (req, res, next) => (BODY_METHODS.has(req.method) ? jsonOnly(req, res, () => read(req, res, next)) : next())];
+  return [
+    getOrPost,
+    queryDepth,
+    (req, res, next) => (BODY_METHODS.has(req.method) ? jsonOnly(req, res, () => read(req, res, next)) : next()),
+  ];
 }
 
 /** Failures before any procedure (body reading, path decoding): each answered in its face's shape. */
 export function edgeErrors(operations: readonly RestOperation[]): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const type = (err as { type?: string }).type;
-    if (type === 'entity.too.large') return answerEdgeFailure(req, res, 413, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.');
+    if (type === 'entity.too.large')
+      return answerEdgeFailure(req, res, 413, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.');
     if (type === 'entity.too.deep') return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', TOO_DEEP.message);
-    if (type === 'entity.proto.key') return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', PROTO_MEMBER.message, PROTO_MEMBER.issues);
+    if (type === 'entity.proto.key')
+      return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', PROTO_MEMBER.message, PROTO_MEMBER.issues);
     if (type === 'entity.parse.failed') return answerEdgeFailure(req, res, 400, 'PARSE_ERROR', MALFORMED.message);
     if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
       return answerEdgeFailure(req, res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The body must be UTF-8 JSON.');
@@ -208,9 +262,12 @@ export function edgeErrors(operations: readonly RestOperation[]): ErrorRequestHa
       // express could not decode a path parameter: name it, as every other input issue is named.
       const name = undecodableParameter(operations, req.method, req.path) ?? 'path';
       const message = 'must be percent-encoded UTF-8';
-      return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', `The path parameter ${name} ${message}.`, [{ path: name, message }]);
+      return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', `The path parameter ${name} ${message}.`, [
+        { path: name, message },
+      ]);
     }
-    if ((err as { status?: number }).status === 400) return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', 'The request could not be read.');
+    if ((err as { status?: number }).status === 400)
+      return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', 'The request could not be read.');
     req.log.error({ err }, 'request failed before reaching a procedure');
     answerEdgeFailure(req, res, 500, 'INTERNAL_SERVER_ERROR', '');
   };

@@ -13,8 +13,15 @@ export const PORTAL_DIST = join(basename(above) === 'dist' ? dirname(above) : ab
  * The refresh token the page holds can leave it only towards this service.
  */
 export const PORTAL_CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
-  "font-src 'self'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 /** What every file the portal's pages load answers with (the icon at /favicon.ico too). */
@@ -33,20 +40,38 @@ export function portalRoutes(options: { localMail: boolean }, dist = PORTAL_DIST
   // Without SMTP_URL the sign-in mail is a file in DATA_DIR/mail: the page says so after "link sent".
   const mailDelivery = `<meta name="mail-delivery" content="${options.localMail ? 'file' : 'smtp'}">`;
   const routes = express.Router({ strict: true });
-  routes.get('/portal', (_req, res) => { res.redirect(301, '/portal/'); });
+  routes.get('/portal', (_req, res) => {
+    res.redirect(301, '/portal/');
+  });
   routes.get('/portal/', (_req, res) => {
     securityHeaders(res);
     const index = join(dist, 'index.html');
     if (!existsSync(index)) {
-      res.status(503).type('text/plain').send('The portal is not built: run `npm run portal:build` (npm install builds it too).\n');
+      res
+        .status(503)
+        .type('text/plain')
+        .send('The portal is not built: run `npm run portal:build` (npm install builds it too).\n');
       return;
     }
     res.setHeader('content-security-policy', PORTAL_CSP);
     res.setHeader('cache-control', 'no-store');
     res.type('html').send(readFileSync(index, 'utf8').replace('<head>', `<head>${mailDelivery}`));
   });
-  routes.use('/portal/assets', (_req, res, next) => { securityHeaders(res); next(); }, express.static(join(dist, 'assets'), {
-    immutable: true, maxAge: '365d', index: false, etag: false,
-  }), (_req, res) => { res.status(404).type('text/plain').send('No such file of the portal.\n'); });
+  routes.use(
+    '/portal/assets',
+    (_req, res, next) => {
+      securityHeaders(res);
+      next();
+    },
+    express.static(join(dist, 'assets'), {
+      immutable: true,
+      maxAge: '365d',
+      index: false,
+      etag: false,
+    }),
+    (_req, res) => {
+      res.status(404).type('text/plain').send('No such file of the portal.\n');
+    },
+  );
   return routes;
 }

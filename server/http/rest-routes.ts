@@ -18,10 +18,16 @@ export interface RestOperation {
 /** The operations the document describes: the REST face answers exactly these, and nothing else. */
 export function documentedOperations(document: OpenAPIObject): RestOperation[] {
   return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
-    METHODS.filter((method) => item[method] !== undefined).map((method) => ({ method, path, route: path.replace(/\{(\w+)\}/g, ':$1') })));
+    METHODS.filter((method) => item[method] !== undefined).map((method) => ({
+      method,
+      path,
+      route: path.replace(/\{(\w+)\}/g, ':$1'),
+    })),
+  );
 }
 
-const templateMatcher = (path: string) => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/]+')}/?$`);
+const templateMatcher = (path: string) =>
+  new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/]+')}/?$`);
 
 /**
  * What reaches past the documented operations: 405 with `Allow` for a documented path and another method,
@@ -40,17 +46,33 @@ export function undocumentedRoute(operations: readonly RestOperation[]): Request
     const known = [...byPath.values()].find((entry) => entry.matches.test(req.path));
     if (known) {
       res.status(405).setHeader('allow', known.methods.join(', '));
-      res.type('application/problem+json').send(JSON.stringify(problem('METHOD_NOT_SUPPORTED', 405,
-        `${req.method} is not supported on this path; use ${known.methods.join(' or ')}.`, { requestId })));
+      res
+        .type('application/problem+json')
+        .send(
+          JSON.stringify(
+            problem(
+              'METHOD_NOT_SUPPORTED',
+              405,
+              `${req.method} is not supported on this path; use ${known.methods.join(' or ')}.`,
+              { requestId },
+            ),
+          ),
+        );
       return;
     }
-    res.status(404).type('application/problem+json')
+    res
+      .status(404)
+      .type('application/problem+json')
       .send(JSON.stringify(problem('NOT_FOUND', 404, `There is no ${req.method} ${req.path}.`, { requestId })));
   };
 }
 
 /** The name of the first path parameter of the operation this path names whose percent-escapes are not UTF-8; null when none. */
-export function undecodableParameter(operations: readonly RestOperation[], method: string, path: string): string | null {
+export function undecodableParameter(
+  operations: readonly RestOperation[],
+  method: string,
+  path: string,
+): string | null {
   for (const op of operations) {
     if (op.method !== method.toLowerCase()) continue;
     const found = match<Record<string, string>>(op.route, { decode: false })(path);

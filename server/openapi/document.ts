@@ -32,14 +32,23 @@ const problemSchema = {
     status: { type: 'integer', minimum: 400, maximum: 599, description: 'The HTTP status of the answer.' },
     detail: { type: 'string', description: 'What went wrong, for people.' },
     code: { enum: problemCodes },
-    message: { type: 'string', description: 'A short summary (`Input validation failed` when `issues` are given); `detail` says more.' },
+    message: {
+      type: 'string',
+      description: 'A short summary (`Input validation failed` when `issues` are given); `detail` says more.',
+    },
     requestId: { type: 'string', description: 'Also in the `x-request-id` header; quote it when reporting a problem.' },
     issues: {
       type: 'array',
       description: 'On 400 BAD_REQUEST: every problem found in the input.',
       items: {
         type: 'object',
-        properties: { path: { type: 'string', description: 'Dotted path of the field, e.g. `customer.email`; empty for the whole input.' }, message: { type: 'string' } },
+        properties: {
+          path: {
+            type: 'string',
+            description: 'Dotted path of the field, e.g. `customer.email`; empty for the whole input.',
+          },
+          message: { type: 'string' },
+        },
         required: ['path', 'message'],
         additionalProperties: false,
       },
@@ -51,9 +60,17 @@ const problemSchema = {
 
 const problemResponse = (status: ProblemStatus) => ({
   description: STATUS_TEXT[status],
-  ...((status === 429 || status === 503) && { headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer', minimum: 1 } } } }),
+  ...((status === 429 || status === 503) && {
+    headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer', minimum: 1 } } },
+  }),
   ...(status === 401 && {
-    headers: { 'WWW-Authenticate': { description: '`Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not).', schema: { type: 'string' } } },
+    headers: {
+      'WWW-Authenticate': {
+        description:
+          '`Bearer` (RFC 6750), with `error="invalid_token"` when the token sent was refused (not when it was accepted and a signature or its role was not).',
+        schema: { type: 'string' },
+      },
+    },
   }),
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
@@ -70,8 +87,15 @@ type Input = { safeParse(value: unknown): { success: boolean } };
 
 function restProcedures(router: OpenApiRouter) {
   return Object.entries(router._def.procedures as Record<string, AnyProcedure>)
-    .map(([name, procedure]) => ({ name, meta: procedure._def.meta as Meta | undefined, input: procedure._def.inputs[0] as Input | undefined }))
-    .filter((p): p is { name: string; meta: Meta & { openapi: NonNullable<Meta['openapi']> }; input: Input | undefined } => Boolean(p.meta?.openapi));
+    .map(([name, procedure]) => ({
+      name,
+      meta: procedure._def.meta as Meta | undefined,
+      input: procedure._def.inputs[0] as Input | undefined,
+    }))
+    .filter(
+      (p): p is { name: string; meta: Meta & { openapi: NonNullable<Meta['openapi']> }; input: Input | undefined } =>
+        Boolean(p.meta?.openapi),
+    );
 }
 
 /**
@@ -86,13 +110,24 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
     title: 'Partner and Brand Integration API',
     version: '3.1.0',
     baseUrl: '/',
-    description: 'Brands send commands about their orders; installation partners poll, schedule and tag the jobs assigned '
-      + 'to them. Every change is delivered as a signed webhook event. Errors are RFC 9457 `application/problem+json`. '
-      + 'Log in with `POST /v3/auth/login` (a refresh token arrives by e-mail), exchange it at `POST /v3/auth/access-token`, '
-      + 'then send `Authorization: Bearer <access token>`. The examples use the demo data of `SEED_DEMO=1`.',
+    description:
+      'Brands send commands about their orders; installation partners poll, schedule and tag the jobs assigned ' +
+      'to them. Every change is delivered as a signed webhook event. Errors are RFC 9457 `application/problem+json`. ' +
+      'Log in with `POST /v3/auth/login` (a refresh token arrives by e-mail), exchange it at `POST /v3/auth/access-token`, ' +
+      'then send `Authorization: Bearer <access token>`. The examples use the demo data of `SEED_DEMO=1`.',
     securitySchemes: {
-      accessToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from POST /v3/auth/access-token.' },
-      refreshToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The refresh token mailed by POST /v3/auth/login (valid 24 h).' },
+      accessToken: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'An access token from POST /v3/auth/access-token.',
+      },
+      refreshToken: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'The refresh token mailed by POST /v3/auth/login (valid 24 h).',
+      },
     },
   }) as Json;
 
@@ -126,11 +161,19 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
     if (bearer) problems.add(401);
     if (bearer) problems.add(429);
     if (hasBody) for (const status of [400, 413, 415] as const) problems.add(status);
-    const content = { ...generated.content['application/json'], ...(examples.response !== undefined && { example: examples.response }) };
+    const content = {
+      ...generated.content['application/json'],
+      ...(examples.response !== undefined && { example: examples.response }),
+    };
     // A procedure that may answer null (204) has a nullable output schema; the 200 answer itself is never null.
-    if (meta.rest?.noContent && Array.isArray(content.schema?.anyOf)) content.schema = content.schema.anyOf.find((s: Json) => s.type !== 'null');
+    if (meta.rest?.noContent && Array.isArray(content.schema?.anyOf))
+      content.schema = content.schema.anyOf.find((s: Json) => s.type !== 'null');
     operation.responses = {
-      [success]: { ...generated, description: meta.openapi.successDescription ?? generated.description, content: { 'application/json': content } },
+      [success]: {
+        ...generated,
+        description: meta.openapi.successDescription ?? generated.description,
+        content: { 'application/json': content },
+      },
       ...(meta.rest?.noContent && { 204: { description: meta.rest.noContent } }),
       ...Object.fromEntries([...problems].sort().map((status) => [status, problemResponse(status)])),
     };
@@ -139,7 +182,10 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
   const { schemas = {} } = document.components ?? {};
   document.components = {
     ...document.components,
-    schemas: { ...Object.fromEntries(Object.entries(schemas).filter(([name]) => !name.startsWith('error.'))), Problem: problemSchema },
+    schemas: {
+      ...Object.fromEntries(Object.entries(schemas).filter(([name]) => !name.startsWith('error.'))),
+      Problem: problemSchema,
+    },
   };
   return document as OpenAPIObject;
 }

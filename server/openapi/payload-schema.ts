@@ -3,6 +3,9 @@
 export type Schema = Record<string, unknown>;
 export const str: Schema = { type: ['string', 'null'] };
 export const time: Schema = { type: ['string', 'null'], format: 'date-time' };
-export const closed = (properties: Record<string, Schema>, required: readonly string[], extra: Schema = {}): Schema =>
-  ({ type: 'object', properties, required: [...required], additionalProperties: false, ...extra });
+export const closed = (
+  properties: Record<string, Schema>,
+  required: readonly string[],
+  extra: Schema = {},
+): Schema => ({ type: 'object', properties, required: [...required], additionalProperties: false, ...extra });
 export const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });

@@ -18,24 +18,36 @@ export function drainer(config: Config, log: Logger, built: BuiltApp, server: Se
   async function drain(reason: string) {
     // Only an HTTP API behind a balancer has traffic to drain; a worker stops at once.
     const delayMs = server === null || config.role === 'worker' ? 0 : config.shutdownDelayMs;
-    log.info({ signal: reason, delayMs }, delayMs > 0
-      ? 'shutting down: not ready; serving for SHUTDOWN_DELAY_MS, then no new connections, finishing requests under way'
-      : 'shutting down: no new connections, finishing requests under way');
+    log.info(
+      { signal: reason, delayMs },
+      delayMs > 0
+        ? 'shutting down: not ready; serving for SHUTDOWN_DELAY_MS, then no new connections, finishing requests under way'
+        : 'shutting down: no new connections, finishing requests under way',
+    );
     built.beginShutdown();
     // Readiness is 503 now; balancers that poll it stop sending within their interval. Until then, serve as before.
     if (delayMs > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delayMs);
-        skipDelay = () => { clearTimeout(timer); resolve(); };
+        skipDelay = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
     }
-    setTimeout(() => { log.error('requests did not finish within 15 s; exiting'); process.exit(1); }, FINISH_WITHIN_MS).unref();
+    setTimeout(() => {
+      log.error('requests did not finish within 15 s; exiting');
+      process.exit(1);
+    }, FINISH_WITHIN_MS).unref();
     if (server) {
       await new Promise<void>((resolve) => {
         // A kept-alive connection busy at the close stays open once its answer is out, until its keep-alive timeout:
         // close connections as they fall idle, so that the listener closes when the last answer is out.
         const idle = setInterval(() => server.closeIdleConnections(), 100);
-        server.close(() => { clearInterval(idle); resolve(); });
+        server.close(() => {
+          clearInterval(idle);
+          resolve();
+        });
         server.closeIdleConnections();
       });
     }
@@ -46,6 +58,8 @@ export function drainer(config: Config, log: Logger, built: BuiltApp, server: Se
   return {
     stop: (reason: string) => (stopped ??= drain(reason)),
     hurry: () => skipDelay(),
-    get stopping() { return stopped !== null; },
+    get stopping() {
+      return stopped !== null;
+    },
   };
 }

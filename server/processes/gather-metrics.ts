@@ -21,20 +21,31 @@ export function metricsGatherer(log: Logger) {
         const timer = setTimeout(resolve, REPORT_WITHIN_MS);
         waiting.set(id, (metrics) => {
           gathered.push(metrics);
-          if (gathered.length === processes.length) { clearTimeout(timer); resolve(); }
+          if (gathered.length === processes.length) {
+            clearTimeout(timer);
+            resolve();
+          }
         });
         for (const p of processes) ask(p, id);
       });
       waiting.delete(id);
-      if (gathered.length < processes.length) log.warn({ asked: processes.length, answered: gathered.length }, 'metrics: some processes did not report in time');
+      if (gathered.length < processes.length)
+        log.warn(
+          { asked: processes.length, answered: gathered.length },
+          'metrics: some processes did not report in time',
+        );
       try {
-        return await AggregatorRegistry.aggregate(gathered as Parameters<typeof AggregatorRegistry.aggregate>[0]).metrics();
+        return await AggregatorRegistry.aggregate(
+          gathered as Parameters<typeof AggregatorRegistry.aggregate>[0],
+        ).metrics();
       } catch (err) {
-        log.error({ err }, 'metrics: the processes\' reports could not be added up');
+        log.error({ err }, "metrics: the processes' reports could not be added up");
         return null;
       }
     },
     /** A process's report for scrape `id` (late ones are dropped). */
-    reported(id: number, metrics: MetricsJson) { waiting.get(id)?.(metrics); },
+    reported(id: number, metrics: MetricsJson) {
+      waiting.get(id)?.(metrics);
+    },
   };
 }

@@ -39,28 +39,38 @@ export async function serveAsMember(config: Config, log: Logger, refuse: Refuse)
   process.on('message', (message) => {
     if (!isPrimaryMessage(message)) return;
     switch (message.pbi) {
-      case 'listen': void listen(); break;
-      case 'stop': void stop(); break;
-      case 'hurry': drain?.hurry(); break;
-      case 'report?':
-        void (built?.services.metrics.registry.getMetricsAsJSON() ?? Promise.resolve([]))
-          .then((metrics) => tell({ pbi: 'report', id: message.id, metrics }));
+      case 'listen':
+        void listen();
         break;
-      case 'scraped': scrapes.get(message.id)?.(message.text); break;
+      case 'stop':
+        void stop();
+        break;
+      case 'hurry':
+        drain?.hurry();
+        break;
+      case 'report?':
+        void (built?.services.metrics.registry.getMetricsAsJSON() ?? Promise.resolve([])).then((metrics) =>
+          tell({ pbi: 'report', id: message.id, metrics }),
+        );
+        break;
+      case 'scraped':
+        scrapes.get(message.id)?.(message.text);
+        break;
     }
   });
 
-  const scrapeMetrics = () => new Promise<string>((resolve, reject) => {
-    const id = ++scrapeIds;
-    const timer = setTimeout(() => scrapes.get(id)?.(null), SCRAPE_TIMEOUT_MS);
-    scrapes.set(id, (text) => {
-      clearTimeout(timer);
-      scrapes.delete(id);
-      if (text === null) reject(new Error('the metrics of the other processes could not be gathered'));
-      else resolve(text);
+  const scrapeMetrics = () =>
+    new Promise<string>((resolve, reject) => {
+      const id = ++scrapeIds;
+      const timer = setTimeout(() => scrapes.get(id)?.(null), SCRAPE_TIMEOUT_MS);
+      scrapes.set(id, (text) => {
+        clearTimeout(timer);
+        scrapes.delete(id);
+        if (text === null) reject(new Error('the metrics of the other processes could not be gathered'));
+        else resolve(text);
+      });
+      tell({ pbi: 'scrape', id });
     });
-    tell({ pbi: 'scrape', id });
-  });
 
   built = await buildOrRefuse(config, log, refuse, config.port, { scrapeMetrics });
   if (stopAsked) {
@@ -75,7 +85,10 @@ export async function serveAsMember(config: Config, log: Logger, refuse: Refuse)
     if (!built || server || stopAsked) return;
     try {
       const http = await bindPort(config.port); // through the primary: every API process shares its listening socket
-      if (stopAsked) { http.server.close(); return; }
+      if (stopAsked) {
+        http.server.close();
+        return;
+      }
       server = http.server;
       http.serve(built.app);
     } catch (error) {

@@ -23,7 +23,13 @@ const KILL_AFTER_MS = 20_000;
  * relays SIGTERM and SIGINT as one stop to each, adds up every process's metrics for whichever API process is
  * scraped, and exits 1 if a process did not drain.
  */
-export async function runPrimary(config: Config, layout: Extract<Layout, { kind: 'cluster' }>, log: Logger, refuse: Refuse, entry: string) {
+export async function runPrimary(
+  config: Config,
+  layout: Extract<Layout, { kind: 'cluster' }>,
+  log: Logger,
+  refuse: Refuse,
+  entry: string,
+) {
   let starting: BoundPort | null;
   try {
     starting = await bindPort(config.port);
@@ -35,7 +41,10 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
   log.info({ port, processes }, `port bound; starting ${layout.api} API processes and a worker`);
 
   // Each member runs the primary's own entry file, under tsx when that is TypeScript.
-  const execArgv = entry.endsWith('.ts') && !process.execArgv.join(' ').includes('tsx') ? [...process.execArgv, '--import', 'tsx'] : process.execArgv;
+  const execArgv =
+    entry.endsWith('.ts') && !process.execArgv.join(' ').includes('tsx')
+      ? [...process.execArgv, '--import', 'tsx']
+      : process.execArgv;
   cluster.setupPrimary({ exec: fileURLToPath(entry), execArgv });
 
   const members = new Map<Member, { role: Role; built: boolean; asked: boolean; listening: boolean }>();
@@ -47,7 +56,9 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
   let stopping = false;
   let exitCode = 0;
 
-  const send = (member: Member, message: PrimaryMessage) => { if (member.isConnected()) member.send(message); };
+  const send = (member: Member, message: PrimaryMessage) => {
+    if (member.isConnected()) member.send(message);
+  };
 
   function fork(role: Role) {
     // The demo data is loaded by the worker alone: API processes loading it at once would collide.
@@ -61,18 +72,27 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
         case 'built':
           state.built = true;
           // A stop sent while it was still loading its code may have come before it listened for one.
-          if (stopping) { send(member, { pbi: 'stop' }); break; }
+          if (stopping) {
+            send(member, { pbi: 'stop' });
+            break;
+          }
           void letListen();
           noteReady();
           break;
-        case 'listening': state.listening = true; noteReady(); break;
+        case 'listening':
+          state.listening = true;
+          noteReady();
+          break;
         case 'scrape': {
           const built = [...members].filter(([, m]) => m.built).map(([m]) => m);
-          void metrics.gather(built, (m, id) => send(m, { pbi: 'report?', id }))
+          void metrics
+            .gather(built, (m, id) => send(m, { pbi: 'report?', id }))
             .then((text) => send(member, { pbi: 'scraped', id: message.id, text }));
           break;
         }
-        case 'report': metrics.reported(message.id, message.metrics); break;
+        case 'report':
+          metrics.reported(message.id, message.metrics);
+          break;
       }
     });
     member.on('exit', (code, signal) => exited(member, code, signal));
@@ -95,13 +115,21 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
       });
     }
     await handOver;
-    for (const [member, state] of members) if (state.role === 'api' && state.built && !state.asked) { state.asked = true; send(member, { pbi: 'listen' }); }
+    for (const [member, state] of members)
+      if (state.role === 'api' && state.built && !state.asked) {
+        state.asked = true;
+        send(member, { pbi: 'listen' });
+      }
   }
 
   function noteReady() {
     if (ready || stopping) return;
     const all = [...members.values()];
-    if (all.filter((m) => m.role === 'api' && m.listening).length < layout.api || !all.some((m) => m.role === 'worker' && m.built)) return;
+    if (
+      all.filter((m) => m.role === 'api' && m.listening).length < layout.api ||
+      !all.some((m) => m.role === 'worker' && m.built)
+    )
+      return;
     ready = true;
     const line = readyLine(config, port, { api: layout.api, connectionsEach: config.databasePoolSize });
     log.info(line.fields, line.message);
@@ -124,11 +152,20 @@ export async function runPrimary(config: Config, layout: Extract<Layout, { kind:
     if (!ready) return stop('a process failed to start', 1);
     const delayMs = restarts.died(state.role, Date.now());
     if (delayMs === null) {
-      log.error({ role: state.role }, `${state.role === 'api' ? 'API processes' : 'the worker process'} died ${RESTART_LIMIT.deaths} times within a minute; stopping (the lines above say why)`);
+      log.error(
+        { role: state.role },
+        `${state.role === 'api' ? 'API processes' : 'the worker process'} died ${RESTART_LIMIT.deaths} times within a minute; stopping (the lines above say why)`,
+      );
       return stop('restarts given up', 1);
     }
-    log.warn({ role: state.role, pid: member.process.pid, code, signal, restartInMs: delayMs }, `${state.role === 'api' ? 'an API' : 'the worker'} process died; starting another`);
-    const timer = setTimeout(() => { pendingForks.delete(timer); fork(state.role); }, delayMs);
+    log.warn(
+      { role: state.role, pid: member.process.pid, code, signal, restartInMs: delayMs },
+      `${state.role === 'api' ? 'an API' : 'the worker'} process died; starting another`,
+    );
+    const timer = setTimeout(() => {
+      pendingForks.delete(timer);
+      fork(state.role);
+    }, delayMs);
     pendingForks.add(timer);
   }
 

@@ -13,10 +13,19 @@ export type Refuse = (error: unknown) => never;
  * Builds the app (compose.ts and all it loads are imported here, once the port is settled). The mails' links name
  * `port` when PUBLIC_URL is not set (PORT=0 binds any).
  */
-export async function buildOrRefuse(config: Config, log: Logger, refuse: Refuse, port: number, overrides: BuildOverrides = {}): Promise<BuiltApp> {
+export async function buildOrRefuse(
+  config: Config,
+  log: Logger,
+  refuse: Refuse,
+  port: number,
+  overrides: BuildOverrides = {},
+): Promise<BuiltApp> {
   try {
     const { buildApp } = await import('../compose.ts');
-    return await buildApp({ ...config, publicUrl: config.publicUrl ?? `http://localhost:${port}` }, { ...overrides, logger: log });
+    return await buildApp(
+      { ...config, publicUrl: config.publicUrl ?? `http://localhost:${port}` },
+      { ...overrides, logger: log },
+    );
   } catch (error) {
     refuse(error);
   }
@@ -39,7 +48,10 @@ export async function serveAlone(config: Config, log: Logger, refuse: Refuse) {
   http.serve(built.app);
   if (config.role !== 'api') built.worker.start();
   const drain = drainer(config, log, built, http.server);
-  onStopSignals((signal) => void drain.stop(signal), () => drain.hurry());
+  onStopSignals(
+    (signal) => void drain.stop(signal),
+    () => drain.hurry(),
+  );
 
   // Said last: the line may reach a reader (a supervisor, a test) before this thread's next step, since the logger
   // writes from libuv's threads; a stop signal sent on reading it must find its handler.

@@ -12,29 +12,55 @@ import { dateTime, id, optionalText, text } from './shared.contract.ts';
 import { previousKeyValidFor, signatureKey } from './webhook-config.contract.ts';
 
 const customer = z.strictObject({
-  email: optionalText(254), externalId: optionalText(), firstName: optionalText(), lastName: optionalText(),
-  mobilePhone: optionalText(50), phone: optionalText(50), salutation: optionalText(50),
+  email: optionalText(254),
+  externalId: optionalText(),
+  firstName: optionalText(),
+  lastName: optionalText(),
+  mobilePhone: optionalText(50),
+  phone: optionalText(50),
+  salutation: optionalText(50),
 });
 const customerBilling = z.strictObject({
-  firstName: optionalText(), lastName: optionalText(), company: optionalText(), street: optionalText(),
-  houseNumber: optionalText(20), postalCode: optionalText(20), city: optionalText(), countryCode: optionalText(2),
-});
-const shippingAddress = z.strictObject({
-  street: optionalText(), houseNumber: optionalText(20), postalCode: optionalText(20), city: optionalText(),
+  firstName: optionalText(),
+  lastName: optionalText(),
+  company: optionalText(),
+  street: optionalText(),
+  houseNumber: optionalText(20),
+  postalCode: optionalText(20),
+  city: optionalText(),
   countryCode: optionalText(2),
 });
-const product = z.strictObject({ sku: optionalText(), name: optionalText(), quantity: z.number().int().min(0).nullable().optional() });
+const shippingAddress = z.strictObject({
+  street: optionalText(),
+  houseNumber: optionalText(20),
+  postalCode: optionalText(20),
+  city: optionalText(),
+  countryCode: optionalText(2),
+});
+const product = z.strictObject({
+  sku: optionalText(),
+  name: optionalText(),
+  quantity: z.number().int().min(0).nullable().optional(),
+});
 const documentFile = z.strictObject({ name: optionalText(), url: optionalText(2000) });
 const document = z.strictObject({ type: optionalText(), files: z.array(documentFile).max(50).default([]) });
 
 /** Completes a nested object so that every key of its shape is present, absent ones as null. */
 const complete = <S extends z.ZodRawShape>(shape: z.ZodObject<S>) =>
-  shape.transform((value) => Object.fromEntries(Object.keys(shape.shape).map((k) => [k, (value as Record<string, unknown>)[k] ?? null])) as
-    { [K in keyof z.output<z.ZodObject<S>>]-?: Exclude<z.output<z.ZodObject<S>>[K], undefined> | null });
+  shape.transform(
+    (value) =>
+      Object.fromEntries(Object.keys(shape.shape).map((k) => [k, (value as Record<string, unknown>)[k] ?? null])) as {
+        [K in keyof z.output<z.ZodObject<S>>]-?: Exclude<z.output<z.ZodObject<S>>[K], undefined> | null;
+      },
+  );
 
 export const admin = {
   createAccount: z.strictObject({ name: text(), role: z.enum(ROLES), parentId: id.nullable().optional() }),
-  createContact: z.strictObject({ accountId: id, email: wireString().trim().max(254), apiAccess: z.boolean().optional() }),
+  createContact: z.strictObject({
+    accountId: id,
+    email: wireString().trim().max(254),
+    apiAccess: z.boolean().optional(),
+  }),
   setApiAccess: z.strictObject({ contactId: id, apiAccess: z.boolean() }),
   upsertWebhookConfig: z.strictObject({
     accountId: id,
@@ -47,7 +73,11 @@ export const admin = {
     asymmetricSigning: z.boolean().optional(),
   }),
   rotateWebhookKey: z.strictObject({
-    accountId: id, scope: z.enum(SCOPES), signatureKey: signatureKey().optional(), asymmetric: z.boolean().optional(), previousKeyValidFor: previousKeyValidFor(),
+    accountId: id,
+    scope: z.enum(SCOPES),
+    signatureKey: signatureKey().optional(),
+    asymmetric: z.boolean().optional(),
+    previousKeyValidFor: previousKeyValidFor(),
   }),
   createJob: z.strictObject({
     brandAccountId: id,
@@ -55,13 +85,25 @@ export const admin = {
     apiId: text(100).optional(),
     name: text(100).optional(),
     status: z.enum(JOB_STATUSES).optional(),
-    invoicingEid: optionalText(), eid: optionalText(), extPartnerId: optionalText(),
+    invoicingEid: optionalText(),
+    eid: optionalText(),
+    extPartnerId: optionalText(),
     customer: complete(customer).nullable().optional(),
     customerBilling: complete(customerBilling).nullable().optional(),
     shippingAddress: complete(shippingAddress).nullable().optional(),
     products: z.array(complete(product)).max(100).optional(),
-    documents: z.array(document.transform((d) => ({ type: d.type ?? null, files: d.files.map((f) => ({ name: f.name ?? null, url: f.url ?? null })) }))).max(50).optional(),
-    orderType: optionalText(), projectId: optionalText(), projectName: optionalText(),
+    documents: z
+      .array(
+        document.transform((d) => ({
+          type: d.type ?? null,
+          files: d.files.map((f) => ({ name: f.name ?? null, url: f.url ?? null })),
+        })),
+      )
+      .max(50)
+      .optional(),
+    orderType: optionalText(),
+    projectId: optionalText(),
+    projectName: optionalText(),
     startTimestamp: dateTime.nullable().optional(),
     finishTimestamp: dateTime.nullable().optional(),
     updatedAt: dateTime.optional(),
@@ -74,26 +116,43 @@ export const admin = {
     type: z.enum(INVOICE_TYPES),
     status: z.enum(INVOICE_STATUSES),
     cancellationStatus: z.enum(CANCELLATION_STATUSES).nullable().optional(),
-    items: z.array(z.strictObject({
-      description: text(500), quantity: z.number().finite(), unitPrice: z.number().finite(), total: z.number().finite(),
-    })).max(500),
+    items: z
+      .array(
+        z.strictObject({
+          description: text(500),
+          quantity: z.number().finite(),
+          unitPrice: z.number().finite(),
+          total: z.number().finite(),
+        }),
+      )
+      .max(500),
   }),
   upsertCancellationReason: z.strictObject({ name: text(64), outcome: z.enum(CANCELLATION_OUTCOMES) }),
   upsertOrderMapping: z.strictObject({
     brandAccountId: id,
-    fields: z.array(z.strictObject({ key: text(100), target: text(100), required: z.boolean().default(false) })).min(1).max(500),
+    fields: z
+      .array(z.strictObject({ key: text(100), target: text(100), required: z.boolean().default(false) }))
+      .min(1)
+      .max(500),
   }),
-  advanceClock: z.strictObject({ seconds: z.number().int().min(1).max(10 * 365 * 86_400) }),
-  listDeliveries: z.strictObject({
-    accountId: id.optional(),
-    status: z.enum(DELIVERY_STATUSES).optional(),
-    eventType: z.enum(EVENT_TYPES).optional(),
-    orderId: reference().optional(),
-    limit: z.number().int().min(1).max(DELIVERY_LIST_LIMIT.max).optional(),
-  }).optional(),
+  advanceClock: z.strictObject({
+    seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(10 * 365 * 86_400),
+  }),
+  listDeliveries: z
+    .strictObject({
+      accountId: id.optional(),
+      status: z.enum(DELIVERY_STATUSES).optional(),
+      eventType: z.enum(EVENT_TYPES).optional(),
+      orderId: reference().optional(),
+      limit: z.number().int().min(1).max(DELIVERY_LIST_LIMIT.max).optional(),
+    })
+    .optional(),
   getDelivery: z.strictObject({ deliveryId: id }),
   redeliver: z.strictObject({ deliveryId: id }),
   redeliverFailed: z.strictObject({ accountId: id, since: dateTime }),
   getCommand: z.strictObject({ accountId: id, cid: reference() }),
 };
-

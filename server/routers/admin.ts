@@ -49,12 +49,15 @@ export const adminRouter = router({
     }),
   }),
   jobs: router({
-    create: adminProcedure.input(admin.createJob).mutation(async ({ ctx, input }) =>
-      jobView(await createJob(ctx.deps, input))),
-    assign: adminProcedure.input(admin.assignJob).mutation(async ({ ctx, input }) =>
-      jobView(await assignJob(ctx.deps, input))),
-    setStatus: adminProcedure.input(admin.setJobStatus).mutation(async ({ ctx, input }) =>
-      jobView(await setJobStatus(ctx.deps, input))),
+    create: adminProcedure
+      .input(admin.createJob)
+      .mutation(async ({ ctx, input }) => jobView(await createJob(ctx.deps, input))),
+    assign: adminProcedure
+      .input(admin.assignJob)
+      .mutation(async ({ ctx, input }) => jobView(await assignJob(ctx.deps, input))),
+    setStatus: adminProcedure
+      .input(admin.setJobStatus)
+      .mutation(async ({ ctx, input }) => jobView(await setJobStatus(ctx.deps, input))),
   }),
   invoices: router({
     create: adminProcedure.input(admin.createInvoice).mutation(async ({ ctx, input }) => {
@@ -75,16 +78,19 @@ export const adminRouter = router({
     }),
   }),
   deliveries: router({
-    list: adminProcedure.input(admin.listDeliveries).query(async ({ ctx, input }) =>
-      ({ items: (await listDeliveries(ctx.deps, input ?? {})).map(deliveryView) })),
-    get: adminProcedure.input(admin.getDelivery).query(async ({ ctx, input }) =>
-      deliveryDetailView(await getDelivery(ctx.deps, input.deliveryId))),
+    list: adminProcedure
+      .input(admin.listDeliveries)
+      .query(async ({ ctx, input }) => ({ items: (await listDeliveries(ctx.deps, input ?? {})).map(deliveryView) })),
+    get: adminProcedure
+      .input(admin.getDelivery)
+      .query(async ({ ctx, input }) => deliveryDetailView(await getDelivery(ctx.deps, input.deliveryId))),
     redeliver: adminProcedure.input(admin.redeliver).mutation(async ({ ctx, input }) => {
       await redeliver(ctx.deps, input.deliveryId);
       return ok;
     }),
-    redeliverFailed: adminProcedure.input(admin.redeliverFailed).mutation(({ ctx, input }) =>
-      redeliverFailedOf(ctx.deps, input.accountId, input.since)),
+    redeliverFailed: adminProcedure
+      .input(admin.redeliverFailed)
+      .mutation(({ ctx, input }) => redeliverFailedOf(ctx.deps, input.accountId, input.since)),
   }),
   commands: router({
     get: adminProcedure.input(admin.getCommand).query(async ({ ctx, input }) => {

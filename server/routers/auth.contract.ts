@@ -7,11 +7,18 @@ export const auth = {
   login: z.strictObject({ email: wireString().max(254).describe('The e-mail address of a contact with API access.') }),
   loginAnswer: z.object({ status: z.string() }),
   // A POST without a body is the same as {} (CONTRACT §4): the body is optional.
-  accessToken: z.strictObject({
-    expires_after: exactNumber(z.number().int().min(ACCESS_TOKEN_LIFETIME.min).max(ACCESS_TOKEN_LIFETIME.max))
-      .optional()
-      .describe(`Lifetime of the access token in seconds (${ACCESS_TOKEN_LIFETIME.min}–${ACCESS_TOKEN_LIFETIME.max}, default ${ACCESS_TOKEN_LIFETIME.default}).`),
-  }).optional(),
-  accessTokenAnswer: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number().int().min(ACCESS_TOKEN_LIFETIME.min).max(ACCESS_TOKEN_LIFETIME.max) }),
+  accessToken: z
+    .strictObject({
+      expires_after: exactNumber(z.number().int().min(ACCESS_TOKEN_LIFETIME.min).max(ACCESS_TOKEN_LIFETIME.max))
+        .optional()
+        .describe(
+          `Lifetime of the access token in seconds (${ACCESS_TOKEN_LIFETIME.min}–${ACCESS_TOKEN_LIFETIME.max}, default ${ACCESS_TOKEN_LIFETIME.default}).`,
+        ),
+    })
+    .optional(),
+  accessTokenAnswer: z.object({
+    access_token: z.string(),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int().min(ACCESS_TOKEN_LIFETIME.min).max(ACCESS_TOKEN_LIFETIME.max),
+  }),
 };
-

@@ -15,12 +15,23 @@ async function feedPage(
   input: typeof events.feed._output,
 ) {
   const { after, limit, orderId } = input;
-  const page = await readEventFeed(ctx.deps, ctx.principal, {
-    after: after ?? null, limit, orderId, retentionDays: ctx.services.config.eventRetentionDays,
-  }, {
-    sequencingFailed: (err) => ctx.log[failureLevel(err)]({ err },
-      'event feed: the positioning round before the read failed; read what earlier rounds positioned'),
-  });
+  const page = await readEventFeed(
+    ctx.deps,
+    ctx.principal,
+    {
+      after: after ?? null,
+      limit,
+      orderId,
+      retentionDays: ctx.services.config.eventRetentionDays,
+    },
+    {
+      sequencingFailed: (err) =>
+        ctx.log[failureLevel(err)](
+          { err },
+          'event feed: the positioning round before the read failed; read what earlier rounds positioned',
+        ),
+    },
+  );
   return { items: page.items, next: page.next && encodeFeedCursor(page.next) };
 }
 
@@ -39,13 +50,19 @@ export const eventsRouter = router({
   // stored text (feedTextRouter).
   feed: feedRead
     .meta({
-      openapi: { method: 'GET', path: '/v3/events', tags: ['events'], summary: 'Your events, oldest first, without gaps',
-        description: 'Every event your endpoint receives (or would receive, had it a URL and were it enabled), each exactly as '
-          + 'delivered, in the order the events committed. Follow `next` (as `after`) to catch up after an outage: a reader that '
-          + 'follows it from the start sees every retained event exactly once, however many writers commit at once. A child '
-          + 'partner without its own configuration reads its master\'s feed. Events are kept EVENT_RETENTION_DAYS (default 30); '
-          + 'a cursor older than that (the time of the event it follows) is 410: start again without `after`.',
-        successDescription: 'A page of events and the cursor to go on from.' },
+      openapi: {
+        method: 'GET',
+        path: '/v3/events',
+        tags: ['events'],
+        summary: 'Your events, oldest first, without gaps',
+        description:
+          'Every event your endpoint receives (or would receive, had it a URL and were it enabled), each exactly as ' +
+          'delivered, in the order the events committed. Follow `next` (as `after`) to catch up after an outage: a reader that ' +
+          'follows it from the start sees every retained event exactly once, however many writers commit at once. A child ' +
+          "partner without its own configuration reads its master's feed. Events are kept EVENT_RETENTION_DAYS (default 30); " +
+          'a cursor older than that (the time of the event it follows) is 410: start again without `after`.',
+        successDescription: 'A page of events and the cursor to go on from.',
+      },
       rest: { problems: [400, 403, 404, 410] },
     })
     .output(events.feedAnswer)

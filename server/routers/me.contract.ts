@@ -6,8 +6,9 @@ export const me = {
   answer: z.object({
     role: z.enum(SCOPES),
     account: z.object({
-      id: z.string(), name: z.string(),
-      parentId: z.string().nullable().describe('A child partner\'s master; null for any other account.'),
+      id: z.string(),
+      name: z.string(),
+      parentId: z.string().nullable().describe("A child partner's master; null for any other account."),
     }),
     contact: z.object({ id: z.string(), email: z.string().describe('The contact the token was issued to.') }),
   }),

@@ -7,9 +7,14 @@ import { me } from './me.contract.ts';
 export const meRouter = router({
   get: integratorProcedure
     .meta({
-      openapi: { method: 'GET', path: '/v3/me', tags: ['auth'], summary: 'Who your token speaks for',
+      openapi: {
+        method: 'GET',
+        path: '/v3/me',
+        tags: ['auth'],
+        summary: 'Who your token speaks for',
         description: 'Your account (its name, role and master) and the contact the token was issued to, by e-mail.',
-        successDescription: 'The account and the contact.' },
+        successDescription: 'The account and the contact.',
+      },
       rest: { problems: [404] },
     })
     .input(z.object({}).optional())

@@ -3,46 +3,76 @@ import type { SetJobAppointmentCommand } from '../../domain/use-cases/set-job-ap
 import type { SetJobYourOrderIdCommand } from '../../domain/use-cases/set-job-your-order-id.ts';
 import { orderStatusEvent } from '../openapi/payload-docs.ts';
 import { reference } from '../wire-text.ts';
-import { dateTime, envelope, envelopeOf, exactlyOne, IDENTIFIERS, identifier, identifierOf } from './shared.contract.ts';
+import {
+  dateTime,
+  envelope,
+  envelopeOf,
+  exactlyOne,
+  IDENTIFIERS,
+  identifier,
+  identifierOf,
+} from './shared.contract.ts';
 
 // Each command schema ends in the domain's own form of the command: the same value whichever transport carried it.
 const setJobAppointmentFields = z.strictObject({
   ...envelope('SetJobAppointment'),
-  jobApiId: identifier, invoicingEid: identifier, gidOrderNumber: identifier, yourOrderID: identifier,
+  jobApiId: identifier,
+  invoicingEid: identifier,
+  gidOrderNumber: identifier,
+  yourOrderID: identifier,
   appointmentStart: dateTime.describe('ISO 8601 with an offset.'),
   appointmentEnd: dateTime.optional().describe('ISO 8601 with an offset; not before appointmentStart.'),
 });
 const SET_YOUR_ORDER_ID_IDENTIFIERS = IDENTIFIERS.filter((k) => k !== 'yourOrderID');
 const setJobYourOrderIdFields = z.strictObject({
   ...envelope('SetJobYourOrderId'),
-  jobApiId: identifier, invoicingEid: identifier, gidOrderNumber: identifier,
+  jobApiId: identifier,
+  invoicingEid: identifier,
+  gidOrderNumber: identifier,
   yourOrderID: reference().describe('The new partner-side order id (not a lookup key here).'),
 });
 
 export const partnerCommands = {
-  setJobAppointment: setJobAppointmentFields.superRefine(exactlyOne(IDENTIFIERS)).transform((v): SetJobAppointmentCommand => ({
-    ...envelopeOf(v), _type: v._type, identifier: identifierOf(v), appointmentStart: v.appointmentStart, appointmentEnd: v.appointmentEnd ?? null,
-  })),
-  setJobYourOrderId: setJobYourOrderIdFields.superRefine(exactlyOne(SET_YOUR_ORDER_ID_IDENTIFIERS)).transform((v): SetJobYourOrderIdCommand => ({
-    ...envelopeOf(v), _type: v._type,
-    identifier: identifierOf({ ...v, yourOrderID: undefined }) as SetJobYourOrderIdCommand['identifier'],
-    yourOrderID: v.yourOrderID,
-  })),
+  setJobAppointment: setJobAppointmentFields.superRefine(exactlyOne(IDENTIFIERS)).transform(
+    (v): SetJobAppointmentCommand => ({
+      ...envelopeOf(v),
+      _type: v._type,
+      identifier: identifierOf(v),
+      appointmentStart: v.appointmentStart,
+      appointmentEnd: v.appointmentEnd ?? null,
+    }),
+  ),
+  setJobYourOrderId: setJobYourOrderIdFields.superRefine(exactlyOne(SET_YOUR_ORDER_ID_IDENTIFIERS)).transform(
+    (v): SetJobYourOrderIdCommand => ({
+      ...envelopeOf(v),
+      _type: v._type,
+      identifier: identifierOf({ ...v, yourOrderID: undefined }) as SetJobYourOrderIdCommand['identifier'],
+      yourOrderID: v.yourOrderID,
+    }),
+  ),
   /** The identifiers of each body, exactly one of which it names (for the document: zod checks the rule itself). */
   identifiers: { setJobAppointment: IDENTIFIERS, setJobYourOrderId: SET_YOUR_ORDER_ID_IDENTIFIERS },
   /**
    * What a command's outcome line may say of a body, read before (or without) its check: the `_cid` and `_type` the
    * schema would take, else nothing. The raw fields are the sender's text, of any length, refused or not.
    */
-  logged: z.object({
-    _cid: setJobAppointmentFields.shape._cid.optional().catch(undefined),
-    _type: z.union([setJobAppointmentFields.shape._type, setJobYourOrderIdFields.shape._type]).optional().catch(undefined),
-  }).catch({}),
+  logged: z
+    .object({
+      _cid: setJobAppointmentFields.shape._cid.optional().catch(undefined),
+      _type: z
+        .union([setJobAppointmentFields.shape._type, setJobYourOrderIdFields.shape._type])
+        .optional()
+        .catch(undefined),
+    })
+    .catch({}),
   answer: z.object({ _cid: z.string(), _type: z.string(), status: z.literal('succeeded'), order: orderStatusEvent }),
   /** Documented only: the signature is checked over the raw bytes before the body is read. */
   signatureHeader: z.object({
-    'x-webhook-signature': z.string().optional()
-      .describe('Hex HMAC-SHA256 of the exact request bytes, keyed with the signatureKey of your resolved partner configuration; required when it has one.'),
+    'x-webhook-signature': z
+      .string()
+      .optional()
+      .describe(
+        'Hex HMAC-SHA256 of the exact request bytes, keyed with the signatureKey of your resolved partner configuration; required when it has one.',
+      ),
   }),
 };
-

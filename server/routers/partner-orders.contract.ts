@@ -5,12 +5,18 @@ import { wireString } from '../wire-text.ts';
 import { count, queryBool, queryInt } from './shared.contract.ts';
 
 const orderFilters = {
-  updatedSince: z.iso.datetime({ offset: true }).transform((v) => new Date(v))
-    .meta({ description: 'Only orders with updatedAt >= updatedSince; ISO 8601 with an offset.', examples: ['2026-11-01T00:00:00Z'] }).optional(),
-  active: queryBool('true (or 1) leaves out orders that need no partner action '
-    + '(new, cancelled, closed, completed, invoice sent).').optional(),
+  updatedSince: z.iso
+    .datetime({ offset: true })
+    .transform((v) => new Date(v))
+    .meta({
+      description: 'Only orders with updatedAt >= updatedSince; ISO 8601 with an offset.',
+      examples: ['2026-11-01T00:00:00Z'],
+    })
+    .optional(),
+  active: queryBool(
+    'true (or 1) leaves out orders that need no partner action ' + '(new, cancelled, closed, completed, invoice sent).',
+  ).optional(),
 };
-
 
 export const partnerOrders = {
   page: z.object({
@@ -20,8 +26,10 @@ export const partnerOrders = {
   }),
   // Only the partner-format can appear here: the listing refuses any other transformer (400).
   pageAnswer: z.object({
-    items: z.array(partnerOrderStatusEvent), page: count().min(1),
-    pageSize: z.number().int().min(1).max(PAGE_SIZE.max), total: count(),
+    items: z.array(partnerOrderStatusEvent),
+    page: count().min(1),
+    pageSize: z.number().int().min(1).max(PAGE_SIZE.max),
+    total: count(),
   }),
   legacy: z.object({
     limit: queryInt(0, 'At most this many orders; no server-side cap. Default: all.').optional(),
@@ -30,8 +38,10 @@ export const partnerOrders = {
   }),
   legacyAnswer: z.array(orderStatusEvent),
   poll: z.object({
-    version: wireString().meta({ description: '"*" for your configured version, or 1.0.0, 1.1.0, 1.3.0.', examples: ['*'] }),
-    orderId: wireString().meta({ description: 'The order\'s apiId.', examples: ['demo-job-04'] }),
+    version: wireString().meta({
+      description: '"*" for your configured version, or 1.0.0, 1.1.0, 1.3.0.',
+      examples: ['*'],
+    }),
+    orderId: wireString().meta({ description: "The order's apiId.", examples: ['demo-job-04'] }),
   }),
 };
-

@@ -25,24 +25,39 @@ export const exactBoolean = () => z.boolean().pipe(z.boolean());
  * Whole numbers in answers, with their true bounds: zod's `.int()` alone documents JavaScript's safe range,
  * `minimum: -9007199254740991`, which generators read as a signed 64-bit field. A count has no bound above but that one.
  */
-export const count = () => z.number().int().min(0).meta({ override: { maximum: undefined } });
+export const count = () =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .meta({ override: { maximum: undefined } });
 /** An HTTP status as the receiver sent it: three digits (the parser takes any, 000 to 999). */
 export const httpStatus = () => z.number().int().min(0).max(999);
 
 /** A whole number in a query string, strictly: digits only, no coercion of "1.5", "1e3" or " 2". */
 export const queryInt = (min: number, description: string) =>
-  z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(Number.MAX_SAFE_INTEGER))
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(Number.MAX_SAFE_INTEGER))
     .meta({ description, override: { type: 'integer', minimum: min, pattern: undefined } });
 /**
  * A boolean in a query string: `true`, `1`, `false` or `0`. Documented as a boolean, which generated clients write as
  * `true` and `false`.
  */
-export const queryBool = (description: string) => z.enum(['true', '1', 'false', '0'])
-  .transform((v) => v === 'true' || v === '1')
-  .meta({ description, override: { type: 'boolean', enum: undefined } });
+export const queryBool = (description: string) =>
+  z
+    .enum(['true', '1', 'false', '0'])
+    .transform((v) => v === 'true' || v === '1')
+    .meta({ description, override: { type: 'boolean', enum: undefined } });
 /** A whole number in a query string within bounds: beyond them is a 400 that names them. */
 export const boundedQueryInt = (min: number, max: number, description: string) =>
-  z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max))
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
     .meta({ description, override: { type: 'integer', minimum: min, maximum: max, pattern: undefined } });
 
 export const IDENTIFIERS = ['jobApiId', 'invoicingEid', 'gidOrderNumber', 'yourOrderID'] as const;
@@ -51,8 +66,10 @@ export const envelope = <T extends string>(type: T) => ({
   _cid: reference(),
   _type: z.literal(type),
   // Bounded as Stripe bounds its metadata: it is echoed in the command's result event, which is kept and delivered.
-  _metadata: z.record(wireString().max(40).regex(/^ext-/, 'metadata keys start with "ext-"'), wireString().max(500))
-    .refine((entries) => Object.keys(entries).length <= 50, 'at most 50 entries').optional()
+  _metadata: z
+    .record(wireString().max(40).regex(/^ext-/, 'metadata keys start with "ext-"'), wireString().max(500))
+    .refine((entries) => Object.keys(entries).length <= 50, 'at most 50 entries')
+    .optional()
     .describe('Up to 50 entries: keys "ext-…" of up to 40 characters, string values of up to 500.'),
 });
 export const identifier = reference().optional();
@@ -61,11 +78,20 @@ export const identifier = reference().optional();
 export const exactlyOne = (keys: readonly string[]) => (value: Record<string, unknown>, ctx: z.RefinementCtx) => {
   const given = keys.filter((k) => value[k] !== undefined);
   if (given.length !== 1) {
-    ctx.addIssue({ code: 'custom', path: given.length ? given.slice(1) : [], message: `Exactly one of ${keys.join(', ')} is required; ${given.length} given.` });
+    ctx.addIssue({
+      code: 'custom',
+      path: given.length ? given.slice(1) : [],
+      message: `Exactly one of ${keys.join(', ')} is required; ${given.length} given.`,
+    });
   }
 };
 
-export type IdentifierFields = { jobApiId?: string; invoicingEid?: string; gidOrderNumber?: string; yourOrderID?: string };
+export type IdentifierFields = {
+  jobApiId?: string;
+  invoicingEid?: string;
+  gidOrderNumber?: string;
+  yourOrderID?: string;
+};
 
 // The refinement has made sure that exactly one identifier is present.
 export function identifierOf(input: IdentifierFields): JobIdentifier {
@@ -75,6 +101,8 @@ export function identifierOf(input: IdentifierFields): JobIdentifier {
   return { kind: 'yourOrderID', value: input.yourOrderID! };
 }
 
-export const envelopeOf = <T extends { _v: '1.0.0'; _cid: string; _metadata?: Record<string, string> }>(v: T) =>
-  ({ _v: v._v, _cid: v._cid, ...(v._metadata !== undefined && { _metadata: v._metadata }) });
-
+export const envelopeOf = <T extends { _v: '1.0.0'; _cid: string; _metadata?: Record<string, string> }>(v: T) => ({
+  _v: v._v,
+  _cid: v._cid,
+  ...(v._metadata !== undefined && { _metadata: v._metadata }),
+});

@@ -2,15 +2,24 @@ import { z } from 'zod';
 import { DISABLED_REASONS } from '../../domain/endpoint-health.ts';
 import { EXAMPLE_EVENT_TYPES } from '../../domain/example-events.ts';
 import {
-  PAYLOAD_VERSIONS, PREVIOUS_KEY_DEFAULT_SECONDS, PREVIOUS_KEY_MAX_SECONDS, SCOPES, SIGNATURE_KEY_MIN_LENGTH, TRANSFORMERS,
+  PAYLOAD_VERSIONS,
+  PREVIOUS_KEY_DEFAULT_SECONDS,
+  PREVIOUS_KEY_MAX_SECONDS,
+  SCOPES,
+  SIGNATURE_KEY_MIN_LENGTH,
+  TRANSFORMERS,
 } from '../../domain/webhook-config.ts';
 import { wireString } from '../wire-text.ts';
 import { count, exactBoolean, exactNumber, httpStatus } from './shared.contract.ts';
 
 // The key's bounds are the domain's (it checks them again for every caller); here they are documented and checked first.
 export const signatureKey = () => wireString().min(SIGNATURE_KEY_MIN_LENGTH).max(256);
-export const previousKeyValidFor = () => exactNumber(z.number().int().min(0).max(PREVIOUS_KEY_MAX_SECONDS)).optional()
-  .describe(`Seconds your current key stays valid beside the new one (0: not at all). Defaults to ${PREVIOUS_KEY_DEFAULT_SECONDS} (a day).`);
+export const previousKeyValidFor = () =>
+  exactNumber(z.number().int().min(0).max(PREVIOUS_KEY_MAX_SECONDS))
+    .optional()
+    .describe(
+      `Seconds your current key stays valid beside the new one (0: not at all). Defaults to ${PREVIOUS_KEY_DEFAULT_SECONDS} (a day).`,
+    );
 
 /** A configuration as GET /v3/webhook-config shows it (CONTRACT §7, §11). */
 const view = z.object({
@@ -20,17 +29,39 @@ const view = z.object({
   version: z.enum(PAYLOAD_VERSIONS),
   enabled: z.boolean(),
   hasSignatureKey: z.boolean(),
-  previousKeyExpiresAt: z.iso.datetime().nullable()
-    .describe('Until when the key you rotated out is still valid (webhooks are signed with both keys, commands may be signed with either); null when none is.'),
-  failingSince: z.iso.datetime().nullable()
-    .describe('Since when your endpoint fails: its first attempt without a 2xx after its last 2xx (or after its URL was set, or it was enabled again); null while it answers 2xx.'),
-  disabledReason: z.enum(DISABLED_REASONS).nullable()
-    .describe('Why it is disabled: `failing` (it failed for WEBHOOK_DISABLE_AFTER, 5 days by default), `integrator` (PUT with `enabled: false`); null while enabled.'),
-  asymmetricSigning: z.boolean().describe('Whether deliveries carry an Ed25519 signature (`v1a,` in `webhook-signature`) beside any HMAC ones.'),
-  publicKey: z.string().nullable()
-    .describe('The key receivers verify `v1a` signatures with: `whpk_` and the base64 of the 32-byte raw Ed25519 public key; null while asymmetric signing is off.'),
-  previousPublicKey: z.string().nullable()
-    .describe('The public key of the pair rotated out, still signing until its window ends (`previousKeyValidFor`); null when none is.'),
+  previousKeyExpiresAt: z.iso
+    .datetime()
+    .nullable()
+    .describe(
+      'Until when the key you rotated out is still valid (webhooks are signed with both keys, commands may be signed with either); null when none is.',
+    ),
+  failingSince: z.iso
+    .datetime()
+    .nullable()
+    .describe(
+      'Since when your endpoint fails: its first attempt without a 2xx after its last 2xx (or after its URL was set, or it was enabled again); null while it answers 2xx.',
+    ),
+  disabledReason: z
+    .enum(DISABLED_REASONS)
+    .nullable()
+    .describe(
+      'Why it is disabled: `failing` (it failed for WEBHOOK_DISABLE_AFTER, 5 days by default), `integrator` (PUT with `enabled: false`); null while enabled.',
+    ),
+  asymmetricSigning: z
+    .boolean()
+    .describe('Whether deliveries carry an Ed25519 signature (`v1a,` in `webhook-signature`) beside any HMAC ones.'),
+  publicKey: z
+    .string()
+    .nullable()
+    .describe(
+      'The key receivers verify `v1a` signatures with: `whpk_` and the base64 of the 32-byte raw Ed25519 public key; null while asymmetric signing is off.',
+    ),
+  previousPublicKey: z
+    .string()
+    .nullable()
+    .describe(
+      'The public key of the pair rotated out, still signing until its window ends (`previousKeyValidFor`); null when none is.',
+    ),
 });
 
 export const webhookConfig = {
@@ -40,33 +71,56 @@ export const webhookConfig = {
     transformer: z.enum(TRANSFORMERS),
     version: z.enum(PAYLOAD_VERSIONS),
     enabled: exactBoolean().optional().describe('Defaults to true.'),
-    signatureKey: signatureKey().nullable().optional()
-      .describe('HMAC key for signatures. Absent keeps the current key; null removes it. Never shown again. '
-        + 'A key or null ends a rotation window at once: the key rotated out counts no more.'),
-    asymmetricSigning: exactBoolean().optional()
-      .describe('Sign every delivery with an Ed25519 key pair of your endpoint too (Standard Webhooks `v1a`): GET then shows its public key. '
-        + 'Absent keeps the current setting (off by default).'),
+    signatureKey: signatureKey()
+      .nullable()
+      .optional()
+      .describe(
+        'HMAC key for signatures. Absent keeps the current key; null removes it. Never shown again. ' +
+          'A key or null ends a rotation window at once: the key rotated out counts no more.',
+      ),
+    asymmetricSigning: exactBoolean()
+      .optional()
+      .describe(
+        'Sign every delivery with an Ed25519 key pair of your endpoint too (Standard Webhooks `v1a`): GET then shows its public key. ' +
+          'Absent keeps the current setting (off by default).',
+      ),
   }),
   // POST /v3/webhook-config/rotate-key (CONTRACT §11).
   rotateKey: z.strictObject({
-    signatureKey: signatureKey().optional()
-      .describe('Your new HMAC key (at least 16 characters), never shown again. Absent: a key is made for you and answered this once.'),
-    asymmetric: exactBoolean().optional().describe('true: rotate your Ed25519 key pair instead (asymmetric signing must be on).'),
+    signatureKey: signatureKey()
+      .optional()
+      .describe(
+        'Your new HMAC key (at least 16 characters), never shown again. Absent: a key is made for you and answered this once.',
+      ),
+    asymmetric: exactBoolean()
+      .optional()
+      .describe('true: rotate your Ed25519 key pair instead (asymmetric signing must be on).'),
     previousKeyValidFor: previousKeyValidFor(),
   }),
   rotateKeyAnswer: view.extend({
-    signatureKey: z.string().optional()
-      .describe('The key made for you (`whsec_` and the base64 of 32 random bytes) when you sent none: shown in this answer only, never again.'),
+    signatureKey: z
+      .string()
+      .optional()
+      .describe(
+        'The key made for you (`whsec_` and the base64 of 32 random bytes) when you sent none: shown in this answer only, never again.',
+      ),
   }),
   // POST /v3/webhook-config/test (CONTRACT §10, §11).
   endpointTest: z.strictObject({
-    eventType: z.enum(EXAMPLE_EVENT_TYPES).optional()
-      .describe('The type of the example to send, in your configuration\'s transformer and version (WebhookTestEvent by default).'),
+    eventType: z
+      .enum(EXAMPLE_EVENT_TYPES)
+      .optional()
+      .describe(
+        "The type of the example to send, in your configuration's transformer and version (WebhookTestEvent by default).",
+      ),
   }),
   endpointTestAnswer: z.object({
     delivered: z.boolean().describe('Whether your endpoint answered 2xx.'),
     statusCode: httpStatus().nullable().describe('Its status; null when no answer came.'),
     durationMs: count(),
-    error: z.string().nullable().describe('Why it was not delivered: the error, a refused target, or the start of a non-2xx answer.'),
+    error: z
+      .string()
+      .nullable()
+      .describe('Why it was not delivered: the error, a refused target, or the start of a non-2xx answer.'),
   }),
 };

@@ -16,10 +16,16 @@ const attempt = z.object({
 const headers = z.record(z.string(), z.string());
 const listed = z.object({
   id: z.string(),
-  eventId: z.string().describe('The event\'s `_eid`, also the `webhook-id` header.'),
+  eventId: z.string().describe("The event's `_eid`, also the `webhook-id` header."),
   eventType: z.enum(EVENT_TYPES),
-  orderId: z.string().nullable().describe('The order (`orderId` of its events, a job\'s apiId) the event is about; null for an event of no order.'),
-  url: z.string().nullable().describe('The URL the last attempt went to (your endpoint\'s URL of the moment before any attempt).'),
+  orderId: z
+    .string()
+    .nullable()
+    .describe("The order (`orderId` of its events, a job's apiId) the event is about; null for an event of no order."),
+  url: z
+    .string()
+    .nullable()
+    .describe("The URL the last attempt went to (your endpoint's URL of the moment before any attempt)."),
   status: z.enum(DELIVERY_STATUSES),
   attempts: z.array(attempt).describe('Every try, oldest first.'),
   createdAt: z.string(),
@@ -32,47 +38,94 @@ export const webhookDeliveries = {
     // (Described before .optional(): trpc-to-openapi documents a query parameter from the inner schema.)
     status: z.enum(DELIVERY_STATUSES).describe('Only deliveries in this state.').optional(),
     eventType: z.enum(EVENT_TYPES).describe('Only deliveries of events of this type.').optional(),
-    orderId: reference().meta({ description: 'Only deliveries of this order\'s events (its `orderId`, a job\'s apiId).', examples: ['WB-2026-0042'] }).optional(),
-    limit: boundedQueryInt(1, OWN_DELIVERY_LIMIT.max, `1…${OWN_DELIVERY_LIMIT.max}, default ${OWN_DELIVERY_LIMIT.default}.`).optional(),
+    orderId: reference()
+      .meta({
+        description: "Only deliveries of this order's events (its `orderId`, a job's apiId).",
+        examples: ['WB-2026-0042'],
+      })
+      .optional(),
+    limit: boundedQueryInt(
+      1,
+      OWN_DELIVERY_LIMIT.max,
+      `1…${OWN_DELIVERY_LIMIT.max}, default ${OWN_DELIVERY_LIMIT.default}.`,
+    ).optional(),
     before: deliveryCursor.optional(),
   }),
   deliveriesAnswer: z.object({
     items: z.array(listed),
     next: z.string().nullable().describe('Pass as `before` for older deliveries; null on the last page.'),
   }),
-  delivery: z.object({ id: reference().meta({ description: 'The delivery\'s id, from GET /v3/webhook-deliveries.', examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'] }) }),
+  delivery: z.object({
+    id: reference().meta({
+      description: "The delivery's id, from GET /v3/webhook-deliveries.",
+      examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'],
+    }),
+  }),
   deliveryAnswer: listed.extend({
     payload: z.string().describe('The exact JSON text that was sent (and signed), as a string.'),
-    attempts: z.array(attempt.extend({
-      request: z.object({
-        url: z.string(),
-        headers: headers.describe('The headers sent, signature values included.'),
-      }).nullable().describe('What was sent; null when nothing was (the endpoint was disabled or had no URL).'),
-      response: z.object({
-        headers,
-        body: z.string().describe('The first 4096 bytes of the answer as UTF-8 text; "" when it had none.'),
-      }).nullable().describe('What came back; null when no answer came (timeout, refused connection).'),
-    })).describe('Every try, oldest first, with its request and answer.'),
+    attempts: z
+      .array(
+        attempt.extend({
+          request: z
+            .object({
+              url: z.string(),
+              headers: headers.describe('The headers sent, signature values included.'),
+            })
+            .nullable()
+            .describe('What was sent; null when nothing was (the endpoint was disabled or had no URL).'),
+          response: z
+            .object({
+              headers,
+              body: z.string().describe('The first 4096 bytes of the answer as UTF-8 text; "" when it had none.'),
+            })
+            .nullable()
+            .describe('What came back; null when no answer came (timeout, refused connection).'),
+        }),
+      )
+      .describe('Every try, oldest first, with its request and answer.'),
   }),
   stats: z.object({
-    from: dateTime.describe('ISO 8601 with an offset: the first bucket is the one holding it; default a day before `to`; after `to` is 400.').optional(),
+    from: dateTime
+      .describe(
+        'ISO 8601 with an offset: the first bucket is the one holding it; default a day before `to`; after `to` is 400.',
+      )
+      .optional(),
     to: dateTime.describe('ISO 8601 with an offset: the last bucket is the one holding it; default now.').optional(),
-    bucket: z.enum(STATS_BUCKETS)
-      .describe(`UTC hours (default, at most ${STATS_MAX_BUCKETS.hour} buckets) or days (at most ${STATS_MAX_BUCKETS.day}); more is 400.`).optional(),
+    bucket: z
+      .enum(STATS_BUCKETS)
+      .describe(
+        `UTC hours (default, at most ${STATS_MAX_BUCKETS.hour} buckets) or days (at most ${STATS_MAX_BUCKETS.day}); more is 400.`,
+      )
+      .optional(),
   }),
   statsAnswer: z.object({
     bucket: z.enum(STATS_BUCKETS),
-    items: z.array(z.object({
-      start: z.iso.datetime().describe('The bucket\'s start (ISO 8601, UTC).'),
-      attempts: count(),
-      succeeded: count().describe('Attempts answered 2xx.'),
-      failed: count().describe('The other attempts: any other status, or no answer.'),
-      p50Ms: count().nullable().describe('The median attempt duration; null when the bucket has no attempt.'),
-      p99Ms: count().nullable().describe('The 99th percentile of the attempt durations; null when the bucket has no attempt.'),
-    })).describe('Every bucket from the one holding `from` to the one holding `to`, oldest first, empty ones with zeros.'),
+    items: z
+      .array(
+        z.object({
+          start: z.iso.datetime().describe("The bucket's start (ISO 8601, UTC)."),
+          attempts: count(),
+          succeeded: count().describe('Attempts answered 2xx.'),
+          failed: count().describe('The other attempts: any other status, or no answer.'),
+          p50Ms: count().nullable().describe('The median attempt duration; null when the bucket has no attempt.'),
+          p99Ms: count()
+            .nullable()
+            .describe('The 99th percentile of the attempt durations; null when the bucket has no attempt.'),
+        }),
+      )
+      .describe(
+        'Every bucket from the one holding `from` to the one holding `to`, oldest first, empty ones with zeros.',
+      ),
   }),
-  redeliver: z.strictObject({ id: reference().meta({ description: 'The delivery\'s id, from GET /v3/webhook-deliveries.', examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'] }) }),
+  redeliver: z.strictObject({
+    id: reference().meta({
+      description: "The delivery's id, from GET /v3/webhook-deliveries.",
+      examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'],
+    }),
+  }),
   redeliverAnswer: z.object({ id: z.string(), status: z.literal('pending') }),
-  redeliverFailed: z.strictObject({ since: dateTime.describe('ISO 8601 with an offset: failed deliveries created at or after it are sent again.') }),
+  redeliverFailed: z.strictObject({
+    since: dateTime.describe('ISO 8601 with an offset: failed deliveries created at or after it are sent again.'),
+  }),
   redeliverFailedAnswer: z.object({ count: count().describe('How many failed deliveries are pending again.') }),
 };

@@ -1,4 +1,10 @@
-import { getOwnDelivery, listOwnDeliveries, ownDeliveryStats, redeliverOwn, redeliverOwnFailed } from '../../domain/use-cases/own-deliveries.ts';
+import {
+  getOwnDelivery,
+  listOwnDeliveries,
+  ownDeliveryStats,
+  redeliverOwn,
+  redeliverOwnFailed,
+} from '../../domain/use-cases/own-deliveries.ts';
 import { encodeDeliveryCursor } from '../cursors.ts';
 import { webhookDeliveries } from './webhook-deliveries.contract.ts';
 import { integratorProcedure, router } from '../trpc.ts';
@@ -8,9 +14,15 @@ import { deliveryDetailView, deliveryView } from '../views.ts';
 export const webhookDeliveriesRouter = router({
   list: integratorProcedure
     .meta({
-      openapi: { method: 'GET', path: '/v3/webhook-deliveries', tags: ['webhooks'], summary: 'Your delivery log, newest first',
-        description: 'Every delivery to your endpoint with every try: when, what your endpoint answered, how long it took.',
-        successDescription: 'A page of deliveries.' },
+      openapi: {
+        method: 'GET',
+        path: '/v3/webhook-deliveries',
+        tags: ['webhooks'],
+        summary: 'Your delivery log, newest first',
+        description:
+          'Every delivery to your endpoint with every try: when, what your endpoint answered, how long it took.',
+        successDescription: 'A page of deliveries.',
+      },
       rest: { problems: [400, 403, 404] },
     })
     .input(webhookDeliveries.deliveries)
@@ -28,10 +40,16 @@ export const webhookDeliveriesRouter = router({
   // Before `get`: /v3/webhook-deliveries/stats is this operation's, not a delivery's id.
   stats: integratorProcedure
     .meta({
-      openapi: { method: 'GET', path: '/v3/webhook-deliveries/stats', tags: ['webhooks'], summary: 'Your endpoint\'s attempts per hour or day',
-        description: 'How your endpoint answered over time: its attempts per UTC hour or day, those answered 2xx and the others, '
-          + 'and their durations\' median and 99th percentile. Every bucket of the span is listed, empty ones with zeros.',
-        successDescription: 'The buckets, oldest first.' },
+      openapi: {
+        method: 'GET',
+        path: '/v3/webhook-deliveries/stats',
+        tags: ['webhooks'],
+        summary: "Your endpoint's attempts per hour or day",
+        description:
+          'How your endpoint answered over time: its attempts per UTC hour or day, those answered 2xx and the others, ' +
+          "and their durations' median and 99th percentile. Every bucket of the span is listed, empty ones with zeros.",
+        successDescription: 'The buckets, oldest first.',
+      },
       rest: { problems: [400, 403, 404] },
     })
     .input(webhookDeliveries.stats)
@@ -42,24 +60,40 @@ export const webhookDeliveriesRouter = router({
     }),
   get: integratorProcedure
     .meta({
-      openapi: { method: 'GET', path: '/v3/webhook-deliveries/{id}', tags: ['webhooks'], summary: 'One delivery: what was sent and answered',
-        description: 'The delivery as listed, with the exact payload sent and, on each try, the request\'s URL and headers (signatures '
-          + 'included) and the answer\'s headers and first 4096 bytes. Another endpoint\'s delivery is 404.',
-        successDescription: 'The delivery in full.' },
+      openapi: {
+        method: 'GET',
+        path: '/v3/webhook-deliveries/{id}',
+        tags: ['webhooks'],
+        summary: 'One delivery: what was sent and answered',
+        description:
+          "The delivery as listed, with the exact payload sent and, on each try, the request's URL and headers (signatures " +
+          "included) and the answer's headers and first 4096 bytes. Another endpoint's delivery is 404.",
+        successDescription: 'The delivery in full.',
+      },
       rest: { problems: [400, 403, 404] },
     })
     .input(webhookDeliveries.delivery)
     .output(webhookDeliveries.deliveryAnswer)
     .query(async ({ ctx, input }) => {
-      const { accountId: _a, scope: _s, ...view } = deliveryDetailView(await getOwnDelivery(ctx.deps, ctx.principal, input.id));
+      const {
+        accountId: _a,
+        scope: _s,
+        ...view
+      } = deliveryDetailView(await getOwnDelivery(ctx.deps, ctx.principal, input.id));
       return view;
     }),
   redeliver: integratorProcedure
     .meta({
-      openapi: { method: 'POST', path: '/v3/webhook-deliveries/{id}/redeliver', tags: ['webhooks'], summary: 'Send one delivery again',
-        description: 'The same event (same `webhook-id`) is sent again at once; its tries continue in the log. A delivery being '
-          + 'sent right now is left to finish. Deliveries of one order still go out in their order.',
-        successDescription: 'Pending again.' },
+      openapi: {
+        method: 'POST',
+        path: '/v3/webhook-deliveries/{id}/redeliver',
+        tags: ['webhooks'],
+        summary: 'Send one delivery again',
+        description:
+          'The same event (same `webhook-id`) is sent again at once; its tries continue in the log. A delivery being ' +
+          'sent right now is left to finish. Deliveries of one order still go out in their order.',
+        successDescription: 'Pending again.',
+      },
       rest: { status: 202, problems: [403, 404] },
     })
     .input(webhookDeliveries.redeliver)
@@ -67,10 +101,16 @@ export const webhookDeliveriesRouter = router({
     .mutation(({ ctx, input }) => redeliverOwn(ctx.deps, ctx.principal, input.id)),
   redeliverFailed: integratorProcedure
     .meta({
-      openapi: { method: 'POST', path: '/v3/webhook-deliveries/redeliver-failed', tags: ['webhooks'], summary: 'Send every failed delivery since a time again',
-        description: 'After an outage of your endpoint: every delivery that failed (its retries used up) and was created at or '
-          + 'after `since` is sent again, each order\'s in their order.',
-        successDescription: 'How many are pending again.' },
+      openapi: {
+        method: 'POST',
+        path: '/v3/webhook-deliveries/redeliver-failed',
+        tags: ['webhooks'],
+        summary: 'Send every failed delivery since a time again',
+        description:
+          'After an outage of your endpoint: every delivery that failed (its retries used up) and was created at or ' +
+          "after `since` is sent again, each order's in their order.",
+        successDescription: 'How many are pending again.',
+      },
       rest: { status: 202, problems: [403, 404] },
     })
     .input(webhookDeliveries.redeliverFailed)

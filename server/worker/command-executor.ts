@@ -27,8 +27,12 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
     services.metrics.commandsExecuted.inc({ outcome: execution.outcome.replace(' ', '_') });
     logOutcome(services.log, command, execution);
     if (execution.outcome === 'retry' || execution.outcome === 'gave up') {
-      services.log[failureLevel(execution.error)]({ err: execution.error, cid: command.cid, account: command.accountId, attempt: command.attempts },
-        execution.outcome === 'retry' ? 'command failed unexpectedly; it will be tried again' : 'command failed unexpectedly on its last attempt: INTERNAL_ERROR');
+      services.log[failureLevel(execution.error)](
+        { err: execution.error, cid: command.cid, account: command.accountId, attempt: command.attempts },
+        execution.outcome === 'retry'
+          ? 'command failed unexpectedly; it will be tried again'
+          : 'command failed unexpectedly on its last attempt: INTERNAL_ERROR',
+      );
     }
   };
   return {
@@ -40,17 +44,28 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
       // Each lane's failure (a database gone) is caught as the lane starts, not when it is awaited: a rejection left
       // unobserved meanwhile would end the process.
       const failures: unknown[] = [];
-      const start = () => lanes.push(lane().catch((error: unknown) => { failures.push(error); }));
+      const start = () =>
+        lanes.push(
+          lane().catch((error: unknown) => {
+            failures.push(error);
+          }),
+        );
       const lane = async () => {
         while (!stopping()) {
-          const claimed = await services.unitOfWork().statements((deps) => claimDueCommands(deps, options.batch, options.leaseMs));
+          const claimed = await services
+            .unitOfWork()
+            .statements((deps) => claimDueCommands(deps, options.batch, options.leaseMs));
           const backlog = claimed.length === options.batch;
           if (backlog && lanes.length < options.concurrency) start();
           await executeCommands((work) => services.unitOfWork().transaction(work), claimed, options, {
             executed: report,
             // A command's own failure (an unknown order, say) is expected and recorded below; anything else is worth a line.
             batchUndone: (err) => {
-              if (!(err instanceof CommandError)) services.log.warn({ err, commands: claimed.length }, 'a batch of commands was undone; they run one by one');
+              if (!(err instanceof CommandError))
+                services.log.warn(
+                  { err, commands: claimed.length },
+                  'a batch of commands was undone; they run one by one',
+                );
             },
           });
           if (!backlog) return;
@@ -68,11 +83,21 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
 /** One line per brand command finished: its `_cid`, account, type and outcome (never its body). */
 function logOutcome(log: Logger, command: ClaimedCommand, execution: Execution) {
   if (execution.outcome === 'retry' || execution.outcome === 'lost') return; // not finished here: said below, or by the claim's new holder
-  const code = execution.outcome === 'failed' ? execution.code : execution.outcome === 'gave up' ? 'INTERNAL_ERROR' : undefined;
+  const code =
+    execution.outcome === 'failed' ? execution.code : execution.outcome === 'gave up' ? 'INTERNAL_ERROR' : undefined;
   const type = (command.body as { _type?: unknown } | null)?._type;
   // The `_cid` is the sender's text: in the fields, never in the message (a line break in it would forge a line).
-  log.info({ _cid: command.cid, account: command.accountId, type, outcome: code ? 'failed' : 'succeeded', ...(code && { code }), attempt: command.attempts },
-    code ? `brand command failed: ${code}` : 'brand command succeeded');
+  log.info(
+    {
+      _cid: command.cid,
+      account: command.accountId,
+      type,
+      outcome: code ? 'failed' : 'succeeded',
+      ...(code && { code }),
+      attempt: command.attempts,
+    },
+    code ? `brand command failed: ${code}` : 'brand command succeeded',
+  );
 }
 
 /** Deletes command results past their 24 h, a batch at a time, on the service's clock. */

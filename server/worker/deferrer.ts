@@ -6,7 +6,11 @@ import type { Logger } from '../logger.ts';
  * It starts after a random delay of up to `jitterMs`, so that the load it causes (a mail for a registered
  * address, none for an unknown one) does not line up with the answer it follows.
  */
-export function createDeferrer(runInUnitOfWork: <T>(work: (deps: Deps) => Promise<T>) => Promise<T>, log: Logger, jitterMs = 25) {
+export function createDeferrer(
+  runInUnitOfWork: <T>(work: (deps: Deps) => Promise<T>) => Promise<T>,
+  log: Logger,
+  jitterMs = 25,
+) {
   const inFlight = new Set<Promise<void>>();
   const deferrer: Deferrer & { drain(): Promise<void> } = {
     defer(name, work) {

@@ -12,38 +12,53 @@ const STEP_FAILED = {
   record: 'recording delivery attempts failed; trying again',
   'give back': 'giving back claimed deliveries failed; they are sent after their lease',
   send: 'delivery attempt failed; it is sent again after its lease',
-  mail: 'mailing an endpoint\'s contacts about its health failed; its state is stored',
+  mail: "mailing an endpoint's contacts about its health failed; its state is stored",
 } as const;
 
 /**
  * Sends due webhooks: each round (deliverDueEvents, ./delivery-round.ts) runs the domain's steps in a unit of work of its
  * own, outside any transaction; this task only loops, wakes it and tells what it did.
  */
-export function deliveryPump(services: Services, signal: WorkSignal, policy: Omit<DeliveryPolicy, 'idleMs'>): WorkerTask {
+export function deliveryPump(
+  services: Services,
+  signal: WorkSignal,
+  policy: Omit<DeliveryPolicy, 'idleMs'>,
+): WorkerTask {
   const idleDelayMs = 1000;
   return {
     name: 'webhook delivery',
     wakeOn: 'deliveries',
     idleDelayMs,
     async runOnce({ stopping }) {
-      await services.unitOfWork().statements((deps) => deliverDueEvents(deps, { ...policy, idleMs: idleDelayMs }, {
-        waitForWork: (ms) => signal.wait('deliveries', ms),
-        pause: (ms) => signal.wait(undefined, ms),
-        stopping,
-        attempted: (delivery, result) => {
-          const { state, attempt } = result;
-          logAttempt(services.log, delivery, result);
-          services.metrics.deliveries.inc({ outcome: state.status === 'pending' ? 'retry_scheduled' : state.status });
-          if (state.status === 'delivered') {
-            services.metrics.deliveryLag.observe((attempt.at.getTime() + attempt.durationMs - delivery.createdAt.getTime()) / 1000);
-          }
-        },
-        noticed: (notice) => logNotice(services.log, notice),
-        stepFailed: (step, err, about) => {
-          const level = step === 'send' || step === 'mail' ? 'error' : step === 'give back' ? 'warn' : failureLevel(err);
-          services.log[level]({ err, ...about }, STEP_FAILED[step]);
-        },
-      }));
+      await services.unitOfWork().statements((deps) =>
+        deliverDueEvents(
+          deps,
+          { ...policy, idleMs: idleDelayMs },
+          {
+            waitForWork: (ms) => signal.wait('deliveries', ms),
+            pause: (ms) => signal.wait(undefined, ms),
+            stopping,
+            attempted: (delivery, result) => {
+              const { state, attempt } = result;
+              logAttempt(services.log, delivery, result);
+              services.metrics.deliveries.inc({
+                outcome: state.status === 'pending' ? 'retry_scheduled' : state.status,
+              });
+              if (state.status === 'delivered') {
+                services.metrics.deliveryLag.observe(
+                  (attempt.at.getTime() + attempt.durationMs - delivery.createdAt.getTime()) / 1000,
+                );
+              }
+            },
+            noticed: (notice) => logNotice(services.log, notice),
+            stepFailed: (step, err, about) => {
+              const level =
+                step === 'send' || step === 'mail' ? 'error' : step === 'give back' ? 'warn' : failureLevel(err);
+              services.log[level]({ err, ...about }, STEP_FAILED[step]);
+            },
+          },
+        ),
+      );
       return false;
     },
   };
@@ -56,7 +71,10 @@ export function deliveryPump(services: Services, signal: WorkSignal, policy: Omi
  */
 function logAttempt(log: Logger, delivery: ClaimedDelivery, { attempt, state }: DeliveryResult): void {
   const fields = {
-    delivery: delivery.id, event: delivery.eventId, host: hostOf(delivery.endpoint?.url), attempt: delivery.attempts + 1,
+    delivery: delivery.id,
+    event: delivery.eventId,
+    host: hostOf(delivery.endpoint?.url),
+    attempt: delivery.attempts + 1,
     ...(attempt.statusCode !== null ? { status: attempt.statusCode } : { error: attempt.error }),
     durationMs: attempt.durationMs,
   };
@@ -66,27 +84,42 @@ function logAttempt(log: Logger, delivery: ClaimedDelivery, { attempt, state }: 
   }
   const what = attempt.statusCode !== null ? `HTTP ${attempt.statusCode}` : attempt.error;
   if (state.status === 'pending') {
-    log.warn({ ...fields, nextAttemptAt: state.nextAttemptAt.toISOString() },
-      `webhook delivery to ${fields.host} failed (${what}, attempt ${fields.attempt}); next attempt at ${state.nextAttemptAt.toISOString()}`);
+    log.warn(
+      { ...fields, nextAttemptAt: state.nextAttemptAt.toISOString() },
+      `webhook delivery to ${fields.host} failed (${what}, attempt ${fields.attempt}); next attempt at ${state.nextAttemptAt.toISOString()}`,
+    );
   } else {
-    log.warn({ ...fields, failed: true }, `webhook delivery to ${fields.host} failed for good (${what}, attempt ${fields.attempt}); `
-      + 'the integrator can redeliver it (POST /v3/webhook-deliveries/redeliver-failed)');
+    log.warn(
+      { ...fields, failed: true },
+      `webhook delivery to ${fields.host} failed for good (${what}, attempt ${fields.attempt}); ` +
+        'the integrator can redeliver it (POST /v3/webhook-deliveries/redeliver-failed)',
+    );
   }
 }
 
 /** An endpoint that starts failing, or is disabled for it: what its contacts are mailed, for the operators too. */
 function logNotice(log: Logger, notice: EndpointNotice): void {
   const fields = {
-    endpoint: notice.endpointId, account: notice.accountId, host: hostOf(notice.url), failingSince: notice.failingSince.toISOString(),
+    endpoint: notice.endpointId,
+    account: notice.accountId,
+    host: hostOf(notice.url),
+    failingSince: notice.failingSince.toISOString(),
     failedDeliveries: notice.failedDeliveries,
   };
   const what = notice.kind === 'disabled' ? 'disabled: it has failed' : 'failing';
-  log.warn(fields, `webhook endpoint at ${fields.host} ${what} since ${fields.failingSince} (${notice.failedDeliveries} failed deliveries); mailing its contacts`);
+  log.warn(
+    fields,
+    `webhook endpoint at ${fields.host} ${what} since ${fields.failingSince} (${notice.failedDeliveries} failed deliveries); mailing its contacts`,
+  );
 }
 
 const hostOf = (url: string | null | undefined) => {
   if (!url) return 'no endpoint';
-  try { return new URL(url).host; } catch { return 'an endpoint with an invalid URL'; }
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'an endpoint with an invalid URL';
+  }
 };
 
 /** Deletes events and deliveries past EVENT_RETENTION_DAYS, a batch at a time, on the service's clock. */
@@ -95,7 +128,9 @@ export function eventRetentionPurge(services: Services, retentionDays: number, b
     name: 'event retention purge',
     idleDelayMs: 10_000,
     async runOnce() {
-      return (await services.unitOfWork().transaction((deps) => purgeRetainedEvents(deps, retentionDays, batch))) === batch;
+      return (
+        (await services.unitOfWork().transaction((deps) => purgeRetainedEvents(deps, retentionDays, batch))) === batch
+      );
     },
   };
 }

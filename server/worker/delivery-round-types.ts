@@ -4,7 +4,10 @@ import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
 import type { EndpointNotice } from '../../domain/endpoint-health.ts';
 import type { Deps } from '../../domain/ports.ts';
 
-export type DeliveryDeps = Pick<Deps, 'deliveryQueue' | 'webhookSender' | 'clock' | 'ids' | 'contacts' | 'mailer' | 'links'>;
+export type DeliveryDeps = Pick<
+  Deps,
+  'deliveryQueue' | 'webhookSender' | 'clock' | 'ids' | 'contacts' | 'mailer' | 'links'
+>;
 
 export interface DeliveryPolicy {
   /** WEBHOOK_MAX_IN_FLIGHT: deliveries being sent at once by this process. */
@@ -42,5 +45,9 @@ export interface DeliveryRoundPorts {
    * A step that failed (the database away, most likely): the round goes on; nothing is lost (leases run out). `about`
    * counts the deliveries concerned, and names the one when it is one (a send, a result recorded alone).
    */
-  stepFailed(step: 'claim' | 'record' | 'give back' | 'send' | 'mail', error: unknown, about: { deliveries: number; deliveryId?: string }): void;
+  stepFailed(
+    step: 'claim' | 'record' | 'give back' | 'send' | 'mail',
+    error: unknown,
+    about: { deliveries: number; deliveryId?: string },
+  ): void;
 }

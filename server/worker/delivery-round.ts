@@ -25,7 +25,7 @@ export function deliverDueEvents(deps: DeliveryDeps, policy: DeliveryPolicy, por
 
 /** The deliveries a failed step concerned, as its report gives them. */
 const about = (deliveries: readonly { id: string }[]) =>
-  (deliveries.length === 1 ? { deliveries: 1, deliveryId: deliveries[0]!.id } : { deliveries: deliveries.length });
+  deliveries.length === 1 ? { deliveries: 1, deliveryId: deliveries[0]!.id } : { deliveries: deliveries.length };
 
 /** How often a round looks for more while sends are under way (a wake-up comes sooner). */
 const REFILL_MS = 50;
@@ -71,7 +71,11 @@ class DeliveryRound {
   private soonestRetry = Infinity;
   private nudge = () => {};
 
-  constructor(private readonly deps: DeliveryDeps, private readonly policy: DeliveryPolicy, private readonly ports: DeliveryRoundPorts) {}
+  constructor(
+    private readonly deps: DeliveryDeps,
+    private readonly policy: DeliveryPolicy,
+    private readonly ports: DeliveryRoundPorts,
+  ) {}
 
   async run(): Promise<void> {
     for (;;) {
@@ -90,7 +94,9 @@ class DeliveryRound {
         continue;
       }
       if (this.drained) this.watchForWork();
-      await new Promise<void>((resolve) => { this.nudge = resolve; });
+      await new Promise<void>((resolve) => {
+        this.nudge = resolve;
+      });
     }
   }
 
@@ -103,7 +109,7 @@ class DeliveryRound {
     const stopping = this.ports.stopping();
     const unsent: ClaimedDelivery[] = [];
     const now = this.deps.clock.now().getTime();
-    for (let i = 0; i < this.claimedNotSent.length;) {
+    for (let i = 0; i < this.claimedNotSent.length; ) {
       const next = this.claimedNotSent[i]!;
       if (stopping || now + this.policy.attemptMs > next.leaseUntil.getTime()) {
         unsent.push(...this.claimedNotSent.splice(i, 1));
@@ -115,7 +121,9 @@ class DeliveryRound {
     }
     if (unsent.length === 0) return false;
     for (const delivery of unsent) this.held.add(delivery.endpointId, -1);
-    await this.deps.deliveryQueue.release(unsent).catch((error: unknown) => this.ports.stepFailed('give back', error, about(unsent)));
+    await this.deps.deliveryQueue
+      .release(unsent)
+      .catch((error: unknown) => this.ports.stepFailed('give back', error, about(unsent)));
     return true;
   }
 
@@ -146,32 +154,43 @@ class DeliveryRound {
     if (this.recording || (this.finished.length === 0 && this.oneByOne.length === 0)) return;
     const results = this.oneByOne.length > 0 ? this.oneByOne.splice(0, 1) : this.finished.splice(0);
     this.recording = recordDeliveries(this.deps, results, this.policy.disableAfterMs)
-      .then((notices) => {
-        if (notices.length > 0) this.mail(notices);
-        this.drained = false; // an outcome releases the next delivery of its order: look again at once, not at the next poll
-        for (const { state, attempt } of results) {
-          if (state.status === 'pending') this.soonestRetry = Math.min(this.soonestRetry, state.nextAttemptAt.getTime() - attempt.at.getTime());
-        }
-      }, async (error: unknown) => {
-        // Unrecorded deliveries are sent again after their lease: at least once, even when the database stays away.
-        this.ports.stepFailed('record', error, about(results.map((r) => ({ id: r.deliveryId }))));
-        if (isUnavailable(error)) {
-          if (!this.ports.stopping()) this.finished.unshift(...results);
-          await this.ports.pause(DATABASE_BACKOFF_MS);
-        } else if (results.length > 1) {
-          // A result the store refuses must not hold the others back: they are recorded one by one next.
-          this.oneByOne.push(...results);
-        } // else that one is given up: sent again after its lease.
-      })
-      .finally(() => { this.recording = null; this.nudge(); });
+      .then(
+        (notices) => {
+          if (notices.length > 0) this.mail(notices);
+          this.drained = false; // an outcome releases the next delivery of its order: look again at once, not at the next poll
+          for (const { state, attempt } of results) {
+            if (state.status === 'pending')
+              this.soonestRetry = Math.min(this.soonestRetry, state.nextAttemptAt.getTime() - attempt.at.getTime());
+          }
+        },
+        async (error: unknown) => {
+          // Unrecorded deliveries are sent again after their lease: at least once, even when the database stays away.
+          this.ports.stepFailed('record', error, about(results.map((r) => ({ id: r.deliveryId }))));
+          if (isUnavailable(error)) {
+            if (!this.ports.stopping()) this.finished.unshift(...results);
+            await this.ports.pause(DATABASE_BACKOFF_MS);
+          } else if (results.length > 1) {
+            // A result the store refuses must not hold the others back: they are recorded one by one next.
+            this.oneByOne.push(...results);
+          } // else that one is given up: sent again after its lease.
+        },
+      )
+      .finally(() => {
+        this.recording = null;
+        this.nudge();
+      });
   }
 
   /** Committed: the mails go out beside the sends, which do not wait for them. */
   private mail(notices: readonly EndpointNotice[]) {
     for (const notice of notices) this.ports.noticed(notice);
     this.mailing++;
-    void mailEndpointNotices(this.deps, notices, (error, notice) => this.ports.stepFailed('mail', error, { deliveries: notice.failedDeliveries }))
-      .finally(() => { this.mailing--; this.nudge(); });
+    void mailEndpointNotices(this.deps, notices, (error, notice) =>
+      this.ports.stepFailed('mail', error, { deliveries: notice.failedDeliveries }),
+    ).finally(() => {
+      this.mailing--;
+      this.nudge();
+    });
   }
 
   /** Claimed deliveries that could be sent once a send finishes: those whose endpoint has room. */
@@ -182,7 +201,12 @@ class DeliveryRound {
   }
 
   private mayClaim() {
-    return !this.drained && !this.ports.stopping() && this.room() > 0 && this.inFlight + this.sendable() <= this.policy.maxInFlight;
+    return (
+      !this.drained &&
+      !this.ports.stopping() &&
+      this.room() > 0 &&
+      this.inFlight + this.sendable() <= this.policy.maxInFlight
+    );
   }
 
   /** The buffer holds at most twice `maxInFlight`, sends under way included. */
@@ -197,7 +221,13 @@ class DeliveryRound {
       const perEndpoint = 2 * this.policy.maxInFlightPerEndpoint;
       const lookForNew = this.mayBeNew || performance.now() - this.lookedAt >= LOOK_EVERY_MS;
       if (lookForNew) [this.mayBeNew, this.lookedAt] = [false, performance.now()];
-      const claimed = await claimDueDeliveries(this.deps, { limit: room, leaseMs: this.policy.leaseMs, perEndpoint, held: this.held, lookForNew });
+      const claimed = await claimDueDeliveries(this.deps, {
+        limit: room,
+        leaseMs: this.policy.leaseMs,
+        perEndpoint,
+        held: this.held,
+        lookForNew,
+      });
       for (const delivery of claimed) this.held.add(delivery.endpointId, 1);
       this.claimedNotSent.push(...claimed);
       // Short because an endpoint's share filled (its backlog took the claim's window) is not drained: the next claim
@@ -210,14 +240,26 @@ class DeliveryRound {
   }
 
   private idle() {
-    return this.inFlight === 0 && this.claimedNotSent.length === 0 && this.finished.length === 0 && this.oneByOne.length === 0 && !this.recording
-      && this.mailing === 0 && (this.drained || this.ports.stopping());
+    return (
+      this.inFlight === 0 &&
+      this.claimedNotSent.length === 0 &&
+      this.finished.length === 0 &&
+      this.oneByOne.length === 0 &&
+      !this.recording &&
+      this.mailing === 0 &&
+      (this.drained || this.ports.stopping())
+    );
   }
 
   /** New work is announced by a wake-up; due retries and expired leases are found by looking again now and then. */
   private watchForWork() {
     if (this.watching) return;
     this.watching = true;
-    void this.ports.waitForWork(REFILL_MS).then(() => { this.watching = false; this.drained = false; this.mayBeNew = true; this.nudge(); });
+    void this.ports.waitForWork(REFILL_MS).then(() => {
+      this.watching = false;
+      this.drained = false;
+      this.mayBeNew = true;
+      this.nudge();
+    });
   }
 }

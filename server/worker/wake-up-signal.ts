@@ -22,9 +22,14 @@ export class WorkSignal {
   wait(kind: BackgroundWork | undefined, ms: number): Promise<void> {
     if (kind && this.pending.delete(kind)) return Promise.resolve();
     return new Promise((resolve) => {
-      const waiters = kind ? this.waiting.get(kind) ?? new Set<() => void>() : new Set<() => void>();
+      const waiters = kind ? (this.waiting.get(kind) ?? new Set<() => void>()) : new Set<() => void>();
       if (kind) this.waiting.set(kind, waiters);
-      const done = () => { clearTimeout(timer); waiters.delete(done); this.interrupts.delete(done); resolve(); };
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        this.interrupts.delete(done);
+        resolve();
+      };
       const timer = setTimeout(done, ms);
       waiters.add(done);
       this.interrupts.add(done);

@@ -25,7 +25,12 @@ export interface Worker {
 export type WakeSource = () => { close(): Promise<void> };
 
 /** Background loops of the `worker` role. Each task runs one round at a time and never overlaps itself. */
-export function createWorker(tasks: readonly WorkerTask[], log: Logger, signal: WorkSignal, wakeSource?: WakeSource): Worker {
+export function createWorker(
+  tasks: readonly WorkerTask[],
+  log: Logger,
+  signal: WorkSignal,
+  wakeSource?: WakeSource,
+): Worker {
   let running = false;
   let source: ReturnType<WakeSource> | null = null;
   const loops: Promise<void>[] = [];

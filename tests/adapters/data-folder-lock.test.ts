@@ -22,18 +22,40 @@ function dataFolder() {
   return join(root, 'pglite');
 }
 
-interface Taker { child: ChildProcess; outcome(): Promise<string>; go(): void }
+interface Taker {
+  child: ChildProcess;
+  outcome(): Promise<string>;
+  go(): void;
+}
 
 /** tests/support/lock-taker.ts on `dir`, once it is ready to try (holding the lock `holdMs`, or until killed). */
 async function taker(dir: string, { holdMs, hostname }: { holdMs?: number; hostname?: string } = {}): Promise<Taker> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'support', 'lock-taker.ts'), dir, ...(holdMs === undefined ? [] : [String(holdMs)])], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...(hostname && { LOCK_TAKER_HOSTNAME: hostname }) },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(import.meta.dirname, '..', 'support', 'lock-taker.ts'),
+      dir,
+      ...(holdMs === undefined ? [] : [String(holdMs)]),
+    ],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        ...(hostname && { LOCK_TAKER_HOSTNAME: hostname }),
+      },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d; });
-  child.stderr!.on('data', (d: Buffer) => { out += d; });
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    out += d;
+  });
   /** The first of these lines it says, or what it said before it exited. */
   const firstOf = async (lines: string[]) => {
     for (;;) {
@@ -56,7 +78,10 @@ async function lockOfKilledProcess(dir: string, hostname?: string) {
   await new Promise((resolve) => owner.child.once('exit', resolve));
 }
 
-const ageLock = (dir: string, ms: number) => { const at = new Date(Date.now() - ms); utimesSync(`${dir}.lock`, at, at); };
+const ageLock = (dir: string, ms: number) => {
+  const at = new Date(Date.now() - ms);
+  utimesSync(`${dir}.lock`, at, at);
+};
 
 test('a lock whose owner was killed is taken over at once; released, it leaves nothing behind', async () => {
   const dir = dataFolder();
@@ -72,13 +97,16 @@ test('the lock of a live process is refused at once', async () => {
   owner.go();
   assert.is(await owner.outcome(), 'locked');
   try {
-    await lockDataFolder(dir).then(() => assert.unreachable('took the lock of a live process'), (error: unknown) => assert.instance(error, DatabaseLockedError));
+    await lockDataFolder(dir).then(
+      () => assert.unreachable('took the lock of a live process'),
+      (error: unknown) => assert.instance(error, DatabaseLockedError),
+    );
   } finally {
     owner.child.kill('SIGKILL');
   }
 });
 
-test('processes racing to take over a dead owner\'s lock: exactly one gets it, the others are refused', async () => {
+test("processes racing to take over a dead owner's lock: exactly one gets it, the others are refused", async () => {
   // The last round's lock is past proper-lockfile's staleness too (its own takeover path races ours).
   for (const ageMs of [0, 0, 0, 30_000]) {
     const dir = dataFolder();
@@ -87,9 +115,21 @@ test('processes racing to take over a dead owner\'s lock: exactly one gets it, t
     const racers = await Promise.all(Array.from({ length: 4 }, () => taker(dir, { holdMs: 1500 })));
     for (const racer of racers) racer.go();
     const outcomes = await Promise.all(racers.map((r) => r.outcome()));
-    assert.equal(outcomes.filter((o) => o === 'locked').length, 1, `round with a lock ${ageMs} ms old: ${outcomes.join(', ')}`);
-    assert.equal(outcomes.filter((o) => o === 'refused').length, 3, `round with a lock ${ageMs} ms old: ${outcomes.join(', ')}`);
-    await Promise.all(racers.map((r) => new Promise((resolve) => (r.child.exitCode === null ? r.child.once('exit', resolve) : resolve(null)))));
+    assert.equal(
+      outcomes.filter((o) => o === 'locked').length,
+      1,
+      `round with a lock ${ageMs} ms old: ${outcomes.join(', ')}`,
+    );
+    assert.equal(
+      outcomes.filter((o) => o === 'refused').length,
+      3,
+      `round with a lock ${ageMs} ms old: ${outcomes.join(', ')}`,
+    );
+    await Promise.all(
+      racers.map(
+        (r) => new Promise((resolve) => (r.child.exitCode === null ? r.child.once('exit', resolve) : resolve(null))),
+      ),
+    );
   }
 });
 
@@ -97,7 +137,10 @@ test('a lock 10 s stale whose recorded pid is alive on this host (reused since) 
   const dir = dataFolder();
   await lockOfKilledProcess(dir);
   // The dead owner's pid given to a live process since (after a reboot, say): here, the process that runs this test's runner.
-  writeFileSync(join(`${dir}.lock`, 'holder', 'owner.json'), JSON.stringify({ pid: process.ppid, hostname: hostname() }));
+  writeFileSync(
+    join(`${dir}.lock`, 'holder', 'owner.json'),
+    JSON.stringify({ pid: process.ppid, hostname: hostname() }),
+  );
   ageLock(dir, 11_000);
   const release = await lockDataFolder(dir);
   await release();
@@ -106,25 +149,34 @@ test('a lock 10 s stale whose recorded pid is alive on this host (reused since) 
 test('an owner on another host: refused while its lock is fresh, taken over once it is 10 s stale', async () => {
   const dir = dataFolder();
   await lockOfKilledProcess(dir, 'another-host.example');
-  await lockDataFolder(dir).then(() => assert.unreachable('took a fresh lock of another host'), (error: unknown) => assert.instance(error, DatabaseLockedError));
+  await lockDataFolder(dir).then(
+    () => assert.unreachable('took a fresh lock of another host'),
+    (error: unknown) => assert.instance(error, DatabaseLockedError),
+  );
   ageLock(dir, 11_000);
   const release = await lockDataFolder(dir);
   await release();
 });
 
-test('a fresh lock naming this process\'s own pid, left by an earlier life of it (a container restarted), is taken over at once', async () => {
+test("a fresh lock naming this process's own pid, left by an earlier life of it (a container restarted), is taken over at once", async () => {
   const dir = dataFolder();
   // What a process killed with its container leaves, seen by the next start: pids restart from 1 in a container, so
   // the record names the pid this process has now. The lock is fresh (a restart is quicker than its 10 s staleness):
   // only the pid can tell that its owner is gone.
   mkdirSync(join(`${dir}.lock`, 'holder'), { recursive: true });
-  writeFileSync(join(`${dir}.lock`, 'holder', 'owner.json'), JSON.stringify({ pid: process.pid, hostname: hostname() }));
+  writeFileSync(
+    join(`${dir}.lock`, 'holder', 'owner.json'),
+    JSON.stringify({ pid: process.pid, hostname: hostname() }),
+  );
   const taken = await lockDataFolder(dir).catch((error: unknown) => error);
   assert.type(taken, 'function', `refused its own earlier life's lock: ${String(taken)}`);
   const release = taken as () => Promise<void>;
   try {
     // Held now, the same record is this life's: a second open in this process is refused.
-    const again = await lockDataFolder(dir).then(() => null, (error: unknown) => error);
+    const again = await lockDataFolder(dir).then(
+      () => null,
+      (error: unknown) => error,
+    );
     assert.instance(again, DatabaseLockedError, 'took a lock it holds itself');
   } finally {
     await release();

@@ -11,7 +11,7 @@ import { onPostgres, skipUnless } from '../support/skip.ts';
 
 // One order's deliveries follow its events' feed positions (CONTRACT §7, §10), not the order their rows were inserted
 // in: a transaction that wrote first and committed last comes after. Two transactions at once need a server.
-const test = suite('delivery order across transactions: the feed\'s, not the insert\'s');
+const test = suite("delivery order across transactions: the feed's, not the insert's");
 
 test('an event inserted first and committed last is sent after the one committed (and positioned) before it', async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
@@ -19,24 +19,50 @@ test('an event inserted first and committed last is sent after the one committed
   const brand = account();
   const now = new Date('2026-07-01T00:00:00.000Z');
   const config = new WebhookConfig({
-    id: randomUUID(), accountId: brand.id, scope: 'brand', url: 'https://hooks.example.com/late', transformer: 'default', version: '1.3.0',
-    signatureKey: null, enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
+    id: randomUUID(),
+    accountId: brand.id,
+    scope: 'brand',
+    url: 'https://hooks.example.com/late',
+    transformer: 'default',
+    version: '1.3.0',
+    signatureKey: null,
+    enabled: true,
+    ...NO_HEALTH,
+    createdAt: now,
+    updatedAt: now,
   });
-  const event = (name: string) => new OutboxEvent({
-    id: randomUUID(), accountId: brand.id, scope: 'brand', type: 'OrderStatusEvent', orderId: 'the-order', payload: { _eid: name, name },
-    endpointId: config.id, deliver: true, createdAt: now,
+  const event = (name: string) =>
+    new OutboxEvent({
+      id: randomUUID(),
+      accountId: brand.id,
+      scope: 'brand',
+      type: 'OrderStatusEvent',
+      orderId: 'the-order',
+      payload: { _eid: name, name },
+      endpointId: config.id,
+      deliver: true,
+      createdAt: now,
+    });
+  await run(async (r) => {
+    await r.accounts.save(brand);
+    await r.webhookConfigs.save(config);
   });
-  await run(async (r) => { await r.accounts.save(brand); await r.webhookConfigs.save(config); });
   const [slow, fast] = [event('inserted first, committed last'), event('inserted second, committed first')];
   // The slow writer on a connection of its own, inserting as the outbox does, and holding its transaction open.
   const writer = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await writer.connect();
   try {
     await writer.query('begin');
-    await writer.query(`insert into events (id, account_id, scope, type, order_id, payload, endpoint_id, created_at)
-      values ($1, $2, 'brand', 'OrderStatusEvent', 'the-order', $3::json, $4, $5)`, [slow.id, brand.id, JSON.stringify(slow.payload), config.id, now]);
-    await writer.query(`insert into deliveries (id, event_id, endpoint_id, account_id, order_id, status, attempts, next_attempt_at, created_at, updated_at)
-      values (gen_random_uuid(), $1, $2, $3, 'the-order', 'pending', 0, $4, $4, $4)`, [slow.id, config.id, brand.id, now]);
+    await writer.query(
+      `insert into events (id, account_id, scope, type, order_id, payload, endpoint_id, created_at)
+      values ($1, $2, 'brand', 'OrderStatusEvent', 'the-order', $3::json, $4, $5)`,
+      [slow.id, brand.id, JSON.stringify(slow.payload), config.id, now],
+    );
+    await writer.query(
+      `insert into deliveries (id, event_id, endpoint_id, account_id, order_id, status, attempts, next_attempt_at, created_at, updated_at)
+      values (gen_random_uuid(), $1, $2, $3, 'the-order', 'pending', 0, $4, $4, $4)`,
+      [slow.id, config.id, brand.id, now],
+    );
     await run((r) => r.events.add([fast]));
     // The feed's sequencer runs between the two commits, as it may in any worker.
     await run((r) => r.eventFeed.sequence(10_000));
@@ -47,13 +73,24 @@ test('an event inserted first and committed last is sent after the one committed
 
   const received: string[] = [];
   for (let round = 0; round < 4; round++) {
-    const claimed = (await run((r) => claimAll(r, 100, now, new Date(now.getTime() + 60_000), randomUUID())))
-      .filter((d) => d.eventId === slow.id || d.eventId === fast.id);
+    const claimed = (await run((r) => claimAll(r, 100, now, new Date(now.getTime() + 60_000), randomUUID()))).filter(
+      (d) => d.eventId === slow.id || d.eventId === fast.id,
+    );
     received.push(...claimed.map((d) => JSON.parse(d.body).name as string));
-    await run((r) => r.deliveryQueue.record(claimed.map((d) => ({
-      deliveryId: d.id, endpointId: d.endpointId, claimToken: d.claimToken, attempt: { at: now, statusCode: 200, durationMs: 1, error: null }, exchange: null,
-      state: { status: 'delivered' as const },
-    })), now, DAY));
+    await run((r) =>
+      r.deliveryQueue.record(
+        claimed.map((d) => ({
+          deliveryId: d.id,
+          endpointId: d.endpointId,
+          claimToken: d.claimToken,
+          attempt: { at: now, statusCode: 200, durationMs: 1, error: null },
+          exchange: null,
+          state: { status: 'delivered' as const },
+        })),
+        now,
+        DAY,
+      ),
+    );
   }
   while ((await run((r) => r.eventFeed.sequence(10_000))) > 0);
   const feed = await run((r) => r.eventFeed.page(config.id, 0, 10));
@@ -68,14 +105,34 @@ test('a redelivery that waited for a lock while a sender claimed the delivery le
   const brand = account();
   const now = new Date('2026-07-02T00:00:00.000Z');
   const config = new WebhookConfig({
-    id: randomUUID(), accountId: brand.id, scope: 'brand', url: 'https://hooks.example.com/race', transformer: 'default', version: '1.3.0',
-    signatureKey: null, enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
+    id: randomUUID(),
+    accountId: brand.id,
+    scope: 'brand',
+    url: 'https://hooks.example.com/race',
+    transformer: 'default',
+    version: '1.3.0',
+    signatureKey: null,
+    enabled: true,
+    ...NO_HEALTH,
+    createdAt: now,
+    updatedAt: now,
   });
   const event = new OutboxEvent({
-    id: randomUUID(), accountId: brand.id, scope: 'brand', type: 'OrderStatusEvent', orderId: 'raced', payload: { _eid: 'raced' },
-    endpointId: config.id, deliver: true, createdAt: now,
+    id: randomUUID(),
+    accountId: brand.id,
+    scope: 'brand',
+    type: 'OrderStatusEvent',
+    orderId: 'raced',
+    payload: { _eid: 'raced' },
+    endpointId: config.id,
+    deliver: true,
+    createdAt: now,
   });
-  await run(async (r) => { await r.accounts.save(brand); await r.webhookConfigs.save(config); await r.events.add([event]); });
+  await run(async (r) => {
+    await r.accounts.save(brand);
+    await r.webhookConfigs.save(config);
+    await r.events.add([event]);
+  });
   while ((await run((r) => r.eventFeed.sequence(10_000))) > 0);
   const [logged] = await run((r) => r.deliveryLog.list({ endpointId: config.id, limit: 1 }));
   // Another redelivery holds the delivery's row: this one waits for it, its snapshot taken before the claim below.
@@ -86,16 +143,30 @@ test('a redelivery that waited for a lock while a sender claimed the delivery le
     await holder.query('select 1 from deliveries where id = $1 for update', [logged!.id]);
     const redelivered = run((r) => r.deliveryLog.redeliver(logged!.id, new Date(now.getTime() + 1000)));
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const [claimed] = (await run((r) => claimAll(r, 100, now, new Date(now.getTime() + 60_000), randomUUID()))).filter((d) => d.eventId === event.id);
+    const [claimed] = (await run((r) => claimAll(r, 100, now, new Date(now.getTime() + 60_000), randomUUID()))).filter(
+      (d) => d.eventId === event.id,
+    );
     assert.ok(claimed, 'the sender claimed it meanwhile');
     await holder.query('commit');
     assert.is(await redelivered, true);
-    await run((r) => r.deliveryQueue.record([{
-      deliveryId: claimed!.id, endpointId: claimed!.endpointId, claimToken: claimed!.claimToken, attempt: { at: now, statusCode: 200, durationMs: 1, error: null },
-      exchange: null, state: { status: 'delivered' },
-    }], now, DAY));
+    await run((r) =>
+      r.deliveryQueue.record(
+        [
+          {
+            deliveryId: claimed!.id,
+            endpointId: claimed!.endpointId,
+            claimToken: claimed!.claimToken,
+            attempt: { at: now, statusCode: 200, durationMs: 1, error: null },
+            exchange: null,
+            state: { status: 'delivered' },
+          },
+        ],
+        now,
+        DAY,
+      ),
+    );
     const [after] = await run((r) => r.deliveryLog.list({ endpointId: config.id, limit: 1 }));
-    assert.is(after!.status, 'delivered', 'the sender\'s claim was still the delivery\'s: its outcome counted');
+    assert.is(after!.status, 'delivered', "the sender's claim was still the delivery's: its outcome counted");
   } finally {
     await holder.end();
   }

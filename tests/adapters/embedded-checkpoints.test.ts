@@ -16,8 +16,14 @@ test('takes checkpoints while it runs: after a kill, only the WAL written since 
     const sql = <T>(text: string) => database.orm.em.fork().getConnection().execute<T[]>(text);
     await sql('create table wal_filler (body text)');
     await sql('insert into wal_filler select repeat(md5(g::text), 32) from generate_series(1, 5000) g'); // ~5 MB of WAL
-    const walSinceCheckpoint = async () => Number((await sql<{ behind: string }>(
-      'select pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn)::bigint as behind from pg_control_checkpoint()'))[0]!.behind);
+    const walSinceCheckpoint = async () =>
+      Number(
+        (
+          await sql<{ behind: string }>(
+            'select pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn)::bigint as behind from pg_control_checkpoint()',
+          )
+        )[0]!.behind,
+      );
     const deadline = Date.now() + 10_000;
     let behind = await walSinceCheckpoint();
     while (behind > 1_000_000 && Date.now() < deadline) {

@@ -13,7 +13,12 @@ import type { Mailer } from '../../domain/ports.ts';
 
 const test = suite('mailers');
 const TOKEN = `eyJhbGciOiJIUzI1NiJ9.${'eyJzdWIiOiJ4In0'.repeat(20)}.c2lnbmF0dXJl`;
-const message = refreshTokenMail('ops@partner.example', TOKEN, new Date('2026-11-23T12:00:00Z'), `http://localhost:3000/portal/#refresh=${TOKEN}`);
+const message = refreshTokenMail(
+  'ops@partner.example',
+  TOKEN,
+  new Date('2026-11-23T12:00:00Z'),
+  `http://localhost:3000/portal/#refresh=${TOKEN}`,
+);
 /** Undoes quoted-printable soft breaks: what a mail client shows. */
 const decoded = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
 const lines = (raw: string) => decoded(raw).split(/\r?\n/);
@@ -25,8 +30,13 @@ test('SMTP: a real server on loopback receives the mail, the token alone on a li
     disabledCommands: ['STARTTLS'],
     onData(stream, _session, callback) {
       let raw = '';
-      stream.on('data', (chunk: Buffer) => { raw += chunk.toString(); });
-      stream.on('end', () => { received.push(raw); callback(); });
+      stream.on('data', (chunk: Buffer) => {
+        raw += chunk.toString();
+      });
+      stream.on('end', () => {
+        received.push(raw);
+        callback();
+      });
     },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -62,13 +72,21 @@ test('file mailer: one .eml per message; only its path is reported', async () =>
 
 test('retrying mailer: failures are retried and reported; the last one is thrown', async () => {
   let calls = 0;
-  const flaky: Mailer = { send: async () => { if (++calls < 3) throw new Error('421 try later'); } };
+  const flaky: Mailer = {
+    send: async () => {
+      if (++calls < 3) throw new Error('421 try later');
+    },
+  };
   const attempts: number[] = [];
   await new RetryingMailer(flaky, (_e, n) => attempts.push(n), 4, 1).send(message);
   assert.is(calls, 3);
   assert.equal(attempts, [1, 2]);
 
-  const down: Mailer = { send: async () => { throw new Error('connection refused'); } };
+  const down: Mailer = {
+    send: async () => {
+      throw new Error('connection refused');
+    },
+  };
   const failure = await new RetryingMailer(down, () => {}, 2, 1).send(message).catch((e: Error) => e);
   assert.instance(failure, Error);
   assert.match((failure as Error).message, 'connection refused');

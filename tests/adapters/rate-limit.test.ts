@@ -7,9 +7,10 @@ import { sharedDatabase } from '../support/shared.ts';
 const test = suite('login rate limiter');
 
 for (const store of ['memory', 'postgres'] as const) {
-  const make = async () => store === 'memory'
-    ? FlexibleLoginRateLimiter.inMemory({ perEmail: 5, perAddress: 8 })
-    : FlexibleLoginRateLimiter.inPostgres({ perEmail: 5, perAddress: 8 }, (await sharedDatabase()).orm.em.getKnex());
+  const make = async () =>
+    store === 'memory'
+      ? FlexibleLoginRateLimiter.inMemory({ perEmail: 5, perAddress: 8 })
+      : FlexibleLoginRateLimiter.inPostgres({ perEmail: 5, perAddress: 8 }, (await sharedDatabase()).orm.em.getKnex());
 
   test(`${store}: the 6th attempt for one e-mail within a minute is refused with a wait`, async () => {
     const limiter = await make();
@@ -17,7 +18,11 @@ for (const store of ['memory', 'postgres'] as const) {
     for (let i = 0; i < 5; i++) assert.is(await limiter.consume(email, `addr-${randomUUID()}`), null);
     const wait = await limiter.consume(email, `addr-${randomUUID()}`);
     assert.ok(wait !== null && wait > 0 && wait <= 60, String(wait));
-    assert.is(await limiter.consume(`${randomUUID()}@example.com`, `addr-${randomUUID()}`), null, 'other addresses are not affected');
+    assert.is(
+      await limiter.consume(`${randomUUID()}@example.com`, `addr-${randomUUID()}`),
+      null,
+      'other addresses are not affected',
+    );
   });
 
   test(`${store}: one client address is limited across e-mails`, async () => {
@@ -39,9 +44,15 @@ test('postgres: counters are shared between limiter instances (as between proces
 });
 
 for (const store of ['memory', 'postgres'] as const) {
-  const make = async (points: number) => store === 'memory'
-    ? FlexibleRateLimiter.inMemory(`requests-${randomUUID()}`, points, 1)
-    : FlexibleRateLimiter.inPostgres(`requests-${randomUUID()}`, points, 1, (await sharedDatabase()).orm.em.getKnex());
+  const make = async (points: number) =>
+    store === 'memory'
+      ? FlexibleRateLimiter.inMemory(`requests-${randomUUID()}`, points, 1)
+      : FlexibleRateLimiter.inPostgres(
+          `requests-${randomUUID()}`,
+          points,
+          1,
+          (await sharedDatabase()).orm.em.getKnex(),
+        );
 
   test(`${store}: requests per key and second; the spacing that spreads what is left of the share; the refusal remembered on a server`, async () => {
     const limiter = await make(3);
@@ -72,7 +83,10 @@ for (const store of ['memory', 'postgres'] as const) {
 test('postgres: counted by another process too, a refusal here drops what this process knew of the share', async () => {
   const knex = (await sharedDatabase()).orm.em.getKnex();
   const prefix = `requests-${randomUUID()}`;
-  const [here, there] = [FlexibleRateLimiter.inPostgres(prefix, 3, 1, knex), FlexibleRateLimiter.inPostgres(prefix, 3, 1, knex)];
+  const [here, there] = [
+    FlexibleRateLimiter.inPostgres(prefix, 3, 1, knex),
+    FlexibleRateLimiter.inPostgres(prefix, 3, 1, knex),
+  ];
   const key = randomUUID();
   assert.is(await here.consume(key), null);
   assert.ok(here.spacingMs(key) !== null);
@@ -86,9 +100,15 @@ test('postgres: a large share is counted in slices of a 64th, taken ahead and ha
   const knex = (await sharedDatabase()).orm.em.getKnex();
   const prefix = `requests-${randomUUID()}`;
   // 194 a second: slices of 3.
-  const [here, there] = [FlexibleRateLimiter.inPostgres(prefix, 194, 1, knex), FlexibleRateLimiter.inPostgres(prefix, 194, 1, knex)];
+  const [here, there] = [
+    FlexibleRateLimiter.inPostgres(prefix, 194, 1, knex),
+    FlexibleRateLimiter.inPostgres(prefix, 194, 1, knex),
+  ];
   const key = randomUUID();
-  const stored = async () => Number((await knex.raw('select points from login_rate_limits where key = ?', [`${prefix}:${key}`])).rows[0]?.points ?? 0);
+  const stored = async () =>
+    Number(
+      (await knex.raw('select points from login_rate_limits where key = ?', [`${prefix}:${key}`])).rows[0]?.points ?? 0,
+    );
   assert.equal(await Promise.all(Array.from({ length: 3 }, () => here.consume(key))), [null, null, null]);
   assert.is(await stored(), 3, 'three requests at once: one slice taken, not three');
   assert.is(await here.consume(key), null);

@@ -13,8 +13,15 @@ import { inMemoryRepositories } from '../fakes.ts';
 import { sharedDatabase } from '../support/shared.ts';
 
 for (const contract of [
-  repositoryContract, orderRepositoryContract, queueContract, deliveryByEndpointContract, deliveryClaimContract, deliveryContract,
-  deliveryLogContract, endpointHealthContract, endpointHealthRecordContract,
+  repositoryContract,
+  orderRepositoryContract,
+  queueContract,
+  deliveryByEndpointContract,
+  deliveryClaimContract,
+  deliveryContract,
+  deliveryLogContract,
+  endpointHealthContract,
+  endpointHealthRecordContract,
 ]) {
   contract('in-memory', async () => {
     const repositories = inMemoryRepositories();

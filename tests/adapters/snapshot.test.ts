@@ -10,11 +10,22 @@ const test = suite('the "changes nothing" snapshot');
 
 test('covers every table of the schema, read from the database, commands and login_rate_limits included', async () => {
   const database = await sharedDatabase();
-  const rows = await database.orm.em.getConnection().execute<{ tablename: string }[]>(
-    `select tablename from pg_tables where schemaname = 'public' and tablename <> 'mikro_orm_migrations'`,
-  );
+  const rows = await database.orm.em
+    .getConnection()
+    .execute<{ tablename: string }[]>(
+      `select tablename from pg_tables where schemaname = 'public' and tablename <> 'mikro_orm_migrations'`,
+    );
   const everyTable = rows.map((r) => r.tablename).sort();
-  for (const table of ['accounts', 'jobs', 'events', 'deliveries', 'delivery_attempts', 'commands', 'login_rate_limits', 'event_feed_purged']) {
+  for (const table of [
+    'accounts',
+    'jobs',
+    'events',
+    'deliveries',
+    'delivery_attempts',
+    'commands',
+    'login_rate_limits',
+    'event_feed_purged',
+  ]) {
     assert.ok(everyTable.includes(table), `the schema has ${table}`);
   }
   assert.equal([...(await snapshotTables(database))].sort(), everyTable);
@@ -32,16 +43,30 @@ test('a command or a rate-limit counter stored is a change; removed again, the s
   const cid = randomUUID();
   await transact(async (r) => {
     await r.commands.claim({ accountId: account.id, cid, type: 'RefreshOrder', body: { _cid: cid } }, now);
-    await r.commands.finish(account.id, cid, { status: 'succeeded', result: { orderId: 'x' }, answer: { _cid: cid } }, now);
+    await r.commands.finish(
+      account.id,
+      cid,
+      { status: 'succeeded', result: { orderId: 'x' }, answer: { _cid: cid } },
+      now,
+    );
   });
   const withCommand = await snapshot(database);
-  assert.equal(Object.keys(withCommand).filter((t) => withCommand[t] !== before[t]), ['commands']);
+  assert.equal(
+    Object.keys(withCommand).filter((t) => withCommand[t] !== before[t]),
+    ['commands'],
+  );
 
   const key = `snapshot-${randomUUID()}`;
   const connection = database.orm.em.getConnection();
-  await connection.execute('insert into login_rate_limits (key, points, expire) values (?, 1, ?)', [key, Date.now() + 60_000]);
+  await connection.execute('insert into login_rate_limits (key, points, expire) values (?, 1, ?)', [
+    key,
+    Date.now() + 60_000,
+  ]);
   const withCounter = await snapshot(database);
-  assert.equal(Object.keys(withCounter).filter((t) => withCounter[t] !== withCommand[t]), ['login_rate_limits']);
+  assert.equal(
+    Object.keys(withCounter).filter((t) => withCounter[t] !== withCommand[t]),
+    ['login_rate_limits'],
+  );
 
   await connection.execute('delete from login_rate_limits where key = ?', [key]);
   await connection.execute('delete from commands where account_id = ? and cid = ?', [account.id, cid]);

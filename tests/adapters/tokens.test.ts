@@ -11,12 +11,23 @@ const claims = { contactId: 'c-1', accountId: 'a-1', role: 'partner' as const };
 const now = new Date('2026-11-22T12:00:00Z');
 const iat = Math.floor(now.getTime() / 1000);
 
-const forge = (opts: { typ?: string; alg?: string; iss?: string; aud?: string; key?: Uint8Array; exp?: number; payload?: Record<string, unknown> }) =>
+const forge = (opts: {
+  typ?: string;
+  alg?: string;
+  iss?: string;
+  aud?: string;
+  key?: Uint8Array;
+  exp?: number;
+  payload?: Record<string, unknown>;
+}) =>
   new SignJWT({ acc: 'a-1', role: 'partner', ...opts.payload })
     .setProtectedHeader({ alg: opts.alg ?? 'HS256', typ: opts.typ ?? 'at+jwt' })
     .setIssuer(opts.iss ?? 'urn:partner-brand-api')
     .setAudience(opts.aud ?? 'urn:partner-brand-api:v3')
-    .setSubject('c-1').setJti('j-1').setIssuedAt(iat).setExpirationTime(opts.exp ?? iat + 600)
+    .setSubject('c-1')
+    .setJti('j-1')
+    .setIssuedAt(iat)
+    .setExpirationTime(opts.exp ?? iat + 600)
     .sign(opts.key ?? key);
 
 test('issued tokens verify as their own kind only', async () => {
@@ -30,7 +41,10 @@ test('issued tokens verify as their own kind only', async () => {
 
 test('headers and claims: HS256, typ, iss, aud, sub, acc, role, jti, iat, exp', async () => {
   const refresh = await tokens.issue('refresh', claims, now, 86_400);
-  const [header, payload] = refresh.split('.').slice(0, 2).map((p) => JSON.parse(Buffer.from(p!, 'base64url').toString()));
+  const [header, payload] = refresh
+    .split('.')
+    .slice(0, 2)
+    .map((p) => JSON.parse(Buffer.from(p!, 'base64url').toString()));
   assert.equal(header, { alg: 'HS256', typ: 'refresh+jwt' });
   assert.equal(Object.keys(payload).sort(), ['acc', 'aud', 'exp', 'iat', 'iss', 'jti', 'role', 'sub']);
   assert.is(payload.exp - payload.iat, 86_400);
@@ -44,8 +58,13 @@ test('expiry follows the injected time', async () => {
 
 test('forged, tampered and foreign tokens are all refused', async () => {
   assert.ok(await tokens.verify('access', await forge({}), now), 'the forge itself makes valid tokens');
-  const unsecured = new UnsecuredJWT({ acc: 'a-1', role: 'partner' }).setIssuer('urn:partner-brand-api')
-    .setAudience('urn:partner-brand-api:v3').setSubject('c-1').setIssuedAt(iat).setExpirationTime(iat + 600).encode();
+  const unsecured = new UnsecuredJWT({ acc: 'a-1', role: 'partner' })
+    .setIssuer('urn:partner-brand-api')
+    .setAudience('urn:partner-brand-api:v3')
+    .setSubject('c-1')
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + 600)
+    .encode();
   const valid = await forge({});
   const [h, p, s] = valid.split('.');
   const tampered = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), role: 'brand' })).toString('base64url')}.${s}`;

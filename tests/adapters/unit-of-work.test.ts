@@ -17,14 +17,27 @@ const brand = () => new Account({ id: randomUUID(), name: 'b', role: 'brand', pa
 test('a change and its events commit together, or neither does', async () => {
   const transact = mikroOrmTransact((await sharedDatabase()).orm);
   const account = brand();
-  const event = new OutboxEvent({ id: randomUUID(), accountId: account.id, scope: 'brand', type: 'OrderStatusEvent', orderId: null, payload: {}, endpointId: null, deliver: false, createdAt: now });
+  const event = new OutboxEvent({
+    id: randomUUID(),
+    accountId: account.id,
+    scope: 'brand',
+    type: 'OrderStatusEvent',
+    orderId: null,
+    payload: {},
+    endpointId: null,
+    deliver: false,
+    createdAt: now,
+  });
   const failure = new Error('the use case failed half-way');
   const error = await transact(async (r) => {
     await r.accounts.save(account);
     await r.events.add([event]);
     throw failure;
-  }).then(() => assert.unreachable('the unit of work swallowed its work\'s error'), (e: unknown) => e);
-  assert.is(error, failure, 'the work\'s own error reaches the caller, neither wrapped nor translated');
+  }).then(
+    () => assert.unreachable("the unit of work swallowed its work's error"),
+    (e: unknown) => e,
+  );
+  assert.is(error, failure, "the work's own error reaches the caller, neither wrapped nor translated");
   assert.is(await transact((r) => r.accounts.get(account.id)), null);
   assert.equal(await transact((r) => r.events.recentFor(account.id, 10)), []);
 });
@@ -34,17 +47,24 @@ test('a transaction the server rolls back to break a deadlock is UNAVAILABLE (se
   const transact = mikroOrmTransact((await sharedDatabase()).orm);
   const owner = brand();
   const [a, b] = [sampleJob(owner.id), sampleJob(owner.id)];
-  await transact(async (r) => { await r.accounts.save(owner); await r.jobs.save(a); await r.jobs.save(b); });
+  await transact(async (r) => {
+    await r.accounts.save(owner);
+    await r.jobs.save(a);
+    await r.jobs.save(b);
+  });
   // Each takes one row, and once both hold theirs, the other's.
   let taken = 0;
   let bothTaken!: () => void;
-  const both = new Promise<void>((resolve) => { bothTaken = resolve; });
-  const lockInTurn = (first: string, second: string) => transact(async (r) => {
-    await r.jobs.getForChange(first);
-    if (++taken === 2) bothTaken();
-    await both;
-    await r.jobs.getForChange(second);
+  const both = new Promise<void>((resolve) => {
+    bothTaken = resolve;
   });
+  const lockInTurn = (first: string, second: string) =>
+    transact(async (r) => {
+      await r.jobs.getForChange(first);
+      if (++taken === 2) bothTaken();
+      await both;
+      await r.jobs.getForChange(second);
+    });
   const outcomes = await Promise.allSettled([lockInTurn(a.apiId, b.apiId), lockInTurn(b.apiId, a.apiId)]);
   const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
   assert.is(failed.length, 1, `the server ended one of the two: ${failed.map((f) => String(f.reason)).join('; ')}`);
@@ -58,16 +78,26 @@ test('a unique-index violation at commit becomes a CONFLICT, not a driver error'
   const email = `dup-${randomUUID()}@example.com`;
   await transact(async (r) => {
     await r.accounts.save(account);
-    await r.contacts.save(new Contact({ id: randomUUID(), accountId: account.id, email, apiAccess: true, createdAt: now }));
+    await r.contacts.save(
+      new Contact({ id: randomUUID(), accountId: account.id, email, apiAccess: true, createdAt: now }),
+    );
   });
   const error = await transact((r) =>
-    r.contacts.save(new Contact({ id: randomUUID(), accountId: account.id, email: email.toUpperCase(), apiAccess: true, createdAt: now })),
+    r.contacts.save(
+      new Contact({
+        id: randomUUID(),
+        accountId: account.id,
+        email: email.toUpperCase(),
+        apiAccess: true,
+        createdAt: now,
+      }),
+    ),
   ).catch((e: unknown) => e);
   assert.instance(error, DomainError);
   assert.is((error as DomainError).code, 'CONFLICT');
 });
 
-test('deps derived from a unit\'s hand on everything: the services, and every repository on the unit\'s one EntityManager', async () => {
+test("deps derived from a unit's hand on everything: the services, and every repository on the unit's one EntityManager", async () => {
   const clock = { now: () => now };
   const { orm } = await sharedDatabase();
   const unit = unitsOfWork(orm, { clock })();
@@ -76,19 +106,37 @@ test('deps derived from a unit\'s hand on everything: the services, and every re
   assert.is(derived.clock, clock);
   assert.is(derived.ids, ids);
   assert.is(derived.accounts, unit.deps.accounts, 'the same repository, not a second one');
-  for (const name of ['accounts', 'contacts', 'jobs', 'events', 'commands', 'deliveryQueue', 'deliveryLog'] as const) assert.ok(derived[name], name);
+  for (const name of ['accounts', 'contacts', 'jobs', 'events', 'commands', 'deliveryQueue', 'deliveryLog'] as const)
+    assert.ok(derived[name], name);
   const account = brand();
-  await unit.transaction(async (deps) => { await (Object.create(deps) as typeof deps).accounts.save(account); });
-  assert.ok(await unitsOfWork(orm, {})().statements((deps) => deps.accounts.get(account.id)), 'saved through the derived deps');
+  await unit.transaction(async (deps) => {
+    await (Object.create(deps) as typeof deps).accounts.save(account);
+  });
+  assert.ok(
+    await unitsOfWork(orm, {})().statements((deps) => deps.accounts.get(account.id)),
+    'saved through the derived deps',
+  );
   // In the transaction: undone with it.
   const undone = brand();
   const failure = new Error('undo');
   const unit2 = unitsOfWork(orm, { clock })();
-  assert.is(await unit2.transaction(async (deps) => { await (Object.create(deps) as typeof deps).accounts.save(undone); throw failure; }).catch((e: unknown) => e), failure);
-  assert.is(await unitsOfWork(orm, {})().statements((deps) => deps.accounts.get(undone.id)), null, 'rolled back with the transaction');
+  assert.is(
+    await unit2
+      .transaction(async (deps) => {
+        await (Object.create(deps) as typeof deps).accounts.save(undone);
+        throw failure;
+      })
+      .catch((e: unknown) => e),
+    failure,
+  );
+  assert.is(
+    await unitsOfWork(orm, {})().statements((deps) => deps.accounts.get(undone.id)),
+    null,
+    'rolled back with the transaction',
+  );
 });
 
-test('a unit whose work failed is spent: using it again throws; a transaction\'s change is undone, a statement stood on its own', async () => {
+test("a unit whose work failed is spent: using it again throws; a transaction's change is undone, a statement stood on its own", async () => {
   const units = unitsOfWork((await sharedDatabase()).orm, {});
   const account = brand();
   await units().transaction((deps) => deps.accounts.save(account));
@@ -102,8 +150,14 @@ test('a unit whose work failed is spent: using it again throws; a transaction\'s
       throw failure;
     }).catch((e: unknown) => e);
     assert.is(error, failure);
-    for (const reuse of [() => unit.transaction((deps) => deps.accounts.get(account.id)), () => unit.statements((deps) => deps.accounts.get(account.id))]) {
-      const refused = await reuse().then(() => null, (e: unknown) => e);
+    for (const reuse of [
+      () => unit.transaction((deps) => deps.accounts.get(account.id)),
+      () => unit.statements((deps) => deps.accounts.get(account.id)),
+    ]) {
+      const refused = await reuse().then(
+        () => null,
+        (e: unknown) => e,
+      );
       assert.instance(refused, Error, `${mode}: a spent unit refuses more work`);
       assert.match((refused as Error).message, /spent/);
       assert.is((refused as Error).cause, failure, 'and names the failure that spent it');
@@ -112,7 +166,11 @@ test('a unit whose work failed is spent: using it again throws; a transaction\'s
     // A save is one statement (repositories hold no entity to flush later): in a transaction it is undone with the rest;
     // as statements it committed when it ran, as every statement does there.
     const stored = (await units().statements((deps) => deps.accounts.get(account.id)))!.name;
-    assert.is(stored, mode === 'transaction' ? account.name : 'changed by failed work', `${mode}: a later unit reads what is stored`);
+    assert.is(
+      stored,
+      mode === 'transaction' ? account.name : 'changed by failed work',
+      `${mode}: a later unit reads what is stored`,
+    );
   }
 });
 

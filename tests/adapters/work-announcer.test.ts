@@ -12,9 +12,10 @@ const test = suite('work announcer');
 /** A send whose every call the test ends by hand. */
 function heldSends() {
   const calls: { kind: BackgroundWork; end(error?: Error): void }[] = [];
-  const send = (kind: BackgroundWork) => new Promise<void>((resolve, reject) => {
-    calls.push({ kind, end: (error) => (error ? reject(error) : resolve()) });
-  });
+  const send = (kind: BackgroundWork) =>
+    new Promise<void>((resolve, reject) => {
+      calls.push({ kind, end: (error) => (error ? reject(error) : resolve()) });
+    });
   return { calls, send };
 }
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -29,7 +30,11 @@ test('while a send is under way, any number of announcements lead to exactly one
   assert.is(calls.length, 1, 'nothing more while the first is under way');
   calls[0]!.end();
   await turn();
-  assert.equal(calls.map((c) => c.kind), ['commands', 'commands'], 'one more, after the first ended');
+  assert.equal(
+    calls.map((c) => c.kind),
+    ['commands', 'commands'],
+    'one more, after the first ended',
+  );
   calls[1]!.end();
   await announcer.settled();
   assert.is(calls.length, 2, 'and no third');
@@ -65,7 +70,9 @@ test('closing waits for the sends under way and sends no follow-up', async () =>
   announcer.announce(new Set(['commands']));
   announcer.announce(new Set(['commands']));
   let closed = false;
-  const closing = announcer.close().then(() => { closed = true; });
+  const closing = announcer.close().then(() => {
+    closed = true;
+  });
   await turn();
   assert.is(closed, false, 'the send under way is waited for');
   calls[0]!.end();
@@ -76,13 +83,22 @@ test('closing waits for the sends under way and sends no follow-up', async () =>
 test('kinds are announced independently, and a failed send is reported and does not stop later ones', async () => {
   const { calls, send } = heldSends();
   const errors: unknown[] = [];
-  const announcer = workAnnouncer(send, (error) => { errors.push(error); throw new Error('a reporter that fails'); });
+  const announcer = workAnnouncer(send, (error) => {
+    errors.push(error);
+    throw new Error('a reporter that fails');
+  });
   announcer.announce(new Set(['commands', 'deliveries']));
-  assert.equal(calls.map((c) => c.kind), ['commands', 'deliveries']);
+  assert.equal(
+    calls.map((c) => c.kind),
+    ['commands', 'deliveries'],
+  );
   calls[0]!.end(new Error('server away'));
   calls[1]!.end();
   await announcer.settled();
-  assert.equal(errors.map((e) => (e as Error).message), ['server away']);
+  assert.equal(
+    errors.map((e) => (e as Error).message),
+    ['server away'],
+  );
   announcer.announce(new Set(['commands']));
   assert.is(calls.length, 3, 'after a failure the kind is idle again');
   calls[2]!.end();
@@ -99,7 +115,8 @@ test('PostgreSQL: a NOTIFY on the work channel, heard by a listener', async () =
   try {
     await listener.query(`listen ${WORK_CHANNEL}`);
     await notifyWork(database.orm)('deliveries');
-    for (const end = Date.now() + 2000; heard.length === 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 5));
+    for (const end = Date.now() + 2000; heard.length === 0 && Date.now() < end; )
+      await new Promise((r) => setTimeout(r, 5));
     assert.equal(heard, ['deliveries']);
   } finally {
     await listener.end();
@@ -109,9 +126,15 @@ test('PostgreSQL: a NOTIFY on the work channel, heard by a listener', async () =
 test('PostgreSQL: the rate-limit counters and the stream slots are unlogged tables (their commits do not wait for the disk)', async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
   const database = await sharedDatabase();
-  const rows = await database.orm.em.getConnection().execute<{ relname: string; relpersistence: string }[]>(
-    "select relname, relpersistence from pg_class where relname in ('login_rate_limits', 'stream_slots', 'commands') order by relname");
-  assert.equal(rows.map((r) => `${r.relname}:${r.relpersistence}`), ['commands:p', 'login_rate_limits:u', 'stream_slots:u']);
+  const rows = await database.orm.em
+    .getConnection()
+    .execute<{ relname: string; relpersistence: string }[]>(
+      "select relname, relpersistence from pg_class where relname in ('login_rate_limits', 'stream_slots', 'commands') order by relname",
+    );
+  assert.equal(
+    rows.map((r) => `${r.relname}:${r.relpersistence}`),
+    ['commands:p', 'login_rate_limits:u', 'stream_slots:u'],
+  );
 });
 
 test.run();

@@ -13,7 +13,7 @@ import { startService, type ServiceProcess } from '../support/process.ts';
 import { onPostgres, skipUnless, skipWhen } from '../support/skip.ts';
 import { assertAccessible, freePort, hasChromium, launchChromium, NO_CHROMIUM } from './support.ts';
 
-const test = suite('the demo\'s first minute: sign in, find the failed delivery, read why, redeliver');
+const test = suite("the demo's first minute: sign in, find the failed delivery, read why, redeliver");
 const root = join(import.meta.dirname, '..', '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'pbi-demo-walk-'));
 let service: ServiceProcess | undefined;
@@ -24,16 +24,26 @@ test.after(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const lastLink = async () => (await promisify(execFile)(process.execPath, ['--import', 'tsx', 'server/last-mail.ts', 'link'], {
-  cwd: root, env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
-})).stdout.trim();
+const lastLink = async () =>
+  (
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', 'server/last-mail.ts', 'link'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+    })
+  ).stdout.trim();
 
-test('SEED_DEMO=1: the master partner\'s endpoint is failing, its failed delivery tells why, and a redelivery is tried at once', async () => {
+test("SEED_DEMO=1: the master partner's endpoint is failing, its failed delivery tells why, and a redelivery is tried at once", async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   if (skipWhen(onPostgres, 'the embedded pass runs it')) return; // `npm start` on a fresh machine is the embedded default
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  service = startService({ PGLITE_DIR: 'memory://', DATA_DIR: dataDir, SEED_DEMO: '1', PORT: String(port), PUBLIC_URL: base });
+  service = startService({
+    PGLITE_DIR: 'memory://',
+    DATA_DIR: dataDir,
+    SEED_DEMO: '1',
+    PORT: String(port),
+    PUBLIC_URL: base,
+  });
   await service.listening;
   browser = await launchChromium();
   /** A fresh browser signed in as a new user does: the portal's form, then the link `npm run mail:last-link` prints. */
@@ -46,7 +56,11 @@ test('SEED_DEMO=1: the master partner\'s endpoint is failing, its failed deliver
     await page.getByRole('button', { name: 'Send me a link' }).click();
     await page.getByText('If the e-mail address is registered').waitFor();
     const before = link;
-    for (const deadline = Date.now() + 10_000; link === before || !link.includes('#refresh='); await new Promise((r) => setTimeout(r, 200))) {
+    for (
+      const deadline = Date.now() + 10_000;
+      link === before || !link.includes('#refresh=');
+      await new Promise((r) => setTimeout(r, 200))
+    ) {
       assert.ok(Date.now() < deadline, `no new sign-in link in the mail folder for ${email}`);
       link = await lastLink().catch(() => before);
     }
@@ -63,7 +77,7 @@ test('SEED_DEMO=1: the master partner\'s endpoint is failing, its failed deliver
   const rows = page.locator('tbody tr');
   await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
   assert.is(await rows.locator('td[data-label="Order"]').innerText(), 'demo-job-04');
-  await assertAccessible(page, 'the demo\'s failed deliveries');
+  await assertAccessible(page, "the demo's failed deliveries");
   await rows.first().getByTestId('delivery-link').click();
 
   const attempts = page.getByTestId('attempt');
@@ -80,14 +94,14 @@ test('SEED_DEMO=1: the master partner\'s endpoint is failing, its failed deliver
   await attempts.nth(8).waitFor();
   assert.match(await attempts.first().locator('summary').innerText(), /installer-hooks\.demo\.example|ENOTFOUND/);
   await page.getByTestId('delivery-status').getByText('failed').waitFor();
-  await assertAccessible(page, 'the demo\'s failed delivery, redelivered');
+  await assertAccessible(page, "the demo's failed delivery, redelivered");
 
   // A child partner without an endpoint of its own is sent its webhooks at its master's: its Endpoint page says so, and
   // shows that endpoint's attempts.
   const child = await signedIn('child-a@demo.example');
   await child.getByText(/your webhooks go to your master account's endpoint/).waitFor();
   await child.getByText(/Attempts per hour over the last 24 hours: 0 answered 2xx, [1-9]\d* failed/).waitFor();
-  await assertAccessible(child, 'a child partner\'s Endpoint page');
+  await assertAccessible(child, "a child partner's Endpoint page");
 });
 
 test.run();

@@ -15,14 +15,20 @@ let partner: Account;
 let brand: Account;
 let page: Page;
 type Attempt = { statusCode: number | null };
-const get = async (path: string) => (await portal.app.http.get(path).set('authorization', `Bearer ${await portal.accessTokenOf(page)}`)).body;
+const get = async (path: string) =>
+  (await portal.app.http.get(path).set('authorization', `Bearer ${await portal.accessTokenOf(page)}`)).body;
 const ok = (a: Attempt) => a.statusCode !== null && a.statusCode >= 200 && a.statusCode < 300;
 
 /** A new order for the partner, and the first webhook of it the receiver gets. */
 async function newOrderReceived() {
   const before = portal.receiver.received.length;
-  const { apiId } = await portal.app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId });
-  const received = await portal.receiver.until((r) => r.slice(before).some((x) => x.payload.jobApiId === apiId && x.answered === 200));
+  const { apiId } = await portal.app.admin.call<{ apiId: string }>('jobs.create', {
+    brandAccountId: brand.accountId,
+    partnerId: partner.accountId,
+  });
+  const received = await portal.receiver.until((r) =>
+    r.slice(before).some((x) => x.payload.jobApiId === apiId && x.answered === 200),
+  );
   return received.slice(before).find((x) => x.payload.jobApiId === apiId && x.answered === 200)!;
 }
 
@@ -31,7 +37,10 @@ test.before(async () => {
   portal = await startPortal();
   partner = await portal.account('partner', '/keys');
   brand = await portal.account('brand');
-  const context = await portal.browser.newContext({ viewport: { width: 1100, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+  const context = await portal.browser.newContext({
+    viewport: { width: 1100, height: 900 },
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
   context.setDefaultTimeout(10_000);
   page = await context.newPage();
   await portal.signIn(page, partner.email);
@@ -53,30 +62,62 @@ test('the sign-in page says where local mail goes (no SMTP_URL): npm run mail:la
   await fresh.context().close();
 });
 
-test('the chart counts the endpoint\'s real attempts, answered 2xx against failed, per hour and per day', async () => {
+test("the chart counts the endpoint's real attempts, answered 2xx against failed, per hour and per day", async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   portal.state.answer = 500;
-  const { apiId } = await portal.app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId });
-  await portal.until(async () => (await get('/v3/webhook-deliveries?status=failed')).items?.length === 1, 'a failed delivery');
+  const { apiId } = await portal.app.admin.call<{ apiId: string }>('jobs.create', {
+    brandAccountId: brand.accountId,
+    partnerId: partner.accountId,
+  });
+  await portal.until(
+    async () => (await get('/v3/webhook-deliveries?status=failed')).items?.length === 1,
+    'a failed delivery',
+  );
   portal.state.answer = 200;
   await portal.app.admin.call('jobs.setStatus', { apiId, status: 'accepted' });
-  await portal.until(async () => (await get('/v3/webhook-deliveries?status=delivered')).items?.length === 1, 'a delivered one');
-  const attempts = ((await get('/v3/webhook-deliveries')).items as { attempts: Attempt[] }[]).flatMap((d) => d.attempts);
+  await portal.until(
+    async () => (await get('/v3/webhook-deliveries?status=delivered')).items?.length === 1,
+    'a delivered one',
+  );
+  const attempts = ((await get('/v3/webhook-deliveries')).items as { attempts: Attempt[] }[]).flatMap(
+    (d) => d.attempts,
+  );
   const [succeeded, failed] = [attempts.filter(ok).length, attempts.filter((a) => !ok(a)).length];
   assert.ok(succeeded >= 1 && failed >= 2, `${succeeded} and ${failed}`);
 
   await page.reload(); // the page signed in on (its chart is asked again every minute)
   const summary = page.getByTestId('health-summary');
-  await page.getByText(`Attempts per hour over the last 24 hours: ${succeeded} answered 2xx, ${failed} failed.`, { exact: true }).waitFor();
-  assert.is(await page.getByTestId('health-chart').getAttribute('aria-label'), await summary.innerText(), 'the chart says it too');
+  await page
+    .getByText(`Attempts per hour over the last 24 hours: ${succeeded} answered 2xx, ${failed} failed.`, {
+      exact: true,
+    })
+    .waitFor();
+  assert.is(
+    await page.getByTestId('health-chart').getAttribute('aria-label'),
+    await summary.innerText(),
+    'the chart says it too',
+  );
   await page.getByText('The numbers').click();
   const rows = page.getByTestId('health-table').locator('tbody tr');
-  const cells = await rows.evaluateAll((trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent)));
-  assert.is(cells.reduce((n, c) => n + Number(c[1]), 0), succeeded);
-  assert.is(cells.reduce((n, c) => n + Number(c[2]), 0), failed);
+  const cells = await rows.evaluateAll((trs) =>
+    trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent)),
+  );
+  assert.is(
+    cells.reduce((n, c) => n + Number(c[1]), 0),
+    succeeded,
+  );
+  assert.is(
+    cells.reduce((n, c) => n + Number(c[2]), 0),
+    failed,
+  );
   const stats = await get('/v3/webhook-deliveries/stats');
-  const busy = (stats.items as { start: string; succeeded: number; failed: number }[]).filter((b) => b.succeeded + b.failed > 0);
-  assert.equal(cells.map((c) => [c[1], c[2]]), busy.map((b) => [String(b.succeeded), String(b.failed)]));
+  const busy = (stats.items as { start: string; succeeded: number; failed: number }[]).filter(
+    (b) => b.succeeded + b.failed > 0,
+  );
+  assert.equal(
+    cells.map((c) => [c[1], c[2]]),
+    busy.map((b) => [String(b.succeeded), String(b.failed)]),
+  );
 
   // Drawn: both series' colours are on the canvas (stacked bars of the answered and the failed).
   const painted = await page.getByTestId('health-chart').evaluate((canvas: HTMLCanvasElement) => {
@@ -92,7 +133,9 @@ test('the chart counts the endpoint\'s real attempts, answered 2xx against faile
   await screenshot(page, 'endpoint-health');
 
   await page.getByRole('button', { name: 'Last 30 days' }).click();
-  await page.getByText(`Attempts per day over the last 30 days: ${succeeded} answered 2xx, ${failed} failed.`, { exact: true }).waitFor();
+  await page
+    .getByText(`Attempts per day over the last 30 days: ${succeeded} answered 2xx, ${failed} failed.`, { exact: true })
+    .waitFor();
   assert.is(await page.getByRole('button', { name: 'Last 30 days' }).getAttribute('aria-pressed'), 'true');
   await assertAccessible(page, 'endpoint with its chart');
 });
@@ -131,15 +174,19 @@ test('asymmetric signatures: turned on, the shown public key verifies v1a; a new
   await shown.waitFor();
   const publicKey = await shown.inputValue();
   assert.match(publicKey, /^whpk_[A-Za-z0-9+/]{43}=$/);
-  assert.is((await (await get('/v3/webhook-config'))).publicKey, publicKey);
+  assert.is((await await get('/v3/webhook-config')).publicKey, publicKey);
 
   const arrived = await newOrderReceived();
   assert.match(String(arrived.headers['webhook-signature']), /(^| )v1a,/);
   assert.is(verifyAsymmetricWebhook(arrived.body, arrived.headers, publicKey)._type, 'OrderStatusEvent');
-  assert.throws(() => verifyAsymmetricWebhook(arrived.body.replace('OrderStatusEvent', 'OrderStatusEvenT'), arrived.headers, publicKey));
+  assert.throws(() =>
+    verifyAsymmetricWebhook(arrived.body.replace('OrderStatusEvent', 'OrderStatusEvenT'), arrived.headers, publicKey),
+  );
 
   await page.getByRole('button', { name: 'Make a new key pair' }).click();
-  await page.getByText('A new key pair: webhooks are signed with both pairs for 24 hours; copy the new public key below.').waitFor();
+  await page
+    .getByText('A new key pair: webhooks are signed with both pairs for 24 hours; copy the new public key below.')
+    .waitFor();
   await page.getByTestId('previous-public-key').waitFor();
   assert.is(await page.getByTestId('previous-public-key').inputValue(), publicKey);
   const next = await page.getByTestId('public-key').inputValue();
@@ -158,7 +205,10 @@ test('the Endpoint page with its chart and keys fits a phone', async () => {
   await page.getByTestId('health-summary').waitFor();
   await page.getByTestId('public-key').waitFor();
   const sideways = await scrollsSideways(page);
-  assert.ok(sideways.scrollWidth <= sideways.width, `the Endpoint page scrolls sideways at 390 px: ${JSON.stringify(sideways)}`);
+  assert.ok(
+    sideways.scrollWidth <= sideways.width,
+    `the Endpoint page scrolls sideways at 390 px: ${JSON.stringify(sideways)}`,
+  );
   await assertAccessible(page, 'endpoint at 390 px');
 });
 

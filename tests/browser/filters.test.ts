@@ -13,9 +13,12 @@ let partner: Account;
 let page: Page;
 const jobs: string[] = [];
 type Listed = { id: string; orderId: string | null; status: string; eventType: string };
-const get = async (path: string) => (await portal.app.http.get(path).set('authorization', `Bearer ${await portal.accessTokenOf(page)}`)).body;
-const shownIds = () => page.locator('tbody tr [data-testid="delivery-link"]')
-  .evaluateAll((links) => links.map((a) => decodeURIComponent(a.getAttribute('href')!.split('/').pop()!)));
+const get = async (path: string) =>
+  (await portal.app.http.get(path).set('authorization', `Bearer ${await portal.accessTokenOf(page)}`)).body;
+const shownIds = () =>
+  page
+    .locator('tbody tr [data-testid="delivery-link"]')
+    .evaluateAll((links) => links.map((a) => decodeURIComponent(a.getAttribute('href')!.split('/').pop()!)));
 
 test.before(async () => {
   if (!hasChromium) return;
@@ -25,12 +28,32 @@ test.before(async () => {
   page = await portal.newPage();
   await portal.signIn(page, partner.email);
   portal.state.answer = 500;
-  jobs.push((await portal.app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId })).apiId);
-  await portal.until(async () => (await get('/v3/webhook-deliveries?status=failed')).items?.length === 1, 'a failed delivery');
+  jobs.push(
+    (
+      await portal.app.admin.call<{ apiId: string }>('jobs.create', {
+        brandAccountId: brand.accountId,
+        partnerId: partner.accountId,
+      })
+    ).apiId,
+  );
+  await portal.until(
+    async () => (await get('/v3/webhook-deliveries?status=failed')).items?.length === 1,
+    'a failed delivery',
+  );
   portal.state.answer = 200;
-  jobs.push((await portal.app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId })).apiId);
+  jobs.push(
+    (
+      await portal.app.admin.call<{ apiId: string }>('jobs.create', {
+        brandAccountId: brand.accountId,
+        partnerId: partner.accountId,
+      })
+    ).apiId,
+  );
   await portal.app.admin.call('jobs.setStatus', { apiId: jobs[1], status: 'accepted' });
-  await portal.until(async () => (await get('/v3/webhook-deliveries?status=delivered')).items?.length === 2, 'two delivered');
+  await portal.until(
+    async () => (await get('/v3/webhook-deliveries?status=delivered')).items?.length === 2,
+    'two delivered',
+  );
 });
 
 test.after(async () => {
@@ -42,26 +65,39 @@ test('Deliveries: status, event type and order filter the list as the API does, 
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   await page.goto(`${portal.base}/portal/#/deliveries`);
   await page.locator('tbody tr').nth(2).waitFor();
-  assert.equal(await shownIds(), ((await get('/v3/webhook-deliveries')).items as Listed[]).map((d) => d.id));
+  assert.equal(
+    await shownIds(),
+    ((await get('/v3/webhook-deliveries')).items as Listed[]).map((d) => d.id),
+  );
 
   await page.getByLabel('Status').selectOption('failed');
   await page.waitForURL(/#\/deliveries\?status=failed$/);
   const failed = (await get('/v3/webhook-deliveries?status=failed')).items as Listed[];
   await page.waitForFunction((n) => document.querySelectorAll('tbody tr').length === n, failed.length);
-  assert.equal(await shownIds(), failed.map((d) => d.id));
+  assert.equal(
+    await shownIds(),
+    failed.map((d) => d.id),
+  );
 
   await page.getByLabel('Status').selectOption('');
   await page.getByLabel('Order').fill(jobs[1]!);
   await page.getByRole('button', { name: 'Filter', exact: true }).click();
   await page.waitForURL(new RegExp(`#/deliveries\\?orderId=${jobs[1]}$`));
   const ofOrder = (await get(`/v3/webhook-deliveries?orderId=${jobs[1]}`)).items as Listed[];
-  assert.is(ofOrder.length, 2, 'the second order\'s two events');
+  assert.is(ofOrder.length, 2, "the second order's two events");
   await page.waitForFunction((n) => document.querySelectorAll('tbody tr').length === n, ofOrder.length);
-  assert.equal(await shownIds(), ofOrder.map((d) => d.id));
+  assert.equal(
+    await shownIds(),
+    ofOrder.map((d) => d.id),
+  );
   assert.ok((await page.locator('td[data-label="Order"]').allInnerTexts()).every((t) => t === jobs[1]));
 
   await page.getByLabel('Event type').selectOption('InvoiceEvent');
-  await page.waitForURL(new RegExp(`#/deliveries\\?orderId=${jobs[1]}&eventType=InvoiceEvent$|#/deliveries\\?eventType=InvoiceEvent&orderId=${jobs[1]}$`));
+  await page.waitForURL(
+    new RegExp(
+      `#/deliveries\\?orderId=${jobs[1]}&eventType=InvoiceEvent$|#/deliveries\\?eventType=InvoiceEvent&orderId=${jobs[1]}$`,
+    ),
+  );
   await page.getByText('No deliveries match these filters.').waitFor();
   await assertAccessible(page, 'deliveries, filtered to nothing');
 
@@ -76,7 +112,9 @@ test('Deliveries: status, event type and order filter the list as the API does, 
   // An order typed and not yet submitted, then a status chosen: both apply, as the fields show them.
   await page.getByLabel('Order').fill(jobs[1]!);
   await page.getByLabel('Status').selectOption('delivered');
-  await page.waitForURL(new RegExp(`#/deliveries\\?(status=delivered&orderId=${jobs[1]}|orderId=${jobs[1]}&status=delivered)$`));
+  await page.waitForURL(
+    new RegExp(`#/deliveries\\?(status=delivered&orderId=${jobs[1]}|orderId=${jobs[1]}&status=delivered)$`),
+  );
   assert.is(await page.getByLabel('Order').inputValue(), jobs[1]);
   await page.getByRole('button', { name: 'Clear filters' }).click();
   await page.waitForURL(/#\/deliveries$/);
@@ -84,7 +122,11 @@ test('Deliveries: status, event type and order filter the list as the API does, 
 
 test('a filtered address opened as it is (a link from a mail, a reload) shows the filtered list, also on a phone', async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
-  const phone = await page.context().browser()!.newContext({ viewport: PHONE }).then((c) => c.newPage());
+  const phone = await page
+    .context()
+    .browser()!
+    .newContext({ viewport: PHONE })
+    .then((c) => c.newPage());
   await portal.signIn(phone, partner.email);
   await phone.goto(`${portal.base}/portal/#/deliveries?status=failed&orderId=${jobs[0]}`);
   const failed = (await get(`/v3/webhook-deliveries?status=failed&orderId=${jobs[0]}`)).items as Listed[];
@@ -94,14 +136,17 @@ test('a filtered address opened as it is (a link from a mail, a reload) shows th
   assert.is(await phone.getByLabel('Status').inputValue(), 'failed');
   assert.is(await phone.getByLabel('Order').inputValue(), jobs[0]);
   const sideways = await scrollsSideways(phone);
-  assert.ok(sideways.scrollWidth <= sideways.width, `the filtered list scrolls sideways at 390 px: ${JSON.stringify(sideways)}`);
+  assert.ok(
+    sideways.scrollWidth <= sideways.width,
+    `the filtered list scrolls sideways at 390 px: ${JSON.stringify(sideways)}`,
+  );
   await phone.reload();
   await phone.locator('tbody tr').first().waitFor();
   assert.is(await phone.getByLabel('Status').inputValue(), 'failed', 'and after a reload');
   await phone.context().close();
 });
 
-test('Events: filtered by order, in feed order, in the address; a partner\'s order page links to its events and deliveries', async () => {
+test("Events: filtered by order, in feed order, in the address; a partner's order page links to its events and deliveries", async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const feed = (await get(`/v3/events?orderId=${jobs[1]}`)).items as { _eid: string; jobApiId: string }[];
   assert.is(feed.length, 2);
@@ -109,7 +154,10 @@ test('Events: filtered by order, in feed order, in the address; a partner\'s ord
   await page.getByRole('link', { name: 'Its events' }).click();
   await page.waitForURL(new RegExp(`#/events\\?orderId=${jobs[1]}$`));
   await page.waitForFunction((n) => document.querySelectorAll('[data-testid="event"]').length === n, feed.length);
-  assert.equal(await page.getByTestId('event').locator('code').allInnerTexts(), feed.map((e) => e._eid.slice(0, 8)));
+  assert.equal(
+    await page.getByTestId('event').locator('code').allInnerTexts(),
+    feed.map((e) => e._eid.slice(0, 8)),
+  );
   assert.is(await page.getByLabel('Order').inputValue(), jobs[1]);
   await assertAccessible(page, 'events of an order');
   await page.getByRole('button', { name: 'All orders' }).click();
@@ -141,7 +189,13 @@ test('Orders: the page and the filters are in the address; back shows the listin
   await page.goBack();
   await page.waitForURL(/#\/orders\?active=true$/);
   await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1);
-  assert.equal([await page.getByLabel('Only orders needing action').isChecked(), await page.getByLabel('Updated since (UTC)').inputValue()], [true, '']);
+  assert.equal(
+    [
+      await page.getByLabel('Only orders needing action').isChecked(),
+      await page.getByLabel('Updated since (UTC)').inputValue(),
+    ],
+    [true, ''],
+  );
   await page.goBack();
   await page.waitForURL(/#\/orders$/);
   await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 2);

@@ -21,10 +21,22 @@ export async function startPortal(env: Record<string, string> = {}) {
   const mailDir = join(dataDir, 'mail');
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const app = await testApp({ DATA_DIR: dataDir, PUBLIC_URL: base, WEBHOOK_RETRY_SCHEDULE: '100ms', WEBHOOK_TIMEOUT_MS: '2000', ...env });
+  const app = await testApp({
+    DATA_DIR: dataDir,
+    PUBLIC_URL: base,
+    WEBHOOK_RETRY_SCHEDULE: '100ms',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    ...env,
+  });
   const server = createServer(app.app).listen(port, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  closeAtEnd(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  closeAtEnd(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   app.worker.start();
   const state = { answer: 200 };
   const receiver = await startReceiver(() => state.answer);
@@ -38,7 +50,11 @@ export async function startPortal(env: Record<string, string> = {}) {
     const contactId = (await app.admin.call<{ id: string }>('contacts.create', { accountId, email })).id;
     if (hooks) {
       await app.admin.call('webhookConfigs.upsert', {
-        accountId, scope: role, url: receiver.url(hooks), transformer: role === 'partner' ? 'partner-format' : 'default', version: '1.3.0',
+        accountId,
+        scope: role,
+        url: receiver.url(hooks),
+        transformer: role === 'partner' ? 'partner-format' : 'default',
+        version: '1.3.0',
       });
     }
     return { accountId, contactId, email, name };
@@ -49,7 +65,9 @@ export async function startPortal(env: Record<string, string> = {}) {
     const context = await browser.newContext({ viewport: DESKTOP, ...options });
     context.setDefaultTimeout(10_000);
     const page = await context.newPage();
-    page.on('console', (message) => { if (/Content Security Policy/i.test(message.text())) throw new Error(`CSP: ${message.text()}`); });
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) throw new Error(`CSP: ${message.text()}`);
+    });
     return page;
   };
 
@@ -61,11 +79,17 @@ export async function startPortal(env: Record<string, string> = {}) {
     return mailedLink(mailDir, email);
   };
 
-  const signIn = (page: Page, email: string) => signInFromMail(page, { base, mailDir, email, mailsSent: () => app.drainDeferred() });
+  const signIn = (page: Page, email: string) =>
+    signInFromMail(page, { base, mailDir, email, mailsSent: () => app.drainDeferred() });
 
   /** An access token for the session the page holds, for API calls the test makes itself. */
-  const accessTokenOf = async (page: Page) => (await app.http.post('/v3/auth/access-token')
-    .set('authorization', `Bearer ${await page.evaluate(() => sessionStorage.getItem('portal.refreshToken'))}`).send({})).body.access_token as string;
+  const accessTokenOf = async (page: Page) =>
+    (
+      await app.http
+        .post('/v3/auth/access-token')
+        .set('authorization', `Bearer ${await page.evaluate(() => sessionStorage.getItem('portal.refreshToken'))}`)
+        .send({})
+    ).body.access_token as string;
 
   /** Waits until `check` holds (polling every 100 ms, 10 s at most). */
   const until = async (check: () => Promise<boolean>, what: string) => {
@@ -101,7 +125,8 @@ export async function scrollsSideways(page: Page): Promise<{ width: number; scro
     let widest = '';
     for (const element of Array.from(document.querySelectorAll('body *'))) {
       const box = element.getBoundingClientRect();
-      if (box.right > width + 0.5 && !widest) widest = `${element.tagName.toLowerCase()}.${element.className} (right ${Math.round(box.right)})`;
+      if (box.right > width + 0.5 && !widest)
+        widest = `${element.tagName.toLowerCase()}.${element.className} (right ${Math.round(box.right)})`;
     }
     return { width, scrollWidth: document.documentElement.scrollWidth, widest };
   });

@@ -22,14 +22,31 @@ test.before(async () => {
   partner = await portal.account('partner', '/phone-hooks');
   brand = await portal.account('brand');
   for (let i = 0; i < 2; i++) {
-    orderId = (await portal.app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId })).apiId;
+    orderId = (
+      await portal.app.admin.call<{ apiId: string }>('jobs.create', {
+        brandAccountId: brand.accountId,
+        partnerId: partner.accountId,
+      })
+    ).apiId;
   }
   // A browser of another locale and time zone than UTC's: what it shows must not depend on them.
-  phone = await portal.newPage({ viewport: PHONE, locale: 'en-US', timezoneId: 'America/New_York', isMobile: true, hasTouch: true });
+  phone = await portal.newPage({
+    viewport: PHONE,
+    locale: 'en-US',
+    timezoneId: 'America/New_York',
+    isMobile: true,
+    hasTouch: true,
+  });
   await portal.signIn(phone, partner.email);
   const token = await portal.accessTokenOf(phone);
-  await portal.until(async () => (await portal.app.http.get('/v3/webhook-deliveries?status=failed').set('authorization', `Bearer ${token}`)).body.items?.length === 2, 'two failed deliveries');
-  deliveryId = (await portal.app.http.get('/v3/webhook-deliveries').set('authorization', `Bearer ${token}`)).body.items[0].id;
+  await portal.until(
+    async () =>
+      (await portal.app.http.get('/v3/webhook-deliveries?status=failed').set('authorization', `Bearer ${token}`)).body
+        .items?.length === 2,
+    'two failed deliveries',
+  );
+  deliveryId = (await portal.app.http.get('/v3/webhook-deliveries').set('authorization', `Bearer ${token}`)).body
+    .items[0].id;
 });
 
 test.after(async () => {
@@ -43,12 +60,15 @@ async function fitsThePhone(page: Page, hash: string, ready: (page: Page) => Pro
   await ready(page);
   const { width, scrollWidth, widest } = await scrollsSideways(page);
   assert.ok(width <= PHONE.width, `the viewport is ${width} px wide`);
-  assert.ok(scrollWidth <= PHONE.width, `${what} at ${PHONE.width} px is ${scrollWidth} px wide (first too wide: ${widest})`);
+  assert.ok(
+    scrollWidth <= PHONE.width,
+    `${what} at ${PHONE.width} px is ${scrollWidth} px wide (first too wide: ${widest})`,
+  );
   await assertAccessible(page, `${what} at ${PHONE.width} px`);
   await shot(page, `${what.toLowerCase().replace(/ /g, '-')}-390`);
 }
 
-test('at 390 px every page fits the screen: no sideways scrolling, and the Deliveries row\'s attempts and Redeliver are on screen', async () => {
+test("at 390 px every page fits the screen: no sideways scrolling, and the Deliveries row's attempts and Redeliver are on screen", async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   await fitsThePhone(phone, '#/endpoint', (p) => p.getByTestId('health').waitFor(), 'Endpoint');
   await fitsThePhone(phone, '#/deliveries', (p) => p.locator('tbody tr').nth(1).waitFor(), 'Deliveries');
@@ -59,14 +79,22 @@ test('at 390 px every page fits the screen: no sideways scrolling, and the Deliv
   }
   assert.is(await row.locator('td[data-label="Attempts"]').innerText(), '2');
   await shot(phone, 'deliveries-390');
-  await fitsThePhone(phone, `#/deliveries/${deliveryId}`, (p) => p.getByTestId('attempt').first().waitFor(), 'one delivery');
+  await fitsThePhone(
+    phone,
+    `#/deliveries/${deliveryId}`,
+    (p) => p.getByTestId('attempt').first().waitFor(),
+    'one delivery',
+  );
   await phone.getByTestId('attempt').first().locator('summary').click();
   await phone.getByLabel('Request of attempt 2').waitFor();
   assert.ok((await scrollsSideways(phone)).scrollWidth <= PHONE.width, 'an unfolded attempt fits too');
   await shot(phone, 'delivery-390');
   await fitsThePhone(phone, '#/events', (p) => p.getByTestId('event').first().waitFor(), 'Events');
   await phone.getByTestId('event').first().getByRole('button').click();
-  await phone.getByLabel(/^Event /).first().waitFor();
+  await phone
+    .getByLabel(/^Event /)
+    .first()
+    .waitFor();
   assert.ok((await scrollsSideways(phone)).scrollWidth <= PHONE.width, 'an unfolded event fits too');
   await fitsThePhone(phone, '#/orders', (p) => p.getByRole('link', { name: orderId }).waitFor(), 'Orders');
   await fitsThePhone(phone, `#/orders/${orderId}`, (p) => p.getByLabel(`Order ${orderId}`).waitFor(), 'one order');
@@ -75,7 +103,12 @@ test('at 390 px every page fits the screen: no sideways scrolling, and the Deliv
   await portal.signIn(brandPhone, brand.email);
   await fitsThePhone(brandPhone, '#/commands', (p) => p.getByLabel(/Command id/).waitFor(), 'Commands');
   const signedOut = await portal.newPage({ viewport: PHONE, isMobile: true });
-  await fitsThePhone(signedOut, '', (p) => p.getByRole('heading', { name: 'Sign in to the integrator portal' }).waitFor(), 'Sign in');
+  await fitsThePhone(
+    signedOut,
+    '',
+    (p) => p.getByRole('heading', { name: 'Sign in to the integrator portal' }).waitFor(),
+    'Sign in',
+  );
   await brandPhone.context().close();
   await signedOut.context().close();
 });
@@ -94,7 +127,8 @@ test('between a phone and a desktop (600 to 1100 px) the Deliveries table does n
 
 // The format: 2026-11-29 05:50:12 UTC. Dates of another shape: 29/11/2026, 11/28/2026, "05:50 AM", "Nov 28".
 const ONE_FORMAT = /\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC\b/g;
-const OTHER_FORMATS = /\b\d{1,2}\/\d{1,2}\/\d{2,4}\b|\b\d{1,2}:\d{2}(:\d{2})? ?[AP]M\b|\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2}\b|\d{4}-\d{2}-\d{2}T\d{2}/;
+const OTHER_FORMATS =
+  /\b\d{1,2}\/\d{1,2}\/\d{2,4}\b|\b\d{1,2}:\d{2}(:\d{2})? ?[AP]M\b|\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{1,2}\b|\d{4}-\d{2}-\d{2}T\d{2}/;
 
 /** The dates the page writes itself (the JSON it shows as sent, `pre`, keeps the wire's ISO 8601). */
 async function datesOf(page: Page, what: string): Promise<string[]> {
@@ -114,20 +148,29 @@ test('one date format in tables, details and date fields: UTC as UTC, in a brows
   const page = await portal.newPage({ viewport: DESKTOP, locale: 'en-US', timezoneId: 'America/New_York' });
   await portal.signIn(page, partner.email);
   const token = await portal.accessTokenOf(page);
-  const listed = (await portal.app.http.get('/v3/webhook-deliveries').set('authorization', `Bearer ${token}`)).body.items as { createdAt: string }[];
+  const listed = (await portal.app.http.get('/v3/webhook-deliveries').set('authorization', `Bearer ${token}`)).body
+    .items as { createdAt: string }[];
 
   await page.goto(`${portal.base}/portal/#/deliveries`);
   await page.locator('tbody tr').nth(1).waitFor();
   const created = await page.locator('tbody tr td[data-label="Created"]').allInnerTexts();
   const expected = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
-  assert.equal(created, listed.map((d) => expected(d.createdAt)), 'the list\'s times, in UTC');
+  assert.equal(
+    created,
+    listed.map((d) => expected(d.createdAt)),
+    "the list's times, in UTC",
+  );
   assert.ok((await datesOf(page, 'Deliveries')).length >= 2);
   await shot(page, 'deliveries-desktop');
 
   // Date fields: text that takes the format it shows, never the browser's date picker (mm/dd/yyyy).
   assert.is(await page.locator('input[type="date"], input[type="datetime-local"]').count(), 0, 'no locale date picker');
   const since = page.getByLabel('Created at or after (UTC)');
-  assert.match(await since.inputValue(), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:00 UTC$/, 'the field starts in the format it shows');
+  assert.match(
+    await since.inputValue(),
+    /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:00 UTC$/,
+    'the field starts in the format it shows',
+  );
   await since.fill('11/28/2026');
   await page.getByRole('button', { name: 'Redeliver failed' }).click();
   await page.locator('#since-issue').waitFor();
@@ -140,12 +183,14 @@ test('one date format in tables, details and date fields: UTC as UTC, in a brows
   await page.getByRole('button', { name: 'Redeliver failed' }).click();
   await page.getByText('2 deliveries are pending again.').waitFor();
 
-  const delivery = (await portal.app.http.get(`/v3/webhook-deliveries/${deliveryId}`).set('authorization', `Bearer ${token}`)).body as { createdAt: string; attempts: { at: string }[] };
+  const delivery = (
+    await portal.app.http.get(`/v3/webhook-deliveries/${deliveryId}`).set('authorization', `Bearer ${token}`)
+  ).body as { createdAt: string; attempts: { at: string }[] };
   await page.goto(`${portal.base}/portal/#/deliveries/${deliveryId}`);
   await page.getByTestId('attempt').first().waitFor();
   const shown = await datesOf(page, 'one delivery');
   assert.ok(shown.includes(expected(delivery.createdAt)), 'the creation time');
-  assert.ok(shown.includes(expected(delivery.attempts[0]!.at)), 'the first attempt\'s time');
+  assert.ok(shown.includes(expected(delivery.attempts[0]!.at)), "the first attempt's time");
   await page.getByTestId('attempt').first().locator('summary').click();
   await shot(page, 'delivery-desktop');
 
@@ -163,7 +208,10 @@ test('one date format in tables, details and date fields: UTC as UTC, in a brows
   await assertAccessible(page, 'orders with a date field');
 
   await page.goto(`${portal.base}/portal/#/endpoint`);
-  await page.getByTestId('health').getByText(/^Failing since \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC:/).waitFor();
+  await page
+    .getByTestId('health')
+    .getByText(/^Failing since \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC:/)
+    .waitFor();
   await datesOf(page, 'Endpoint');
   await page.context().close();
 });

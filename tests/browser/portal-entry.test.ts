@@ -30,10 +30,16 @@ test('sign-in from the mail link: the token leaves the address bar and history; 
   await screenshot(page, 'sign-in');
   await signIn(page, partner.email);
   assert.not.match(page.url(), /refresh=/);
-  assert.ok(await page.evaluate(() => sessionStorage.getItem('portal.refreshToken')), 'the refresh token in sessionStorage');
+  assert.ok(
+    await page.evaluate(() => sessionStorage.getItem('portal.refreshToken')),
+    'the refresh token in sessionStorage',
+  );
   // localStorage keeps only the address this browser asked a link for (and a page to return to), never a token.
   const kept = await page.evaluate(() => Object.entries({ ...localStorage }));
-  assert.ok(kept.every(([key]) => key === 'portal.linksAskedFor' || key === 'portal.pageAfterSignIn'), JSON.stringify(kept));
+  assert.ok(
+    kept.every(([key]) => key === 'portal.linksAskedFor' || key === 'portal.pageAfterSignIn'),
+    JSON.stringify(kept),
+  );
   assert.not.match(JSON.stringify(kept), /eyJ/, 'no token in localStorage');
   await page.goBack().catch(() => null);
   assert.not.match(page.url(), /refresh=/, 'the address with the token is not in the history');
@@ -41,7 +47,7 @@ test('sign-in from the mail link: the token leaves the address bar and history; 
   const other = await stranger.newPage();
   await other.goto(`${base}/portal/#refresh=not-a-token`);
   await other.getByRole('alert').waitFor();
-  assert.match(await other.getByRole('alert').innerText(), /token/i, 'the service\'s message');
+  assert.match(await other.getByRole('alert').innerText(), /token/i, "the service's message");
   assert.not.match(other.url(), /refresh=/);
   await stranger.close();
 });
@@ -58,13 +64,20 @@ test('Endpoint: a refused URL shows its issue beside the field; saved, it shows 
   const issue = page.locator('#url-issue');
   await issue.waitFor();
   assert.ok((await issue.innerText()).length > 0);
-  assert.is(await page.getByLabel('URL', { exact: true }).getAttribute('aria-describedby'), 'url-issue', 'the issue is tied to its field');
+  assert.is(
+    await page.getByLabel('URL', { exact: true }).getAttribute('aria-describedby'),
+    'url-issue',
+    'the issue is tied to its field',
+  );
   await assertAccessible(page, 'endpoint with an issue');
   await page.getByLabel('URL', { exact: true }).fill(receiver.url('/portal-hooks'));
   await page.getByLabel('New signature key (leave empty to keep the current one)').fill('portal-test-signing-key-0001');
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByText('Saved.').waitFor();
-  await page.getByTestId('health').getByText(/Healthy|failing|Disabled/).waitFor();
+  await page
+    .getByTestId('health')
+    .getByText(/Healthy|failing|Disabled/)
+    .waitFor();
   await page.getByRole('heading', { name: 'Rotate the signature key' }).waitFor();
   await page.getByLabel('Event type').selectOption('OrderStatusEvent');
   const before = receiver.received.length;

@@ -18,7 +18,12 @@ export let base = '';
 let mailDir = '';
 export let browser: Browser;
 export let receiver: Awaited<ReturnType<typeof startReceiver>>;
-export const user = (name: string) => ({ email: uniqueEmail(name), accountId: '', context: null as unknown as BrowserContext, page: null as unknown as Page });
+export const user = (name: string) => ({
+  email: uniqueEmail(name),
+  accountId: '',
+  context: null as unknown as BrowserContext,
+  page: null as unknown as Page,
+});
 type User = ReturnType<typeof user>;
 
 /** The service, the receiver (`answer` is its status for each webhook), Chromium, and for each user an account and a page. */
@@ -28,10 +33,21 @@ export async function startPortalTour(users: [User, 'partner' | 'brand'][], answ
   mailDir = join(dataDir, 'mail');
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  app = await testApp({ DATA_DIR: dataDir, PUBLIC_URL: base, WEBHOOK_RETRY_SCHEDULE: '100ms', WEBHOOK_TIMEOUT_MS: '2000' });
+  app = await testApp({
+    DATA_DIR: dataDir,
+    PUBLIC_URL: base,
+    WEBHOOK_RETRY_SCHEDULE: '100ms',
+    WEBHOOK_TIMEOUT_MS: '2000',
+  });
   const server = createServer(app.app).listen(port, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  closeAtEnd(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  closeAtEnd(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   app.worker.start();
   receiver = await startReceiver(answer);
   browser = await launchChromium();
@@ -41,7 +57,9 @@ export async function startPortalTour(users: [User, 'partner' | 'brand'][], answ
     who.context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
     who.context.setDefaultTimeout(10_000);
     who.page = await who.context.newPage();
-    who.page.on('console', (message) => { if (/Content Security Policy/i.test(message.text())) throw new Error(`CSP: ${message.text()}`); });
+    who.page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) throw new Error(`CSP: ${message.text()}`);
+    });
   }
 }
 
@@ -51,4 +69,5 @@ export async function stopPortalTour() {
   await browser.close();
 }
 
-export const signIn = (page: Page, email: string) => signInFromMail(page, { base, mailDir, email, mailsSent: () => app.drainDeferred() });
+export const signIn = (page: Page, email: string) =>
+  signInFromMail(page, { base, mailDir, email, mailsSent: () => app.drainDeferred() });

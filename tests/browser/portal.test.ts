@@ -16,11 +16,21 @@ const orders: string[] = [];
 
 test.before(async () => {
   if (!hasChromium) return;
-  await startPortalTour([[partner, 'partner'], [brand, 'brand']], () => (failing ? 500 : 200));
+  await startPortalTour(
+    [
+      [partner, 'partner'],
+      [brand, 'brand'],
+    ],
+    () => (failing ? 500 : 200),
+  );
   // Signed in from the mail, its endpoint at the receiver: portal-entry.test.ts goes through both in the portal.
   await signIn(partner.page, partner.email);
   await app.admin.call('webhookConfigs.upsert', {
-    accountId: partner.accountId, scope: 'partner', url: receiver.url('/portal-hooks'), transformer: 'partner-format', version: '1.3.0',
+    accountId: partner.accountId,
+    scope: 'partner',
+    url: receiver.url('/portal-hooks'),
+    transformer: 'partner-format',
+    version: '1.3.0',
     signatureKey: 'portal-test-signing-key-0001',
   });
 });
@@ -34,24 +44,45 @@ test('Deliveries: a failed delivery shows the answer; redelivered after the rece
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const page = partner.page;
   failing = true;
-  const brandForJobs = (await app.admin.call<{ id: string }>('accounts.create', { name: 'Portal jobs brand', role: 'brand' })).id;
+  const brandForJobs = (
+    await app.admin.call<{ id: string }>('accounts.create', { name: 'Portal jobs brand', role: 'brand' })
+  ).id;
   for (let i = 0; i < 2; i++) {
-    orders.push((await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brandForJobs, partnerId: partner.accountId })).apiId);
+    orders.push(
+      (
+        await app.admin.call<{ apiId: string }>('jobs.create', {
+          brandAccountId: brandForJobs,
+          partnerId: partner.accountId,
+        })
+      ).apiId,
+    );
   }
-  const failed = async () => (await app.http.get('/v3/webhook-deliveries?status=failed').set('authorization', `Bearer ${await accessTokenOf(partner.page)}`)).body.items.length;
+  const failed = async () =>
+    (
+      await app.http
+        .get('/v3/webhook-deliveries?status=failed')
+        .set('authorization', `Bearer ${await accessTokenOf(partner.page)}`)
+    ).body.items.length;
   for (let i = 0; i < 100 && (await failed()) < 2; i++) await new Promise((resolve) => setTimeout(resolve, 100));
   assert.is(await failed(), 2, 'two deliveries failed');
   await page.goto(`${base}/portal/#/deliveries`);
   await page.getByRole('link', { name: 'Endpoint' }).click();
   // What was shown before is shown at once and then asked again (stale while it revalidates): the sentence follows.
-  await page.getByTestId('health').getByText(/^Failing since .*redeliver what failed/).waitFor();
+  await page
+    .getByTestId('health')
+    .getByText(/^Failing since .*redeliver what failed/)
+    .waitFor();
 
   await page.goto(`${base}/portal/#/deliveries`);
   await page.getByLabel('Status').selectOption('failed');
   const rows = page.locator('tbody tr');
   await rows.first().waitFor();
   assert.is(await rows.count(), 2);
-  assert.match(await rows.first().innerText(), /failed[\s\S]*500: .*failure 500/, 'the status and the start of the answer');
+  assert.match(
+    await rows.first().innerText(),
+    /failed[\s\S]*500: .*failure 500/,
+    'the status and the start of the answer',
+  );
   await assertAccessible(page, 'deliveries');
   await screenshot(page, 'deliveries');
   failing = false;
@@ -59,7 +90,11 @@ test('Deliveries: a failed delivery shows the answer; redelivered after the rece
   await page.getByRole('heading', { name: 'Delivery', level: 1 }).waitFor();
   await page.getByRole('heading', { name: 'Attempts' }).waitFor();
   await page.getByTestId('attempt').last().locator('summary').click(); // the oldest attempt, unfolded
-  assert.match(await page.getByLabel('Response body of attempt 1').innerText(), /^failure 500/, 'the receiver\'s answer (§11)');
+  assert.match(
+    await page.getByLabel('Response body of attempt 1').innerText(),
+    /^failure 500/,
+    "the receiver's answer (§11)",
+  );
   assert.match(await page.getByLabel('Payload').innerText(), /"_type": "OrderStatusEvent"/);
   assert.match(await page.getByLabel('Request of attempt 1').innerText(), /webhook-signature/);
   await assertAccessible(page, 'a delivery');
@@ -67,7 +102,12 @@ test('Deliveries: a failed delivery shows the answer; redelivered after the rece
   await page.getByRole('button', { name: /^Redeliver / }).click();
   // "queued" may be gone before it is seen: the receiver answers 200 now, and the worker is quick (delivery-timeline
   // shows "queued" while a delivery waits).
-  await page.getByRole('status').getByText('queued').or(page.getByTestId('delivery-status').getByText('delivered')).first().waitFor();
+  await page
+    .getByRole('status')
+    .getByText('queued')
+    .or(page.getByTestId('delivery-status').getByText('delivered'))
+    .first()
+    .waitFor();
   for (let i = 0; i < 50 && !/delivered/.test(await page.locator('dl.facts').innerText()); i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await page.getByRole('button', { name: 'Refresh' }).click();
@@ -84,27 +124,52 @@ test('Deliveries: a failed delivery shows the answer; redelivered after the rece
   await page.locator('tbody tr').first().waitFor();
 });
 
-const accessTokenOf = async (page: Page) => (await app.http.post('/v3/auth/access-token')
-  .set('authorization', `Bearer ${await page.evaluate(() => sessionStorage.getItem('portal.refreshToken'))}`).send({})).body.access_token as string;
+const accessTokenOf = async (page: Page) =>
+  (
+    await app.http
+      .post('/v3/auth/access-token')
+      .set('authorization', `Bearer ${await page.evaluate(() => sessionStorage.getItem('portal.refreshToken'))}`)
+      .send({})
+  ).body.access_token as string;
 
 test('Events: the feed pages with next, back and forward move between pages, and an event opens to its JSON', async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const page = partner.page;
   for (const apiId of orders) {
-    for (const status of ['open', 'accepted', 'scheduled', 'appointment_confirmed', 'installing', 'installed', 'completed']) await app.admin.call('jobs.setStatus', { apiId, status }).catch(() => null);
+    for (const status of [
+      'open',
+      'accepted',
+      'scheduled',
+      'appointment_confirmed',
+      'installing',
+      'installed',
+      'completed',
+    ])
+      await app.admin.call('jobs.setStatus', { apiId, status }).catch(() => null);
   }
   await page.goto(`${base}/portal/#/events`);
   const items = page.locator('ul.events li');
   await items.first().waitFor();
-  const [firstPage, firstId] = [await page.locator('ul.events').innerText(), await items.first().locator('code').innerText()];
+  const [firstPage, firstId] = [
+    await page.locator('ul.events').innerText(),
+    await items.first().locator('code').innerText(),
+  ];
   const next = page.getByRole('button', { name: 'Next' });
   assert.ok(await next.isEnabled(), 'a next page');
   await items.first().getByRole('button').click();
-  await page.getByLabel(/^Event /).first().waitFor();
+  await page
+    .getByLabel(/^Event /)
+    .first()
+    .waitFor();
   await assertAccessible(page, 'events');
   await screenshot(page, 'events');
   await next.click();
-  await page.waitForFunction((before) => document.querySelector('main')?.textContent?.includes('No newer events yet') || document.querySelector('ul.events')?.textContent !== before, firstPage);
+  await page.waitForFunction(
+    (before) =>
+      document.querySelector('main')?.textContent?.includes('No newer events yet') ||
+      document.querySelector('ul.events')?.textContent !== before,
+    firstPage,
+  );
   const [secondPage, secondUrl] = [await page.locator('main').innerText(), page.url()];
   assert.is.not(secondPage, firstPage);
   assert.match(secondUrl, /#\/events\/[^/]+$/, 'the page is in the address');
@@ -140,11 +205,19 @@ test('Orders: a partner lists its orders (active, updatedSince) and opens one', 
 test('a brand finds a command result, and sees nothing of the partner', async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const page = brand.page;
-  await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', url: null, transformer: 'default', version: '1.3.0' });
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: brand.accountId,
+    scope: 'brand',
+    url: null,
+    transformer: 'default',
+    version: '1.3.0',
+  });
   await signIn(page, brand.email);
   const job = (await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId })).apiId;
   const cid = `portal-${randomUUID()}`;
-  const sent = await app.http.post('/v3/commands').set('authorization', `Bearer ${await accessTokenOf(page)}`)
+  const sent = await app.http
+    .post('/v3/commands')
+    .set('authorization', `Bearer ${await accessTokenOf(page)}`)
     .send({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: job });
   assert.is(sent.status, 202, JSON.stringify(sent.body));
   await page.goto(`${base}/portal/#/commands`);
@@ -164,10 +237,17 @@ test('a brand finds a command result, and sees nothing of the partner', async ()
   await page.goto(`${base}/portal/#/deliveries`);
   await page.getByText(/No deliveries yet|No more deliveries/).waitFor();
   await page.goto(`${base}/portal/#/events`);
-  await page.locator('main').getByText(/No events yet|RefreshOrder|Command/).first().waitFor({ timeout: 5000 }).catch(() => null);
+  await page
+    .locator('main')
+    .getByText(/No events yet|RefreshOrder|Command/)
+    .first()
+    .waitFor({ timeout: 5000 })
+    .catch(() => null);
   const events = await page.locator('main').innerText();
-  for (const id of orders) assert.not.ok(events.includes(id), 'no event of the partner\'s orders');
-  const partnerDelivery = (await app.http.get('/v3/webhook-deliveries').set('authorization', `Bearer ${await accessTokenOf(partner.page)}`)).body.items[0].id as string;
+  for (const id of orders) assert.not.ok(events.includes(id), "no event of the partner's orders");
+  const partnerDelivery = (
+    await app.http.get('/v3/webhook-deliveries').set('authorization', `Bearer ${await accessTokenOf(partner.page)}`)
+  ).body.items[0].id as string;
   await page.goto(`${base}/portal/#/deliveries/${partnerDelivery}`);
   await page.getByRole('alert').waitFor();
   assert.match(await page.getByRole('alert').innerText(), /Request id/);

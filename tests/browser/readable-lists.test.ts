@@ -15,8 +15,16 @@ let brand: Account;
 let page: Page;
 const jobs: string[] = [];
 const utc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
-const get = async (path: string, p: Page) => (await portal.app.http.get(path).set('authorization', `Bearer ${await portal.accessTokenOf(p)}`)).body;
-type Listed = { id: string; eventId: string; eventType: string; status: string; orderId?: string | null; attempts: unknown[] };
+const get = async (path: string, p: Page) =>
+  (await portal.app.http.get(path).set('authorization', `Bearer ${await portal.accessTokenOf(p)}`)).body;
+type Listed = {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: string;
+  orderId?: string | null;
+  attempts: unknown[];
+};
 
 test.before(async () => {
   if (!hasChromium) return;
@@ -24,14 +32,34 @@ test.before(async () => {
   partner = await portal.account('partner', '/lists-partner');
   brand = await portal.account('brand', '/lists-brand');
   portal.state.answer = 500;
-  jobs.push((await portal.app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId })).apiId);
+  jobs.push(
+    (
+      await portal.app.admin.call<{ apiId: string }>('jobs.create', {
+        brandAccountId: brand.accountId,
+        partnerId: partner.accountId,
+      })
+    ).apiId,
+  );
   page = await portal.newPage();
   await portal.signIn(page, partner.email);
-  await portal.until(async () => (await get('/v3/webhook-deliveries?status=failed', page)).items?.length >= 1, 'a failed delivery');
+  await portal.until(
+    async () => (await get('/v3/webhook-deliveries?status=failed', page)).items?.length >= 1,
+    'a failed delivery',
+  );
   portal.state.answer = 200;
-  jobs.push((await portal.app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId })).apiId);
+  jobs.push(
+    (
+      await portal.app.admin.call<{ apiId: string }>('jobs.create', {
+        brandAccountId: brand.accountId,
+        partnerId: partner.accountId,
+      })
+    ).apiId,
+  );
   await portal.app.admin.call('jobs.setStatus', { apiId: jobs[1], status: 'accepted' });
-  await portal.until(async () => (await get('/v3/webhook-deliveries?status=delivered', page)).items?.length >= 2, 'two delivered deliveries');
+  await portal.until(
+    async () => (await get('/v3/webhook-deliveries?status=delivered', page)).items?.length >= 2,
+    'two delivered deliveries',
+  );
 });
 
 test.after(async () => {
@@ -45,12 +73,25 @@ test('Deliveries: time, event type, order, short event id, status with the answe
   await page.goto(`${portal.base}/portal/#/deliveries`);
   const rows = page.locator('tbody tr');
   await rows.nth(listed.length - 1).waitFor();
-  assert.equal(await page.locator('thead th').allInnerTexts(), ['Created (UTC)', 'Event', 'Order', 'Event id', 'Status', 'Attempts', 'Next attempt', 'Actions']);
+  assert.equal(await page.locator('thead th').allInnerTexts(), [
+    'Created (UTC)',
+    'Event',
+    'Order',
+    'Event id',
+    'Status',
+    'Attempts',
+    'Next attempt',
+    'Actions',
+  ]);
   for (const [i, d] of listed.entries()) {
     const cell = (label: string) => rows.nth(i).locator(`td[data-label="${label}"]`).innerText();
     assert.is(await cell('Event'), d.eventType);
     assert.is(await cell('Event id'), d.eventId.slice(0, 8));
-    assert.is(await rows.nth(i).locator('td[data-label="Event id"] code').getAttribute('title'), d.eventId, 'the whole id at hand');
+    assert.is(
+      await rows.nth(i).locator('td[data-label="Event id"] code').getAttribute('title'),
+      d.eventId,
+      'the whole id at hand',
+    );
     // The order's slot: the API's `orderId` when it gives one (CONTRACT §10), a dash until then.
     assert.is(await cell('Order'), d.orderId ?? '—');
     if (d.orderId) assert.is(await rows.nth(i).getByTestId('order-link').getAttribute('href'), `#/orders/${d.orderId}`);
@@ -71,9 +112,14 @@ test('one delivery names its order, and a partner opens it from there', async ()
   await page.getByRole('heading', { name: `Order ${jobs[0]}` }).waitFor();
 });
 
-test('Events: each shows its time, its type and its order; a partner\'s order links to the order', async () => {
+test("Events: each shows its time, its type and its order; a partner's order links to the order", async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
-  const feed = (await get('/v3/events?limit=20', page)).items as { _eid: string; _type: string; jobApiId: string; updatedAt: string }[];
+  const feed = (await get('/v3/events?limit=20', page)).items as {
+    _eid: string;
+    _type: string;
+    jobApiId: string;
+    updatedAt: string;
+  }[];
   assert.ok(feed.length >= 3, `${feed.length} events`);
   await page.goto(`${portal.base}/portal/#/events`);
   const items = page.getByTestId('event');
@@ -81,7 +127,12 @@ test('Events: each shows its time, its type and its order; a partner\'s order li
   for (const [i, event] of feed.entries()) {
     const item = items.nth(i);
     assert.is(await item.getByTestId('event-time').innerText(), utc(event.updatedAt));
-    assert.match(await item.innerText(), new RegExp(`^${utc(event.updatedAt)}\\s+${event._type}\\s+order ${event.jobApiId}\\s+Event\\s+${event._eid.slice(0, 8)}`));
+    assert.match(
+      await item.innerText(),
+      new RegExp(
+        `^${utc(event.updatedAt)}\\s+${event._type}\\s+order ${event.jobApiId}\\s+Event\\s+${event._eid.slice(0, 8)}`,
+      ),
+    );
     assert.is(await item.getByTestId('order-link').getAttribute('href'), `#/orders/${event.jobApiId}`);
   }
   await assertAccessible(page, 'events');
@@ -90,7 +141,7 @@ test('Events: each shows its time, its type and its order; a partner\'s order li
   await page.getByLabel(`Order ${feed.at(-1)!.jobApiId}`).waitFor();
 });
 
-test('Events of a brand: the order by its orderId, opening the brand\'s events of that order (a brand has no order page)', async () => {
+test("Events of a brand: the order by its orderId, opening the brand's events of that order (a brand has no order page)", async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const brandPage = await portal.newPage();
   await portal.signIn(brandPage, brand.email);
@@ -99,14 +150,26 @@ test('Events of a brand: the order by its orderId, opening the brand\'s events o
   await brandPage.goto(`${portal.base}/portal/#/events`);
   const items = brandPage.getByTestId('event');
   await items.nth(feed.length - 1).waitFor();
-  assert.equal(await items.getByTestId('event-order').allInnerTexts(), feed.map((e) => `order ${e.orderId}`));
-  assert.equal(await items.getByTestId('event-time').allInnerTexts(), feed.map((e) => utc(e.updatedAt)));
-  assert.equal(await items.getByTestId('order-link').evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
-    feed.map((e) => `#/events?orderId=${e.orderId}`));
+  assert.equal(
+    await items.getByTestId('event-order').allInnerTexts(),
+    feed.map((e) => `order ${e.orderId}`),
+  );
+  assert.equal(
+    await items.getByTestId('event-time').allInnerTexts(),
+    feed.map((e) => utc(e.updatedAt)),
+  );
+  assert.equal(
+    await items.getByTestId('order-link').evaluateAll((links) => links.map((a) => a.getAttribute('href'))),
+    feed.map((e) => `#/events?orderId=${e.orderId}`),
+  );
   await items.last().getByTestId('order-link').click();
   const own = feed.filter((e) => e.orderId === feed.at(-1)!.orderId);
   await brandPage.waitForFunction((n) => document.querySelectorAll('[data-testid="event"]').length === n, own.length);
-  assert.is(await brandPage.getByLabel('Order', { exact: true }).inputValue(), feed.at(-1)!.orderId, 'the filter shows the order');
+  assert.is(
+    await brandPage.getByLabel('Order', { exact: true }).inputValue(),
+    feed.at(-1)!.orderId,
+    'the filter shows the order',
+  );
   await brandPage.context().close();
 });
 

@@ -18,7 +18,10 @@ const held = () => page.evaluate(() => sessionStorage.getItem('portal.refreshTok
 const tokenOf = (link: string) => decodeURIComponent(link.split('#refresh=')[1]!);
 const identity = async () => page.getByTestId('identity').innerText();
 /** The header once GET /v3/me has answered (the ids stand in for the names until then). */
-const nameShown = async () => { await page.getByTestId('identity-email').waitFor(); return identity(); };
+const nameShown = async () => {
+  await page.getByTestId('identity-email').waitFor();
+  return identity();
+};
 const question = () => page.getByTestId('switch-question');
 
 test.before(async () => {
@@ -34,26 +37,41 @@ test.after(async () => {
   await portal.stop();
 });
 
-test('the header names the signed-in account and the contact\'s e-mail (GET /v3/me), the ids in their tooltips', async () => {
+test("the header names the signed-in account and the contact's e-mail (GET /v3/me), the ids in their tooltips", async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   await portal.signIn(page, brandA.email);
   await page.getByTestId('identity-email').waitFor();
   assert.is(await identity(), `${brandA.name} · brand · ${brandA.email}`);
-  assert.is(await page.getByTestId('identity').locator('.account').getAttribute('title'), `Account ${brandA.accountId}`);
+  assert.is(
+    await page.getByTestId('identity').locator('.account').getAttribute('title'),
+    `Account ${brandA.accountId}`,
+  );
   assert.is(await page.getByTestId('identity-email').getAttribute('title'), `Contact ${brandA.contactId}`);
 });
 
-test('another account\'s link opened in a signed-in tab asks first; staying keeps the session, and the token leaves the address', async () => {
+test("another account's link opened in a signed-in tab asks first; staying keeps the session, and the token leaves the address", async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const mine = await held();
   const linkB = await portal.link(brandB.email);
   await page.goto(linkB); // the same page: only the fragment changes
   await question().waitFor();
-  assert.match(await question().innerText(), new RegExp(`^You are signed in as brand account ${brandA.name} \\(${brandA.email}\\)\\. Sign in as the account of this link instead\\?$`));
-  assert.match(await page.locator('main').innerText(), new RegExp(`signs in as brand account ${brandB.name} \\(${brandB.email}\\)`));
+  assert.match(
+    await question().innerText(),
+    new RegExp(
+      `^You are signed in as brand account ${brandA.name} \\(${brandA.email}\\)\\. Sign in as the account of this link instead\\?$`,
+    ),
+  );
+  assert.match(
+    await page.locator('main').innerText(),
+    new RegExp(`signs in as brand account ${brandB.name} \\(${brandB.email}\\)`),
+  );
   assert.not.match(page.url(), /refresh=/, 'the token left the address');
   assert.is(await held(), mine, 'the session is not replaced while the question is open');
-  assert.is(await page.getByRole('navigation', { name: 'Pages' }).count(), 0, 'neither account\'s pages behind the question');
+  assert.is(
+    await page.getByRole('navigation', { name: 'Pages' }).count(),
+    0,
+    "neither account's pages behind the question",
+  );
   await assertAccessible(page, 'the switch question');
   await shot(page, 'switch-question');
 
@@ -67,7 +85,7 @@ test('another account\'s link opened in a signed-in tab asks first; staying keep
   assert.not.match(page.url(), /refresh=/);
 });
 
-test('the same link opened as a new page load asks too; consenting switches to the link\'s account', async () => {
+test("the same link opened as a new page load asks too; consenting switches to the link's account", async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const linkB = await portal.link(brandB.email);
   await page.goto('about:blank');
@@ -78,7 +96,7 @@ test('the same link opened as a new page load asks too; consenting switches to t
   await page.getByRole('button', { name: 'Sign in with the link' }).click();
   await page.getByRole('heading', { name: 'Endpoint', level: 1 }).waitFor();
   assert.is(await nameShown(), `${brandB.name} · brand · ${brandB.email}`);
-  assert.is(await held(), tokenOf(linkB), 'signed in with the link\'s token');
+  assert.is(await held(), tokenOf(linkB), "signed in with the link's token");
   await page.getByRole('status').getByText(`Signed in as brand account ${brandB.name} (${brandB.email}).`).waitFor();
 });
 
@@ -94,8 +112,14 @@ test('a fresh link of the same contact needs no question; a refused link leaves 
 
   const before = await held();
   await page.goto(`${portal.base}/portal/#refresh=not-a-token`);
-  await page.getByRole('alert').getByText(/The sign-in link you opened was refused/).waitFor();
-  assert.match(await page.getByRole('alert').innerText(), new RegExp(`still signed in as brand account ${brandB.name} \\(${brandB.email}\\)`));
+  await page
+    .getByRole('alert')
+    .getByText(/The sign-in link you opened was refused/)
+    .waitFor();
+  assert.match(
+    await page.getByRole('alert').innerText(),
+    new RegExp(`still signed in as brand account ${brandB.name} \\(${brandB.email}\\)`),
+  );
   assert.is(await held(), before);
   assert.not.match(page.url(), /refresh=/);
 });
@@ -106,8 +130,15 @@ test('a link opened in a new tab of a browser that did not ask for it: a questio
   const tab = await portal.newPage();
   await tab.goto(sent);
   await tab.getByTestId('confirm-question').waitFor();
-  assert.match(await tab.getByTestId('confirm-question').innerText(), new RegExp(`signs in as brand account ${brandB.name} \\(${brandB.email}\\)`));
-  assert.is(await tab.evaluate(() => sessionStorage.getItem('portal.refreshToken')), null, 'no session before the answer');
+  assert.match(
+    await tab.getByTestId('confirm-question').innerText(),
+    new RegExp(`signs in as brand account ${brandB.name} \\(${brandB.email}\\)`),
+  );
+  assert.is(
+    await tab.evaluate(() => sessionStorage.getItem('portal.refreshToken')),
+    null,
+    'no session before the answer',
+  );
   assert.not.match(tab.url(), /refresh=/);
   await assertAccessible(tab, 'the question before signing in with a link not asked for here');
   await tab.getByRole('button', { name: 'Cancel' }).click();
@@ -121,7 +152,7 @@ test('a link opened in a new tab of a browser that did not ask for it: a questio
   await tab.context().close();
 });
 
-test('a failure mail\'s link opened signed out: the sign-in link, opened in another tab, leads to that page, filters and all', async () => {
+test("a failure mail's link opened signed out: the sign-in link, opened in another tab, leads to that page, filters and all", async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const mailTab = await portal.newPage();
   await mailTab.goto(`${portal.base}/portal/#/deliveries?status=failed`);

@@ -16,8 +16,18 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--disable-default-apps', '--disable-extensions', '--metrics-recording-only', '--no-default-browser-check'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-default-apps',
+      '--disable-extensions',
+      '--metrics-recording-only',
+      '--no-default-browser-check',
+    ],
   });
 }
 
@@ -32,7 +42,10 @@ export async function freePort(): Promise<number> {
 
 /** The portal link of the newest mail to `email` in the file mailer's folder (quoted-printable undone). */
 export async function mailedLink(mailDir: string, email: string): Promise<string> {
-  const files = (await readdir(mailDir)).filter((f) => f.endsWith('.eml')).sort().reverse();
+  const files = (await readdir(mailDir))
+    .filter((f) => f.endsWith('.eml'))
+    .sort()
+    .reverse();
   for (const file of files) {
     const text = (await readFile(join(mailDir, file), 'utf8')).replace(/=\r?\n/g, '').replace(/=3D/g, '=');
     if (!text.toLowerCase().includes(`to: ${email.toLowerCase()}`)) continue;
@@ -47,17 +60,33 @@ export async function mailedLink(mailDir: string, email: string): Promise<string
 export async function assertAccessible(page: Page, what: string) {
   const { violations } = await new AxeBuilder({ page }).analyze();
   const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.equal(grave.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')})`), [], `accessibility of ${what}`);
+  assert.equal(
+    grave.map(
+      (v) =>
+        `${v.id}: ${v.help} (${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(', ')})`,
+    ),
+    [],
+    `accessibility of ${what}`,
+  );
 }
 
 /** Screenshots for docs/integrators.md, taken when UPDATE_SCREENSHOTS=1 (they would change at every run otherwise). */
 export async function screenshot(page: Page, name: string) {
   if (process.env.UPDATE_SCREENSHOTS !== '1') return;
-  await page.screenshot({ path: join(import.meta.dirname, '..', '..', 'docs', 'images', `portal-${name}.png`), fullPage: true });
+  await page.screenshot({
+    path: join(import.meta.dirname, '..', '..', 'docs', 'images', `portal-${name}.png`),
+    fullPage: true,
+  });
 }
 
 /** Signs in through the portal's own form, then follows the link of the mail it sent; answers how long the link took to the Endpoint page. */
-export async function signInFromMail(page: Page, o: { base: string; mailDir: string; email: string; mailsSent: () => Promise<unknown> }) {
+export async function signInFromMail(
+  page: Page,
+  o: { base: string; mailDir: string; email: string; mailsSent: () => Promise<unknown> },
+) {
   await page.goto(`${o.base}/portal/`);
   await page.getByLabel('E-mail address').fill(o.email);
   await page.getByRole('button', { name: 'Send me a link' }).click();
@@ -74,6 +103,9 @@ export async function signInFromMail(page: Page, o: { base: string; mailDir: str
 /** The built portal's size: its assets as they are, and index.html with them gzipped at level 9 (as a server may send them). */
 export function bundleSize(dist: string) {
   const assets = readdirSync(join(dist, 'assets')).map((f) => join(dist, 'assets', f));
-  const gzipped = [join(dist, 'index.html'), ...assets].reduce((sum, f) => sum + gzipSync(readFileSync(f), { level: 9 }).length, 0);
+  const gzipped = [join(dist, 'index.html'), ...assets].reduce(
+    (sum, f) => sum + gzipSync(readFileSync(f), { level: 9 }).length,
+    0,
+  );
   return { raw: assets.reduce((sum, f) => sum + statSync(f).size, 0), gzipped };
 }

@@ -15,57 +15,122 @@ import { at, account, claimAll, type Run, DAY, NO_HEALTH } from './samples.ts';
 export function deliveryClaimContract(name: string, setup: () => Promise<Run>) {
   const test = suite(`delivery claim contract: ${name}`);
   let run: Run;
-  test.before(async () => { run = await setup(); });
+  test.before(async () => {
+    run = await setup();
+  });
 
-  test('deliveries: one order\'s events written in one unit go out in the order written (the feed\'s), one at a time', async () => {
+  test("deliveries: one order's events written in one unit go out in the order written (the feed's), one at a time", async () => {
     const brand = account();
     const now = at('2026-06-02T00:00:00.000Z');
     const config = new WebhookConfig({
-      id: randomUUID(), accountId: brand.id, scope: 'brand', url: 'https://hooks.example.com/o', transformer: 'default', version: '1.3.0',
-      signatureKey: null, enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
+      id: randomUUID(),
+      accountId: brand.id,
+      scope: 'brand',
+      url: 'https://hooks.example.com/o',
+      transformer: 'default',
+      version: '1.3.0',
+      signatureKey: null,
+      enabled: true,
+      ...NO_HEALTH,
+      createdAt: now,
+      updatedAt: now,
     });
-    const event = (orderId: string, n: number) => new OutboxEvent({
-      id: randomUUID(), accountId: brand.id, scope: 'brand', type: 'OrderStatusEvent', orderId, payload: { _eid: `o${n}`, n },
-      endpointId: config.id, deliver: true, createdAt: now,
-    });
+    const event = (orderId: string, n: number) =>
+      new OutboxEvent({
+        id: randomUUID(),
+        accountId: brand.id,
+        scope: 'brand',
+        type: 'OrderStatusEvent',
+        orderId,
+        payload: { _eid: `o${n}`, n },
+        endpointId: config.id,
+        deliver: true,
+        createdAt: now,
+      });
     // Two orders interleaved in one batch, then more of the first in a later unit: their ids are random, their
     // order is the order they were written in.
     const batch = Array.from({ length: 16 }, (_, n) => event(n % 2 ? 'O2' : 'O1', n));
     const later = [16, 17].map((n) => event('O1', n));
-    await run(async (r) => { await r.accounts.save(brand); await r.webhookConfigs.save(config); await r.events.add(batch); });
+    await run(async (r) => {
+      await r.accounts.save(brand);
+      await r.webhookConfigs.save(config);
+      await r.events.add(batch);
+    });
     await run((r) => r.events.add(later));
     const ours = [...batch, ...later];
     const received: number[] = [];
     for (let round = 0; round < 20; round++) {
-      const claimed = (await run((r) => claimAll(r, 1000, now, new Date(now.getTime() + 60_000), randomUUID()))).filter((d) => ours.some((e) => e.id === d.eventId));
+      const claimed = (await run((r) => claimAll(r, 1000, now, new Date(now.getTime() + 60_000), randomUUID()))).filter(
+        (d) => ours.some((e) => e.id === d.eventId),
+      );
       if (claimed.length === 0) break;
       assert.ok(claimed.length <= 2, 'one delivery of each order at a time');
       received.push(...claimed.map((d) => JSON.parse(d.body).n as number));
-      await run((r) => r.deliveryQueue.record(claimed.map((d) => ({
-        deliveryId: d.id, endpointId: d.endpointId, claimToken: d.claimToken, attempt: { at: now, statusCode: 200, durationMs: 1, error: null }, exchange: null,
-        state: { status: 'delivered' as const },
-      })), now, DAY));
+      await run((r) =>
+        r.deliveryQueue.record(
+          claimed.map((d) => ({
+            deliveryId: d.id,
+            endpointId: d.endpointId,
+            claimToken: d.claimToken,
+            attempt: { at: now, statusCode: 200, durationMs: 1, error: null },
+            exchange: null,
+            state: { status: 'delivered' as const },
+          })),
+          now,
+          DAY,
+        ),
+      );
     }
     const orderOf = (n: number) => ours.find((e) => e.payload.n === n)!.orderId;
-    assert.equal(received.filter((n) => orderOf(n) === 'O1'), [0, 2, 4, 6, 8, 10, 12, 14, 16, 17], 'O1 in feed order');
-    assert.equal(received.filter((n) => orderOf(n) === 'O2'), [1, 3, 5, 7, 9, 11, 13, 15], 'O2 in feed order');
+    assert.equal(
+      received.filter((n) => orderOf(n) === 'O1'),
+      [0, 2, 4, 6, 8, 10, 12, 14, 16, 17],
+      'O1 in feed order',
+    );
+    assert.equal(
+      received.filter((n) => orderOf(n) === 'O2'),
+      [1, 3, 5, 7, 9, 11, 13, 15],
+      'O2 in feed order',
+    );
     assert.is(received.length, 18);
     const feed = await run((r) => r.eventFeed.page(config.id, 0, 100));
-    assert.equal(feed.map((e) => JSON.parse(e.payload).n), ours.map((e) => e.payload.n), 'the feed has them in the order written too');
+    assert.equal(
+      feed.map((e) => JSON.parse(e.payload).n),
+      ours.map((e) => e.payload.n),
+      'the feed has them in the order written too',
+    );
   });
 
   test('deliveries: a sender holds at most its share of one endpoint; a full endpoint is passed over, newer ones of others are claimed', async () => {
     const [busyBrand, quietBrand] = [account(), account()];
     const now = at('2026-06-03T00:00:00.000Z');
-    const endpoint = (brandId: string, name: string) => new WebhookConfig({
-      id: randomUUID(), accountId: brandId, scope: 'brand', url: `https://hooks.example.com/${name}`, transformer: 'default', version: '1.3.0',
-      signatureKey: null, enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
-    });
+    const endpoint = (brandId: string, name: string) =>
+      new WebhookConfig({
+        id: randomUUID(),
+        accountId: brandId,
+        scope: 'brand',
+        url: `https://hooks.example.com/${name}`,
+        transformer: 'default',
+        version: '1.3.0',
+        signatureKey: null,
+        enabled: true,
+        ...NO_HEALTH,
+        createdAt: now,
+        updatedAt: now,
+      });
     const [busy, quiet] = [endpoint(busyBrand.id, 'busy'), endpoint(quietBrand.id, 'quiet')];
-    const event = (config: WebhookConfig, n: number) => new OutboxEvent({
-      id: randomUUID(), accountId: config.accountId, scope: 'brand', type: 'OrderStatusEvent', orderId: `order-${randomUUID()}`, payload: { _eid: `e${n}`, n },
-      endpointId: config.id, deliver: true, createdAt: new Date(now.getTime() + n),
-    });
+    const event = (config: WebhookConfig, n: number) =>
+      new OutboxEvent({
+        id: randomUUID(),
+        accountId: config.accountId,
+        scope: 'brand',
+        type: 'OrderStatusEvent',
+        orderId: `order-${randomUUID()}`,
+        payload: { _eid: `e${n}`, n },
+        endpointId: config.id,
+        deliver: true,
+        createdAt: new Date(now.getTime() + n),
+      });
     const busyEvents = Array.from({ length: 10 }, (_, n) => event(busy, n));
     const quietEvents = [event(quiet, 100), event(quiet, 101)];
     await run(async (r) => {
@@ -75,57 +140,134 @@ export function deliveryClaimContract(name: string, setup: () => Promise<Run>) {
     });
     await run((r) => r.events.add(quietEvents));
     const ours = [...busyEvents, ...quietEvents];
-    const claim = (held: Map<string, number>, limit = 100) => run((r) => r.deliveryQueue.claimDue({
-      limit, now: new Date(now.getTime() + 1000), leaseUntil: new Date(now.getTime() + 60_000), claimToken: randomUUID(), perEndpoint: 3, held, lookForNew: true,
-    })).then((claimed) => claimed.filter((d) => ours.some((e) => e.id === d.eventId)));
+    const claim = (held: Map<string, number>, limit = 100) =>
+      run((r) =>
+        r.deliveryQueue.claimDue({
+          limit,
+          now: new Date(now.getTime() + 1000),
+          leaseUntil: new Date(now.getTime() + 60_000),
+          claimToken: randomUUID(),
+          perEndpoint: 3,
+          held,
+          lookForNew: true,
+        }),
+      ).then((claimed) => claimed.filter((d) => ours.some((e) => e.id === d.eventId)));
     const first = await claim(new Map([[busy.id, 1]]));
-    assert.equal(first.map((d) => JSON.parse(d.body).n), [0, 1, 100, 101], 'two more of the busy endpoint (it held one), then the other\'s');
-    assert.equal(first.map((d) => d.endpointId), [busy.id, busy.id, quiet.id, quiet.id]);
+    assert.equal(
+      first.map((d) => JSON.parse(d.body).n),
+      [0, 1, 100, 101],
+      "two more of the busy endpoint (it held one), then the other's",
+    );
+    assert.equal(
+      first.map((d) => d.endpointId),
+      [busy.id, busy.id, quiet.id, quiet.id],
+    );
     const none = await claim(new Map([[busy.id, 3]]));
     assert.equal(none, [], 'a full endpoint is passed over, whatever its backlog');
     const more = await claim(new Map());
-    assert.equal(more.map((d) => JSON.parse(d.body).n), [2, 3, 4]);
-    await run((r) => r.deliveryQueue.record([...first, ...more].map((d) => ({
-      deliveryId: d.id, endpointId: d.endpointId, claimToken: d.claimToken, attempt: { at: now, statusCode: 200, durationMs: 1, error: null }, exchange: null,
-      state: { status: 'delivered' as const },
-    })), now, DAY));
+    assert.equal(
+      more.map((d) => JSON.parse(d.body).n),
+      [2, 3, 4],
+    );
+    await run((r) =>
+      r.deliveryQueue.record(
+        [...first, ...more].map((d) => ({
+          deliveryId: d.id,
+          endpointId: d.endpointId,
+          claimToken: d.claimToken,
+          attempt: { at: now, statusCode: 200, durationMs: 1, error: null },
+          exchange: null,
+          state: { status: 'delivered' as const },
+        })),
+        now,
+        DAY,
+      ),
+    );
     // Leave nothing pending for the workers of later suites on a shared database.
     for (let round = 0; round < 5; round++) {
       const left = await claim(new Map());
-      await run((r) => r.deliveryQueue.record(left.map((d) => ({
-        deliveryId: d.id, endpointId: d.endpointId, claimToken: d.claimToken, attempt: { at: now, statusCode: 200, durationMs: 1, error: null }, exchange: null,
-        state: { status: 'delivered' as const },
-      })), now, DAY));
+      await run((r) =>
+        r.deliveryQueue.record(
+          left.map((d) => ({
+            deliveryId: d.id,
+            endpointId: d.endpointId,
+            claimToken: d.claimToken,
+            attempt: { at: now, statusCode: 200, durationMs: 1, error: null },
+            exchange: null,
+            state: { status: 'delivered' as const },
+          })),
+          now,
+          DAY,
+        ),
+      );
     }
   });
 
-  test('deliveries: a record holding a lost claim\'s outcome beside the current one\'s counts the current one only', async () => {
+  test("deliveries: a record holding a lost claim's outcome beside the current one's counts the current one only", async () => {
     // A record put back after the database failed, then sent with the one made after the lease ran out and the
     // delivery was claimed and sent again: both outcomes of one delivery in one batch.
     const brand = account();
     const now = at('2026-06-04T00:00:00.000Z');
     const config = new WebhookConfig({
-      id: randomUUID(), accountId: brand.id, scope: 'brand', url: 'https://hooks.example.com/twice', transformer: 'default', version: '1.3.0',
-      signatureKey: null, enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
+      id: randomUUID(),
+      accountId: brand.id,
+      scope: 'brand',
+      url: 'https://hooks.example.com/twice',
+      transformer: 'default',
+      version: '1.3.0',
+      signatureKey: null,
+      enabled: true,
+      ...NO_HEALTH,
+      createdAt: now,
+      updatedAt: now,
     });
     const event = new OutboxEvent({
-      id: randomUUID(), accountId: brand.id, scope: 'brand', type: 'OrderStatusEvent', orderId: 'twice', payload: { _eid: 'twice' },
-      endpointId: config.id, deliver: true, createdAt: now,
+      id: randomUUID(),
+      accountId: brand.id,
+      scope: 'brand',
+      type: 'OrderStatusEvent',
+      orderId: 'twice',
+      payload: { _eid: 'twice' },
+      endpointId: config.id,
+      deliver: true,
+      createdAt: now,
     });
-    await run(async (r) => { await r.accounts.save(brand); await r.webhookConfigs.save(config); await r.events.add([event]); });
-    const claim = (from: number) => run((r) => claimAll(r, 1000, new Date(now.getTime() + from), new Date(now.getTime() + from + 60_000), randomUUID()))
-      .then((claimed) => claimed.filter((d) => d.eventId === event.id));
+    await run(async (r) => {
+      await r.accounts.save(brand);
+      await r.webhookConfigs.save(config);
+      await r.events.add([event]);
+    });
+    const claim = (from: number) =>
+      run((r) =>
+        claimAll(r, 1000, new Date(now.getTime() + from), new Date(now.getTime() + from + 60_000), randomUUID()),
+      ).then((claimed) => claimed.filter((d) => d.eventId === event.id));
     const [lost] = await claim(0);
     const [current] = await claim(60_001);
     assert.ok(lost && current && lost.claimToken !== current.claimToken, 'claimed over after the lease');
     const outcome = (d: typeof lost, state: DeliveryResult['state']): DeliveryResult => ({
-      deliveryId: d!.id, endpointId: d!.endpointId, claimToken: d!.claimToken, attempt: { at: now, statusCode: 500, durationMs: 1, error: 'x' }, exchange: null, state,
+      deliveryId: d!.id,
+      endpointId: d!.endpointId,
+      claimToken: d!.claimToken,
+      attempt: { at: now, statusCode: 500, durationMs: 1, error: 'x' },
+      exchange: null,
+      state,
     });
-    await run((r) => r.deliveryQueue.record([
-      outcome(current, { status: 'delivered' }), outcome(lost, { status: 'pending', nextAttemptAt: new Date(now.getTime() + DAY) }),
-    ], now, DAY));
+    await run((r) =>
+      r.deliveryQueue.record(
+        [
+          outcome(current, { status: 'delivered' }),
+          outcome(lost, { status: 'pending', nextAttemptAt: new Date(now.getTime() + DAY) }),
+        ],
+        now,
+        DAY,
+      ),
+    );
     const [logged] = await run((r) => r.deliveryLog.list({ endpointId: config.id, limit: 1 }));
-    assert.equal([logged!.status, logged!.nextAttemptAt, logged!.attempts.length], ['delivered', null, 2], 'the current claim\'s outcome, both attempts logged');
+    assert.equal(
+      [logged!.status, logged!.nextAttemptAt, logged!.attempts.length],
+      ['delivered', null, 2],
+      "the current claim's outcome, both attempts logged",
+    );
     assert.equal(await claim(DAY + 1), [], 'and nothing left to send');
   });
 

@@ -17,14 +17,38 @@ export function endpointHealthSamples(current: () => Run) {
   async function endpointWithClaims(count: number, signatureKey: string | null = null) {
     const brand = account();
     const config = new WebhookConfig({
-      id: randomUUID(), accountId: brand.id, scope: 'brand', url: `https://hooks.example.com/${randomUUID()}`, transformer: 'default', version: '1.3.0',
-      signatureKey, enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
+      id: randomUUID(),
+      accountId: brand.id,
+      scope: 'brand',
+      url: `https://hooks.example.com/${randomUUID()}`,
+      transformer: 'default',
+      version: '1.3.0',
+      signatureKey,
+      enabled: true,
+      ...NO_HEALTH,
+      createdAt: now,
+      updatedAt: now,
     });
-    const events = Array.from({ length: count }, (_, i) => new OutboxEvent({
-      id: randomUUID(), accountId: brand.id, scope: 'brand', type: 'OrderStatusEvent', orderId: `order-${i}`, payload: { _eid: 'x', n: i },
-      endpointId: config.id, deliver: true, createdAt: now,
-    }));
-    await run(async (r) => { await r.accounts.save(brand); await r.webhookConfigs.save(config); await r.events.add(events); });
+    const events = Array.from(
+      { length: count },
+      (_, i) =>
+        new OutboxEvent({
+          id: randomUUID(),
+          accountId: brand.id,
+          scope: 'brand',
+          type: 'OrderStatusEvent',
+          orderId: `order-${i}`,
+          payload: { _eid: 'x', n: i },
+          endpointId: config.id,
+          deliver: true,
+          createdAt: now,
+        }),
+    );
+    await run(async (r) => {
+      await r.accounts.save(brand);
+      await r.webhookConfigs.save(config);
+      await r.events.add(events);
+    });
     const claimed = (await run((r) => claimAll(r, 1000, now, later(DAY), randomUUID())))
       .filter((d) => events.some((e) => e.id === d.eventId))
       .sort((a, b) => events.findIndex((e) => e.id === a.eventId) - events.findIndex((e) => e.id === b.eventId));
@@ -36,13 +60,28 @@ export function endpointHealthSamples(current: () => Run) {
     request: { url, headers: { 'content-type': 'application/json', 'webhook-id': 'x' } },
     response: statusCode === null ? null : { headers: { 'content-type': 'text/plain' }, body: `answer ${statusCode}` },
   });
-  const result = (d: ClaimedDelivery, url: string, atMs: number, statusCode: number | null, state: DeliveryResult['state']): DeliveryResult => ({
-    deliveryId: d.id, endpointId: d.endpointId, claimToken: d.claimToken, attempt: { at: later(atMs), statusCode, durationMs: 2, error: statusCode === 200 ? null : 'failed' },
-    exchange: exchange(url, statusCode), state,
+  const result = (
+    d: ClaimedDelivery,
+    url: string,
+    atMs: number,
+    statusCode: number | null,
+    state: DeliveryResult['state'],
+  ): DeliveryResult => ({
+    deliveryId: d.id,
+    endpointId: d.endpointId,
+    claimToken: d.claimToken,
+    attempt: { at: later(atMs), statusCode, durationMs: 2, error: statusCode === 200 ? null : 'failed' },
+    exchange: exchange(url, statusCode),
+    state,
   });
   const health = async (accountId: string) => {
     const c = (await run((r) => r.webhookConfigs.find(accountId, 'brand')))!;
-    return { failingSince: c.failingSince, enabled: c.enabled, disabledReason: c.disabledReason, failureMailedAt: c.failureMailedAt };
+    return {
+      failingSince: c.failingSince,
+      enabled: c.enabled,
+      disabledReason: c.disabledReason,
+      failureMailedAt: c.failureMailedAt,
+    };
   };
   return { later, endpointWithClaims, exchange, result, health };
 }

@@ -15,13 +15,19 @@ import { at, account, job, type Run } from './samples.ts';
 export function orderRepositoryContract(name: string, setup: () => Promise<Run>) {
   const test = suite(`order repository contract: ${name}`);
   let run: Run;
-  test.before(async () => { run = await setup(); });
+  test.before(async () => {
+    run = await setup();
+  });
 
   test('jobs: every field round-trips; order numbers are fresh and well-formed', async () => {
     const brand = account();
     const partner = account('partner');
     const j = job(brand.id, partner.id);
-    await run(async (r) => { await r.accounts.save(brand); await r.accounts.save(partner); await r.jobs.save(j); });
+    await run(async (r) => {
+      await r.accounts.save(brand);
+      await r.accounts.save(partner);
+      await r.jobs.save(j);
+    });
     const back = await run((r) => r.jobs.get(j.apiId));
     assert.instance(back, Job);
     assert.equal({ ...back }, { ...j });
@@ -39,14 +45,25 @@ export function orderRepositoryContract(name: string, setup: () => Promise<Run>)
       new Job({ ...job(brand.id, partner.id), apiId: `job-${suffix}-${randomUUID()}`, ...extra });
     const name = `O-${randomUUID()}`;
     const [a, b, c, d] = [
-      tagged('b', p1, { name, invoicingEid: `INV-${name}` }), tagged('a', p1, { name, extPartnerId: `P-${name}` }),
-      tagged('c', p1, {}), tagged('d', p2, { name }),
+      tagged('b', p1, { name, invoicingEid: `INV-${name}` }),
+      tagged('a', p1, { name, extPartnerId: `P-${name}` }),
+      tagged('c', p1, {}),
+      tagged('d', p2, { name }),
     ];
-    await run(async (r) => { for (const x of [brand, p1, p2]) await r.accounts.save(x); for (const j of [a, b, c, d]) await r.jobs.save(j); });
-    const ids = async (identifier: Parameters<Repositories['jobs']['findByIdentifier']>[0], partners = [p1.id], limit = 10) =>
-      (await run((r) => r.jobs.findByIdentifier(identifier, partners, limit))).map((j) => j.apiId);
+    await run(async (r) => {
+      for (const x of [brand, p1, p2]) await r.accounts.save(x);
+      for (const j of [a, b, c, d]) await r.jobs.save(j);
+    });
+    const ids = async (
+      identifier: Parameters<Repositories['jobs']['findByIdentifier']>[0],
+      partners = [p1.id],
+      limit = 10,
+    ) => (await run((r) => r.jobs.findByIdentifier(identifier, partners, limit))).map((j) => j.apiId);
     assert.equal(await ids({ kind: 'gidOrderNumber', value: name }), [a.apiId, b.apiId].sort());
-    assert.equal(await ids({ kind: 'gidOrderNumber', value: name }, [p1.id, p2.id]), [a.apiId, b.apiId, d.apiId].sort());
+    assert.equal(
+      await ids({ kind: 'gidOrderNumber', value: name }, [p1.id, p2.id]),
+      [a.apiId, b.apiId, d.apiId].sort(),
+    );
     assert.equal((await ids({ kind: 'gidOrderNumber', value: name }, [p1.id, p2.id], 2)).length, 2);
     assert.equal(await ids({ kind: 'gidOrderNumber', value: name }, [p2.id]), [d.apiId]);
     assert.equal(await ids({ kind: 'invoicingEid', value: `INV-${name}` }), [a.apiId]);
@@ -61,10 +78,21 @@ export function orderRepositoryContract(name: string, setup: () => Promise<Run>)
     const j = job(brand.id);
     const now = at('2026-03-01T00:00:00.000Z');
     const invoice = new Invoice({
-      id: randomUUID(), orderId: j.apiId, number: 'R-1', type: 'invoice', status: 'sent', cancellationStatus: null,
-      items: [{ description: 'Install', quantity: 1, unitPrice: 99.5, total: 99.5 }], createdAt: now, updatedAt: now,
+      id: randomUUID(),
+      orderId: j.apiId,
+      number: 'R-1',
+      type: 'invoice',
+      status: 'sent',
+      cancellationStatus: null,
+      items: [{ description: 'Install', quantity: 1, unitPrice: 99.5, total: 99.5 }],
+      createdAt: now,
+      updatedAt: now,
     });
-    await run(async (r) => { await r.accounts.save(brand); await r.jobs.save(j); await r.invoices.save(invoice); });
+    await run(async (r) => {
+      await r.accounts.save(brand);
+      await r.jobs.save(j);
+      await r.invoices.save(invoice);
+    });
     assert.equal({ ...(await run((r) => r.invoices.get(invoice.id))) }, { ...invoice });
   });
 
@@ -82,12 +110,17 @@ export function orderRepositoryContract(name: string, setup: () => Promise<Run>)
     const brand = account();
     await run((r) => r.accounts.save(brand));
     const t = at('2026-01-01T00:00:00.000Z');
-    await run((r) => r.orderMappings.save(new OrderMapping(brand.id, [{ key: 'a', target: 'orderType', required: true }], t)));
-    await run((r) => r.orderMappings.save(new OrderMapping(brand.id, [{ key: 'b', target: 'projectId', required: false }], t)));
-    assert.equal((await run((r) => r.orderMappings.get(brand.id)))?.fields, [{ key: 'b', target: 'projectId', required: false }]);
+    await run((r) =>
+      r.orderMappings.save(new OrderMapping(brand.id, [{ key: 'a', target: 'orderType', required: true }], t)),
+    );
+    await run((r) =>
+      r.orderMappings.save(new OrderMapping(brand.id, [{ key: 'b', target: 'projectId', required: false }], t)),
+    );
+    assert.equal((await run((r) => r.orderMappings.get(brand.id)))?.fields, [
+      { key: 'b', target: 'projectId', required: false },
+    ]);
     assert.is(await run((r) => r.orderMappings.get(randomUUID())), null);
   });
-
 
   test.run();
 }

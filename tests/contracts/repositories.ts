@@ -14,13 +14,18 @@ import { at, account, type Run, NO_HEALTH } from './samples.ts';
 export function repositoryContract(name: string, setup: () => Promise<Run>) {
   const test = suite(`repository contract: ${name}`);
   let run: Run;
-  test.before(async () => { run = await setup(); });
+  test.before(async () => {
+    run = await setup();
+  });
 
   test('accounts: absent is null; saved comes back whole', async () => {
     const brand = account();
     const partner = account('partner');
     assert.is(await run((r) => r.accounts.get(randomUUID())), null);
-    await run(async (r) => { await r.accounts.save(brand); await r.accounts.save(partner); });
+    await run(async (r) => {
+      await r.accounts.save(brand);
+      await r.accounts.save(partner);
+    });
     const child = account('partner', partner.id);
     await run((r) => r.accounts.save(child));
     const back = await run((r) => r.accounts.get(child.id));
@@ -34,10 +39,22 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     const b = account('partner', master.id);
     const now = at('2026-01-01T00:00:00.000Z');
     const masterConfig = new WebhookConfig({
-      id: randomUUID(), accountId: master.id, scope: 'partner', url: null, transformer: 'partner-format', version: '1.1.0',
-      signatureKey: null, enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
+      id: randomUUID(),
+      accountId: master.id,
+      scope: 'partner',
+      url: null,
+      transformer: 'partner-format',
+      version: '1.1.0',
+      signatureKey: null,
+      enabled: true,
+      ...NO_HEALTH,
+      createdAt: now,
+      updatedAt: now,
     });
-    await run(async (r) => { for (const x of [master, a, b]) await r.accounts.save(x); await r.webhookConfigs.save(masterConfig); });
+    await run(async (r) => {
+      for (const x of [master, a, b]) await r.accounts.save(x);
+      await r.webhookConfigs.save(masterConfig);
+    });
     const family = (await run((r) => r.accounts.partnerFamily(a.id)))!;
     assert.equal({ ...family.account }, { ...a });
     assert.is(family.ownConfig, null);
@@ -56,10 +73,22 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     const master = account('partner');
     const now = at('2026-01-01T00:00:00.000Z');
     const config = new WebhookConfig({
-      id: randomUUID(), accountId: master.id, scope: 'partner', url: null, transformer: 'partner-format', version: '1.1.0',
-      signatureKey: 'first-key-0123456789', enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
+      id: randomUUID(),
+      accountId: master.id,
+      scope: 'partner',
+      url: null,
+      transformer: 'partner-format',
+      version: '1.1.0',
+      signatureKey: 'first-key-0123456789',
+      enabled: true,
+      ...NO_HEALTH,
+      createdAt: now,
+      updatedAt: now,
     });
-    await run(async (r) => { await r.accounts.save(master); await r.webhookConfigs.save(config); });
+    await run(async (r) => {
+      await r.accounts.save(master);
+      await r.webhookConfigs.save(config);
+    });
     const [before, after] = await run(async (r) => {
       const first = (await r.accounts.partnerFamily(master.id))!.ownConfig?.signatureKey;
       await r.webhookConfigs.save(new WebhookConfig({ ...config, signatureKey: 'second-key-0123456789' }));
@@ -72,8 +101,17 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
   test('contacts: e-mail looked up case-insensitively; unique regardless of case; updates persist', async () => {
     const owner = account();
     const email = `Mixed.${randomUUID().slice(0, 8)}@Example.com`;
-    const contact = new Contact({ id: randomUUID(), accountId: owner.id, email, apiAccess: true, createdAt: at('2026-01-01T00:00:00.000Z') });
-    await run(async (r) => { await r.accounts.save(owner); await r.contacts.save(contact); });
+    const contact = new Contact({
+      id: randomUUID(),
+      accountId: owner.id,
+      email,
+      apiAccess: true,
+      createdAt: at('2026-01-01T00:00:00.000Z'),
+    });
+    await run(async (r) => {
+      await r.accounts.save(owner);
+      await r.contacts.save(contact);
+    });
     assert.is((await run((r) => r.contacts.findByEmail(email.toUpperCase())))?.id, contact.id);
     assert.is(await run((r) => r.contacts.findByEmail(`nobody-${randomUUID()}@example.com`)), null);
     await run(async (r) => {
@@ -98,10 +136,22 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     const owner = account('partner');
     const now = at('2026-01-01T00:00:00.000Z');
     const config = new WebhookConfig({
-      id: randomUUID(), accountId: owner.id, scope: 'partner', url: null, transformer: 'partner-format', version: '1.1.0',
-      signatureKey: 'k'.repeat(20), enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
+      id: randomUUID(),
+      accountId: owner.id,
+      scope: 'partner',
+      url: null,
+      transformer: 'partner-format',
+      version: '1.1.0',
+      signatureKey: 'k'.repeat(20),
+      enabled: true,
+      ...NO_HEALTH,
+      createdAt: now,
+      updatedAt: now,
     });
-    await run(async (r) => { await r.accounts.save(owner); await r.webhookConfigs.save(config); });
+    await run(async (r) => {
+      await r.accounts.save(owner);
+      await r.webhookConfigs.save(config);
+    });
     assert.is(await run((r) => r.webhookConfigs.find(owner.id, 'brand')), null);
     await run(async (r) => {
       const c = (await r.webhookConfigs.find(owner.id, 'partner'))!;
@@ -117,21 +167,52 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     const owner = account('partner');
     const now = at('2026-02-01T00:00:00.000Z');
     const config = new WebhookConfig({
-      id: randomUUID(), accountId: owner.id, scope: 'partner', url: 'https://hooks.example.com/p', transformer: 'partner-format', version: '1.3.0',
-      signatureKey: 'the-new-key-0123456789', previousKey: { value: 'the-old-key-0123456789', expiresAt: at('2026-02-01T01:00:00.000Z') },
-      enabled: true, ...NO_HEALTH, createdAt: now, updatedAt: now,
+      id: randomUUID(),
+      accountId: owner.id,
+      scope: 'partner',
+      url: 'https://hooks.example.com/p',
+      transformer: 'partner-format',
+      version: '1.3.0',
+      signatureKey: 'the-new-key-0123456789',
+      previousKey: { value: 'the-old-key-0123456789', expiresAt: at('2026-02-01T01:00:00.000Z') },
+      enabled: true,
+      ...NO_HEALTH,
+      createdAt: now,
+      updatedAt: now,
     });
     const otherOwner = account('partner');
-    const other = new WebhookConfig({ ...config, id: randomUUID(), accountId: otherOwner.id, previousKey: { value: 'k'.repeat(20), expiresAt: at('2026-02-02T00:00:00.000Z') } });
-    await run(async (r) => { await r.accounts.save(owner); await r.accounts.save(otherOwner); await r.webhookConfigs.save(config); await r.webhookConfigs.save(other); });
+    const other = new WebhookConfig({
+      ...config,
+      id: randomUUID(),
+      accountId: otherOwner.id,
+      previousKey: { value: 'k'.repeat(20), expiresAt: at('2026-02-02T00:00:00.000Z') },
+    });
+    await run(async (r) => {
+      await r.accounts.save(owner);
+      await r.accounts.save(otherOwner);
+      await r.webhookConfigs.save(config);
+      await r.webhookConfigs.save(other);
+    });
     assert.equal((await run((r) => r.webhookConfigs.find(owner.id, 'partner')))?.previousKey, config.previousKey);
     assert.equal((await run((r) => r.accounts.partnerFamily(owner.id)))?.ownConfig?.previousKey, config.previousKey);
 
     await run((r) => r.webhookConfigs.dropExpiredKeys(at('2026-02-01T00:59:59.999Z')));
-    assert.equal((await run((r) => r.webhookConfigs.find(owner.id, 'partner')))?.previousKey, config.previousKey, 'kept until it ends');
-    assert.ok(await run((r) => r.webhookConfigs.dropExpiredKeys(at('2026-02-01T01:00:00.000Z'))) >= 1);
-    assert.is((await run((r) => r.webhookConfigs.find(owner.id, 'partner')))?.previousKey, null, 'cleared once it has ended');
-    assert.equal((await run((r) => r.webhookConfigs.find(other.accountId, 'partner')))?.previousKey, other.previousKey, 'another whose window goes on is kept');
+    assert.equal(
+      (await run((r) => r.webhookConfigs.find(owner.id, 'partner')))?.previousKey,
+      config.previousKey,
+      'kept until it ends',
+    );
+    assert.ok((await run((r) => r.webhookConfigs.dropExpiredKeys(at('2026-02-01T01:00:00.000Z')))) >= 1);
+    assert.is(
+      (await run((r) => r.webhookConfigs.find(owner.id, 'partner')))?.previousKey,
+      null,
+      'cleared once it has ended',
+    );
+    assert.equal(
+      (await run((r) => r.webhookConfigs.find(other.accountId, 'partner')))?.previousKey,
+      other.previousKey,
+      'another whose window goes on is kept',
+    );
   });
 
   test.run();

@@ -12,18 +12,48 @@ export const NO_HEALTH = { failingSince: null, disabledReason: null, failureMail
 export const DAY = 24 * 3600 * 1000;
 export const account = (role: 'brand' | 'partner' = 'brand', parentId: string | null = null) =>
   new Account({ id: randomUUID(), name: `acc ${role}`, role, parentId, createdAt: at('2026-01-01T00:00:00.000Z') });
-export const job = (brandAccountId: string, partnerId: string | null = null) => new Job({
-  apiId: `job-${randomUUID()}`, brandAccountId, partnerId, name: 'O-0000000001', status: 'open',
-  invoicingEid: 'INV-1', eid: null, extPartnerId: null,
-  customer: { email: 'c@example.com', externalId: null, firstName: 'Ada', lastName: 'L', mobilePhone: null, phone: null, salutation: null },
-  customerBilling: null,
-  shippingAddress: { street: 'Main', houseNumber: '1', postalCode: '10115', city: 'Berlin', countryCode: 'DE' },
-  products: [{ sku: 'S1', name: 'Box', quantity: 2 }], documents: [{ type: 'photo', files: [{ name: 'a.jpg', url: 'https://x/a.jpg' }] }],
-  orderType: 'install', projectId: null, projectName: null,
-  appointmentStart: at('2026-02-01T09:00:00.000Z'), appointmentEnd: null, startTimestamp: null, finishTimestamp: null,
-  createdAt: at('2026-01-01T00:00:00.000Z'), updatedAt: at('2026-01-02T00:00:00.123Z'),
-});
+export const job = (brandAccountId: string, partnerId: string | null = null) =>
+  new Job({
+    apiId: `job-${randomUUID()}`,
+    brandAccountId,
+    partnerId,
+    name: 'O-0000000001',
+    status: 'open',
+    invoicingEid: 'INV-1',
+    eid: null,
+    extPartnerId: null,
+    customer: {
+      email: 'c@example.com',
+      externalId: null,
+      firstName: 'Ada',
+      lastName: 'L',
+      mobilePhone: null,
+      phone: null,
+      salutation: null,
+    },
+    customerBilling: null,
+    shippingAddress: { street: 'Main', houseNumber: '1', postalCode: '10115', city: 'Berlin', countryCode: 'DE' },
+    products: [{ sku: 'S1', name: 'Box', quantity: 2 }],
+    documents: [{ type: 'photo', files: [{ name: 'a.jpg', url: 'https://x/a.jpg' }] }],
+    orderType: 'install',
+    projectId: null,
+    projectName: null,
+    appointmentStart: at('2026-02-01T09:00:00.000Z'),
+    appointmentEnd: null,
+    startTimestamp: null,
+    finishTimestamp: null,
+    createdAt: at('2026-01-01T00:00:00.000Z'),
+    updatedAt: at('2026-01-02T00:00:00.123Z'),
+  });
 
 /** A claim by a sender that holds nothing and may take any number of one endpoint. */
 export const claimAll = (r: Repositories, limit: number, now: Date, leaseUntil: Date, claimToken: string) =>
-  r.deliveryQueue.claimDue({ limit, now, leaseUntil, claimToken, perEndpoint: 1_000_000, held: new Map(), lookForNew: true });
+  r.deliveryQueue.claimDue({
+    limit,
+    now,
+    leaseUntil,
+    claimToken,
+    perEndpoint: 1_000_000,
+    held: new Map(),
+    lookForNew: true,
+  });

@@ -15,7 +15,10 @@ test('the retry schedule: the delays between attempts, then failed', () => {
   const schedule = [5000, 300_000];
   assert.equal(stateAfter(1, true, schedule, at), { status: 'delivered' });
   assert.equal(stateAfter(1, false, schedule, at), { status: 'pending', nextAttemptAt: new Date(at.getTime() + 5000) });
-  assert.equal(stateAfter(2, false, schedule, at), { status: 'pending', nextAttemptAt: new Date(at.getTime() + 300_000) });
+  assert.equal(stateAfter(2, false, schedule, at), {
+    status: 'pending',
+    nextAttemptAt: new Date(at.getTime() + 300_000),
+  });
   assert.equal(stateAfter(3, false, schedule, at), { status: 'failed' });
   assert.equal(stateAfter(1, false, [], at), { status: 'failed' });
 });
@@ -24,24 +27,65 @@ test('deliveries only where the endpoint has a URL and is enabled; sent to the U
   const deps = fakeDeps();
   const brand = await createAccount(deps, { name: 'Brand', role: 'brand' });
   const partner = await createAccount(deps, { name: 'Partner', role: 'partner' });
-  await upsertWebhookConfig(deps, { accountId: brand.id, scope: 'brand', url: 'https://b.example.com/1', transformer: 'default', version: '1.3.0', signatureKey: 'first-key-0123456789' });
-  await upsertWebhookConfig(deps, { accountId: partner.id, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
+  await upsertWebhookConfig(deps, {
+    accountId: brand.id,
+    scope: 'brand',
+    url: 'https://b.example.com/1',
+    transformer: 'default',
+    version: '1.3.0',
+    signatureKey: 'first-key-0123456789',
+  });
+  await upsertWebhookConfig(deps, {
+    accountId: partner.id,
+    scope: 'partner',
+    transformer: 'partner-format',
+    version: '1.3.0',
+  });
   await createJob(deps, { brandAccountId: brand.id, partnerId: partner.id });
-  assert.equal(deps.events.stored.map((e) => [e.scope, e.deliver]), [['brand', true], ['partner', false]]);
-  await upsertWebhookConfig(deps, { accountId: brand.id, scope: 'brand', url: 'https://b.example.com/2', transformer: 'default', version: '1.3.0', signatureKey: 'second-key-0123456789' });
+  assert.equal(
+    deps.events.stored.map((e) => [e.scope, e.deliver]),
+    [
+      ['brand', true],
+      ['partner', false],
+    ],
+  );
+  await upsertWebhookConfig(deps, {
+    accountId: brand.id,
+    scope: 'brand',
+    url: 'https://b.example.com/2',
+    transformer: 'default',
+    version: '1.3.0',
+    signatureKey: 'second-key-0123456789',
+  });
   const [claimed] = await claimDueDeliveries(deps, ANY_TEN);
   const sender = deps.webhookSender as ScriptedWebhookSender;
   const result = await attemptDelivery(deps, claimed!, [1000]);
-  assert.equal(sender.sent.map((s) => [s.url, s.signatureKeys, s.eventId]), [['https://b.example.com/2', ['second-key-0123456789'], deps.events.stored[0]!.id]]);
+  assert.equal(
+    sender.sent.map((s) => [s.url, s.signatureKeys, s.eventId]),
+    [['https://b.example.com/2', ['second-key-0123456789'], deps.events.stored[0]!.id]],
+  );
   assert.equal(result.state, { status: 'delivered' });
 });
 
 test('an endpoint disabled after the event was written gets nothing: the delivery fails at once, without a request', async () => {
   const deps = fakeDeps();
   const brand = await createAccount(deps, { name: 'Brand', role: 'brand' });
-  await upsertWebhookConfig(deps, { accountId: brand.id, scope: 'brand', url: 'https://b.example.com/1', transformer: 'default', version: '1.3.0' });
+  await upsertWebhookConfig(deps, {
+    accountId: brand.id,
+    scope: 'brand',
+    url: 'https://b.example.com/1',
+    transformer: 'default',
+    version: '1.3.0',
+  });
   await createJob(deps, { brandAccountId: brand.id });
-  await upsertWebhookConfig(deps, { accountId: brand.id, scope: 'brand', url: 'https://b.example.com/1', transformer: 'default', version: '1.3.0', enabled: false });
+  await upsertWebhookConfig(deps, {
+    accountId: brand.id,
+    scope: 'brand',
+    url: 'https://b.example.com/1',
+    transformer: 'default',
+    version: '1.3.0',
+    enabled: false,
+  });
   const [claimed] = await claimDueDeliveries(deps, ANY_TEN);
   const result = await attemptDelivery(deps, claimed!, [1000]);
   assert.equal([result.state, result.attempt.error], [{ status: 'failed' }, 'the endpoint is disabled']);

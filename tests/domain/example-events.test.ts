@@ -13,15 +13,25 @@ const GOLDEN = join(import.meta.dirname, '..', 'golden', 'example-events.json');
 const NOW = new Date('2026-11-27T10:00:00.000Z');
 const exampleKey = (type: string, transformer: string, version: string) => `${type} ${transformer} ${version}`;
 
-const rendered = () => Object.fromEntries(EXAMPLE_EVENT_TYPES.flatMap((type) => TRANSFORMERS.flatMap((transformer) => PAYLOAD_VERSIONS.map((version) =>
-  [exampleKey(type, transformer, version), renderExampleEvent(type, { transformer, version }, 'example-eid', NOW)]))));
+const rendered = () =>
+  Object.fromEntries(
+    EXAMPLE_EVENT_TYPES.flatMap((type) =>
+      TRANSFORMERS.flatMap((transformer) =>
+        PAYLOAD_VERSIONS.map((version) => [
+          exampleKey(type, transformer, version),
+          renderExampleEvent(type, { transformer, version }, 'example-eid', NOW),
+        ]),
+      ),
+    ),
+  );
 
 test('every type in every transformer and version renders as its golden snapshot', () => {
   const now = rendered();
   if (process.env.UPDATE_GOLDEN === '1') writeFileSync(GOLDEN, `${JSON.stringify(now, null, 2)}\n`);
   const golden = JSON.parse(readFileSync(GOLDEN, 'utf8')) as Record<string, unknown>;
   assert.equal(Object.keys(golden).sort(), Object.keys(now).sort(), 'one snapshot per type × transformer × version');
-  for (const key of Object.keys(now)) assert.equal(JSON.stringify(now[key]), JSON.stringify(golden[key]), `${key} (key order included)`);
+  for (const key of Object.keys(now))
+    assert.equal(JSON.stringify(now[key]), JSON.stringify(golden[key]), `${key} (key order included)`);
   assert.is(Object.keys(now).length, 5 * 2 * 3);
 });
 
@@ -34,11 +44,20 @@ test('each example is of its type, in the version asked for, with the event id g
         assert.equal([event._type, event._v, event._eid], [type, version, 'example-eid']);
         return Object.keys(event);
       });
-      for (let i = 1; i < members.length; i++) assert.equal(members[i]!.slice(0, members[i - 1]!.length), members[i - 1], `${type} ${transformer}: ${PAYLOAD_VERSIONS[i]} keeps ${PAYLOAD_VERSIONS[i - 1]}'s members`);
+      for (let i = 1; i < members.length; i++)
+        assert.equal(
+          members[i]!.slice(0, members[i - 1]!.length),
+          members[i - 1],
+          `${type} ${transformer}: ${PAYLOAD_VERSIONS[i]} keeps ${PAYLOAD_VERSIONS[i - 1]}'s members`,
+        );
     }
   }
-  const order = (transformer: 'default' | 'partner-format') => all[exampleKey('OrderStatusEvent', transformer, '1.3.0')] as Record<string, unknown>;
-  assert.ok(Object.entries(order('default')).every(([, value]) => value !== null), 'an example order has every value set');
+  const order = (transformer: 'default' | 'partner-format') =>
+    all[exampleKey('OrderStatusEvent', transformer, '1.3.0')] as Record<string, unknown>;
+  assert.ok(
+    Object.entries(order('default')).every(([, value]) => value !== null),
+    'an example order has every value set',
+  );
   assert.ok(Object.entries(order('partner-format')).every(([, value]) => value !== null));
 });
 

@@ -18,12 +18,17 @@ async function world(deps: FakeDeps) {
   const master = await createAccount(deps, { name: 'Master', role: 'partner' });
   const child = await createAccount(deps, { name: 'Child', role: 'partner', parentId: master.id });
   const loner = await createAccount(deps, { name: 'Own config', role: 'partner', parentId: master.id });
-  await upsertWebhookConfig(deps, { accountId: master.id, scope: 'partner', transformer: 'partner-format', version: '1.1.0' });
+  await upsertWebhookConfig(deps, {
+    accountId: master.id,
+    scope: 'partner',
+    transformer: 'partner-format',
+    version: '1.1.0',
+  });
   await upsertWebhookConfig(deps, { accountId: loner.id, scope: 'partner', transformer: 'default', version: '1.0.0' });
   return { brand, master, child, loner };
 }
 
-test('creating a job emits one OrderStatusEvent per receiver, in each receiver\'s shape', async () => {
+test("creating a job emits one OrderStatusEvent per receiver, in each receiver's shape", async () => {
   const deps = fakeDeps();
   const { brand, master, child } = await world(deps);
   const job = await createJob(deps, { brandAccountId: brand.id, partnerId: child.id, status: 'open' });
@@ -32,7 +37,14 @@ test('creating a job emits one OrderStatusEvent per receiver, in each receiver\'
 
   const [toBrand] = await deps.events.recentFor(brand.id, 5);
   assert.equal(
-    { type: toBrand?.type, scope: toBrand?.scope, v: toBrand?.payload._v, t: toBrand?.payload._type, order: toBrand?.payload.orderId, eid: toBrand?.payload._eid },
+    {
+      type: toBrand?.type,
+      scope: toBrand?.scope,
+      v: toBrand?.payload._v,
+      t: toBrand?.payload._type,
+      order: toBrand?.payload.orderId,
+      eid: toBrand?.payload._eid,
+    },
     { type: 'OrderStatusEvent', scope: 'brand', v: '1.3.0', t: 'OrderStatusEvent', order: job.apiId, eid: toBrand?.id },
   );
   // The child has no configuration of its own: it receives in its master's shape and version.
@@ -71,7 +83,10 @@ test('reassignment: the new partner gets events from then on, the former one non
   await setJobStatus(deps, { apiId: job.apiId, status: 'accepted' });
   assert.is((await deps.events.recentFor(child.id, 10)).length, 1);
   const toLoner = await deps.events.recentFor(loner.id, 10);
-  assert.equal(toLoner.map((e) => e.payload.status), ['accepted', 'new']);
+  assert.equal(
+    toLoner.map((e) => e.payload.status),
+    ['accepted', 'new'],
+  );
   assert.is((await deps.events.recentFor(brand.id, 10)).length, 3);
 });
 
@@ -79,7 +94,11 @@ test('job references are checked: brand must be a brand, partner a partner, apiI
   const deps = fakeDeps();
   const { brand, child } = await world(deps);
   await rejectsWith(createJob(deps, { brandAccountId: child.id }), 'VALIDATION_FAILED', 'brandAccountId');
-  await rejectsWith(createJob(deps, { brandAccountId: brand.id, partnerId: brand.id }), 'VALIDATION_FAILED', 'partnerId');
+  await rejectsWith(
+    createJob(deps, { brandAccountId: brand.id, partnerId: brand.id }),
+    'VALIDATION_FAILED',
+    'partnerId',
+  );
   await rejectsWith(createJob(deps, { brandAccountId: 'missing' }), 'NOT_FOUND');
   await createJob(deps, { brandAccountId: brand.id, apiId: 'fixed-1' });
   await rejectsWith(createJob(deps, { brandAccountId: brand.id, apiId: 'fixed-1' }), 'CONFLICT');
@@ -92,16 +111,29 @@ test('invoices belong to an existing order', async () => {
   const deps = fakeDeps();
   const { brand } = await world(deps);
   const job = await createJob(deps, { brandAccountId: brand.id });
-  const invoice = await createInvoice(deps, { orderId: job.apiId, number: 'R-1', type: 'invoice', status: 'sent', items: [] });
+  const invoice = await createInvoice(deps, {
+    orderId: job.apiId,
+    number: 'R-1',
+    type: 'invoice',
+    status: 'sent',
+    items: [],
+  });
   assert.is((await deps.invoices.get(invoice.id))?.cancellationStatus, null);
-  await rejectsWith(createInvoice(deps, { orderId: 'missing', number: 'R-2', type: 'invoice', status: 'sent', items: [] }), 'NOT_FOUND');
+  await rejectsWith(
+    createInvoice(deps, { orderId: 'missing', number: 'R-2', type: 'invoice', status: 'sent', items: [] }),
+    'NOT_FOUND',
+  );
 });
 
 test('cancellation reasons: upsert by name, names in UPPER_SNAKE_CASE', async () => {
   const deps = fakeDeps();
   await upsertCancellationReason(deps, { name: 'CUSTOMER_WITHDREW', outcome: 'pending' });
   assert.is((await deps.cancellationReasons.get('CUSTOMER_WITHDREW'))?.outcome, 'pending');
-  await rejectsWith(upsertCancellationReason(deps, { name: 'lower case', outcome: 'pending' }), 'VALIDATION_FAILED', 'name');
+  await rejectsWith(
+    upsertCancellationReason(deps, { name: 'lower case', outcome: 'pending' }),
+    'VALIDATION_FAILED',
+    'name',
+  );
 });
 
 test('order mappings: targets are order fields with explicit indexes; keys and targets unique', async () => {
@@ -118,13 +150,41 @@ test('order mappings: targets are order fields with explicit indexes; keys and t
     ],
   });
   assert.is((await deps.orderMappings.get(brand.id))?.fields.length, mapping.fields.length);
-  await rejectsWith(upsertOrderMapping(deps, { brandAccountId: brand.id, fields: [{ key: 'x', target: 'products.sku', required: false }] }), 'VALIDATION_FAILED', 'fields.0.target');
-  await rejectsWith(upsertOrderMapping(deps, { brandAccountId: brand.id, fields: [{ key: 'x', target: 'customer.age', required: false }] }), 'VALIDATION_FAILED', 'fields.0.target');
-  await rejectsWith(upsertOrderMapping(deps, {
-    brandAccountId: brand.id,
-    fields: [{ key: 'x', target: 'orderType', required: false }, { key: 'x', target: 'projectId', required: false }],
-  }), 'VALIDATION_FAILED', 'fields.1.key');
-  await rejectsWith(upsertOrderMapping(deps, { brandAccountId: child.id, fields: [{ key: 'x', target: 'orderType', required: false }] }), 'VALIDATION_FAILED', 'brandAccountId');
+  await rejectsWith(
+    upsertOrderMapping(deps, {
+      brandAccountId: brand.id,
+      fields: [{ key: 'x', target: 'products.sku', required: false }],
+    }),
+    'VALIDATION_FAILED',
+    'fields.0.target',
+  );
+  await rejectsWith(
+    upsertOrderMapping(deps, {
+      brandAccountId: brand.id,
+      fields: [{ key: 'x', target: 'customer.age', required: false }],
+    }),
+    'VALIDATION_FAILED',
+    'fields.0.target',
+  );
+  await rejectsWith(
+    upsertOrderMapping(deps, {
+      brandAccountId: brand.id,
+      fields: [
+        { key: 'x', target: 'orderType', required: false },
+        { key: 'x', target: 'projectId', required: false },
+      ],
+    }),
+    'VALIDATION_FAILED',
+    'fields.1.key',
+  );
+  await rejectsWith(
+    upsertOrderMapping(deps, {
+      brandAccountId: child.id,
+      fields: [{ key: 'x', target: 'orderType', required: false }],
+    }),
+    'VALIDATION_FAILED',
+    'brandAccountId',
+  );
 });
 
 test.run();

@@ -12,37 +12,89 @@ import { rejectsWith } from './helpers.ts';
 
 const test = suite('integrator self-service on the pure domain');
 /** A feed read whose positioning round must not fail. */
-const strict = { sequencingFailed: (error: unknown) => { throw error; } };
+const strict = {
+  sequencingFailed: (error: unknown) => {
+    throw error;
+  },
+};
 const principal = (accountId: string, role: 'brand' | 'partner'): Principal => ({ contactId: 'c', accountId, role });
-const brandConfig = (accountId: string, url?: string) =>
-  ({ accountId, scope: 'brand' as const, transformer: 'default' as const, version: '1.1.0' as const, ...(url && { url, signatureKey: 'key-0123456789abcdef' }) });
+const brandConfig = (accountId: string, url?: string) => ({
+  accountId,
+  scope: 'brand' as const,
+  transformer: 'default' as const,
+  version: '1.1.0' as const,
+  ...(url && { url, signatureKey: 'key-0123456789abcdef' }),
+});
 
-test('the feed: the endpoint\'s events in order, limit capped at 500; GONE past the retention window, or once an event after the cursor was purged', async () => {
+test("the feed: the endpoint's events in order, limit capped at 500; GONE past the retention window, or once an event after the cursor was purged", async () => {
   const deps = fakeDeps();
   const brand = await createAccount(deps, { name: 'B', role: 'brand' });
-  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: null, retentionDays: 30 }, strict), 'NOT_FOUND');
+  await rejectsWith(
+    readEventFeed(deps, principal(brand.id, 'brand'), { after: null, retentionDays: 30 }, strict),
+    'NOT_FOUND',
+  );
   await upsertWebhookConfig(deps, brandConfig(brand.id));
   await createJob(deps, { brandAccountId: brand.id });
   await createJob(deps, { brandAccountId: brand.id });
-  const page = await readEventFeed(deps, principal(brand.id, 'brand'), { after: null, limit: 1, retentionDays: 30 }, strict);
+  const page = await readEventFeed(
+    deps,
+    principal(brand.id, 'brand'),
+    { after: null, limit: 1, retentionDays: 30 },
+    strict,
+  );
   assert.is(page.items.length, 1);
   assert.is(JSON.parse(page.items[0]!)._v, '1.1.0', 'each item the JSON text as delivered');
-  const rest = await readEventFeed(deps, principal(brand.id, 'brand'), { after: page.next, limit: 10_000, retentionDays: 30 }, strict);
-  assert.equal(rest.items.map((e) => JSON.parse(e)._eid), [deps.events.stored[1]!.id]);
-  const empty = await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }, strict);
+  const rest = await readEventFeed(
+    deps,
+    principal(brand.id, 'brand'),
+    { after: page.next, limit: 10_000, retentionDays: 30 },
+    strict,
+  );
+  assert.equal(
+    rest.items.map((e) => JSON.parse(e)._eid),
+    [deps.events.stored[1]!.id],
+  );
+  const empty = await readEventFeed(
+    deps,
+    principal(brand.id, 'brand'),
+    { after: rest.next, retentionDays: 30 },
+    strict,
+  );
   assert.equal(empty, { items: [], next: rest.next }, 'an empty page keeps the cursor');
   // The backstop: an event after the cursor purged while the cursor is within the window (one written before the
   // cursor's event and positioned after it, as a transaction that commits late can do).
   const endpointId = deps.events.stored[0]!.endpointId!;
   deps.eventFeed.forget(endpointId, rest.next!.position);
-  assert.equal((await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }, strict)).items, [], 'nothing after it was purged');
-  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: page.next, retentionDays: 30 }, strict), 'GONE');
+  assert.equal(
+    (await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }, strict)).items,
+    [],
+    'nothing after it was purged',
+  );
+  await rejectsWith(
+    readEventFeed(deps, principal(brand.id, 'brand'), { after: page.next, retentionDays: 30 }, strict),
+    'GONE',
+  );
   // Past the window, a cursor is gone whatever the purge did: nothing after rest.next was purged.
   deps.clock.advance(30 * 86_400);
-  assert.equal((await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }, strict)).items, [], 'on the edge of the window');
+  assert.equal(
+    (await readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }, strict)).items,
+    [],
+    'on the edge of the window',
+  );
   deps.clock.advance(1);
-  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }, strict), 'GONE');
-  await rejectsWith(readEventFeed(deps, principal(brand.id, 'brand'), { after: { position: 0, createdAt: new Date(0) }, retentionDays: 30 }, strict), 'GONE');
+  await rejectsWith(
+    readEventFeed(deps, principal(brand.id, 'brand'), { after: rest.next, retentionDays: 30 }, strict),
+    'GONE',
+  );
+  await rejectsWith(
+    readEventFeed(
+      deps,
+      principal(brand.id, 'brand'),
+      { after: { position: 0, createdAt: new Date(0) }, retentionDays: 30 },
+      strict,
+    ),
+    'GONE',
+  );
 });
 
 test('a failed positioning round before a feed read is told, and the page read all the same', async () => {
@@ -53,19 +105,36 @@ test('a failed positioning round before a feed read is told, and the page read a
   await deps.eventFeed.sequence(500);
   await createJob(deps, { brandAccountId: brand.id });
   const failure = new Error('the round failed');
-  deps.eventFeed.sequence = async () => { throw failure; };
+  deps.eventFeed.sequence = async () => {
+    throw failure;
+  };
   const told: unknown[] = [];
-  const page = await readEventFeed(deps, principal(brand.id, 'brand'), { after: null, retentionDays: 30 }, { sequencingFailed: (e) => told.push(e) });
+  const page = await readEventFeed(
+    deps,
+    principal(brand.id, 'brand'),
+    { after: null, retentionDays: 30 },
+    { sequencingFailed: (e) => told.push(e) },
+  );
   assert.equal(told, [failure]);
-  assert.equal(page.items.map((e) => JSON.parse(e)._eid), [deps.events.stored[0]!.id], 'what earlier rounds positioned');
+  assert.equal(
+    page.items.map((e) => JSON.parse(e)._eid),
+    [deps.events.stored[0]!.id],
+    'what earlier rounds positioned',
+  );
 });
 
-test('a child partner uses its master\'s endpoint; a partner with none is FORBIDDEN', async () => {
+test("a child partner uses its master's endpoint; a partner with none is FORBIDDEN", async () => {
   const deps = fakeDeps();
   const master = await createAccount(deps, { name: 'M', role: 'partner' });
   const child = await createAccount(deps, { name: 'C', role: 'partner', parentId: master.id });
   await rejectsWith(listOwnDeliveries(deps, principal(child.id, 'partner'), {}), 'FORBIDDEN');
-  await upsertWebhookConfig(deps, { accountId: master.id, scope: 'partner', transformer: 'partner-format', version: '1.3.0', url: 'https://m.example.com/h' });
+  await upsertWebhookConfig(deps, {
+    accountId: master.id,
+    scope: 'partner',
+    transformer: 'partner-format',
+    version: '1.3.0',
+    url: 'https://m.example.com/h',
+  });
   const brand = await createAccount(deps, { name: 'B', role: 'brand' });
   for (let i = 0; i < 3; i++) await createJob(deps, { brandAccountId: brand.id, partnerId: child.id });
   const first = await listOwnDeliveries(deps, principal(child.id, 'partner'), { limit: 2 });
@@ -76,7 +145,7 @@ test('a child partner uses its master\'s endpoint; a partner with none is FORBID
   await rejectsWith(redeliverOwn(deps, principal(brand.id, 'brand'), first.items[0]!.id), 'NOT_FOUND');
 });
 
-test('the endpoint test: needs a URL, sends a WebhookTestEvent of the endpoint\'s version with its key, counts against the limit', async () => {
+test("the endpoint test: needs a URL, sends a WebhookTestEvent of the endpoint's version with its key, counts against the limit", async () => {
   const deps = fakeDeps();
   const brand = await createAccount(deps, { name: 'B', role: 'brand' });
   const caller = principal(brand.id, 'brand');
@@ -86,7 +155,12 @@ test('the endpoint test: needs a URL, sends a WebhookTestEvent of the endpoint\'
   const outcome = await testWebhookEndpoint(deps, caller);
   assert.equal(outcome, { delivered: true, statusCode: 200, durationMs: 1, error: null });
   const [sent] = (deps.webhookSender as ScriptedWebhookSender).sent;
-  assert.equal(JSON.parse(sent!.body), { _eid: sent!.eventId, _type: 'WebhookTestEvent', _v: '1.1.0', sentAt: deps.clock.now().toISOString() });
+  assert.equal(JSON.parse(sent!.body), {
+    _eid: sent!.eventId,
+    _type: 'WebhookTestEvent',
+    _v: '1.1.0',
+    sentAt: deps.clock.now().toISOString(),
+  });
   assert.equal([sent!.url, sent!.signatureKeys], ['https://b.example.com/h', ['key-0123456789abcdef']]);
   assert.is(deps.events.stored.length, 0, 'nothing stored');
   for (let i = 2; i <= 10; i++) await testWebhookEndpoint(deps, caller);

@@ -18,40 +18,76 @@ export class InMemoryCommandLog implements CommandLog {
   private seq = 0;
   private take(command: Omit<StoredCommand, 'status'>, queued: boolean) {
     const held = this.table.get(`${command.accountId}/${command.cid}`);
-    if (held) return { accountId: held.accountId, cid: held.cid, type: held.type, body: held.body, status: held.status, answer: held.answer };
+    if (held)
+      return {
+        accountId: held.accountId,
+        cid: held.cid,
+        type: held.type,
+        body: held.body,
+        status: held.status,
+        answer: held.answer,
+      };
     this.table.put(`${command.accountId}/${command.cid}`, {
-      ...command, status: 'accepted', result: null, finishedAt: null, seq: ++this.seq, attempts: 0, leaseUntil: null, claimToken: null, queued,
+      ...command,
+      status: 'accepted',
+      result: null,
+      finishedAt: null,
+      seq: ++this.seq,
+      attempts: 0,
+      leaseUntil: null,
+      claimToken: null,
+      queued,
     });
     return null;
   }
-  async claim(command: Omit<StoredCommand, 'status' | 'answer'>) { return this.take({ ...command, answer: null }, false); }
-  async accept(command: Omit<StoredCommand, 'status'>) { return this.take(command, true); }
+  async claim(command: Omit<StoredCommand, 'status' | 'answer'>) {
+    return this.take({ ...command, answer: null }, false);
+  }
+  async accept(command: Omit<StoredCommand, 'status'>) {
+    return this.take(command, true);
+  }
   async finish(accountId: string, cid: string, outcome: FinishedCommand, at: Date) {
     const held = this.table.get(`${accountId}/${cid}`)!;
     this.table.put(`${accountId}/${cid}`, {
-      ...held, status: outcome.status, result: outcome.result, answer: outcome.answer === undefined ? held.answer : outcome.answer,
-      finishedAt: at, leaseUntil: null, claimToken: null,
+      ...held,
+      status: outcome.status,
+      result: outcome.result,
+      answer: outcome.answer === undefined ? held.answer : outcome.answer,
+      finishedAt: at,
+      leaseUntil: null,
+      claimToken: null,
     });
   }
   async result(accountId: string, cid: string): Promise<CommandState | null> {
     const held = this.table.get(`${accountId}/${cid}`);
     if (!held) return null;
-    return held.status === 'accepted' ? { status: 'accepted' } : { status: held.status, result: held.result!, finishedAt: held.finishedAt! };
+    return held.status === 'accepted'
+      ? { status: 'accepted' }
+      : { status: held.status, result: held.result!, finishedAt: held.finishedAt! };
   }
 }
 
 export class InMemoryCommandQueue implements CommandQueue {
   private tokens = 0;
   constructor(private readonly log: InMemoryCommandLog) {}
-  private rows() { return [...this.log.table.rows.values()].map(copy); }
+  private rows() {
+    return [...this.log.table.rows.values()].map(copy);
+  }
   async claimDue(limit: number, now: Date, leaseUntil: Date): Promise<ClaimedCommand[]> {
     const due = this.rows()
       .filter((c) => c.queued && c.status === 'accepted' && (!c.leaseUntil || c.leaseUntil.getTime() <= now.getTime()))
-      .sort((a, b) => a.seq - b.seq).slice(0, limit);
+      .sort((a, b) => a.seq - b.seq)
+      .slice(0, limit);
     return due.map((c) => {
       const claimed = { ...c, attempts: c.attempts + 1, leaseUntil, claimToken: `claim-${++this.tokens}` };
       this.log.table.put(`${c.accountId}/${c.cid}`, claimed);
-      return { accountId: c.accountId, cid: c.cid, body: c.body, attempts: claimed.attempts, claimToken: claimed.claimToken };
+      return {
+        accountId: c.accountId,
+        cid: c.cid,
+        body: c.body,
+        attempts: claimed.attempts,
+        claimToken: claimed.claimToken,
+      };
     });
   }
   async finishClaimed(command: ClaimedCommand, outcome: FinishedCommand, at: Date) {
@@ -62,10 +98,18 @@ export class InMemoryCommandQueue implements CommandQueue {
   }
   async release(command: ClaimedCommand, notBefore: Date, attemptUsed: boolean) {
     const held = this.log.table.get(`${command.accountId}/${command.cid}`)!;
-    if (held.claimToken === command.claimToken) this.log.table.put(`${command.accountId}/${command.cid}`, { ...held, leaseUntil: notBefore, claimToken: null, attempts: held.attempts - (attemptUsed ? 0 : 1) });
+    if (held.claimToken === command.claimToken)
+      this.log.table.put(`${command.accountId}/${command.cid}`, {
+        ...held,
+        leaseUntil: notBefore,
+        claimToken: null,
+        attempts: held.attempts - (attemptUsed ? 0 : 1),
+      });
   }
   async purgeFinished(before: Date, limit: number) {
-    const old = this.rows().filter((c) => c.finishedAt && c.finishedAt.getTime() <= before.getTime()).slice(0, limit);
+    const old = this.rows()
+      .filter((c) => c.finishedAt && c.finishedAt.getTime() <= before.getTime())
+      .slice(0, limit);
     for (const c of old) this.log.table.rows.delete(`${c.accountId}/${c.cid}`);
     return old.length;
   }

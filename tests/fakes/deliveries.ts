@@ -1,7 +1,22 @@
 import type { OutboxEvent } from '../../domain/event.ts';
-import type { ClaimRequest, Clock, DeliveryQueue, EventFeed, EventOutbox, FeedEntry, WebhookRequest, WebhookSender } from '../../domain/ports.ts';
+import type {
+  ClaimRequest,
+  Clock,
+  DeliveryQueue,
+  EventFeed,
+  EventOutbox,
+  FeedEntry,
+  WebhookRequest,
+  WebhookSender,
+} from '../../domain/ports.ts';
 import {
-  isSuccess, type AttemptExchange, type ClaimedDelivery, type DeliveryAttempt, type DeliveryResult, type DeliveryStatus, type SentAttempt,
+  isSuccess,
+  type AttemptExchange,
+  type ClaimedDelivery,
+  type DeliveryAttempt,
+  type DeliveryResult,
+  type DeliveryStatus,
+  type SentAttempt,
 } from '../../domain/delivery.ts';
 import { judgeEndpoint, type EndpointNotice } from '../../domain/endpoint-health.ts';
 import type { InMemoryWebhookConfigRepository } from './accounts.ts';
@@ -17,13 +32,25 @@ export class InMemoryEventOutbox implements EventOutbox {
     for (const e of events) if (e.deliver) this.deliveries.create(e);
   }
   async recentFor(accountId: string, limit: number) {
-    return this.stored.filter((e) => e.accountId === accountId).reverse().slice(0, limit).map(copy);
+    return this.stored
+      .filter((e) => e.accountId === accountId)
+      .reverse()
+      .slice(0, limit)
+      .map(copy);
   }
 }
 
 export interface DeliveryRow {
-  id: string; seq: number; event: OutboxEvent; status: DeliveryStatus; attempts: number; nextAttemptAt: Date; leaseUntil: Date | null; claimToken: string | null;
-  tries: (DeliveryAttempt & { exchange: AttemptExchange | null })[]; createdAt: Date;
+  id: string;
+  seq: number;
+  event: OutboxEvent;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: Date;
+  leaseUntil: Date | null;
+  claimToken: string | null;
+  tries: (DeliveryAttempt & { exchange: AttemptExchange | null })[];
+  createdAt: Date;
 }
 
 /** The feed as the SQL one keeps it: positions given to stored events in the order they were stored. */
@@ -35,17 +62,28 @@ export class InMemoryEventFeed implements EventFeed {
     for (const e of pending) this.positions.set(e.id, this.positions.size + 1);
     return pending.length;
   }
-  positionOf(eventId: string) { return this.positions.get(eventId); }
+  positionOf(eventId: string) {
+    return this.positions.get(eventId);
+  }
   private readonly purged = new Map<string, number>();
   /** What the retention purge does to the feed: the endpoint's events through `position` are gone. */
-  forget(endpointId: string, position: number) { this.purged.set(endpointId, Math.max(this.purged.get(endpointId) ?? 0, position)); }
-  async purgedThrough(endpointId: string) { return this.purged.get(endpointId) ?? 0; }
+  forget(endpointId: string, position: number) {
+    this.purged.set(endpointId, Math.max(this.purged.get(endpointId) ?? 0, position));
+  }
+  async purgedThrough(endpointId: string) {
+    return this.purged.get(endpointId) ?? 0;
+  }
   async page(endpointId: string, afterPosition: number, limit: number, orderId?: string): Promise<FeedEntry[]> {
     return this.outbox.stored
-      .filter((e) => e.endpointId === endpointId && (this.positions.get(e.id) ?? 0) > Math.max(afterPosition, this.purged.get(endpointId) ?? 0))
+      .filter(
+        (e) =>
+          e.endpointId === endpointId &&
+          (this.positions.get(e.id) ?? 0) > Math.max(afterPosition, this.purged.get(endpointId) ?? 0),
+      )
       .filter((e) => orderId === undefined || e.orderId === orderId)
       .map((e) => ({ position: this.positions.get(e.id)!, createdAt: e.createdAt, payload: JSON.stringify(e.payload) }))
-      .sort((a, b) => a.position - b.position).slice(0, limit);
+      .sort((a, b) => a.position - b.position)
+      .slice(0, limit);
   }
 }
 
@@ -54,39 +92,86 @@ export class InMemoryDeliveryStore {
   readonly rows: DeliveryRow[] = [];
   private seq = 0;
   create(event: OutboxEvent) {
-    this.rows.push({ id: `delivery-${++this.seq}`, seq: this.seq, event: copy(event), status: 'pending', attempts: 0, nextAttemptAt: event.createdAt, leaseUntil: null, claimToken: null, tries: [], createdAt: event.createdAt });
+    this.rows.push({
+      id: `delivery-${++this.seq}`,
+      seq: this.seq,
+      event: copy(event),
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: event.createdAt,
+      leaseUntil: null,
+      claimToken: null,
+      tries: [],
+      createdAt: event.createdAt,
+    });
   }
 }
 
 /** The sender's queue as the SQL one keeps it: feed order per order, leases, a share per endpoint, a log of tries. */
 export class InMemoryDeliveryQueue implements DeliveryQueue {
-  constructor(private readonly store: InMemoryDeliveryStore, private readonly configs: InMemoryWebhookConfigRepository, private readonly feed: InMemoryEventFeed) {}
-  get rows() { return this.store.rows; }
-  async claimDue({ limit, now, leaseUntil, claimToken, perEndpoint, held, lookForNew }: ClaimRequest): Promise<ClaimedDelivery[]> {
+  constructor(
+    private readonly store: InMemoryDeliveryStore,
+    private readonly configs: InMemoryWebhookConfigRepository,
+    private readonly feed: InMemoryEventFeed,
+  ) {}
+  get rows() {
+    return this.store.rows;
+  }
+  async claimDue({
+    limit,
+    now,
+    leaseUntil,
+    claimToken,
+    perEndpoint,
+    held,
+    lookForNew,
+  }: ClaimRequest): Promise<ClaimedDelivery[]> {
     if (lookForNew) await this.feed.sequence(1000);
     const position = (d: DeliveryRow) => this.feed.positionOf(d.event.id);
     const queued = this.rows.filter((d) => d.status === 'pending' && position(d) !== undefined);
-    const waits = (d: DeliveryRow) => d.event.orderId !== null
-      && queued.some((e) => e.event.endpointId === d.event.endpointId && e.event.orderId === d.event.orderId && position(e)! < position(d)!);
+    const waits = (d: DeliveryRow) =>
+      d.event.orderId !== null &&
+      queued.some(
+        (e) =>
+          e.event.endpointId === d.event.endpointId &&
+          e.event.orderId === d.event.orderId &&
+          position(e)! < position(d)!,
+      );
     const due = queued
       .filter((d) => d.nextAttemptAt <= now && (!d.leaseUntil || d.leaseUntil <= now) && !waits(d))
       .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || position(a)! - position(b)!);
     const taken = new Map(held);
-    const claimed = due.filter((d) => {
-      const n = taken.get(d.event.endpointId!) ?? 0;
-      if (n >= perEndpoint) return false;
-      taken.set(d.event.endpointId!, n + 1);
-      return true;
-    }).slice(0, limit);
+    const claimed = due
+      .filter((d) => {
+        const n = taken.get(d.event.endpointId!) ?? 0;
+        if (n >= perEndpoint) return false;
+        taken.set(d.event.endpointId!, n + 1);
+        return true;
+      })
+      .slice(0, limit);
     return claimed.map((d) => {
       d.leaseUntil = leaseUntil;
       d.claimToken = claimToken;
       const config = this.configs.byId(d.event.endpointId!);
-      return { id: d.id, eventId: d.event.id, endpointId: d.event.endpointId!, attempts: d.attempts, body: JSON.stringify(d.event.payload), leaseUntil, claimToken,
-        createdAt: d.createdAt, endpoint: config && {
-          url: config.url, enabled: config.enabled, signatureKey: config.signatureKey, previousKey: config.previousKey,
-          asymmetricSigning: config.asymmetricSigning, signingPair: config.signingPair, previousPair: config.previousPair,
-        } };
+      return {
+        id: d.id,
+        eventId: d.event.id,
+        endpointId: d.event.endpointId!,
+        attempts: d.attempts,
+        body: JSON.stringify(d.event.payload),
+        leaseUntil,
+        claimToken,
+        createdAt: d.createdAt,
+        endpoint: config && {
+          url: config.url,
+          enabled: config.enabled,
+          signatureKey: config.signatureKey,
+          previousKey: config.previousKey,
+          asymmetricSigning: config.asymmetricSigning,
+          signingPair: config.signingPair,
+          previousPair: config.previousPair,
+        },
+      };
     });
   }
   async release(claims: readonly Pick<ClaimedDelivery, 'id' | 'claimToken'>[]) {
@@ -102,7 +187,11 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
       const d = this.rows.find((x) => x.id === r.deliveryId)!;
       const endpointId = r.endpointId;
       d.tries.push({ ...r.attempt, exchange: r.exchange && structuredClone(r.exchange) });
-      if (r.exchange && r.exchange.request.url === this.configs.byId(endpointId)?.url) answered.set(endpointId, [...(answered.get(endpointId) ?? []), { at: r.attempt.at, ok: isSuccess(r.attempt.statusCode) }]);
+      if (r.exchange && r.exchange.request.url === this.configs.byId(endpointId)?.url)
+        answered.set(endpointId, [
+          ...(answered.get(endpointId) ?? []),
+          { at: r.attempt.at, ok: isSuccess(r.attempt.statusCode) },
+        ]);
       if (d.claimToken !== r.claimToken) continue;
       d.status = r.state.status;
       d.attempts += 1;
@@ -115,14 +204,26 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
     for (const endpointId of new Set([...answered.keys(), ...endedFailed.keys()])) {
       const config = this.configs.byId(endpointId);
       if (!config) continue;
-      const verdict = judgeEndpoint(config, answered.get(endpointId) ?? [], endedFailed.get(endpointId) ?? 0, at, disableAfterMs);
+      const verdict = judgeEndpoint(
+        config,
+        answered.get(endpointId) ?? [],
+        endedFailed.get(endpointId) ?? 0,
+        at,
+        disableAfterMs,
+      );
       this.configs.setHealth(endpointId, {
-        failingSince: verdict.failingSince, enabled: config.enabled && !verdict.disable, disabledReason: verdict.disable ? 'failing' : config.disabledReason,
+        failingSince: verdict.failingSince,
+        enabled: config.enabled && !verdict.disable,
+        disabledReason: verdict.disable ? 'failing' : config.disabledReason,
         failureMailedAt: verdict.disable || verdict.warn ? at : config.failureMailedAt,
       });
       if (verdict.disable || verdict.warn) {
         notices.push({
-          kind: verdict.disable ? 'disabled' : 'failing', endpointId, accountId: config.accountId, url: config.url, failingSince: verdict.failingSince!,
+          kind: verdict.disable ? 'disabled' : 'failing',
+          endpointId,
+          accountId: config.accountId,
+          url: config.url,
+          failingSince: verdict.failingSince!,
           failedDeliveries: this.rows.filter((x) => x.event.endpointId === endpointId && x.status === 'failed').length,
         });
       }
@@ -134,11 +235,23 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
 /** A receiver scripted by status codes (null: no answer), recording what was sent. */
 export class ScriptedWebhookSender implements WebhookSender {
   readonly sent: WebhookRequest[] = [];
-  constructor(private readonly clock: Clock, private readonly script: (request: WebhookRequest, n: number) => number | null = () => 200) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly script: (request: WebhookRequest, n: number) => number | null = () => 200,
+  ) {}
   async send(request: WebhookRequest): Promise<SentAttempt> {
     this.sent.push({ ...request });
     const statusCode = this.script(request, this.sent.length);
-    const exchange = { request: { url: request.url, headers: { 'webhook-id': request.eventId } }, response: statusCode === null ? null : { headers: {}, body: '' } };
-    return { at: this.clock.now(), statusCode, durationMs: 1, error: statusCode !== null && statusCode < 300 ? null : `HTTP ${statusCode}`, exchange };
+    const exchange = {
+      request: { url: request.url, headers: { 'webhook-id': request.eventId } },
+      response: statusCode === null ? null : { headers: {}, body: '' },
+    };
+    return {
+      at: this.clock.now(),
+      statusCode,
+      durationMs: 1,
+      error: statusCode !== null && statusCode < 300 ? null : `HTTP ${statusCode}`,
+      exchange,
+    };
   }
 }

@@ -1,17 +1,32 @@
 import type { MailMessage, TokenClaims, TokenKind } from '../../domain/auth.ts';
 import type {
-  Clock, Deferrer, Deps, IdGenerator, KeyMaker, LoginRateLimiter, Mailer, RateLimiter, TokenService, WebhookTargetPolicy,
+  Clock,
+  Deferrer,
+  Deps,
+  IdGenerator,
+  KeyMaker,
+  LoginRateLimiter,
+  Mailer,
+  RateLimiter,
+  TokenService,
+  WebhookTargetPolicy,
 } from '../../domain/ports.ts';
 
 export class FixedClock implements Clock {
   constructor(private current = new Date('2026-11-22T12:00:00.000Z')) {}
-  now() { return new Date(this.current); }
-  advance(seconds: number) { this.current = new Date(this.current.getTime() + seconds * 1000); }
+  now() {
+    return new Date(this.current);
+  }
+  advance(seconds: number) {
+    this.current = new Date(this.current.getTime() + seconds * 1000);
+  }
 }
 
 export class SequentialIds implements IdGenerator {
   private n = 0;
-  newId() { return `00000000-0000-4000-8000-${String(++this.n).padStart(12, '0')}`; }
+  newId() {
+    return `00000000-0000-4000-8000-${String(++this.n).padStart(12, '0')}`;
+  }
 }
 
 export const allowAllTargets: WebhookTargetPolicy = { refusalReason: async () => null };
@@ -19,8 +34,13 @@ export const allowAllTargets: WebhookTargetPolicy = { refusalReason: async () =>
 /** Keys numbered as they are made: `whsec_` keys of the right shape, and key pairs whose private half names its public one. */
 export class SequentialKeys implements KeyMaker {
   private n = 0;
-  newSecretKey() { return `whsec_${Buffer.from(`secret-key-${++this.n}`.padEnd(32, '.')).toString('base64')}`; }
-  newKeyPair() { const n = ++this.n; return { privateKey: `private-key-${n}`, publicKey: `whpk_public-key-${n}` }; }
+  newSecretKey() {
+    return `whsec_${Buffer.from(`secret-key-${++this.n}`.padEnd(32, '.')).toString('base64')}`;
+  }
+  newKeyPair() {
+    const n = ++this.n;
+    return { privateKey: `private-key-${n}`, publicKey: `whpk_public-key-${n}` };
+  }
 }
 
 /** Tokens as opaque strings remembered in memory, honouring kind and expiry like the real service. */
@@ -40,12 +60,17 @@ export class InMemoryTokenService implements TokenService {
 
 export class RecordingMailer implements Mailer {
   readonly sent: MailMessage[] = [];
-  async send(message: MailMessage) { this.sent.push(message); }
+  async send(message: MailMessage) {
+    this.sent.push(message);
+  }
 }
 
 export class CountingLoginLimiter implements LoginRateLimiter {
   private readonly counts = new Map<string, number>();
-  constructor(private readonly perEmail = 5, private readonly perAddress = 30) {}
+  constructor(
+    private readonly perEmail = 5,
+    private readonly perAddress = 30,
+  ) {}
   async consume(email: string, clientAddress: string) {
     const e = (this.counts.get(`e:${email}`) ?? 0) + 1;
     const a = (this.counts.get(`a:${clientAddress}`) ?? 0) + 1;
@@ -70,7 +95,9 @@ export class CountingRateLimiter implements RateLimiter {
 /** Holds deferred work until `runAll`, so tests can tell what happens before and after the answer. */
 export class QueuedDeferrer implements Deferrer {
   readonly queued: { name: string; work: (deps: Deps) => Promise<void> }[] = [];
-  defer(name: string, work: (deps: Deps) => Promise<void>) { this.queued.push({ name, work }); }
+  defer(name: string, work: (deps: Deps) => Promise<void>) {
+    this.queued.push({ name, work });
+  }
   async runAll(deps: Deps) {
     for (const { work } of this.queued.splice(0)) await work(deps);
   }

@@ -1,10 +1,7 @@
-
-
 // In-memory ports with the adapters' semantics: stored values are copies, so changing an object
 // without saving it changes nothing, exactly as with the database.
 export const copy = <T extends object>(value: T): T =>
   Object.assign(Object.create(Object.getPrototypeOf(value)), structuredClone({ ...value }));
-
 
 export class Table<T extends object> {
   readonly rows = new Map<string, T>();

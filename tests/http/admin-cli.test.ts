@@ -30,7 +30,14 @@ async function cli(args: string, environment = env) {
   let out = '';
   let err = '';
   const argv = args.match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ''));
-  const code = await runCli(argv, environment, { stdout: (t) => { out += t; }, stderr: (t) => { err += t; } });
+  const code = await runCli(argv, environment, {
+    stdout: (t) => {
+      out += t;
+    },
+    stderr: (t) => {
+      err += t;
+    },
+  });
   return { code, out, err };
 }
 /**
@@ -62,12 +69,17 @@ test('accounts, contacts and webhook configurations', async () => {
   assert.match(table, /id/);
   assert.is(brand.id.length, 36);
   const { value: partner } = await both('accounts create --name Installer --role partner');
-  await refused(`accounts create --name Child --role partner --parent ${randomUUID()}`, /BAD_REQUEST[\s\S]*parentId: The master account does not exist/);
+  await refused(
+    `accounts create --name Child --role partner --parent ${randomUUID()}`,
+    /BAD_REQUEST[\s\S]*parentId: The master account does not exist/,
+  );
   await usage('accounts create --name Nobody');
   await usage('accounts create --name Nobody --role admin');
 
   const email = `cli-${randomUUID().slice(0, 8)}@example.com`;
-  const { value: contact } = await both((json) => `contacts create --account ${partner.id} --email ${json ? email : `table-${email}`} --no-api-access`);
+  const { value: contact } = await both(
+    (json) => `contacts create --account ${partner.id} --email ${json ? email : `table-${email}`} --no-api-access`,
+  );
   await refused(`contacts create --account ${partner.id} --email ${email}`, /CONFLICT/);
   await usage(`contacts create --account ${partner.id}`);
   const { value: access } = await both(`contacts access ${contact.id} on`);
@@ -75,21 +87,40 @@ test('accounts, contacts and webhook configurations', async () => {
   await refused(`contacts access ${randomUUID()} off`, /NOT_FOUND/);
   await usage(`contacts access ${contact.id} maybe`);
 
-  const { value: config } = await both(`webhooks set --account ${brand.id} --scope brand --transformer default --url https://hooks.example.com/cli --key cli-signing-key-0123456789`);
+  const { value: config } = await both(
+    `webhooks set --account ${brand.id} --scope brand --transformer default --url https://hooks.example.com/cli --key cli-signing-key-0123456789`,
+  );
   assert.equal([config.url, config.hasSignatureKey, config.enabled], ['https://hooks.example.com/cli', true, true]);
-  await refused(`webhooks set --account ${brand.id} --scope brand --transformer default --url ftp://hooks.example.com`, /BAD_REQUEST/);
+  await refused(
+    `webhooks set --account ${brand.id} --scope brand --transformer default --url ftp://hooks.example.com`,
+    /BAD_REQUEST/,
+  );
   await usage(`webhooks set --account ${brand.id} --scope other --transformer default`);
 
-  const { value: rotated, table: rotatedTable } = await both(`webhooks rotate-key --account ${brand.id} --scope brand --key cli-signing-key-2026-11-27 --previous-valid-for 3600`);
-  assert.equal([rotated.hasSignatureKey, Date.parse(rotated.previousKeyExpiresAt) - Date.now() > 3_500_000], [true, true], 'the previous key stays valid for an hour');
+  const { value: rotated, table: rotatedTable } = await both(
+    `webhooks rotate-key --account ${brand.id} --scope brand --key cli-signing-key-2026-11-27 --previous-valid-for 3600`,
+  );
+  assert.equal(
+    [rotated.hasSignatureKey, Date.parse(rotated.previousKeyExpiresAt) - Date.now() > 3_500_000],
+    [true, true],
+    'the previous key stays valid for an hour',
+  );
   assert.match(rotatedTable, /previousKeyExpiresAt/);
   const { value: made } = await both(`webhooks rotate-key --account ${brand.id} --scope brand --previous-valid-for 0`);
   assert.match(made.signatureKey, /^whsec_[A-Za-z0-9+/]{43}=$/, 'without --key, a key is made and shown once');
-  await refused(`webhooks rotate-key --account ${partner.id} --scope partner --key cli-signing-key-2026-11-27`, /NOT_FOUND/);
+  await refused(
+    `webhooks rotate-key --account ${partner.id} --scope partner --key cli-signing-key-2026-11-27`,
+    /NOT_FOUND/,
+  );
   await refused(`webhooks rotate-key --account ${brand.id} --scope brand --key short`, /BAD_REQUEST/);
-  await usage(`webhooks rotate-key --account ${brand.id} --scope brand --key cli-signing-key-2026-11-27 --previous-valid-for soon`);
+  await usage(
+    `webhooks rotate-key --account ${brand.id} --scope brand --key cli-signing-key-2026-11-27 --previous-valid-for soon`,
+  );
   assert.is((await cli(`webhooks set --account ${partner.id} --scope partner --transformer partner-format`)).code, 0);
-  await refused(`webhooks rotate-key --account ${partner.id} --scope partner --key cli-signing-key-2026-11-27`, /CONFLICT/);
+  await refused(
+    `webhooks rotate-key --account ${partner.id} --scope partner --key cli-signing-key-2026-11-27`,
+    /CONFLICT/,
+  );
 });
 
 test('jobs, cancellation reasons and order mappings', async () => {
@@ -113,7 +144,13 @@ test('jobs, cancellation reasons and order mappings', async () => {
 
   const dir = mkdtempSync(join(tmpdir(), 'pbi-cli-'));
   const good = join(dir, 'mapping.json');
-  writeFileSync(good, JSON.stringify([{ key: 'first_name', target: 'customer.firstName', required: true }, { key: 'city', target: 'shippingAddress.city' }]));
+  writeFileSync(
+    good,
+    JSON.stringify([
+      { key: 'first_name', target: 'customer.firstName', required: true },
+      { key: 'city', target: 'shippingAddress.city' },
+    ]),
+  );
   const bad = join(dir, 'bad.json');
   writeFileSync(bad, JSON.stringify({ fields: [{ key: 'x', target: 'no.such.field' }] }));
   assert.equal((await both(`mappings set --brand ${brandId} --file ${good}`)).value, { ok: true });
@@ -125,7 +162,9 @@ test('deliveries: list, redeliver one, redeliver the failed; commands by account
   let healthy = false;
   const receiver = await startReceiver(() => (healthy ? 200 : 500));
   const brand = await integrator(app, 'brand');
-  await cli(`webhooks set --account ${brand.accountId} --scope brand --transformer default --url ${receiver.url('/cli')}`);
+  await cli(
+    `webhooks set --account ${brand.accountId} --scope brand --transformer default --url ${receiver.url('/cli')}`,
+  );
   const { apiId } = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
   let failed: Json[] = [];
   for (let i = 0; i < 100 && failed.length === 0; i++) {
@@ -147,24 +186,36 @@ test('deliveries: list, redeliver one, redeliver the failed; commands by account
   healthy = false;
   await app.admin.call('jobs.setStatus', { apiId, status: 'open' });
   for (let i = 0; i < 100; i++) {
-    if (JSON.parse((await cli(`--json deliveries list --account ${brand.accountId} --status failed`)).out).length === 1) break;
+    if (JSON.parse((await cli(`--json deliveries list --account ${brand.accountId} --status failed`)).out).length === 1)
+      break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   healthy = true;
-  const { value: replayed } = await both(`deliveries redeliver-failed --account ${brand.accountId} --since 2020-01-01T00:00:00Z`);
-  assert.ok(replayed.count >= 1, `${JSON.stringify(replayed)} ${(await cli(`deliveries list --account ${brand.accountId}`)).out}`);
+  const { value: replayed } = await both(
+    `deliveries redeliver-failed --account ${brand.accountId} --since 2020-01-01T00:00:00Z`,
+  );
+  assert.ok(
+    replayed.count >= 1,
+    `${JSON.stringify(replayed)} ${(await cli(`deliveries list --account ${brand.accountId}`)).out}`,
+  );
   await usage(`deliveries redeliver-failed --account ${brand.accountId}`);
   await refused(`deliveries redeliver-failed --account ${brand.accountId} --since yesterday`, /BAD_REQUEST/);
 
   const cid = randomUUID();
-  const sent = await app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`).send({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: apiId });
+  const sent = await app.http
+    .post('/v3/commands')
+    .set('authorization', `Bearer ${brand.accessToken}`)
+    .send({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: apiId });
   assert.is(sent.status, 202);
   let command: Json = {};
   for (let i = 0; i < 100 && command.status !== 'succeeded'; i++) {
     command = JSON.parse((await cli(`--json commands get --account ${brand.accountId} --cid ${cid}`)).out);
     if (command.status !== 'succeeded') await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  assert.equal([command.status, command.result._type, command.result.result], ['succeeded', 'CommandResultEvent', { orderId: apiId }]);
+  assert.equal(
+    [command.status, command.result._type, command.result.result],
+    ['succeeded', 'CommandResultEvent', { orderId: apiId }],
+  );
   assert.match((await both(`commands get --account ${brand.accountId} --cid ${cid}`)).table, /succeeded/);
   await refused(`commands get --account ${brand.accountId} --cid no-such-cid`, /NOT_FOUND/);
   await usage(`commands get --account ${brand.accountId}`);
@@ -173,9 +224,14 @@ test('deliveries: list, redeliver one, redeliver the failed; commands by account
 test('help, the environment, a wrong token; and the npm script itself', async () => {
   const help = await cli('--help');
   assert.is(help.code, 0);
-  for (const name of ['accounts', 'contacts', 'webhooks', 'jobs', 'reasons', 'mappings', 'deliveries', 'commands']) assert.match(help.out, new RegExp(`\\b${name}\\b`));
+  for (const name of ['accounts', 'contacts', 'webhooks', 'jobs', 'reasons', 'mappings', 'deliveries', 'commands'])
+    assert.match(help.out, new RegExp(`\\b${name}\\b`));
   const sub = await cli('deliveries redeliver-failed --help');
-  assert.equal([sub.code, /--since/.test(sub.out), /--json/.test(sub.out)], [0, true, true], 'a command\'s help shows its options and --json');
+  assert.equal(
+    [sub.code, /--since/.test(sub.out), /--json/.test(sub.out)],
+    [0, true, true],
+    "a command's help shows its options and --json",
+  );
   assert.is((await cli('help jobs')).code, 0);
   const badUrl = await cli('accounts create --name X --role brand', { ...env, ADMIN_URL: 'localhost:3000' });
   assert.equal([badUrl.code, /ADMIN_URL/.test(badUrl.err)], [2, true]);
@@ -188,9 +244,19 @@ test('help, the environment, a wrong token; and the npm script itself', async ()
   assert.equal([wrong.code, /UNAUTHORIZED/.test(wrong.err)], [1, true]);
 
   const run = promisify(execFile);
-  const { stdout } = await run('npm', ['run', '-s', 'admin', '--', '--json', 'accounts', 'create', '--name', 'Via npm', '--role', 'brand'], { cwd: root, env: { ...process.env, ...env } });
+  const { stdout } = await run(
+    'npm',
+    ['run', '-s', 'admin', '--', '--json', 'accounts', 'create', '--name', 'Via npm', '--role', 'brand'],
+    { cwd: root, env: { ...process.env, ...env } },
+  );
   assert.is(JSON.parse(stdout).id.length, 36);
-  const failing = await run('npm', ['run', '-s', 'admin', '--', 'jobs', 'status', 'no-such-job', 'open'], { cwd: root, env: { ...process.env, ...env } }).then(() => 0, (e: { code: number }) => e.code);
+  const failing = await run('npm', ['run', '-s', 'admin', '--', 'jobs', 'status', 'no-such-job', 'open'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+  }).then(
+    () => 0,
+    (e: { code: number }) => e.code,
+  );
   assert.is(failing, 1, 'the exit code reaches the shell');
   const full = JSON.parse((await cli('--json deliveries list --limit 1')).out) as Json[];
   assert.ok(full.length === 0 || Array.isArray(full[0]!.attempts), '--json gives every delivery whole');

@@ -17,7 +17,8 @@ test.before(async () => {
 
 test('examples/admin-setup.ts runs as a script and prints what it made', async () => {
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'examples/admin-setup.ts'], {
-    cwd: root, env: { PATH: process.env.PATH ?? '', ADMIN_URL: url, ADMIN_TOKEN },
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', ADMIN_URL: url, ADMIN_TOKEN },
   });
   const made = JSON.parse(stdout);
   assert.is(made.brand.id.length, 36);
@@ -35,12 +36,19 @@ test('refusals are values: a bad input with its issues, a wrong token, an unreac
   const bad = await outcome(client.admin.accounts.create.mutate({ name: '', role: 'brand' }));
   assert.ok(!bad.ok);
   assert.equal([bad.error.code, bad.error.httpStatus], ['BAD_REQUEST', 400]);
-  assert.equal(bad.error.issues.map((i) => i.path), ['name']);
-  const intruder = await outcome(createAdminClient(url, 'not-the-admin-token').admin.accounts.create.mutate({ name: 'X', role: 'brand' }));
+  assert.equal(
+    bad.error.issues.map((i) => i.path),
+    ['name'],
+  );
+  const intruder = await outcome(
+    createAdminClient(url, 'not-the-admin-token').admin.accounts.create.mutate({ name: 'X', role: 'brand' }),
+  );
   assert.equal(intruder.ok ? null : [intruder.error.code, intruder.error.httpStatus], ['UNAUTHORIZED', 401]);
   const missing = await outcome(client.admin.jobs.setStatus.mutate({ apiId: 'no-such-job', status: 'open' }));
   assert.equal(missing.ok ? null : missing.error.code, 'NOT_FOUND');
-  const nowhere = await outcome(createAdminClient('http://127.0.0.1:1', ADMIN_TOKEN).admin.accounts.create.mutate({ name: 'X', role: 'brand' }));
+  const nowhere = await outcome(
+    createAdminClient('http://127.0.0.1:1', ADMIN_TOKEN).admin.accounts.create.mutate({ name: 'X', role: 'brand' }),
+  );
   assert.equal(nowhere.ok ? null : [nowhere.error.code, nowhere.error.httpStatus], ['NETWORK', null]);
 });
 

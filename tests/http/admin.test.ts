@@ -12,9 +12,13 @@ test.before(async () => {
   app = await testApp({ TEST_CLOCK: '1' });
   const brand = (await app.admin.call<{ id: string }>('accounts.create', { name: 'Brand', role: 'brand' })).id;
   const master = (await app.admin.call<{ id: string }>('accounts.create', { name: 'Master', role: 'partner' })).id;
-  const child = (await app.admin.call<{ id: string }>('accounts.create', { name: 'Child', role: 'partner', parentId: master })).id;
-  const contact = (await app.admin.call<{ id: string }>('contacts.create', { accountId: brand, email: uniqueEmail() })).id;
-  const job = (await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand, partnerId: child })).apiId;
+  const child = (
+    await app.admin.call<{ id: string }>('accounts.create', { name: 'Child', role: 'partner', parentId: master })
+  ).id;
+  const contact = (await app.admin.call<{ id: string }>('contacts.create', { accountId: brand, email: uniqueEmail() }))
+    .id;
+  const job = (await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand, partnerId: child }))
+    .apiId;
   ids = { brand, master, child, contact, job };
 });
 
@@ -36,13 +40,40 @@ const cases: Record<string, { valid: () => unknown; invalid: () => unknown; chec
     check: (d) => assert.equal(d, { ok: true }),
   },
   'webhookConfigs.upsert': {
-    valid: () => ({ accountId: ids.master, scope: 'partner', url: 'https://hooks.example.com/in', transformer: 'partner-format', version: '1.3.0', signatureKey: 'super-secret-key-0001' }),
+    valid: () => ({
+      accountId: ids.master,
+      scope: 'partner',
+      url: 'https://hooks.example.com/in',
+      transformer: 'partner-format',
+      version: '1.3.0',
+      signatureKey: 'super-secret-key-0001',
+    }),
     invalid: () => ({ accountId: ids.master, scope: 'partner', transformer: 'partner-format', version: '2.0.0' }),
-    check: (d) => assert.equal(d, { accountId: ids.master, scope: 'partner', url: 'https://hooks.example.com/in', transformer: 'partner-format', version: '1.3.0', enabled: true, hasSignatureKey: true, previousKeyExpiresAt: null, failingSince: null, disabledReason: null,
-      asymmetricSigning: false, publicKey: null, previousPublicKey: null }),
+    check: (d) =>
+      assert.equal(d, {
+        accountId: ids.master,
+        scope: 'partner',
+        url: 'https://hooks.example.com/in',
+        transformer: 'partner-format',
+        version: '1.3.0',
+        enabled: true,
+        hasSignatureKey: true,
+        previousKeyExpiresAt: null,
+        failingSince: null,
+        disabledReason: null,
+        asymmetricSigning: false,
+        publicKey: null,
+        previousPublicKey: null,
+      }),
   },
   'jobs.create': {
-    valid: () => ({ brandAccountId: ids.brand, partnerId: ids.child, status: 'open', customer: { firstName: 'Ada' }, startTimestamp: '2026-12-01T08:00:00+01:00' }),
+    valid: () => ({
+      brandAccountId: ids.brand,
+      partnerId: ids.child,
+      status: 'open',
+      customer: { firstName: 'Ada' },
+      startTimestamp: '2026-12-01T08:00:00+01:00',
+    }),
     invalid: () => ({ brandAccountId: ids.brand, status: 'teleported' }),
     check: (d) => {
       assert.is(d.status, 'open');
@@ -50,7 +81,15 @@ const cases: Record<string, { valid: () => unknown; invalid: () => unknown; chec
       assert.is(d.partnerId, ids.child);
       assert.match(d.name, /^O-\d{10}$/);
       assert.is(d.startTimestamp, '2026-12-01T07:00:00.000Z');
-      assert.equal(d.customer, { email: null, externalId: null, firstName: 'Ada', lastName: null, mobilePhone: null, phone: null, salutation: null });
+      assert.equal(d.customer, {
+        email: null,
+        externalId: null,
+        firstName: 'Ada',
+        lastName: null,
+        mobilePhone: null,
+        phone: null,
+        salutation: null,
+      });
       assert.ok(!Number.isNaN(Date.parse(d.updatedAt)));
     },
   },
@@ -65,7 +104,13 @@ const cases: Record<string, { valid: () => unknown; invalid: () => unknown; chec
     check: (d) => assert.is(d.status, 'on hold'),
   },
   'invoices.create': {
-    valid: () => ({ orderId: ids.job, number: 'R-2026-1', type: 'invoice', status: 'sent', items: [{ description: 'Install', quantity: 1, unitPrice: 10, total: 10 }] }),
+    valid: () => ({
+      orderId: ids.job,
+      number: 'R-2026-1',
+      type: 'invoice',
+      status: 'sent',
+      items: [{ description: 'Install', quantity: 1, unitPrice: 10, total: 10 }],
+    }),
     invalid: () => ({ orderId: ids.job, number: 'R-2026-2', type: 'receipt', status: 'sent', items: [] }),
     check: (d) => assert.match(d.id, /^[0-9a-f-]{36}$/),
   },
@@ -75,7 +120,10 @@ const cases: Record<string, { valid: () => unknown; invalid: () => unknown; chec
     check: (d) => assert.equal(d, { ok: true }),
   },
   'orderMappings.upsert': {
-    valid: () => ({ brandAccountId: ids.brand, fields: [{ key: 'vorname', target: 'customer.firstName', required: true }] }),
+    valid: () => ({
+      brandAccountId: ids.brand,
+      fields: [{ key: 'vorname', target: 'customer.firstName', required: true }],
+    }),
     invalid: () => ({ brandAccountId: ids.brand, fields: [{ key: 'vorname', target: 'customer.shoeSize' }] }),
     check: (d) => assert.equal(d, { ok: true }),
   },
@@ -112,13 +160,22 @@ for (const [name, c] of Object.entries(cases)) {
 }
 
 test('jobs.setStatus emits an OrderStatusEvent to the brand and the assigned partner', async () => {
-  const job = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: ids.brand, partnerId: ids.child });
+  const job = await app.admin.call<{ apiId: string }>('jobs.create', {
+    brandAccountId: ids.brand,
+    partnerId: ids.child,
+  });
   await app.admin.call('jobs.setStatus', { apiId: job.apiId, status: 'started' });
-  const [toBrand, toChild] = await app.services.unitOfWork().transaction(async (d) => [
-    (await d.events.recentFor(ids.brand, 1))[0], (await d.events.recentFor(ids.child, 1))[0],
-  ]);
+  const [toBrand, toChild] = await app.services
+    .unitOfWork()
+    .transaction(async (d) => [
+      (await d.events.recentFor(ids.brand, 1))[0],
+      (await d.events.recentFor(ids.child, 1))[0],
+    ]);
   assert.equal([toBrand?.payload.orderId, toBrand?.payload.status], [job.apiId, 'started']);
-  assert.equal([toChild?.payload.jobApiId, toChild?.payload.status, toChild?.payload._v], [job.apiId, 'started', '1.3.0']);
+  assert.equal(
+    [toChild?.payload.jobApiId, toChild?.payload.status, toChild?.payload._v],
+    [job.apiId, 'started', '1.3.0'],
+  );
 });
 
 test('a taken e-mail address is 409, whatever its case', async () => {
@@ -148,8 +205,21 @@ test('without ADMIN_TOKEN every admin procedure is 401', async () => {
 
 test('a refused webhook URL is 400 for admins too', async () => {
   const strict = await testApp({ WEBHOOK_ALLOW_PRIVATE_TARGETS: '0' });
-  for (const url of ['http://127.0.0.1/hook', 'http://[::ffff:10.0.0.1]/', 'http://169.254.169.254/latest', 'http://[::7f00:1]/', 'ftp://example.com/', 'http://100.64.0.1/']) {
-    const res = await strict.admin.mutate('webhookConfigs.upsert', { accountId: ids.brand, scope: 'brand', url, transformer: 'default', version: '1.3.0' });
+  for (const url of [
+    'http://127.0.0.1/hook',
+    'http://[::ffff:10.0.0.1]/',
+    'http://169.254.169.254/latest',
+    'http://[::7f00:1]/',
+    'ftp://example.com/',
+    'http://100.64.0.1/',
+  ]) {
+    const res = await strict.admin.mutate('webhookConfigs.upsert', {
+      accountId: ids.brand,
+      scope: 'brand',
+      url,
+      transformer: 'default',
+      version: '1.3.0',
+    });
     assert.is(res.status, 400, url);
     assert.is(res.body.error.data.issues[0].path, 'url');
   }

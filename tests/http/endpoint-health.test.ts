@@ -9,12 +9,20 @@ import { startReceiver } from '../support/receiver.ts';
 const test = suite('endpoint health: failing, warned, disabled, healed');
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
 type Json = Record<string, any>;
-interface Logged { id: string; status: string; attempts: { at: string; statusCode: number | null }[] }
+interface Logged {
+  id: string;
+  status: string;
+  attempts: { at: string; statusCode: number | null }[];
+}
 let app: App;
 
 test.before(async () => {
   app = await appWithMailbox({
-    TEST_CLOCK: '1', WEBHOOK_RETRY_SCHEDULE: '1h', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_DISABLE_AFTER: '5d', PUBLIC_URL: 'https://api.example.test/',
+    TEST_CLOCK: '1',
+    WEBHOOK_RETRY_SCHEDULE: '1h',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_DISABLE_AFTER: '5d',
+    PUBLIC_URL: 'https://api.example.test/',
   });
   app.worker.start();
 });
@@ -27,7 +35,10 @@ const FAILED_IN_PORTAL = 'https://api.example.test/portal/#/deliveries?status=fa
 test('WEBHOOK_DISABLE_AFTER: 5 days unless set, a duration with a unit up to days, anything else refused by name', () => {
   assert.is(loadConfig({}).webhookDisableAfterMs, 5 * 86_400_000);
   assert.is(loadConfig({ WEBHOOK_DISABLE_AFTER: '36h' }).webhookDisableAfterMs, 36 * 3_600_000);
-  assert.throws(() => loadConfig({ WEBHOOK_DISABLE_AFTER: 'soon' }), /WEBHOOK_DISABLE_AFTER: must be a duration such as 5d/);
+  assert.throws(
+    () => loadConfig({ WEBHOOK_DISABLE_AFTER: 'soon' }),
+    /WEBHOOK_DISABLE_AFTER: must be a duration such as 5d/,
+  );
   assert.throws(() => loadConfig({ WEBHOOK_DISABLE_AFTER: '0d' }), /WEBHOOK_DISABLE_AFTER/);
 });
 const advance = (seconds: number) => app.admin.call('testClock.advance', { seconds });
@@ -35,7 +46,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** The account's deliveries, oldest first, once `check` holds for them. */
 async function deliveriesOnce(accountId: string, check: (log: Logged[]) => boolean, what: string) {
-  for (const deadline = Date.now() + 10_000; ;) {
+  for (const deadline = Date.now() + 10_000; ; ) {
     const log = (await app.admin.query<{ items: Logged[] }>('deliveries.list', { accountId })).items.reverse();
     if (check(log)) return log;
     if (Date.now() > deadline) throw new Error(`${what}: not within 10 s; the log: ${JSON.stringify(log)}`);
@@ -50,7 +61,8 @@ async function deliveriesOnce(accountId: string, check: (log: Logged[]) => boole
  */
 async function healthMails(count: number, to: readonly string[]) {
   const mails = () => app.mailbox.sent.filter((m) => m.subject.startsWith('Webhook endpoint') && to.includes(m.to));
-  for (const deadline = Date.now() + 5000; mails().length < count && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 25));
+  for (const deadline = Date.now() + 5000; mails().length < count && Date.now() < deadline; )
+    await new Promise((resolve) => setTimeout(resolve, 25));
   // None more a moment later: each notice is mailed once.
   await new Promise((resolve) => setTimeout(resolve, 200));
   return mails();
@@ -87,7 +99,11 @@ test('failing from the first failed attempt; warned once while it fails; disable
   const withoutAccess = uniqueEmail('no-access');
   await app.admin.call('contacts.create', { accountId: brand.accountId, email: second });
   await app.admin.call('contacts.create', { accountId: brand.accountId, email: withoutAccess, apiAccess: false });
-  const put = async (body: Json) => app.http.put('/v3/webhook-config').set(bearer(await accessToken(brand.email))).send({ url: receiver.url(), transformer: 'default', version: '1.3.0', ...body });
+  const put = async (body: Json) =>
+    app.http
+      .put('/v3/webhook-config')
+      .set(bearer(await accessToken(brand.email)))
+      .send({ url: receiver.url(), transformer: 'default', version: '1.3.0', ...body });
   assert.is((await put({})).status, 200);
   assert.equal(await config(brand.email).then((c) => [c.failingSince, c.disabledReason]), [null, null]);
   const addresses = [brand.email, second, withoutAccess];
@@ -97,14 +113,22 @@ test('failing from the first failed attempt; warned once while it fails; disable
   await app.admin.call('jobs.create', { brandAccountId: brand.accountId });
   let log = await deliveriesOnce(brand.accountId, ([d]) => d?.attempts.length === 1, 'the first attempt');
   assert.is(log[0]!.status, 'pending');
-  assert.is((await config(brand.email)).failingSince, log[0]!.attempts[0]!.at, 'failing since the first failed attempt');
+  assert.is(
+    (await config(brand.email)).failingSince,
+    log[0]!.attempts[0]!.at,
+    'failing since the first failed attempt',
+  );
   assert.is((await healthMails(mailsBefore, addresses)).length, mailsBefore);
 
   // Its retry fails too: the delivery ends failed, and each contact with API access is mailed once.
   await advance(HOUR);
   log = await deliveriesOnce(brand.accountId, ([d]) => d?.status === 'failed', 'the first delivery failed');
   let mails = (await healthMails(mailsBefore + 2, addresses)).slice(mailsBefore);
-  assert.equal(mails.map((m) => m.to).sort(), [brand.email, second].sort(), 'one mail to each contact with API access, none to the other');
+  assert.equal(
+    mails.map((m) => m.to).sort(),
+    [brand.email, second].sort(),
+    'one mail to each contact with API access, none to the other',
+  );
   const failingSince = log[0]!.attempts[0]!.at;
   for (const mail of mails) {
     assert.is(mail.subject, `Webhook endpoint failing: ${receiver.url()}`);
@@ -120,7 +144,11 @@ test('failing from the first failed attempt; warned once while it fails; disable
   await deliveriesOnce(brand.accountId, (l) => l[1]?.attempts.length === 1, 'the second delivery tried');
   await advance(HOUR);
   await deliveriesOnce(brand.accountId, (l) => l[1]?.status === 'failed', 'the second delivery failed');
-  assert.is((await healthMails(mailsBefore + 3, addresses)).length, mailsBefore + 2, 'no second mail in the same failing period');
+  assert.is(
+    (await healthMails(mailsBefore + 3, addresses)).length,
+    mailsBefore + 2,
+    'no second mail in the same failing period',
+  );
   assert.equal(await config(brand.email).then((c) => [c.enabled, c.failingSince]), [true, failingSince]);
 
   // Five days on, the next failed delivery disables the endpoint and mails again.
@@ -132,10 +160,23 @@ test('failing from the first failed attempt; warned once while it fails; disable
   await deliveriesOnce(brand.accountId, (l) => l[2]?.status === 'failed', 'the third delivery failed');
   mails = (await healthMails(mailsBefore + 4, addresses)).slice(mailsBefore + 2);
   assert.equal(mails.map((m) => m.to).sort(), [brand.email, second].sort());
-  assert.ok(mails.every((m) => m.subject === `Webhook endpoint disabled: ${receiver.url()}` && m.text.includes('Failed deliveries: 3.')
-    && m.text.includes('PUT /v3/webhook-config') && m.text.includes(failingSince) && m.text.includes(FAILED_IN_PORTAL)), mails[0]!.text);
-  assert.equal(await config(brand.email).then((c) => [c.enabled, c.disabledReason, c.failingSince]), [false, 'failing', failingSince]);
-  assert.ok(await gauge('webhook_endpoints_disabled{reason="failing"}') >= 1);
+  assert.ok(
+    mails.every(
+      (m) =>
+        m.subject === `Webhook endpoint disabled: ${receiver.url()}` &&
+        m.text.includes('Failed deliveries: 3.') &&
+        m.text.includes('PUT /v3/webhook-config') &&
+        m.text.includes(failingSince) &&
+        m.text.includes(FAILED_IN_PORTAL),
+    ),
+    mails[0]!.text,
+  );
+  assert.equal(await config(brand.email).then((c) => [c.enabled, c.disabledReason, c.failingSince]), [
+    false,
+    'failing',
+    failingSince,
+  ]);
+  assert.ok((await gauge('webhook_endpoints_disabled{reason="failing"}')) >= 1);
 
   // Disabled: no delivery is made, and the feed goes on.
   const requests = receiver.received.length;
@@ -145,7 +186,10 @@ test('failing from the first failed attempt; warned once while it fails; disable
     await new Promise((resolve) => setTimeout(resolve, 100));
     fed = (await app.http.get('/v3/events?limit=500').set(bearer(await accessToken(brand.email)))).body.items;
   }
-  assert.ok(fed.some((e) => e.orderId === apiId), 'the feed has the event');
+  assert.ok(
+    fed.some((e) => e.orderId === apiId),
+    'the feed has the event',
+  );
   assert.is((await deliveriesOnce(brand.accountId, () => true, 'the log')).length, 3, 'no delivery for it');
   assert.is(receiver.received.length, requests);
 
@@ -153,22 +197,37 @@ test('failing from the first failed attempt; warned once while it fails; disable
   answer = 200;
   const enabled = await put({ enabled: true });
   assert.equal([enabled.body.enabled, enabled.body.disabledReason], [true, null]);
-  const replay = await app.http.post('/v3/webhook-deliveries/redeliver-failed').set(bearer(await accessToken(brand.email))).send({ since: '2020-01-01T00:00:00Z' });
+  const replay = await app.http
+    .post('/v3/webhook-deliveries/redeliver-failed')
+    .set(bearer(await accessToken(brand.email)))
+    .send({ since: '2020-01-01T00:00:00Z' });
   assert.equal([replay.status, replay.body.count], [202, 3]);
-  await deliveriesOnce(brand.accountId, (l) => l.length === 3 && l.every((d) => d.status === 'delivered'), 'the backlog delivered');
-  assert.equal(await config(brand.email).then((c) => [c.enabled, c.disabledReason, c.failingSince]), [true, null, null]);
+  await deliveriesOnce(
+    brand.accountId,
+    (l) => l.length === 3 && l.every((d) => d.status === 'delivered'),
+    'the backlog delivered',
+  );
+  assert.equal(await config(brand.email).then((c) => [c.enabled, c.disabledReason, c.failingSince]), [
+    true,
+    null,
+    null,
+  ]);
 });
 
-test('a 2xx ends the failing state; PUT with enabled false is the integrator\'s, enabled true or absent clears it', async () => {
+test("a 2xx ends the failing state; PUT with enabled false is the integrator's, enabled true or absent clears it", async () => {
   let answer = 503;
   const receiver = await startReceiver(() => answer);
   const brand = await integrator(app, 'brand');
-  const put = async (body: Json) => app.http.put('/v3/webhook-config').set(bearer(await accessToken(brand.email))).send({ url: receiver.url(), transformer: 'default', version: '1.3.0', ...body });
+  const put = async (body: Json) =>
+    app.http
+      .put('/v3/webhook-config')
+      .set(bearer(await accessToken(brand.email)))
+      .send({ url: receiver.url(), transformer: 'default', version: '1.3.0', ...body });
   await put({});
   await app.admin.call('jobs.create', { brandAccountId: brand.accountId });
   const [first] = await deliveriesOnce(brand.accountId, ([d]) => d?.attempts.length === 1, 'the first attempt');
   assert.is((await config(brand.email)).failingSince, first!.attempts[0]!.at);
-  assert.ok(await gauge('webhook_endpoints_failing') >= 1);
+  assert.ok((await gauge('webhook_endpoints_failing')) >= 1);
   answer = 200;
   await advance(HOUR);
   await deliveriesOnce(brand.accountId, ([d]) => d?.status === 'delivered', 'the retry delivered');
@@ -176,16 +235,18 @@ test('a 2xx ends the failing state; PUT with enabled false is the integrator\'s,
 
   const off = await put({ enabled: false });
   assert.equal([off.body.enabled, off.body.disabledReason], [false, 'integrator']);
-  assert.ok(await gauge('webhook_endpoints_disabled{reason="integrator"}') >= 1);
+  assert.ok((await gauge('webhook_endpoints_disabled{reason="integrator"}')) >= 1);
   assert.equal([(await put({})).body.enabled, (await config(brand.email)).disabledReason], [true, null]);
 });
-
 
 test('PUT enabling again, with the same URL, an endpoint the integrator disabled while it failed clears failingSince', async () => {
   const receiver = await startReceiver(() => 503);
   const brand = await integrator(app, 'brand');
-  const put = async (body: Json) => app.http.put('/v3/webhook-config').set(bearer(await accessToken(brand.email)))
-    .send({ url: receiver.url(), transformer: 'default', version: '1.3.0', ...body });
+  const put = async (body: Json) =>
+    app.http
+      .put('/v3/webhook-config')
+      .set(bearer(await accessToken(brand.email)))
+      .send({ url: receiver.url(), transformer: 'default', version: '1.3.0', ...body });
   await put({});
   await app.admin.call('jobs.create', { brandAccountId: brand.accountId });
   const [first] = await deliveriesOnce(brand.accountId, ([d]) => d?.attempts.length === 1, 'the first attempt');
@@ -195,8 +256,16 @@ test('PUT enabling again, with the same URL, an endpoint the integrator disabled
   assert.equal([off.body.enabled, off.body.failingSince], [false, failingSince], 'disabling keeps it failing');
   assert.equal(await config(brand.email).then((c) => [c.enabled, c.failingSince]), [false, failingSince]);
   const on = await put({ enabled: true });
-  assert.equal([on.body.enabled, on.body.disabledReason, on.body.failingSince], [true, null, null], 'the answer to the PUT');
-  assert.equal(await config(brand.email).then((c) => [c.enabled, c.disabledReason, c.failingSince]), [true, null, null], 'as stored');
+  assert.equal(
+    [on.body.enabled, on.body.disabledReason, on.body.failingSince],
+    [true, null, null],
+    'the answer to the PUT',
+  );
+  assert.equal(
+    await config(brand.email).then((c) => [c.enabled, c.disabledReason, c.failingSince]),
+    [true, null, null],
+    'as stored',
+  );
 });
 
 test.run();

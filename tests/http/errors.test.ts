@@ -22,10 +22,16 @@ const probes = router({
     .meta({ openapi: { method: 'GET', path: '/v3/probe/boom' } })
     .input(z.void())
     .output(z.unknown())
-    .query(() => { throw new Error('connection to db-primary.internal:5432 failed for user app_rw'); }),
+    .query(() => {
+      throw new Error('connection to db-primary.internal:5432 failed for user app_rw');
+    }),
   faultyInput: baseProcedure
     .meta({ openapi: { method: 'POST', path: '/v3/probe/faulty-input' } })
-    .input(z.object({ a: z.string() }).superRefine(() => { throw new TypeError('secret.internal is not a function'); }))
+    .input(
+      z.object({ a: z.string() }).superRefine(() => {
+        throw new TypeError('secret.internal is not a function');
+      }),
+    )
     .output(z.unknown())
     .mutation(() => 'unreachable'),
   badOutput: baseProcedure
@@ -37,12 +43,16 @@ const probes = router({
     .meta({ openapi: { method: 'GET', path: '/v3/probe/limited' }, rest: { problems: [429] } })
     .input(z.void())
     .output(z.unknown())
-    .query(() => { throw new DomainError('RATE_LIMITED', 'Slow down.', [], 42); }),
+    .query(() => {
+      throw new DomainError('RATE_LIMITED', 'Slow down.', [], 42);
+    }),
   denied: baseProcedure
     .meta({ openapi: { method: 'GET', path: '/v3/probe/denied' }, rest: { problems: [401] } })
     .input(z.void())
     .output(z.unknown())
-    .query(() => { throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.'); }),
+    .query(() => {
+      throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
+    }),
 });
 const probeRouter = router({ ...appRouter._def.record, probe: probes });
 
@@ -67,7 +77,11 @@ function assertProblem(res: supertest.Response, status: number, code: string) {
 }
 
 test('unknown path → 404 NOT_FOUND with the request id, like every other problem', async () => {
-  for (const res of [await http.get('/v3/nothing-here'), await http.post('/v3/nothing-here').send({}), await http.get('/nothing-here')]) {
+  for (const res of [
+    await http.get('/v3/nothing-here'),
+    await http.post('/v3/nothing-here').send({}),
+    await http.get('/nothing-here'),
+  ]) {
     assertProblem(res, 404, 'NOT_FOUND');
     assert.is(res.body.requestId, res.headers['x-request-id']);
   }
@@ -87,7 +101,10 @@ test('malformed JSON → 400 PARSE_ERROR', async () => {
 });
 
 test('a body over 1 MiB → 413 PAYLOAD_TOO_LARGE', async () => {
-  const res = await http.post('/v3/probe/echo').set('content-type', 'application/json').send(JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }));
+  const res = await http
+    .post('/v3/probe/echo')
+    .set('content-type', 'application/json')
+    .send(JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }));
   assertProblem(res, 413, 'PAYLOAD_TOO_LARGE');
 });
 
@@ -116,7 +133,9 @@ test('a body sent with a GET is not read: it cannot fail the request', async () 
 });
 
 test('JSON with a charset parameter is accepted', async () => {
-  const res = await http.post('/v3/probe/echo').set('content-type', 'application/json; charset=utf-8')
+  const res = await http
+    .post('/v3/probe/echo')
+    .set('content-type', 'application/json; charset=utf-8')
     .send(JSON.stringify({ customer: { email: 'a@b.example' }, count: 1 }));
   assert.is(res.status, 200);
   assert.equal(res.body, { customer: { email: 'a@b.example' }, count: 1 });
@@ -164,7 +183,7 @@ test('every answer carries a request id; a sane incoming one is kept', async () 
   assert.match(odd.headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
 });
 
-test('/trpc keeps tRPC\'s own error shape, exception text masked', async () => {
+test("/trpc keeps tRPC's own error shape, exception text masked", async () => {
   const res = await http.get('/trpc/probe.boom');
   assert.is(res.status, 500);
   assert.match(res.headers['content-type'] ?? '', /^application\/json/);

@@ -22,7 +22,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** An event as the outbox stores one (a CommandResultEvent: small, and valid against the API document). */
 const eventRow = (accountId: string, cid: string) => {
   const id = randomUUID();
-  return [id, accountId, JSON.stringify({ _eid: id, _type: 'CommandResultEvent', _v: '1.3.0', _cid: cid, commandType: 'RefreshOrder', _metadata: {}, result: { orderId: cid } })];
+  return [
+    id,
+    accountId,
+    JSON.stringify({
+      _eid: id,
+      _type: 'CommandResultEvent',
+      _v: '1.3.0',
+      _cid: cid,
+      commandType: 'RefreshOrder',
+      _metadata: {},
+      result: { orderId: cid },
+    }),
+  ];
 };
 const INSERT = `insert into events (id, account_id, scope, type, order_id, payload, endpoint_id, created_at)
   values ($1, $2, 'brand', 'CommandResultEvent', null, $3::json, $4, now()) returning seq`;
@@ -34,7 +46,9 @@ function feedReader() {
   return {
     seen,
     async poll() {
-      const res = await app.http.get(`/v3/events?limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}`).set('authorization', `Bearer ${reader.accessToken}`);
+      const res = await app.http
+        .get(`/v3/events?limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}`)
+        .set('authorization', `Bearer ${reader.accessToken}`);
       assert.is(res.status, 200, JSON.stringify(res.body));
       seen.push(...res.body.items.map((e: Json) => e._cid as string));
       after = res.body.next ?? after;
@@ -51,7 +65,9 @@ function seqReader() {
     seen,
     async poll() {
       const { rows } = await pool.query<{ seq: string; cid: string }>(
-        `select seq, payload->>'_cid' as cid from events where endpoint_id = $1 and seq > $2 order by seq limit 100`, [endpointId, after]);
+        `select seq, payload->>'_cid' as cid from events where endpoint_id = $1 and seq > $2 order by seq limit 100`,
+        [endpointId, after],
+      );
       seen.push(...rows.map((r) => r.cid));
       if (rows.length > 0) after = Number(rows.at(-1)!.seq);
       return rows.length;
@@ -65,8 +81,18 @@ test.before(async () => {
   pool = new pg.Pool({ connectionString: server, max: 12 });
   closeAtEnd(() => pool.end());
   reader = await integrator(app, 'brand');
-  await app.admin.call('webhookConfigs.upsert', { accountId: reader.accountId, scope: 'brand', url: null, transformer: 'default', version: '1.3.0' });
-  endpointId = (await pool.query<{ id: string }>(`select id from webhook_configs where account_id = $1 and scope = 'brand'`, [reader.accountId])).rows[0]!.id;
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: reader.accountId,
+    scope: 'brand',
+    url: null,
+    transformer: 'default',
+    version: '1.3.0',
+  });
+  endpointId = (
+    await pool.query<{ id: string }>(`select id from webhook_configs where account_id = $1 and scope = 'brand'`, [
+      reader.accountId,
+    ])
+  ).rows[0]!.id;
 });
 
 test('an event that commits after a later one: the seq reader skips it for good, the feed serves both', async () => {
@@ -133,7 +159,9 @@ test('8 writers with random delays in their transactions, a reader in a tight lo
       }
     }
   };
-  const writers = Promise.all(Array.from({ length: 8 }, (_, w) => writer(w))).finally(() => { writing = false; });
+  const writers = Promise.all(Array.from({ length: 8 }, (_, w) => writer(w))).finally(() => {
+    writing = false;
+  });
   while (writing) {
     await feed.poll();
     await naive.poll();

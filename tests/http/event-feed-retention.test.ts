@@ -6,7 +6,7 @@ import { feedCursor } from '../../server/cursors.ts';
 
 // The feed's horizon is the cursor's own time against EVENT_RETENTION_DAYS on the service's clock. This app runs no
 // worker, so no purge runs unless the test runs one: the answer cannot depend on how far a purge has got.
-const test = suite('the event feed\'s retention horizon');
+const test = suite("the event feed's retention horizon");
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
 let app: App;
 
@@ -20,7 +20,7 @@ const createJob = (brandId: string) => app.admin.call('jobs.create', { brandAcco
 /** Follows `next` from the start until a page comes back empty. */
 async function drain(token: string) {
   const items: unknown[] = [];
-  for (let after: string | null = null; ;) {
+  for (let after: string | null = null; ; ) {
     const res = await get(`/v3/events?limit=2${after ? `&after=${encodeURIComponent(after)}` : ''}`, token);
     assert.is(res.status, 200, JSON.stringify(res.body));
     items.push(...res.body.items);
@@ -31,18 +31,29 @@ async function drain(token: string) {
 
 test('410 GONE for a cursor older than the retention window, with or without a purge run; a cursor within it is 200', async () => {
   const brand = await integrator(app, 'brand');
-  await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', url: null, transformer: 'default', version: '1.3.0' });
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: brand.accountId,
+    scope: 'brand',
+    url: null,
+    transformer: 'default',
+    version: '1.3.0',
+  });
   await createJob(brand.accountId);
   await createJob(brand.accountId);
   const afterFirst = (await get('/v3/events?limit=1', brand.accessToken)).body.next as string;
   const { next: afterAll } = await drain(brand.accessToken);
-  assert.is((await get(`/v3/events?after=${encodeURIComponent(afterFirst)}`, brand.accessToken)).status, 200, 'within the window');
+  assert.is(
+    (await get(`/v3/events?after=${encodeURIComponent(afterFirst)}`, brand.accessToken)).status,
+    200,
+    'within the window',
+  );
 
   await app.admin.call('testClock.advance', { seconds: 31 * 86_400 });
   // The tokens expired too: a contact logs in again.
   await app.admin.call('contacts.create', { accountId: brand.accountId, email: `again-${brand.email}` });
   const refresh = await refreshTokenFor(app, `again-${brand.email}`);
-  const access = (await app.http.post('/v3/auth/access-token').set('authorization', `Bearer ${refresh}`).send({})).body.access_token as string;
+  const access = (await app.http.post('/v3/auth/access-token').set('authorization', `Bearer ${refresh}`).send({})).body
+    .access_token as string;
   const isGone = async (cursor: string, what: string) => {
     const gone = await get(`/v3/events?after=${encodeURIComponent(cursor)}`, access);
     assert.equal([gone.status, gone.headers['content-type']?.split(';')[0]], [410, 'application/problem+json'], what);
@@ -53,8 +64,14 @@ test('410 GONE for a cursor older than the retention window, with or without a p
   assert.is((await stored()).length, 2, 'nothing purged yet');
   await isGone(afterFirst, 'an old cursor, before any purge');
   await isGone(afterAll, 'the old cursor of a feed where nothing new came, before any purge');
-  const typed = await app.http.get(`/trpc/events.feed?input=${encodeURIComponent(JSON.stringify({ after: afterFirst }))}`).set('authorization', `Bearer ${access}`);
-  assert.equal([typed.status, typed.body.error.data.code, typed.body.error.data.reason], [404, 'NOT_FOUND', 'GONE'], 'typed clients can tell it apart');
+  const typed = await app.http
+    .get(`/trpc/events.feed?input=${encodeURIComponent(JSON.stringify({ after: afterFirst }))}`)
+    .set('authorization', `Bearer ${access}`);
+  assert.equal(
+    [typed.status, typed.body.error.data.code, typed.body.error.data.reason],
+    [404, 'NOT_FOUND', 'GONE'],
+    'typed clients can tell it apart',
+  );
 
   while ((await app.services.unitOfWork().transaction((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
   assert.is((await stored()).length, 0, 'purged');
@@ -68,24 +85,39 @@ test('410 GONE for a cursor older than the retention window, with or without a p
   assert.equal([still.status, still.body.items], [200, []], 'a cursor within the window goes on');
 });
 
-
-test('a purge deleting several of an endpoint\'s events at once: a cursor before the last of them is 410 while within the window', async () => {
+test("a purge deleting several of an endpoint's events at once: a cursor before the last of them is 410 while within the window", async () => {
   const brand = await integrator(app, 'brand');
-  await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', url: null, transformer: 'default', version: '1.3.0' });
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: brand.accountId,
+    scope: 'brand',
+    url: null,
+    transformer: 'default',
+    version: '1.3.0',
+  });
   for (let i = 0; i < 3; i++) await createJob(brand.accountId);
   const afterFirst = (await get('/v3/events?limit=1', brand.accessToken)).body.next as string;
-  const afterSecond = (await get(`/v3/events?limit=1&after=${encodeURIComponent(afterFirst)}`, brand.accessToken)).body.next as string;
+  const afterSecond = (await get(`/v3/events?limit=1&after=${encodeURIComponent(afterFirst)}`, brand.accessToken)).body
+    .next as string;
   const { items, next: afterAll } = await drain(brand.accessToken);
   assert.is(items.length, 3);
 
   // A purge that runs ahead of this app's 30 days (another process's clock or EVENT_RETENTION_DAYS: 0 days here) deletes
   // the three in one statement (a batch larger than everything stored), while the cursors are minutes old.
   await app.services.unitOfWork().transaction((d) => purgeRetainedEvents(d, 0, 1_000_000));
-  assert.is((await app.services.unitOfWork().statements((d) => d.events.recentFor(brand.accountId, 10))).length, 0, 'purged');
-  const endpointId = (await app.services.unitOfWork().statements((d) => d.webhookConfigs.find(brand.accountId, 'brand')))!.id;
+  assert.is(
+    (await app.services.unitOfWork().statements((d) => d.events.recentFor(brand.accountId, 10))).length,
+    0,
+    'purged',
+  );
+  const endpointId = (await app.services
+    .unitOfWork()
+    .statements((d) => d.webhookConfigs.find(brand.accountId, 'brand')))!.id;
   const purgedThrough = await app.services.unitOfWork().statements((d) => d.eventFeed.purgedThrough(endpointId));
   assert.is(purgedThrough, feedCursor.parse(afterAll).position, 'the horizon is the position of the last event purged');
-  for (const [cursor, what] of [[afterFirst, 'after the first'], [afterSecond, 'after the second']]) {
+  for (const [cursor, what] of [
+    [afterFirst, 'after the first'],
+    [afterSecond, 'after the second'],
+  ]) {
     const gone = await get(`/v3/events?after=${encodeURIComponent(cursor!)}`, brand.accessToken);
     assert.equal([gone.status, gone.body.code], [410, 'GONE'], `the cursor ${what}: events after it were purged`);
   }

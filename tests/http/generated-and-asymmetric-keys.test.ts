@@ -12,7 +12,10 @@ type App = Awaited<ReturnType<typeof appWithMailbox>>;
 type Json = Record<string, any>;
 const test = suite('keys made for you and asymmetric signatures');
 let app: App;
-test.before(async () => { app = await appWithMailbox({ TEST_CLOCK: '1' }); app.worker.start(); });
+test.before(async () => {
+  app = await appWithMailbox({ TEST_CLOCK: '1' });
+  app.worker.start();
+});
 test.after(() => app.worker.stop());
 
 const GENERATED = /^whsec_[A-Za-z0-9+/]{43}=$/;
@@ -22,8 +25,11 @@ async function brandWithEndpoint(signatureKey: string | null = 'the-brand-key-01
   const receiver = await startReceiver();
   const brand = await integrator(app, 'brand');
   const auth = `Bearer ${brand.accessToken}`;
-  const put = (body: Json) => app.http.put('/v3/webhook-config').set('authorization', auth)
-    .send({ url: receiver.url(), transformer: 'default', version: '1.3.0', ...body });
+  const put = (body: Json) =>
+    app.http
+      .put('/v3/webhook-config')
+      .set('authorization', auth)
+      .send({ url: receiver.url(), transformer: 'default', version: '1.3.0', ...body });
   assert.is((await put({ signatureKey })).status, 200);
   const rotate = (body: Json) => app.http.post('/v3/webhook-config/rotate-key').set('authorization', auth).send(body);
   const config = async () => (await app.http.get('/v3/webhook-config').set('authorization', auth)).body as Json;
@@ -38,9 +44,18 @@ async function brandWithEndpoint(signatureKey: string | null = 'the-brand-key-01
 
 /** The v1a signatures of a delivery that verify with the public key `whpk_…`. */
 function v1aVerifiedBy(publicKey: string, r: Received) {
-  const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey.slice('whpk_'.length), 'base64').toString('base64url') }, format: 'jwk' });
+  const key = createPublicKey({
+    key: {
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: Buffer.from(publicKey.slice('whpk_'.length), 'base64').toString('base64url'),
+    },
+    format: 'jwk',
+  });
   const signed = Buffer.from(`${r.headers['webhook-id']}.${r.headers['webhook-timestamp']}.${r.body}`);
-  return String(r.headers['webhook-signature']).split(' ').filter((s) => s.startsWith('v1a,'))
+  return String(r.headers['webhook-signature'])
+    .split(' ')
+    .filter((s) => s.startsWith('v1a,'))
     .filter((s) => verify(null, signed, key, Buffer.from(s.slice('v1a,'.length), 'base64'))).length;
 }
 
@@ -53,8 +68,15 @@ test('rotate-key without a key makes one, answered once: whsec_ and 32 random by
   assert.equal([res.body.hasSignatureKey, typeof res.body.previousKeyExpiresAt], [true, 'string']);
   assert.is((await config()).signatureKey, undefined, 'never shown again');
   const arrived = await delivered();
-  assert.ok(new Webhook(res.body.signatureKey).verify(arrived.body, arrived.headers as Record<string, string>), 'a receiver\'s library verifies with it');
-  assert.is(String(arrived.headers['webhook-signature']).split(' ').length, 2, 'the old key signs too while its window lasts');
+  assert.ok(
+    new Webhook(res.body.signatureKey).verify(arrived.body, arrived.headers as Record<string, string>),
+    "a receiver's library verifies with it",
+  );
+  assert.is(
+    String(arrived.headers['webhook-signature']).split(' ').length,
+    2,
+    'the old key signs too while its window lasts',
+  );
   const other = await rotate({});
   assert.not.equal(other.body.signatureKey, res.body.signatureKey, 'each key made afresh');
   assert.is(res.headers['cache-control'], 'no-store', 'no cache on the way keeps the key');
@@ -63,7 +85,11 @@ test('rotate-key without a key makes one, answered once: whsec_ and 32 random by
 test('rotate-key with no body at all makes a key, as the document says (its body is optional)', async () => {
   const { brand } = await brandWithEndpoint();
   const bare = await app.http.post('/v3/webhook-config/rotate-key').set('authorization', `Bearer ${brand.accessToken}`);
-  assert.equal([bare.status, GENERATED.test(bare.body.signatureKey), bare.headers['cache-control']], [200, true, 'no-store'], JSON.stringify(bare.body));
+  assert.equal(
+    [bare.status, GENERATED.test(bare.body.signatureKey), bare.headers['cache-control']],
+    [200, true, 'no-store'],
+    JSON.stringify(bare.body),
+  );
   const operation = (await app.http.get('/openapi.json')).body.paths['/v3/webhook-config/rotate-key'].post;
   assert.is(operation.requestBody.required, false);
 });
@@ -85,18 +111,28 @@ test('asymmetric signing: a public key to verify v1a signatures with, after the 
   assert.equal([on.body.asymmetricSigning, on.body.previousPublicKey], [true, null]);
   const arrived = await delivered();
   const parts = String(arrived.headers['webhook-signature']).split(' ');
-  assert.equal(parts.map((p) => p.split(',')[0]), ['v1', 'v1a']);
+  assert.equal(
+    parts.map((p) => p.split(',')[0]),
+    ['v1', 'v1a'],
+  );
   assert.is(v1aVerifiedBy(on.body.publicKey, arrived), 1);
   assert.ok(arrived.headers['x-webhook-signature'], 'the HMAC of the body as before');
   const keyless = await put({ signatureKey: null });
   assert.is(keyless.body.publicKey, on.body.publicKey, 'the pair stays');
   const unsignedByHmac = await delivered();
-  assert.equal([String(unsignedByHmac.headers['webhook-signature']).split(',')[0], unsignedByHmac.headers['x-webhook-signature']], ['v1a', undefined]);
+  assert.equal(
+    [String(unsignedByHmac.headers['webhook-signature']).split(',')[0], unsignedByHmac.headers['x-webhook-signature']],
+    ['v1a', undefined],
+  );
   assert.is(v1aVerifiedBy(on.body.publicKey, unsignedByHmac), 1);
   const off = await put({ asymmetricSigning: false });
   assert.equal([off.body.publicKey, off.body.asymmetricSigning], [null, false]);
   assert.is((await delivered()).headers['webhook-signature'], undefined, 'no key, no pair: unsigned');
-  assert.is((await put({ asymmetricSigning: true })).body.publicKey, on.body.publicKey, 'turned on again, the same pair');
+  assert.is(
+    (await put({ asymmetricSigning: true })).body.publicKey,
+    on.body.publicKey,
+    'turned on again, the same pair',
+  );
   const absent = await put({});
   assert.is(absent.body.asymmetricSigning, true, 'absent keeps the setting');
   const conflict = await put({ asymmetricSigning: false }).then(() => rotate({ asymmetric: true }));
@@ -115,13 +151,22 @@ test('rotate-key with asymmetric: a new pair; both sign for the window, new firs
   const during = await delivered();
   assert.equal([v1aVerifiedBy(res.body.publicKey, during), v1aVerifiedBy(first, during)], [1, 1]);
   assert.is(String(during.headers['webhook-signature']).split(' ').length, 2);
-  assert.ok(v1aVerifiedBy(res.body.publicKey, { ...during, headers: { ...during.headers, 'webhook-signature': String(during.headers['webhook-signature']).split(' ')[0] } }));
+  assert.ok(
+    v1aVerifiedBy(res.body.publicKey, {
+      ...during,
+      headers: { ...during.headers, 'webhook-signature': String(during.headers['webhook-signature']).split(' ')[0] },
+    }),
+  );
   await app.admin.call('testClock.advance', { seconds: 61 });
   assert.is((await config()).previousPublicKey, null, 'its window ended');
   const after = await delivered();
   assert.equal([v1aVerifiedBy(res.body.publicKey, after), v1aVerifiedBy(first, after)], [1, 0]);
   const hmac = await rotate({});
-  assert.equal([hmac.status, hmac.body.previousPublicKey], [200, null], 'a later rotation answers as GET shows it: the ended window is gone');
+  assert.equal(
+    [hmac.status, hmac.body.previousPublicKey],
+    [200, null],
+    'a later rotation answers as GET shows it: the ended window is gone',
+  );
   const both = await rotate({ asymmetric: true, signatureKey: 'another-key-0123456789' });
   assert.equal([both.status, both.body.issues?.[0]?.path], [400, 'asymmetric']);
 });
@@ -129,20 +174,37 @@ test('rotate-key with asymmetric: a new pair; both sign for the window, new firs
 test('the endpoint test signs as deliveries do; admin upsert and rotateKey alike; no private key in any answer', async () => {
   const { brand, put, rotate, receiver } = await brandWithEndpoint();
   const { publicKey } = (await put({ asymmetricSigning: true })).body;
-  const tested = await app.http.post('/v3/webhook-config/test').set('authorization', `Bearer ${brand.accessToken}`).send({});
+  const tested = await app.http
+    .post('/v3/webhook-config/test')
+    .set('authorization', `Bearer ${brand.accessToken}`)
+    .send({});
   assert.is(tested.body.delivered, true);
   assert.is(v1aVerifiedBy(publicKey, receiver.received.at(-1)!), 1);
   const admin = await app.admin.call<Json>('webhookConfigs.rotateKey', { accountId: brand.accountId, scope: 'brand' });
   assert.match(admin.signatureKey, GENERATED);
-  const adminPair = await app.admin.call<Json>('webhookConfigs.rotateKey', { accountId: brand.accountId, scope: 'brand', asymmetric: true });
+  const adminPair = await app.admin.call<Json>('webhookConfigs.rotateKey', {
+    accountId: brand.accountId,
+    scope: 'brand',
+    asymmetric: true,
+  });
   assert.equal([adminPair.previousPublicKey, adminPair.signatureKey], [publicKey, undefined]);
   const other = await app.admin.call<{ id: string }>('accounts.create', { name: 'Admin pair', role: 'brand' });
   const upserted = await app.admin.call<Json>('webhookConfigs.upsert', {
-    accountId: other.id, scope: 'brand', transformer: 'default', version: '1.3.0', asymmetricSigning: true,
+    accountId: other.id,
+    scope: 'brand',
+    transformer: 'default',
+    version: '1.3.0',
+    asymmetricSigning: true,
   });
   assert.match(upserted.publicKey, PUBLIC_KEY);
-  const answers = [JSON.stringify(admin), JSON.stringify(adminPair), JSON.stringify(upserted), JSON.stringify((await rotate({ asymmetric: true })).body)];
-  for (const text of answers) assert.not.match(text, /MC4CAQAwBQYDK2VwBCIEI/, 'a PKCS8 Ed25519 private key never leaves');
+  const answers = [
+    JSON.stringify(admin),
+    JSON.stringify(adminPair),
+    JSON.stringify(upserted),
+    JSON.stringify((await rotate({ asymmetric: true })).body),
+  ];
+  for (const text of answers)
+    assert.not.match(text, /MC4CAQAwBQYDK2VwBCIEI/, 'a PKCS8 Ed25519 private key never leaves');
 });
 
 test('examples/verify-webhook.ts verifies v1a with the public key alone, and refuses a changed body, another key, a forgery, a late replay', async () => {
@@ -150,13 +212,40 @@ test('examples/verify-webhook.ts verifies v1a with the public key alone, and ref
   const { publicKey } = (await put({ asymmetricSigning: true })).body;
   const { body, headers } = await delivered();
   assert.equal(verifyAsymmetricWebhook(body, headers, publicKey), JSON.parse(body));
-  assert.throws(() => verifyAsymmetricWebhook(body.replace('"new"', '"cancelled"'), headers, publicKey), /No matching v1a signature/);
+  assert.throws(
+    () => verifyAsymmetricWebhook(body.replace('"new"', '"cancelled"'), headers, publicKey),
+    /No matching v1a signature/,
+  );
   const other = (await rotate({ asymmetric: true, previousKeyValidFor: 0 })).body.publicKey;
-  assert.throws(() => verifyAsymmetricWebhook(body, headers, other), /No matching v1a signature/, 'another pair\'s public key');
-  assert.throws(() => verifyAsymmetricWebhook(body, { ...headers, 'webhook-signature': `v1a,${Buffer.alloc(64).toString('base64')}` }, publicKey), /No matching/);
-  assert.throws(() => verifyAsymmetricWebhook(body, { ...headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 600) }, publicKey), /timestamp/);
+  assert.throws(
+    () => verifyAsymmetricWebhook(body, headers, other),
+    /No matching v1a signature/,
+    "another pair's public key",
+  );
+  assert.throws(
+    () =>
+      verifyAsymmetricWebhook(
+        body,
+        { ...headers, 'webhook-signature': `v1a,${Buffer.alloc(64).toString('base64')}` },
+        publicKey,
+      ),
+    /No matching/,
+  );
+  assert.throws(
+    () =>
+      verifyAsymmetricWebhook(
+        body,
+        { ...headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 600) },
+        publicKey,
+      ),
+    /timestamp/,
+  );
   const fresh = await delivered();
-  assert.equal(verifyAsymmetricWebhook(fresh.body, fresh.headers, other), JSON.parse(fresh.body), 'the new pair\'s deliveries verify with its key');
+  assert.equal(
+    verifyAsymmetricWebhook(fresh.body, fresh.headers, other),
+    JSON.parse(fresh.body),
+    "the new pair's deliveries verify with its key",
+  );
 });
 
 test.run();

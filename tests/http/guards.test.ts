@@ -13,7 +13,13 @@ const test = suite('role guards on every REST endpoint');
 const endpoints = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>)
   .map(([name, p]) => ({ name, meta: p._def.meta }))
   .filter((e) => e.meta?.openapi)
-  .map((e) => ({ name: e.name, meta: e.meta!, method: e.meta!.openapi!.method, path: e.meta!.openapi!.path.replace(/\{[^}]+\}/g, 'x'), roles: e.meta!.roles }));
+  .map((e) => ({
+    name: e.name,
+    meta: e.meta!,
+    method: e.meta!.openapi!.method,
+    path: e.meta!.openapi!.path.replace(/\{[^}]+\}/g, 'x'),
+    roles: e.meta!.roles,
+  }));
 
 let app: App;
 let tokens: Record<Role, { access: string; refresh: string }>;
@@ -22,10 +28,23 @@ test.before(async () => {
   app = await appWithMailbox();
   const brand = await integrator(app, 'brand');
   const partner = await integrator(app, 'partner');
-  tokens = { brand: { access: brand.accessToken, refresh: brand.refreshToken }, partner: { access: partner.accessToken, refresh: partner.refreshToken } };
+  tokens = {
+    brand: { access: brand.accessToken, refresh: brand.refreshToken },
+    partner: { access: partner.accessToken, refresh: partner.refreshToken },
+  };
   // Each with a configuration of its own (no URL, no key), so that its own role gets past every check that is not the guard's.
-  await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', transformer: 'default', version: '1.3.0' });
-  await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: brand.accountId,
+    scope: 'brand',
+    transformer: 'default',
+    version: '1.3.0',
+  });
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: partner.accountId,
+    scope: 'partner',
+    transformer: 'partner-format',
+    version: '1.3.0',
+  });
 });
 
 /**
@@ -79,11 +98,19 @@ test('each guarded endpoint: no token, a refresh token, or a token of another ro
       const res = await call(e, tokens[role].access);
       if (e.roles!.includes(role)) {
         const [status, code] = OWN_ROLE_ANSWERS[e.name]![role]!;
-        assert.equal([res.status, res.body?.code ?? null], [status, code], `${e.name} for its own role ${role}: ${JSON.stringify(res.body)}`);
+        assert.equal(
+          [res.status, res.body?.code ?? null],
+          [status, code],
+          `${e.name} for its own role ${role}: ${JSON.stringify(res.body)}`,
+        );
       } else {
         assert.is(res.status, 401, `${e.name} admitted ${role}`);
         assert.is(res.body.code, 'UNAUTHORIZED');
-        assert.is(res.body.detail, `This endpoint needs a ${e.roles!.join(' or ')} access token; this one is a ${role} token.`, e.name);
+        assert.is(
+          res.body.detail,
+          `This endpoint needs a ${e.roles!.join(' or ')} access token; this one is a ${role} token.`,
+          e.name,
+        );
       }
     }
   }
@@ -91,13 +118,22 @@ test('each guarded endpoint: no token, a refresh token, or a token of another ro
 
 test('the table of own-role answers names exactly the guarded endpoints and their roles', () => {
   const guarded = Object.fromEntries(endpoints.filter((e) => e.roles).map((e) => [e.name, [...e.roles!].sort()]));
-  const table = Object.fromEntries(Object.entries(OWN_ROLE_ANSWERS).map(([name, answers]) => [name, Object.keys(answers).sort()]));
+  const table = Object.fromEntries(
+    Object.entries(OWN_ROLE_ANSWERS).map(([name, answers]) => [name, Object.keys(answers).sort()]),
+  );
   assert.equal(table, guarded);
-  for (const answers of Object.values(OWN_ROLE_ANSWERS)) for (const [status] of Object.values(answers)) assert.ok(status < 500);
+  for (const answers of Object.values(OWN_ROLE_ANSWERS))
+    for (const [status] of Object.values(answers)) assert.ok(status < 500);
 });
 
 test('endpoints without a guard are exactly the two login steps', () => {
-  assert.equal(endpoints.filter((e) => !e.roles).map((e) => e.path).sort(), ['/v3/auth/access-token', '/v3/auth/login']);
+  assert.equal(
+    endpoints
+      .filter((e) => !e.roles)
+      .map((e) => e.path)
+      .sort(),
+    ['/v3/auth/access-token', '/v3/auth/login'],
+  );
 });
 
 test.run();

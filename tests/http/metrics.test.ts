@@ -40,22 +40,41 @@ test('without the admin token: 401 problem', async () => {
 test('the counters move after a command and a delivery; the gauges are there', async () => {
   const receiver = await startReceiver();
   const brand = await integrator(app, 'brand');
-  await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', url: receiver.url('/m'), transformer: 'default', version: '1.3.0' });
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: brand.accountId,
+    scope: 'brand',
+    url: receiver.url('/m'),
+    transformer: 'default',
+    version: '1.3.0',
+  });
   const { apiId } = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
   await receiver.until((r) => r.some((x) => x.payload.orderId === apiId));
   const before = await scrape();
 
   const cid = randomUUID();
-  const sent = await app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`).send({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: apiId });
+  const sent = await app.http
+    .post('/v3/commands')
+    .set('authorization', `Bearer ${brand.accessToken}`)
+    .send({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: apiId });
   assert.is(sent.status, 202);
-  await receiver.until((r) => r.filter((x) => x.payload.orderId === apiId).length >= 2 && r.some((x) => x.payload._cid === cid));
+  await receiver.until(
+    (r) => r.filter((x) => x.payload.orderId === apiId).length >= 2 && r.some((x) => x.payload._cid === cid),
+  );
   let after = '';
   for (let i = 0; i < 50; i++) {
     after = await scrape();
-    if (value(after, 'webhook_deliveries_total{outcome="delivered"}') >= value(before, 'webhook_deliveries_total{outcome="delivered"}') + 2) break;
+    if (
+      value(after, 'webhook_deliveries_total{outcome="delivered"}') >=
+      value(before, 'webhook_deliveries_total{outcome="delivered"}') + 2
+    )
+      break;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  const moved = (series: string, by = 1) => assert.ok(value(after, series) >= value(before, series) + by, `${series}: ${value(before, series)} → ${value(after, series)}`);
+  const moved = (series: string, by = 1) =>
+    assert.ok(
+      value(after, series) >= value(before, series) + by,
+      `${series}: ${value(before, series)} → ${value(after, series)}`,
+    );
   moved('http_requests_total{method="POST",route="/v3/commands",status="202"}');
   moved('commands_executed_total{outcome="succeeded"}');
   moved('webhook_deliveries_total{outcome="delivered"}', 2);
@@ -63,10 +82,22 @@ test('the counters move after a command and a delivery; the gauges are there', a
   const lagSum = value(after, 'webhook_delivery_lag_seconds_sum') - value(before, 'webhook_delivery_lag_seconds_sum');
   assert.ok(lagSum > 0 && lagSum < 30, `the lags are seconds from the change to the 2xx (${lagSum})`);
   assert.is(value(after, 'queue_stats_up'), 1);
-  assert.ok(value(after, 'http_requests_total{method="POST",route="/trpc/admin.jobs.create",status="200"}') >= 1, 'a procedure is its own route');
-  for (const series of ['commands{state="accepted"}', 'webhook_deliveries_pending', 'webhook_deliveries_oldest_pending_age_seconds',
-    'commands_oldest_accepted_age_seconds', 'db_pool_connections{state="max"}', 'nodejs_eventloop_lag_seconds']) {
-    assert.ok(after.split('\n').some((l) => l.startsWith(`${series} `)), `${series} is reported`);
+  assert.ok(
+    value(after, 'http_requests_total{method="POST",route="/trpc/admin.jobs.create",status="200"}') >= 1,
+    'a procedure is its own route',
+  );
+  for (const series of [
+    'commands{state="accepted"}',
+    'webhook_deliveries_pending',
+    'webhook_deliveries_oldest_pending_age_seconds',
+    'commands_oldest_accepted_age_seconds',
+    'db_pool_connections{state="max"}',
+    'nodejs_eventloop_lag_seconds',
+  ]) {
+    assert.ok(
+      after.split('\n').some((l) => l.startsWith(`${series} `)),
+      `${series} is reported`,
+    );
   }
   assert.ok(value(after, 'db_pool_connections{state="max"}') >= 1);
   await app.http.get(`/no/such/${randomUUID()}`);
@@ -79,10 +110,16 @@ test('commands{state}: accepted while a command waits for an executor, running w
   const brand = await integrator(app, 'brand');
   const { apiId } = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
   const cid = randomUUID();
-  const sent = await app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`).send({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: apiId });
+  const sent = await app.http
+    .post('/v3/commands')
+    .set('authorization', `Bearer ${brand.accessToken}`)
+    .send({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: apiId });
   assert.is(sent.status, 202);
   // The queue gauges are read at most every 2 s, whatever the scrape rate.
-  const fresh = async () => { await new Promise((resolve) => setTimeout(resolve, 2100)); return scrape(); };
+  const fresh = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    return scrape();
+  };
   const waiting = await fresh();
   assert.ok(value(waiting, 'commands{state="accepted"}') >= 1, 'the command waits');
   // Held for 10 s only: an executor of another suite on the same database runs it afterwards.
@@ -90,7 +127,10 @@ test('commands{state}: accepted while a command waits for an executor, running w
   assert.ok(claimed.some((c) => c.cid === cid));
   const held = await fresh();
   assert.ok(value(held, 'commands{state="running"}') >= 1, `running: ${value(held, 'commands{state="running"}')}`);
-  assert.ok(value(held, 'commands{state="accepted"}') < value(waiting, 'commands{state="accepted"}'), 'a held command no longer counts as waiting');
+  assert.ok(
+    value(held, 'commands{state="accepted"}') < value(waiting, 'commands{state="accepted"}'),
+    'a held command no longer counts as waiting',
+  );
 });
 
 test.run();

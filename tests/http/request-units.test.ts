@@ -15,7 +15,9 @@ type App = Awaited<ReturnType<typeof appWithMailbox>>;
 let app: App;
 const KEY = 'request-units-signing-key';
 
-test.before(async () => { app = await appWithMailbox({ TEST_CLOCK: '1' }); });
+test.before(async () => {
+  app = await appWithMailbox({ TEST_CLOCK: '1' });
+});
 
 /** The wake-up notices a request that created work sends: one on PostgreSQL; the embedded database wakes in-process. */
 const noticeOfWork = async () => ((await sharedDatabase()).kind === 'postgresql' ? 1 : 0);
@@ -51,7 +53,7 @@ async function cost(send: (i: number) => Promise<{ status: number }>, expectStat
 
 /** A request's notice goes out just after its commit, as its answer does: waits until none came for a while. */
 async function noticesSettled(names: string[], quietMs = 40) {
-  for (let seen = -1; seen !== names.filter((n) => n === WORK_ANNOUNCEMENT).length;) {
+  for (let seen = -1; seen !== names.filter((n) => n === WORK_ANNOUNCEMENT).length; ) {
     seen = names.filter((n) => n === WORK_ANNOUNCEMENT).length;
     await new Promise((resolve) => setTimeout(resolve, quietMs));
   }
@@ -60,24 +62,57 @@ async function noticesSettled(names: string[], quietMs = 40) {
 test('POST /v3/commands: one fork and at most three round trips (the caller, its count, the command)', async () => {
   const brand = await integrator(app, 'brand');
   const job = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
-  const { forks, statements, seen, notices } = await cost((i) => app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`)
-    .send({ _v: '1.0.0', _cid: `units-${randomUUID()}-${i}`, _type: 'RefreshOrder', orderId: job.apiId }), 202);
+  const { forks, statements, seen, notices } = await cost(
+    (i) =>
+      app.http
+        .post('/v3/commands')
+        .set('authorization', `Bearer ${brand.accessToken}`)
+        .send({ _v: '1.0.0', _cid: `units-${randomUUID()}-${i}`, _type: 'RefreshOrder', orderId: job.apiId }),
+    202,
+  );
   assert.is(forks, 1, 'one EntityManager for the whole request');
   assert.ok(statements <= 3, `${statements} statements: ${seen.join(' | ')}`);
   assert.is(notices, await noticeOfWork(), 'the executor woken once');
 });
 
-test('a signed partner command: one fork, the partner\'s family read once', async () => {
+test("a signed partner command: one fork, the partner's family read once", async () => {
   const brand = await integrator(app, 'brand');
   const partner = await integrator(app, 'partner');
-  await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0', signatureKey: KEY });
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: partner.accountId,
+    scope: 'partner',
+    url: null,
+    transformer: 'partner-format',
+    version: '1.3.0',
+    signatureKey: KEY,
+  });
   // The brand's endpoint has a URL: the command's event for it is a delivery, work for the workers (not started here).
-  await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', url: 'http://127.0.0.1:9/units', transformer: 'default', version: '1.3.0' });
-  const job = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId, status: 'accepted' });
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: brand.accountId,
+    scope: 'brand',
+    url: 'http://127.0.0.1:9/units',
+    transformer: 'default',
+    version: '1.3.0',
+  });
+  const job = await app.admin.call<{ apiId: string }>('jobs.create', {
+    brandAccountId: brand.accountId,
+    partnerId: partner.accountId,
+    status: 'accepted',
+  });
   const { forks, seen, notices } = await cost((i) => {
-    const body = JSON.stringify({ _v: '1.0.0', _cid: `units-${randomUUID()}-${i}`, _type: 'SetJobYourOrderId', jobApiId: job.apiId, yourOrderID: `Y-${i}` });
-    return app.http.post('/v3/commands/partner/your-order-id').set('authorization', `Bearer ${partner.accessToken}`)
-      .set('content-type', 'application/json').set('x-webhook-signature', createHmac('sha256', KEY).update(body).digest('hex')).send(body);
+    const body = JSON.stringify({
+      _v: '1.0.0',
+      _cid: `units-${randomUUID()}-${i}`,
+      _type: 'SetJobYourOrderId',
+      jobApiId: job.apiId,
+      yourOrderID: `Y-${i}`,
+    });
+    return app.http
+      .post('/v3/commands/partner/your-order-id')
+      .set('authorization', `Bearer ${partner.accessToken}`)
+      .set('content-type', 'application/json')
+      .set('x-webhook-signature', createHmac('sha256', KEY).update(body).digest('hex'))
+      .send(body);
   }, 200);
   assert.is(forks, 1, 'one EntityManager: authentication, the signature check and the use case share it');
   assert.is(seen.filter((s) => s === 'partner-family').length, 1, `the family read once: ${seen.join(' | ')}`);
@@ -87,8 +122,18 @@ test('a signed partner command: one fork, the partner\'s family read once', asyn
 test('the polls, the listing and the feed: one fork each', async () => {
   const brand = await integrator(app, 'brand');
   const partner = await integrator(app, 'partner');
-  await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0' });
-  await app.admin.call('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId, status: 'accepted' });
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: partner.accountId,
+    scope: 'partner',
+    url: null,
+    transformer: 'partner-format',
+    version: '1.3.0',
+  });
+  await app.admin.call('jobs.create', {
+    brandAccountId: brand.accountId,
+    partnerId: partner.accountId,
+    status: 'accepted',
+  });
   const get = (path: string, token: string) => () => app.http.get(path).set('authorization', `Bearer ${token}`);
   for (const [path, token, status] of [
     [`/v3/commands/no-such-${randomUUID()}`, brand.accessToken, 404],
@@ -102,14 +147,22 @@ test('the polls, the listing and the feed: one fork each', async () => {
 });
 
 test('a mutation refused by its input, and one that needs no database, send nothing: the transaction begins on first use', async () => {
-  const admin = (name: string, body: string) => () => app.http.post(`/trpc/admin.${name}`).set('authorization', `Bearer ${ADMIN_TOKEN}`)
-    .set('content-type', 'application/json').send(body);
+  const admin = (name: string, body: string) => () =>
+    app.http
+      .post(`/trpc/admin.${name}`)
+      .set('authorization', `Bearer ${ADMIN_TOKEN}`)
+      .set('content-type', 'application/json')
+      .send(body);
   for (const [name, body, status] of [
     ['accounts.create', JSON.stringify({ name: 42, role: 'brand' }), 400],
     ['accounts.create', '{"name": "unfinished', 400],
     ['testClock.advance', JSON.stringify({ seconds: 1 }), 200],
     // A batch: each call takes a unit of its own, as lazy as a request's.
-    ['testClock.advance,admin.testClock.advance?batch=1', JSON.stringify({ 0: { seconds: 1 }, 1: { seconds: 1 } }), 200],
+    [
+      'testClock.advance,admin.testClock.advance?batch=1',
+      JSON.stringify({ 0: { seconds: 1 }, 1: { seconds: 1 } }),
+      200,
+    ],
   ] as const) {
     const { forks, statements, seen, notices } = await cost(admin(name, body), status);
     assert.is(statements + notices, 0, `${name} ${body}: ${seen.join(' | ')}`);
@@ -121,15 +174,33 @@ test('nothing flushes through the ORM: accounts, contacts, logins, invoices, rea
   // A flush runs inside MikroORM's AsyncLocalStorage, which turns Node's promise hooks on for the rest of the process
   // (adapters/persistence/detached.ts): counted here by the ORM's own flush event.
   let flushes = 0;
-  (await sharedDatabase()).orm.em.getEventManager().registerSubscriber({ beforeFlush: () => { flushes++; } });
+  (await sharedDatabase()).orm.em.getEventManager().registerSubscriber({
+    beforeFlush: () => {
+      flushes++;
+    },
+  });
   const brand = await integrator(app, 'brand'); // an account, a contact, a login by mail and an access token
   await app.admin.call('contacts.setApiAccess', { contactId: brand.contactId, apiAccess: false });
   await app.admin.call('contacts.setApiAccess', { contactId: brand.contactId, apiAccess: true });
   const job = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
-  const invoice = await app.admin.call<{ id: string }>('invoices.create', { orderId: job.apiId, number: `U-${randomUUID()}`, type: 'invoice', status: 'sent', items: [] });
-  await app.admin.call('cancellationReasons.upsert', { name: `UNITS_${randomUUID().slice(0, 8).toUpperCase()}`, outcome: 'cancelled' });
-  await app.admin.call('orderMappings.upsert', { brandAccountId: brand.accountId, fields: [{ key: 'ref', target: 'externalId' }] });
-  const res = await app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`)
+  const invoice = await app.admin.call<{ id: string }>('invoices.create', {
+    orderId: job.apiId,
+    number: `U-${randomUUID()}`,
+    type: 'invoice',
+    status: 'sent',
+    items: [],
+  });
+  await app.admin.call('cancellationReasons.upsert', {
+    name: `UNITS_${randomUUID().slice(0, 8).toUpperCase()}`,
+    outcome: 'cancelled',
+  });
+  await app.admin.call('orderMappings.upsert', {
+    brandAccountId: brand.accountId,
+    fields: [{ key: 'ref', target: 'externalId' }],
+  });
+  const res = await app.http
+    .post('/v3/commands')
+    .set('authorization', `Bearer ${brand.accessToken}`)
     .send({ _v: '1.0.0', _cid: randomUUID(), _type: 'RefreshInvoice', invoiceId: invoice.id });
   assert.is(res.status, 202, JSON.stringify(res.body));
   await app.drainDeferred();

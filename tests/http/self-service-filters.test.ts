@@ -9,7 +9,10 @@ type App = Awaited<ReturnType<typeof appWithMailbox>>;
 type Json = Record<string, any>;
 const test = suite('integrator self-service: filters of the feed and the log, delivery statistics');
 let app: App;
-test.before(async () => { app = await appWithMailbox({ WEBHOOK_RETRY_SCHEDULE: '1h' }); app.worker.start(); });
+test.before(async () => {
+  app = await appWithMailbox({ WEBHOOK_RETRY_SCHEDULE: '1h' });
+  app.worker.start();
+});
 test.after(() => app.worker.stop());
 
 const get = (path: string, token: string) => app.http.get(path).set('authorization', `Bearer ${token}`);
@@ -18,57 +21,107 @@ const get = (path: string, token: string) => app.http.get(path).set('authorizati
 async function brandWithTwoOrders() {
   const receiver = await startReceiver(({ n }) => (n === 6 ? 500 : 200));
   const brand = await integrator(app, 'brand');
-  await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', url: receiver.url(), transformer: 'default', version: '1.3.0' });
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: brand.accountId,
+    scope: 'brand',
+    url: receiver.url(),
+    transformer: 'default',
+    version: '1.3.0',
+  });
   const orders: string[] = [];
   for (let n = 0; n < 2; n++) {
-    const { apiId } = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, status: 'accepted' });
-    for (const status of ['appointment_confirmed', 'started']) await app.admin.call('jobs.setStatus', { apiId, status });
+    const { apiId } = await app.admin.call<{ apiId: string }>('jobs.create', {
+      brandAccountId: brand.accountId,
+      status: 'accepted',
+    });
+    for (const status of ['appointment_confirmed', 'started'])
+      await app.admin.call('jobs.setStatus', { apiId, status });
     orders.push(apiId);
   }
   await receiver.until((got) => got.length >= 6, 20_000, 'the six deliveries');
   // The receiver answers before the worker records the attempt: wait for the log, not only for the receipts.
-  for (const deadline = Date.now() + 20_000; ;) {
+  for (const deadline = Date.now() + 20_000; ; ) {
     const items = (await get('/v3/webhook-deliveries', brand.accessToken)).body.items as Json[];
     if (items.length === 6 && items.every((d) => d.attempts.length === 1)) break;
-    if (Date.now() > deadline) throw new Error(`six deliveries with one attempt each, got ${JSON.stringify(items.map((d) => d.attempts.length))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `six deliveries with one attempt each, got ${JSON.stringify(items.map((d) => d.attempts.length))}`,
+      );
     await new Promise((r) => setTimeout(r, 50));
   }
   return { brand, orders, receiver };
 }
 
-test('GET /v3/events?orderId: that order\'s events only, in feed order, paged with the same cursors', async () => {
-  const { brand, orders: [a, b] } = await brandWithTwoOrders();
+test("GET /v3/events?orderId: that order's events only, in feed order, paged with the same cursors", async () => {
+  const {
+    brand,
+    orders: [a, b],
+  } = await brandWithTwoOrders();
   const all = (await get('/v3/events?limit=100', brand.accessToken)).body.items as Json[];
   const ofA = all.filter((e) => e.orderId === a);
   assert.is(ofA.length, 3);
   const first = await get(`/v3/events?orderId=${a}&limit=2`, brand.accessToken);
   assert.is(first.status, 200);
-  assert.equal(first.body.items.map((e: Json) => e._eid), ofA.slice(0, 2).map((e) => e._eid));
-  const rest = await get(`/v3/events?orderId=${a}&limit=2&after=${encodeURIComponent(first.body.next)}`, brand.accessToken);
-  assert.equal(rest.body.items.map((e: Json) => e._eid), [ofA[2]!._eid]);
-  assert.equal((await get(`/v3/events?orderId=${b}`, brand.accessToken)).body.items.map((e: Json) => e.orderId), [b, b, b]);
+  assert.equal(
+    first.body.items.map((e: Json) => e._eid),
+    ofA.slice(0, 2).map((e) => e._eid),
+  );
+  const rest = await get(
+    `/v3/events?orderId=${a}&limit=2&after=${encodeURIComponent(first.body.next)}`,
+    brand.accessToken,
+  );
+  assert.equal(
+    rest.body.items.map((e: Json) => e._eid),
+    [ofA[2]!._eid],
+  );
+  assert.equal(
+    (await get(`/v3/events?orderId=${b}`, brand.accessToken)).body.items.map((e: Json) => e.orderId),
+    [b, b, b],
+  );
   const none = await get('/v3/events?orderId=no-such-order', brand.accessToken);
   assert.equal([none.status, none.body.items, none.body.next], [200, [], null]);
 });
 
 test('GET /v3/webhook-deliveries?orderId&eventType: filtered, every delivery with its orderId', async () => {
-  const { brand, orders: [a] } = await brandWithTwoOrders();
+  const {
+    brand,
+    orders: [a],
+  } = await brandWithTwoOrders();
   const all = (await get('/v3/webhook-deliveries', brand.accessToken)).body.items as Json[];
   assert.is(all.length, 6);
-  assert.ok(all.every((d) => typeof d.orderId === 'string'), 'each listed with its order');
+  assert.ok(
+    all.every((d) => typeof d.orderId === 'string'),
+    'each listed with its order',
+  );
   const ofA = await get(`/v3/webhook-deliveries?orderId=${a}`, brand.accessToken);
-  assert.equal(ofA.body.items.map((d: Json) => d.orderId), [a, a, a]);
+  assert.equal(
+    ofA.body.items.map((d: Json) => d.orderId),
+    [a, a, a],
+  );
   const paged = await get(`/v3/webhook-deliveries?orderId=${a}&limit=2`, brand.accessToken);
-  const more = await get(`/v3/webhook-deliveries?orderId=${a}&limit=2&before=${encodeURIComponent(paged.body.next)}`, brand.accessToken);
-  assert.equal([...paged.body.items, ...more.body.items].map((d: Json) => d.id), ofA.body.items.map((d: Json) => d.id), 'paged as without it');
+  const more = await get(
+    `/v3/webhook-deliveries?orderId=${a}&limit=2&before=${encodeURIComponent(paged.body.next)}`,
+    brand.accessToken,
+  );
+  assert.equal(
+    [...paged.body.items, ...more.body.items].map((d: Json) => d.id),
+    ofA.body.items.map((d: Json) => d.id),
+    'paged as without it',
+  );
   assert.is((await get('/v3/webhook-deliveries?eventType=OrderStatusEvent', brand.accessToken)).body.items.length, 6);
   assert.equal((await get('/v3/webhook-deliveries?eventType=InvoiceEvent', brand.accessToken)).body.items, []);
   const failedOfA = await get(`/v3/webhook-deliveries?orderId=${a}&status=pending`, brand.accessToken);
   assert.ok(failedOfA.body.items.every((d: Json) => d.orderId === a && d.status === 'pending'));
   const bad = await get('/v3/webhook-deliveries?eventType=Nonsense', brand.accessToken);
   assert.equal([bad.status, bad.body.issues?.[0]?.path], [400, 'eventType']);
-  const [adminOfA] = [(await app.admin.query<{ items: Json[] }>('deliveries.list', { accountId: brand.accountId, orderId: a })).items];
-  assert.equal(adminOfA.map((d) => d.orderId), [a, a, a], 'admin.deliveries.list filters the same way');
+  const [adminOfA] = [
+    (await app.admin.query<{ items: Json[] }>('deliveries.list', { accountId: brand.accountId, orderId: a })).items,
+  ];
+  assert.equal(
+    adminOfA.map((d) => d.orderId),
+    [a, a, a],
+    'admin.deliveries.list filters the same way',
+  );
 });
 
 test('GET /v3/webhook-deliveries/stats: attempts per UTC hour or day, every bucket, empty ones with zeros', async () => {
@@ -86,9 +139,22 @@ test('GET /v3/webhook-deliveries/stats: attempts per UTC hour or day, every buck
   assert.equal([sum('attempts'), sum('succeeded'), sum('failed')], [6, 5, 1], 'one 500, five 2xx');
   const busy = byDefault.body.items.slice(-2).find((b: Json) => b.attempts > 0);
   assert.ok(Number.isInteger(busy.p50Ms) && busy.p99Ms >= busy.p50Ms);
-  assert.equal(byDefault.body.items[0], { start: new Date(hour - 24 * 3_600_000).toISOString(), attempts: 0, succeeded: 0, failed: 0, p50Ms: null, p99Ms: null });
-  const days = await get(`/v3/webhook-deliveries/stats?bucket=day&from=${new Date(hour - 3 * 86_400_000).toISOString()}`, brand.accessToken);
-  assert.equal(days.body.items.map((b: Json) => b.attempts).reduce((n: number, a: number) => n + a, 0), 6);
+  assert.equal(byDefault.body.items[0], {
+    start: new Date(hour - 24 * 3_600_000).toISOString(),
+    attempts: 0,
+    succeeded: 0,
+    failed: 0,
+    p50Ms: null,
+    p99Ms: null,
+  });
+  const days = await get(
+    `/v3/webhook-deliveries/stats?bucket=day&from=${new Date(hour - 3 * 86_400_000).toISOString()}`,
+    brand.accessToken,
+  );
+  assert.equal(
+    days.body.items.map((b: Json) => b.attempts).reduce((n: number, a: number) => n + a, 0),
+    6,
+  );
   assert.is(days.body.items.length, 4);
   assert.is(days.body.items[3].start.slice(10), 'T00:00:00.000Z', 'UTC days');
   const at = (ms: number) => encodeURIComponent(new Date(ms).toISOString());
@@ -101,7 +167,11 @@ test('GET /v3/webhook-deliveries/stats: attempts per UTC hour or day, every buck
   await refused(`bucket=day&from=${at(hour - 90 * 86_400_000)}&to=${at(hour)}`, 'from');
   await refused('bucket=week', 'bucket');
   await refused('from=yesterday', 'from');
-  assert.is((await get(`/v3/webhook-deliveries/stats?from=${at(hour - 167 * 3_600_000)}&to=${at(hour)}`, brand.accessToken)).body.items.length, 168);
+  assert.is(
+    (await get(`/v3/webhook-deliveries/stats?from=${at(hour - 167 * 3_600_000)}&to=${at(hour)}`, brand.accessToken))
+      .body.items.length,
+    168,
+  );
 });
 
 test.run();

@@ -18,13 +18,23 @@ const onServer = Boolean(process.env.DATABASE_URL);
 /** A scope large enough that a client that reads nothing fills every buffer between it and the stream. */
 async function masterWithJobs(app: App, count: number) {
   const master = await integrator(app, 'partner');
-  await app.admin.call('webhookConfigs.upsert', { accountId: master.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0' });
-  const brand = (await app.admin.call<{ id: string }>('accounts.create', { name: 'brand of the scope', role: 'brand' })).id;
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: master.accountId,
+    scope: 'partner',
+    url: null,
+    transformer: 'partner-format',
+    version: '1.3.0',
+  });
+  const brand = (await app.admin.call<{ id: string }>('accounts.create', { name: 'brand of the scope', role: 'brand' }))
+    .id;
   const conn = (await sharedDatabase()).orm.em.getConnection();
-  await conn.execute(`insert into jobs (api_id, brand_account_id, partner_id, name, status, customer, created_at, updated_at)
+  await conn.execute(
+    `insert into jobs (api_id, brand_account_id, partner_id, name, status, customer, created_at, updated_at)
     select 'slow-' || ? || '-' || g, ?, ?, 'O-' || lpad(g::text, 10, '0'), 'accepted',
       jsonb_build_object('firstName', repeat('f', 400), 'lastName', repeat('l', 400)), now(), now() - g * interval '1 second'
-    from generate_series(1, ?) g`, [randomUUID().slice(0, 8), brand, master.accountId, count]);
+    from generate_series(1, ?) g`,
+    [randomUUID().slice(0, 8), brand, master.accountId, count],
+  );
   return master;
 }
 
@@ -37,24 +47,37 @@ async function stalledStream(base: string, token: string) {
   const socket = net.connect(Number(port), hostname);
   socket.write(`GET /v3/partner-orders HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${token}\r\n\r\n`);
   const first = await new Promise<Buffer>((resolve, reject) => {
-    socket.once('data', (chunk: Buffer) => { socket.pause(); resolve(chunk); });
+    socket.once('data', (chunk: Buffer) => {
+      socket.pause();
+      resolve(chunk);
+    });
     socket.once('error', reject);
   });
   assert.is(first.toString('latin1', 0, 12), 'HTTP/1.1 200', 'the listing started');
   const chunks = [first];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const closed = new Promise<string>((resolve) => socket.once('close', () => resolve(Buffer.concat(chunks).toString('latin1'))));
-  return { rest: () => { socket.resume(); return closed; } };
+  const closed = new Promise<string>((resolve) =>
+    socket.once('close', () => resolve(Buffer.concat(chunks).toString('latin1'))),
+  );
+  return {
+    rest: () => {
+      socket.resume();
+      return closed;
+    },
+  };
 }
 
 /** The body of a raw chunked answer as far as it came, and whether it came to its terminating zero-length chunk. */
 function dechunked(text: string) {
   let body = '';
-  for (let at = text.indexOf('\r\n\r\n') + 4; ;) {
+  for (let at = text.indexOf('\r\n\r\n') + 4; ; ) {
     const eol = text.indexOf('\r\n', at);
     if (eol < 0) return { body, terminated: false };
     const size = parseInt(text.slice(at, eol), 16);
-    assert.ok(Number.isInteger(size), `a chunk size line at byte ${at}: ${JSON.stringify(text.slice(at, eol).slice(0, 40))}`);
+    assert.ok(
+      Number.isInteger(size),
+      `a chunk size line at byte ${at}: ${JSON.stringify(text.slice(at, eol).slice(0, 40))}`,
+    );
     if (size === 0) return { body, terminated: true };
     body += text.slice(eol + 2, eol + 2 + size); // latin1: a character per byte, as the chunk sizes count
     at = eol + 2 + size + 2;
@@ -87,20 +110,33 @@ async function poll(app: App, token: string, path: string, count: number) {
     statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
   }
   times.sort((a, b) => a - b);
-  return { statuses: Object.fromEntries(statuses), p99: times[Math.ceil(0.99 * times.length) - 1]!, max: times.at(-1)! };
+  return {
+    statuses: Object.fromEntries(statuses),
+    p99: times[Math.ceil(0.99 * times.length) - 1]!,
+    max: times.at(-1)!,
+  };
 }
 
 test('stalled streams hold no connection: another tenant gets no 503 and no slower answers, and the stalled clients are dropped', async () => {
   const app = await appWithMailbox({ LISTING_STALL_TIMEOUT_MS: String(STALL_TIMEOUT_MS) });
   const base = await listening(app);
   const master = await masterWithJobs(app, 8000);
-  const readers = onServer ? await Promise.all(Array.from({ length: 10 }, () => integrator(app, 'partner', master.accountId))) : [master];
+  const readers = onServer
+    ? await Promise.all(Array.from({ length: 10 }, () => integrator(app, 'partner', master.accountId)))
+    : [master];
 
   // The other tenant: a partner of its own, polling its own small listing.
   const other = await integrator(app, 'partner');
-  await app.admin.call('webhookConfigs.upsert', { accountId: other.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0' });
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: other.accountId,
+    scope: 'partner',
+    url: null,
+    transformer: 'partner-format',
+    version: '1.3.0',
+  });
   const brand = (await app.admin.call<{ id: string }>('accounts.create', { name: 'other brand', role: 'brand' })).id;
-  for (let i = 0; i < 3; i++) await app.admin.call('jobs.create', { brandAccountId: brand, partnerId: other.accountId, status: 'accepted' });
+  for (let i = 0; i < 3; i++)
+    await app.admin.call('jobs.create', { brandAccountId: brand, partnerId: other.accountId, status: 'accepted' });
   const path = '/v3/partner-orders/paginated?pageSize=3';
   await poll(app, other.accessToken, path, 20); // warm-up
   const alone = await poll(app, other.accessToken, path, 100);
@@ -111,13 +147,22 @@ test('stalled streams hold no connection: another tenant gets no 503 and no slow
   // seconds to fill their buffers, and timed from their start, the first one read on was resumed before it was dropped.
   const stalled = Date.now();
   const beside = await poll(app, other.accessToken, path, 100);
-  assert.equal(beside.statuses, { 200: 100 }, 'every request of the other tenant answered 200 (before: 503 once the streams held the pool)');
+  assert.equal(
+    beside.statuses,
+    { 200: 100 },
+    'every request of the other tenant answered 200 (before: 503 once the streams held the pool)',
+  );
   // The streams were still held all along: a third listing of a reader with two under way is refused (429).
-  const third = await app.http.get('/v3/partner-orders?limit=1').set('authorization', `Bearer ${readers[0]!.accessToken}`);
+  const third = await app.http
+    .get('/v3/partner-orders?limit=1')
+    .set('authorization', `Bearer ${readers[0]!.accessToken}`);
   assert.is(third.status, 429, 'the polls ran while every stream was still held by its client');
   if (onServer) {
     // The same run without the streams is the yardstick (a few ms of slack for a machine shared with other work).
-    assert.ok(beside.p99 <= 2 * alone.p99 + 5, `p99 ${beside.p99.toFixed(1)} ms beside the stalled streams, ${alone.p99.toFixed(1)} ms alone`);
+    assert.ok(
+      beside.p99 <= 2 * alone.p99 + 5,
+      `p99 ${beside.p99.toFixed(1)} ms beside the stalled streams, ${alone.p99.toFixed(1)} ms alone`,
+    );
   } else {
     assert.ok(beside.max < 1000, `the slowest answer beside a stalled stream took ${beside.max.toFixed(0)} ms`);
   }
@@ -133,10 +178,12 @@ test('stalled streams hold no connection: another tenant gets no 503 and no slow
     assert.match(text.slice(0, text.indexOf('\r\n\r\n')), /\r\ntransfer-encoding: chunked/i);
     const { body, terminated } = dechunked(text);
     assert.not.ok(terminated, 'no terminating zero-length chunk: the answer was cut, not ended as complete');
-    assert.ok(body.startsWith('[{'), 'the body decoded is the listing\'s array');
+    assert.ok(body.startsWith('[{'), "the body decoded is the listing's array");
     assert.not.ok(body.endsWith(']'), 'the JSON array was not closed');
   }
-  const again = await app.http.get('/v3/partner-orders?limit=1').set('authorization', `Bearer ${readers[0]!.accessToken}`);
+  const again = await app.http
+    .get('/v3/partner-orders?limit=1')
+    .set('authorization', `Bearer ${readers[0]!.accessToken}`);
   assert.is(again.status, 200, 'the dropped streams gave their slots back');
 });
 

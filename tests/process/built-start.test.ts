@@ -19,7 +19,12 @@ const started: ServiceProcess[] = [];
 const settings = () => {
   const dir = mkdtempSync(join(tmpdir(), 'pbi-built-'));
   dirs.push(dir);
-  return { PGLITE_DIR: 'memory://', DATA_DIR: dir, ADMIN_TOKEN: ADMIN, JWT_SECRET: 'built-start-secret-0123456789-0123456789' };
+  return {
+    PGLITE_DIR: 'memory://',
+    DATA_DIR: dir,
+    ADMIN_TOKEN: ADMIN,
+    JWT_SECRET: 'built-start-secret-0123456789-0123456789',
+  };
 };
 test.after(async () => {
   for (const s of started) await s.stop('SIGKILL');
@@ -29,7 +34,9 @@ test.after(async () => {
 /** What a caller sees of an answer: status, content type and body, the request's own id taken out. */
 async function seen(port: number, path: string, init: RequestInit = {}) {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, init);
-  const body = (await res.text()).replace(/"requestId":"[^"]+"/g, '"requestId":"…"').replace(/"id":"[0-9a-f-]{36}"/g, '"id":"…"');
+  const body = (await res.text())
+    .replace(/"requestId":"[^"]+"/g, '"requestId":"…"')
+    .replace(/"id":"[0-9a-f-]{36}"/g, '"id":"…"');
   return { status: res.status, type: res.headers.get('content-type'), body };
 }
 
@@ -52,9 +59,17 @@ test('npm start runs the current build, which answers as the sources under tsx d
   started.push(built, sources);
   const [builtPort, sourcesPort] = await Promise.all([built.listening, sources.listening]);
   assert.not.match(built.output(), /Running the TypeScript sources with tsx/);
-  const admin = { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: '{"name":"Probe","role":"brand"}' };
+  const admin = {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: '{"name":"Probe","role":"brand"}',
+  };
   for (const [path, init] of [
-    ['/openapi.json'], ['/healthz'], ['/readyz'], ['/v3/partner-orders'], ['/no-such-path'],
+    ['/openapi.json'],
+    ['/healthz'],
+    ['/readyz'],
+    ['/v3/partner-orders'],
+    ['/no-such-path'],
     ['/v3/commands', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }],
     ['/trpc/admin.accounts.create', admin],
   ] as [string, RequestInit?][]) {
@@ -73,7 +88,10 @@ test('a build older than the sources is not run: npm start says so in one line a
     const stale = startScript('scripts/start.mjs', settings(), { javascript: true });
     started.push(stale);
     await stale.listening;
-    assert.match(stale.output(), /^Running the TypeScript sources with tsx: they changed since the last build \(npm run build brings it up to date\)\.$/m);
+    assert.match(
+      stale.output(),
+      /^Running the TypeScript sources with tsx: they changed since the last build \(npm run build brings it up to date\)\.$/m,
+    );
   } finally {
     writeFileSync(hashFile, `${current}\n`);
   }

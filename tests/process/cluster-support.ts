@@ -5,7 +5,11 @@ import pg from 'pg';
 export const ADMIN = 'cluster-admin-token-0123456789';
 const server = process.env.DATABASE_URL;
 /** The URL of `database` on the server of DATABASE_URL. */
-export const urlOf = (database: string) => { const url = new URL(server!); url.pathname = `/${database}`; return url.toString(); };
+export const urlOf = (database: string) => {
+  const url = new URL(server!);
+  url.pathname = `/${database}`;
+  return url.toString();
+};
 
 export async function sql<T>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
   const client = new pg.Client({ connectionString: url });

@@ -22,13 +22,28 @@ let service: ServiceProcess;
 let port = 0;
 let slowReceiver: Server;
 
-const lines = () => service.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = () =>
+  service
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 /** The primary's processes running the service (tsx's esbuild helper is a child of its own). */
-const members = () => execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(service.child.pid)], { encoding: 'utf8' })
-  .split('\n').filter((l) => l.includes('server/main')).map((l) => Number(l.trim().split(/\s+/)[0]));
-const apiPids = () => lines().filter((l) => l.msg === 'listening' && l.role === 'api').map((l) => l.pid as number);
+const members = () =>
+  execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(service.child.pid)], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.includes('server/main'))
+    .map((l) => Number(l.trim().split(/\s+/)[0]));
+const apiPids = () =>
+  lines()
+    .filter((l) => l.msg === 'listening' && l.role === 'api')
+    .map((l) => l.pid as number);
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
+async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -42,14 +57,24 @@ test.before(async () => {
   if (!onPostgres) return;
   await sql(adminUrl(), `create database ${database}`);
   // A receiver that takes its time: deliveries are being sent when the stop comes.
-  slowReceiver = createServer((_req, res) => { setTimeout(() => res.end('ok'), 700); });
+  slowReceiver = createServer((_req, res) => {
+    setTimeout(() => res.end('ok'), 700);
+  });
   await new Promise<void>((resolve) => slowReceiver.listen(0, '127.0.0.1', resolve));
 });
 
 test.after(async () => {
   await service?.stop('SIGKILL');
-  try { execFileSync('pkill', ['-KILL', '-P', String(service?.child.pid)]); } catch { /* none left */ }
-  if (slowReceiver) await new Promise<void>((resolve) => { slowReceiver.closeAllConnections(); slowReceiver.close(() => resolve()); });
+  try {
+    execFileSync('pkill', ['-KILL', '-P', String(service?.child.pid)]);
+  } catch {
+    /* none left */
+  }
+  if (slowReceiver)
+    await new Promise<void>((resolve) => {
+      slowReceiver.closeAllConnections();
+      slowReceiver.close(() => resolve());
+    });
   rmSync(dataDir, { recursive: true, force: true });
   if (onPostgres) await sql(adminUrl(), `drop database if exists ${database} with (force)`);
 });
@@ -57,17 +82,36 @@ test.after(async () => {
 test('two API processes and the worker start under one primary; the ready line counts them and their connections', async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
   service = startService({
-    DATABASE_URL: databaseUrl(), WEB_CONCURRENCY: '2', DATABASE_POOL_SIZE: '5', ADMIN_TOKEN: ADMIN, DATA_DIR: dataDir,
-    JWT_SECRET: 'cluster-test-secret-0123456789-0123456789', SHUTDOWN_DELAY_MS: '1500', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+    DATABASE_URL: databaseUrl(),
+    WEB_CONCURRENCY: '2',
+    DATABASE_POOL_SIZE: '5',
+    ADMIN_TOKEN: ADMIN,
+    DATA_DIR: dataDir,
+    JWT_SECRET: 'cluster-test-secret-0123456789-0123456789',
+    SHUTDOWN_DELAY_MS: '1500',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
   });
-  const ready = await eventually('the primary\'s ready line', () => lines().find((l) => l.msg?.toString().startsWith('ready: ') && l.role === 'all'));
+  const ready = await eventually("the primary's ready line", () =>
+    lines().find((l) => l.msg?.toString().startsWith('ready: ') && l.role === 'all'),
+  );
   port = ready.port as number;
-  assert.is(ready.msg, `ready: http://localhost:${port} (API reference: http://localhost:${port}/docs); 2 API processes and a worker, at most 15 database connections (5 each)`);
+  assert.is(
+    ready.msg,
+    `ready: http://localhost:${port} (API reference: http://localhost:${port}/docs); 2 API processes and a worker, at most 15 database connections (5 each)`,
+  );
   assert.is(ready.processes, 3);
   assert.is(ready.databaseConnections, 15);
   // Each process writes its own lines: they may come out just after the primary's.
-  const pids = await eventually('two API processes listening', () => (new Set(apiPids()).size === 2 ? apiPids() : undefined), 5000);
-  await eventually('the worker process started its work', () => lines().find((l) => l.msg === 'worker started' && typeof l.pid === 'number'), 5000);
+  const pids = await eventually(
+    'two API processes listening',
+    () => (new Set(apiPids()).size === 2 ? apiPids() : undefined),
+    5000,
+  );
+  await eventually(
+    'the worker process started its work',
+    () => lines().find((l) => l.msg === 'worker started' && typeof l.pid === 'number'),
+    5000,
+  );
   const children = members();
   assert.is(children.length, 3, 'the primary has three processes');
   for (const pid of pids) assert.ok(children.includes(pid));
@@ -89,13 +133,24 @@ test('/metrics answered by any API process adds up the counters of every process
   }
   // One endpoint failing, one disabled for failing, one by its integrator: each process reads the same rows.
   const client = processClient(port, ADMIN);
-  const accounts = await Promise.all([0, 1].map(async (i) => (await client.admin<{ id: string }>('accounts.create', { name: `Endpoints ${i}`, role: 'brand' })).id));
-  await sql(databaseUrl(), `insert into webhook_configs (id, account_id, scope, url, transformer, version, enabled, created_at, updated_at, failing_since, disabled_reason)
+  const accounts = await Promise.all(
+    [0, 1].map(
+      async (i) =>
+        (await client.admin<{ id: string }>('accounts.create', { name: `Endpoints ${i}`, role: 'brand' })).id,
+    ),
+  );
+  await sql(
+    databaseUrl(),
+    `insert into webhook_configs (id, account_id, scope, url, transformer, version, enabled, created_at, updated_at, failing_since, disabled_reason)
     values (gen_random_uuid(), $1, 'brand', 'http://127.0.0.1:9/a', 'default', '1.3.0', true, now(), now(), now(), null),
            (gen_random_uuid(), $1, 'partner', 'http://127.0.0.1:9/b', 'default', '1.3.0', false, now(), now(), now(), 'failing'),
-           (gen_random_uuid(), $2, 'brand', 'http://127.0.0.1:9/c', 'default', '1.3.0', false, now(), now(), null, 'integrator')`, accounts);
+           (gen_random_uuid(), $2, 'brand', 'http://127.0.0.1:9/c', 'default', '1.3.0', false, now(), now(), null, 'integrator')`,
+    accounts,
+  );
   const scraped = await eventually('the endpoints counted', async () => {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
+    const text = await (
+      await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })
+    ).text();
     return /^webhook_endpoints_failing 0$/m.test(text) ? undefined : text;
   });
   assert.match(scraped, /^webhook_endpoints_failing 1$/m);
@@ -108,11 +163,19 @@ test('commands sent through the cluster are run by its worker', async () => {
   const client = processClient(port, ADMIN);
   const brand = await integratorLoggedIn(client, dataDir, 'brand', 'brand@cluster.example');
   await client.admin('webhookConfigs.upsert', {
-    accountId: brand.accountId, scope: 'brand', url: `http://127.0.0.1:${(slowReceiver.address() as AddressInfo).port}/hooks`, transformer: 'default', version: '1.3.0',
+    accountId: brand.accountId,
+    scope: 'brand',
+    url: `http://127.0.0.1:${(slowReceiver.address() as AddressInfo).port}/hooks`,
+    transformer: 'default',
+    version: '1.3.0',
   });
   const { apiId } = await client.admin<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
   const cid = randomUUID();
-  const sent = await client.rest('/v3/commands', { method: 'POST', token: brand.token, body: JSON.stringify({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: apiId }) });
+  const sent = await client.rest('/v3/commands', {
+    method: 'POST',
+    token: brand.token,
+    body: JSON.stringify({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: apiId }),
+  });
   assert.is(sent.status, 202);
   await eventually('the command ran', async () => {
     const [row] = await sql<{ status: string }>(databaseUrl(), 'select status from commands where cid = $1', [cid]);
@@ -124,15 +187,22 @@ test('a killed API process is replaced: a new process answers, alone, once the o
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
   const [first, second] = apiPids() as [number, number];
   process.kill(first, 'SIGKILL');
-  const replacement = await eventually('a new API process listening', () => apiPids().find((pid) => pid !== first && pid !== second));
+  const replacement = await eventually('a new API process listening', () =>
+    apiPids().find((pid) => pid !== first && pid !== second),
+  );
   assert.match(service.output(), /"msg":"an API process died; starting another"/);
   // The second death of the role within a minute waits 2 s for its replacement: meanwhile only the new one serves.
   process.kill(second, 'SIGKILL');
   await new Promise((resolve) => setTimeout(resolve, 300));
   const alive = members();
-  assert.ok(alive.includes(replacement) && !alive.includes(first) && !alive.includes(second), `processes: ${alive.join(', ')}`);
+  assert.ok(
+    alive.includes(replacement) && !alive.includes(first) && !alive.includes(second),
+    `processes: ${alive.join(', ')}`,
+  );
   for (let i = 0; i < 10; i++) assert.is((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
-  await eventually('the second replacement listening', () => (apiPids().filter((pid) => pid !== first && pid !== second).length === 2 ? true : undefined));
+  await eventually('the second replacement listening', () =>
+    apiPids().filter((pid) => pid !== first && pid !== second).length === 2 ? true : undefined,
+  );
 });
 
 test('SIGTERM: API processes serve on through SHUTDOWN_DELAY_MS (not ready), all exit, nothing stays claimed, exit code 0', async () => {
@@ -140,27 +210,44 @@ test('SIGTERM: API processes serve on through SHUTDOWN_DELAY_MS (not ready), all
   const client = processClient(port, ADMIN);
   const brand = await integratorLoggedIn(client, dataDir, 'brand', 'brand2@cluster.example');
   await client.admin('webhookConfigs.upsert', {
-    accountId: brand.accountId, scope: 'brand', url: `http://127.0.0.1:${(slowReceiver.address() as AddressInfo).port}/hooks`, transformer: 'default', version: '1.3.0',
+    accountId: brand.accountId,
+    scope: 'brand',
+    url: `http://127.0.0.1:${(slowReceiver.address() as AddressInfo).port}/hooks`,
+    transformer: 'default',
+    version: '1.3.0',
   });
   // Orders whose events the worker is sending to the slow receiver, and commands it is running, when the stop comes.
   for (let i = 0; i < 10; i++) await client.admin('jobs.create', { brandAccountId: brand.accountId });
   const { apiId } = await client.admin<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
-  await Promise.all(Array.from({ length: 30 }, () => client.rest('/v3/commands', {
-    method: 'POST', token: brand.token, body: JSON.stringify({ _v: '1.0.0', _cid: randomUUID(), _type: 'RefreshOrder', orderId: apiId }),
-  })));
+  await Promise.all(
+    Array.from({ length: 30 }, () =>
+      client.rest('/v3/commands', {
+        method: 'POST',
+        token: brand.token,
+        body: JSON.stringify({ _v: '1.0.0', _cid: randomUUID(), _type: 'RefreshOrder', orderId: apiId }),
+      }),
+    ),
+  );
   const running = members();
   const signalled = Date.now();
   service.child.kill('SIGTERM');
   await new Promise((resolve) => setTimeout(resolve, 400));
   assert.is((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 503);
-  assert.is((await client.admin<{ id: string }>('accounts.create', { name: 'during the delay', role: 'partner' })).id.length, 36);
+  assert.is(
+    (await client.admin<{ id: string }>('accounts.create', { name: 'during the delay', role: 'partner' })).id.length,
+    36,
+  );
   assert.is(await service.exited, 0, service.output().slice(-3000));
   assert.ok(Date.now() - signalled >= 1500, 'the delay was served');
-  for (const pid of running) assert.throws(() => process.kill(pid, 0), undefined, `process ${pid} outlived the primary`);
+  for (const pid of running)
+    assert.throws(() => process.kill(pid, 0), undefined, `process ${pid} outlived the primary`);
   assert.is(lines().filter((l) => l.msg === 'stopped').length, 4, 'three processes and the primary stopped');
-  const [claimed] = await sql<{ commands: number; deliveries: number }>(databaseUrl(), `select
+  const [claimed] = await sql<{ commands: number; deliveries: number }>(
+    databaseUrl(),
+    `select
     (select count(*)::int from commands where status = 'running') as commands,
-    (select count(*)::int from delivery_queue where lease_until > now()) as deliveries`);
+    (select count(*)::int from delivery_queue where lease_until > now()) as deliveries`,
+  );
   assert.equal(claimed, { commands: 0, deliveries: 0 }, 'nothing is left claimed');
 });
 

@@ -75,7 +75,10 @@ test('two processes starting at once on a database that does not exist yet: both
   // means that the other process made it. Three rounds: the race goes one way or the other.
   for (let round = 0; round < 3; round++) {
     const name = `pbi_race_${Date.now()}_${process.pid}_${round}`;
-    const both = [startService({ DATABASE_URL: withPath(name), SERVICE_ROLE: 'api' }), startService({ DATABASE_URL: withPath(name), SERVICE_ROLE: 'worker' })];
+    const both = [
+      startService({ DATABASE_URL: withPath(name), SERVICE_ROLE: 'api' }),
+      startService({ DATABASE_URL: withPath(name), SERVICE_ROLE: 'worker' }),
+    ];
     try {
       const ports = await Promise.all(both.map((s) => s.listening.catch((error: Error) => error.message)));
       for (const port of ports) assert.type(port, 'number', String(port).slice(0, 500));

@@ -17,17 +17,37 @@ let app: App;
 const workers: ServiceProcess[] = [];
 /** A short timeout makes short leases (the SIGKILL test); a receiver in this busy process may then be too slow (a retry). */
 const worker = (timeoutMs = 5000) => {
-  const started = startService({ DATABASE_URL: server!, SERVICE_ROLE: 'worker', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_TIMEOUT_MS: String(timeoutMs), LOG_LEVEL: 'info' });
+  const started = startService({
+    DATABASE_URL: server!,
+    SERVICE_ROLE: 'worker',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+    WEBHOOK_TIMEOUT_MS: String(timeoutMs),
+    LOG_LEVEL: 'info',
+  });
   workers.push(started);
   return started;
 };
-test.after(async () => { for (const w of workers) await w.stop('SIGKILL'); });
-const errorsOf = (w: ServiceProcess) => w.output().split('\n').filter((l) => /"level":(50|60)/.test(l)).slice(0, 3).join('\n');
+test.after(async () => {
+  for (const w of workers) await w.stop('SIGKILL');
+});
+const errorsOf = (w: ServiceProcess) =>
+  w
+    .output()
+    .split('\n')
+    .filter((l) => /"level":(50|60)/.test(l))
+    .slice(0, 3)
+    .join('\n');
 
 /** `orders` orders of a brand whose endpoint is the receiver, `perOrder` events each, written in batches: their ids in order. */
 async function writeEvents(receiverUrl: string, orders: number, perOrder: number) {
   const brandId = (await app.admin.call<{ id: string }>('accounts.create', { name: 'Bulk brand', role: 'brand' })).id;
-  await app.admin.call('webhookConfigs.upsert', { accountId: brandId, scope: 'brand', url: receiverUrl, transformer: 'default', version: '1.3.0' });
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: brandId,
+    scope: 'brand',
+    url: receiverUrl,
+    transformer: 'default',
+    version: '1.3.0',
+  });
   const ids: { id: string; orderId: string }[] = [];
   for (let n = 0; n < perOrder; n++) {
     await app.services.unitOfWork().transaction(async (deps) => {
@@ -35,7 +55,15 @@ async function writeEvents(receiverUrl: string, orders: number, perOrder: number
       const events: OutboxEvent[] = [];
       for (let o = 0; o < orders; o++) {
         const orderId = `bulk-${brandId.slice(0, 8)}-${o}`;
-        events.push(eventFor(deps, brand, 'OrderStatusEvent', orderId, (eid, format) => ({ _eid: eid, _type: 'OrderStatusEvent', _v: format.version, orderId, n })));
+        events.push(
+          eventFor(deps, brand, 'OrderStatusEvent', orderId, (eid, format) => ({
+            _eid: eid,
+            _type: 'OrderStatusEvent',
+            _v: format.version,
+            orderId,
+            n,
+          })),
+        );
       }
       await deps.events.add(events);
       ids.push(...events.map((e) => ({ id: e.id, orderId: e.orderId! })));
@@ -44,7 +72,9 @@ async function writeEvents(receiverUrl: string, orders: number, perOrder: number
   return ids;
 }
 
-test.before(async () => { if (onPostgres) app = await testApp(); });
+test.before(async () => {
+  if (onPostgres) app = await testApp();
+});
 
 test('two workers and 2,000 events: every webhook-id received once, the events of each order in order', async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
@@ -52,15 +82,26 @@ test('two workers and 2,000 events: every webhook-id received once, the events o
   const [a, b] = [worker(), worker()];
   await Promise.all([a.listening, b.listening]);
   const events = await writeEvents(receiver.url(), 200, 10);
-  await receiver.until((r) => new Set(r.map((x) => x.headers['webhook-id'])).size >= 2000, 60_000, '2,000 deliveries')
-    .catch((error: Error) => { throw new Error(`${error.message}\n${errorsOf(a)}\n${errorsOf(b)}`); });
+  await receiver
+    .until((r) => new Set(r.map((x) => x.headers['webhook-id'])).size >= 2000, 60_000, '2,000 deliveries')
+    .catch((error: Error) => {
+      throw new Error(`${error.message}\n${errorsOf(a)}\n${errorsOf(b)}`);
+    });
   await new Promise((resolve) => setTimeout(resolve, 500));
   const counts = new Map<string, number>();
-  for (const r of receiver.received) counts.set(String(r.headers['webhook-id']), (counts.get(String(r.headers['webhook-id'])) ?? 0) + 1);
-  assert.ok(events.every((e) => counts.get(e.id) === 1), `sent twice or never: ${events.filter((e) => counts.get(e.id) !== 1).length}`);
+  for (const r of receiver.received)
+    counts.set(String(r.headers['webhook-id']), (counts.get(String(r.headers['webhook-id'])) ?? 0) + 1);
+  assert.ok(
+    events.every((e) => counts.get(e.id) === 1),
+    `sent twice or never: ${events.filter((e) => counts.get(e.id) !== 1).length}`,
+  );
   const received = receiver.received.map((r) => r.payload);
   for (const orderId of new Set(events.map((e) => e.orderId))) {
-    assert.equal(received.filter((p) => p.orderId === orderId).map((p) => p.n), [...Array(10).keys()], `order ${orderId}`);
+    assert.equal(
+      received.filter((p) => p.orderId === orderId).map((p) => p.n),
+      [...Array(10).keys()],
+      `order ${orderId}`,
+    );
   }
   await Promise.all([a.stop(), b.stop()]);
 });
@@ -72,8 +113,18 @@ test('events committed one at a time while two workers claim: each arrives withi
   const [a, b] = [worker(), worker()];
   await Promise.all([a.listening, b.listening]);
   const ids = (await Promise.all(Array.from({ length: 8 }, () => writeEvents(receiver.url(), 1, 75)))).flat();
-  await receiver.until((r) => { const got = new Set(r.map((x) => String(x.headers['webhook-id']))); return ids.every((e) => got.has(e.id)); }, 10_000, 'every event')
-    .catch((error: Error) => { throw new Error(`${error.message}\n${errorsOf(a)}\n${errorsOf(b)}`); });
+  await receiver
+    .until(
+      (r) => {
+        const got = new Set(r.map((x) => String(x.headers['webhook-id'])));
+        return ids.every((e) => got.has(e.id));
+      },
+      10_000,
+      'every event',
+    )
+    .catch((error: Error) => {
+      throw new Error(`${error.message}\n${errorsOf(a)}\n${errorsOf(b)}`);
+    });
   await Promise.all([a.stop(), b.stop()]);
 });
 
@@ -90,11 +141,18 @@ test('a worker killed with SIGKILL during a burst of 1,000: after a restart ever
   assert.ok(before < 1000, 'killed during the burst');
   const successor = worker(500);
   await successor.listening;
-  await receiver.until((r) => { const got = new Set(r.map((x) => String(x.headers['webhook-id']))); return events.every((e) => got.has(e.id)); }, 60_000, 'every event');
+  await receiver.until(
+    (r) => {
+      const got = new Set(r.map((x) => String(x.headers['webhook-id'])));
+      return events.every((e) => got.has(e.id));
+    },
+    60_000,
+    'every event',
+  );
   await successor.stop();
 });
 
-test('a silent endpoint with a backlog of 300 holds 4 sends of each worker; another endpoint\'s events arrive meanwhile', async () => {
+test("a silent endpoint with a backlog of 300 holds 4 sends of each worker; another endpoint's events arrive meanwhile", async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
   // An endpoint that never answers: each request stays open until the sender's timeout closes it.
   let open = 0;
@@ -103,7 +161,10 @@ test('a silent endpoint with a backlog of 300 holds 4 sends of each worker; anot
   const silent = createServer((req, res) => {
     mostOpen = Math.max(mostOpen, ++open);
     req.resume();
-    res.on('close', () => { open--; firstClosedAt = Math.min(firstClosedAt, Date.now()); });
+    res.on('close', () => {
+      open--;
+      firstClosedAt = Math.min(firstClosedAt, Date.now());
+    });
   });
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   const receiver = await startReceiver();
@@ -113,9 +174,19 @@ test('a silent endpoint with a backlog of 300 holds 4 sends of each worker; anot
     await writeEvents(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/silent`, 300, 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const quiet = await writeEvents(receiver.url(), 20, 1);
-    await receiver.until((r) => { const got = new Set(r.map((x) => String(x.headers['webhook-id']))); return quiet.every((e) => got.has(e.id)); }, 30_000, 'the other endpoint\'s events');
-    assert.ok(Date.now() < firstClosedAt, 'every one arrived while the silent endpoint\'s first requests still hung');
-    assert.ok(mostOpen <= 8 && mostOpen >= 4, `the silent endpoint held ${mostOpen} sends at once: at most 4 of each of the 2 workers`);
+    await receiver.until(
+      (r) => {
+        const got = new Set(r.map((x) => String(x.headers['webhook-id'])));
+        return quiet.every((e) => got.has(e.id));
+      },
+      30_000,
+      "the other endpoint's events",
+    );
+    assert.ok(Date.now() < firstClosedAt, "every one arrived while the silent endpoint's first requests still hung");
+    assert.ok(
+      mostOpen <= 8 && mostOpen >= 4,
+      `the silent endpoint held ${mostOpen} sends at once: at most 4 of each of the 2 workers`,
+    );
   } finally {
     silent.closeAllConnections();
     silent.close();

@@ -8,7 +8,9 @@ import { partnerLoggedIn, processClient, startService } from '../support/process
 const test = suite('the embedded database across idle time and lost connections');
 const ADMIN = 'process-admin-token-0123456789';
 const dirs: string[] = [];
-test.after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+test.after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // The embedded server drops every connection idle for 1 s: each pause below outlasts it, so each call after a pause
@@ -19,7 +21,10 @@ test('authenticated calls keep working after connections are dropped while idle,
   const dataDir = mkdtempSync(join(tmpdir(), 'pbi-idle-'));
   dirs.push(dataDir);
   const service = startService({
-    PGLITE_DIR: join(dataDir, 'pglite'), DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, TEST_EMBEDDED_DROP_IDLE_MS: '1000',
+    PGLITE_DIR: join(dataDir, 'pglite'),
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: ADMIN,
+    TEST_EMBEDDED_DROP_IDLE_MS: '1000',
   });
   try {
     const client = processClient(await service.listening, ADMIN);

@@ -16,9 +16,12 @@ const worker = (leaseMs: number) => {
   workers.push(started);
   return started;
 };
-test.after(async () => { for (const w of workers) await w.stop('SIGKILL'); });
+test.after(async () => {
+  for (const w of workers) await w.stop('SIGKILL');
+});
 
-const sql = <T>(text: string, values: unknown[] = []) => app.database.orm.em.fork().getConnection().execute<T[]>(text, values);
+const sql = <T>(text: string, values: unknown[] = []) =>
+  app.database.orm.em.fork().getConnection().execute<T[]>(text, values);
 
 async function brandWithOrder() {
   const brand = await integrator(app, 'brand');
@@ -30,8 +33,16 @@ async function brandWithOrder() {
 async function sendCommands(brand: Awaited<ReturnType<typeof integrator>>, orderId: string, n: number) {
   const cids = Array.from({ length: n }, () => randomUUID());
   for (let i = 0; i < n; i += 50) {
-    const answers = await Promise.all(cids.slice(i, i + 50).map((cid) =>
-      app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`).send({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId })));
+    const answers = await Promise.all(
+      cids
+        .slice(i, i + 50)
+        .map((cid) =>
+          app.http
+            .post('/v3/commands')
+            .set('authorization', `Bearer ${brand.accessToken}`)
+            .send({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId }),
+        ),
+    );
     assert.ok(answers.every((a) => a.status === 202));
   }
   return cids;
@@ -40,7 +51,10 @@ async function sendCommands(brand: Awaited<ReturnType<typeof integrator>>, order
 async function waitUntilFinished(accountId: string, n: number, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = await sql<{ n: number }>(`select count(*)::int as n from commands where account_id = ? and status = 'succeeded'`, [accountId]);
+    const [row] = await sql<{ n: number }>(
+      `select count(*)::int as n from commands where account_id = ? and status = 'succeeded'`,
+      [accountId],
+    );
     if (row!.n === n) return;
     assert.ok(Date.now() < deadline, `only ${row!.n} of ${n} commands ran within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -50,11 +64,15 @@ async function waitUntilFinished(accountId: string, n: number, timeoutMs: number
 /** How many CommandResultEvents each _cid produced: exactly one per execution. */
 async function executionsPerCid(accountId: string) {
   const rows = await sql<{ cid: string; n: number }>(
-    `select payload->>'_cid' as cid, count(*)::int as n from events where account_id = ? and type = 'CommandResultEvent' group by 1`, [accountId]);
+    `select payload->>'_cid' as cid, count(*)::int as n from events where account_id = ? and type = 'CommandResultEvent' group by 1`,
+    [accountId],
+  );
   return new Map(rows.map((r) => [r.cid, r.n]));
 }
 
-test.before(async () => { if (onPostgres) app = await appWithMailbox(); });
+test.before(async () => {
+  if (onPostgres) app = await appWithMailbox();
+});
 
 test('two executors and 500 commands: each command runs exactly once', async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
@@ -65,8 +83,14 @@ test('two executors and 500 commands: each command runs exactly once', async () 
   await waitUntilFinished(brand.accountId, 500, 60_000);
   const executions = await executionsPerCid(brand.accountId);
   assert.is(executions.size, 500);
-  assert.ok(cids.every((cid) => executions.get(cid) === 1), 'a command ran twice or never');
-  const [orderEvents] = await sql<{ n: number }>(`select count(*)::int as n from events where account_id = ? and order_id = ? and type = 'OrderStatusEvent'`, [brand.accountId, apiId]);
+  assert.ok(
+    cids.every((cid) => executions.get(cid) === 1),
+    'a command ran twice or never',
+  );
+  const [orderEvents] = await sql<{ n: number }>(
+    `select count(*)::int as n from events where account_id = ? and order_id = ? and type = 'OrderStatusEvent'`,
+    [brand.accountId, apiId],
+  );
   assert.is(orderEvents!.n, 501, 'one OrderStatusEvent for the creation and one per RefreshOrder');
   await Promise.all([a.stop(), b.stop()]);
 });
@@ -82,22 +106,30 @@ test('an executor killed with SIGKILL while holding commands: they run after the
   while (held.length === 0) {
     assert.ok(Date.now() < deadline, 'the executor never held a command');
     held = await sql<{ cid: string; lease_until: string }>(
-      `select cid, lease_until from commands where account_id = ? and status = 'accepted' and claim_token is not null`, [brand.accountId]);
+      `select cid, lease_until from commands where account_id = ? and status = 'accepted' and claim_token is not null`,
+      [brand.accountId],
+    );
   }
   doomed.child.kill('SIGKILL');
   await doomed.exited;
   const [stillHeld] = await sql<{ n: number }>(
-    `select count(*)::int as n from commands where account_id = ? and status = 'accepted' and claim_token is not null`, [brand.accountId]);
+    `select count(*)::int as n from commands where account_id = ? and status = 'accepted' and claim_token is not null`,
+    [brand.accountId],
+  );
   assert.ok(stillHeld!.n > 0, 'the killed executor held commands when it died');
 
   const successor = worker(3000);
   await successor.listening;
   await waitUntilFinished(brand.accountId, 400, 60_000);
   const executions = await executionsPerCid(brand.accountId);
-  assert.ok(cids.every((cid) => executions.get(cid) === 1), 'a command ran twice or never');
+  assert.ok(
+    cids.every((cid) => executions.get(cid) === 1),
+    'a command ran twice or never',
+  );
   const late = await sql<{ n: number }>(
     `select count(*)::int as n from commands where account_id = ? and cid in (?) and finished_at < ?`,
-    [brand.accountId, held.map((h) => h.cid), held.map((h) => h.lease_until).sort()[0]]);
+    [brand.accountId, held.map((h) => h.cid), held.map((h) => h.lease_until).sort()[0]],
+  );
   assert.is(late[0]!.n, 0, 'no command held by the dead executor ran before its lease ran out');
   await successor.stop();
 });

@@ -7,7 +7,9 @@ import { startService } from '../support/process.ts';
 
 const test = suite('log lines reach the output in time');
 const dirs: string[] = [];
-test.after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+test.after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 async function waitFor(check: () => boolean, ms: number) {
   const deadline = Date.now() + ms;
@@ -20,7 +22,10 @@ test('a request line is visible within three seconds, with no further traffic', 
   try {
     const port = await service.listening;
     await fetch(`http://127.0.0.1:${port}/v3/log-probe-path`, { headers: { 'x-request-id': 'flush-probe' } });
-    assert.ok(await waitFor(() => service.output().includes('"id":"flush-probe"'), 3000), 'the request line was not written within 3 s');
+    assert.ok(
+      await waitFor(() => service.output().includes('"id":"flush-probe"'), 3000),
+      'the request line was not written within 3 s',
+    );
   } finally {
     await service.stop();
   }
@@ -34,7 +39,10 @@ test('a fatal error is logged before the process exits with code 1', async () =>
   // Losing the data folder's lock is fatal (another process could open the folder now): remove it under the service.
   rmSync(join(dir, 'pglite.lock'), { recursive: true, force: true });
   assert.is(await service.exited, 1);
-  const fatal = service.output().split('\n').find((line) => line.includes('"level":60'));
+  const fatal = service
+    .output()
+    .split('\n')
+    .find((line) => line.includes('"level":60'));
   assert.ok(fatal, `no fatal line in:\n${service.output().slice(-2000)}`);
   assert.match(fatal, /uncaught exception/);
 });

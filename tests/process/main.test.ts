@@ -9,12 +9,20 @@ import { startService } from '../support/process.ts';
 const test = suite('the service process');
 const ADMIN = 'process-admin-token-0123456789';
 const dirs: string[] = [];
-const tempDir = () => { const d = mkdtempSync(join(tmpdir(), 'pbi-')); dirs.push(d); return d; };
-test.after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'pbi-'));
+  dirs.push(d);
+  return d;
+};
+test.after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 const adminCall = (port: number, name: string, input: unknown) =>
   fetch(`http://127.0.0.1:${port}/trpc/admin.${name}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` }, body: JSON.stringify(input),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` },
+    body: JSON.stringify(input),
   });
 
 for (const [env, setting] of [
@@ -33,12 +41,24 @@ for (const [env, setting] of [
 
 test('SIGTERM to `npm start` itself (as a process manager sends it) stops the service gracefully, and nothing is left running', async () => {
   const child = spawn('npm', ['start'], {
-    cwd: join(import.meta.dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'], detached: true,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', PGLITE_DIR: 'memory://', DATA_DIR: tempDir() },
+    cwd: join(import.meta.dirname, '..', '..'),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      PORT: '0',
+      PGLITE_DIR: 'memory://',
+      DATA_DIR: tempDir(),
+    },
   });
   let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d; });
-  child.stderr.on('data', (d: Buffer) => { out += d; });
+  child.stdout.on('data', (d: Buffer) => {
+    out += d;
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    out += d;
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   // Whatever happens, nothing of this test outlives it (its own process group).
   try {
@@ -52,10 +72,17 @@ test('SIGTERM to `npm start` itself (as a process manager sends it) stops the se
     child.kill('SIGTERM'); // npm's own pid only, not its process group
     assert.is(await exited, 0, out.slice(-2000));
     assert.match(out, '"msg":"stopped"');
-    const refused = await fetch(`http://127.0.0.1:${port}/readyz`).then(() => false, () => true);
+    const refused = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      () => false,
+      () => true,
+    );
     assert.ok(refused, 'the service still listens after npm start ended');
   } finally {
-    try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* all ended */ }
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      /* all ended */
+    }
   }
 });
 
@@ -70,7 +97,10 @@ test('SHUTDOWN_DELAY_MS: after SIGTERM the process is not ready but serves for t
   assert.is((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 503);
   assert.is((await adminCall(port, 'accounts.create', { name: 'during the delay', role: 'brand' })).status, 200);
   assert.is(await service.exited, 0);
-  assert.ok(Date.now() - signalled >= 1500, `exited ${Date.now() - signalled} ms after the signal, before the delay ended`);
+  assert.ok(
+    Date.now() - signalled >= 1500,
+    `exited ${Date.now() - signalled} ms after the signal, before the delay ended`,
+  );
   assert.match(service.output(), /"msg":"stopped"/);
 });
 
@@ -85,7 +115,10 @@ test('the same signal twice within a second (npm start relays the one the termin
   assert.is((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 503);
   assert.is((await adminCall(port, 'accounts.create', { name: 'during the delay', role: 'brand' })).status, 200);
   assert.is(await service.exited, 0);
-  assert.ok(Date.now() - signalled >= 1500, `exited ${Date.now() - signalled} ms after the first signal, before the delay ended`);
+  assert.ok(
+    Date.now() - signalled >= 1500,
+    `exited ${Date.now() - signalled} ms after the first signal, before the delay ended`,
+  );
 });
 
 test('a second process on the same PGLITE_DIR refuses to start; the first keeps its data', async () => {
@@ -113,7 +146,7 @@ test('a second process on the same PGLITE_DIR refuses to start; the first keeps 
   assert.is(await reopened.stop('SIGINT'), 0);
 });
 
-test('after SIGKILL a start at once takes the dead process\'s lock over and serves its data; a live one is still refused', async () => {
+test("after SIGKILL a start at once takes the dead process's lock over and serves its data; a live one is still refused", async () => {
   const dataDir = tempDir();
   const env = { PGLITE_DIR: join(dataDir, 'pglite'), DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN };
   const killed = startService(env);
@@ -131,7 +164,11 @@ test('after SIGKILL a start at once takes the dead process\'s lock over and serv
   const port2 = await restarted.listening; // rejects with the output when the process ends instead
   assert.not.match(restarted.output(), /in use by another process/);
   assert.is((await fetch(`http://127.0.0.1:${port2}/readyz`)).status, 200);
-  assert.is((await adminCall(port2, 'contacts.create', { accountId, email: 'crash@example.com' })).status, 409, 'the data written before the crash is gone');
+  assert.is(
+    (await adminCall(port2, 'contacts.create', { accountId, email: 'crash@example.com' })).status,
+    409,
+    'the data written before the crash is gone',
+  );
 
   const second = startService(env);
   assert.is(await second.exited, 1);
@@ -143,17 +180,28 @@ test('the logs carry request ids and never the admin token', async () => {
   const service = startService({ PGLITE_DIR: 'memory://', ADMIN_TOKEN: ADMIN, SEED_DEMO: '1' });
   const port = await service.listening;
   const res = await fetch(`http://127.0.0.1:${port}/trpc/admin.accounts.create`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}`, 'x-request-id': 'req-log-check' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}`, 'x-request-id': 'req-log-check' },
     body: JSON.stringify({ name: 'x', role: 'brand' }),
   });
   assert.is(res.status, 200);
   await service.stop();
-  const lines = service.output().split('\n').filter((l) => l.trim() !== '');
+  const lines = service
+    .output()
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   assert.ok(lines.length > 0, 'the service wrote no lines');
   for (const line of lines) {
     let parsed: unknown;
-    try { parsed = JSON.parse(line); } catch { assert.unreachable(`a line that is not JSON: ${line}`); }
-    assert.ok(typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed), `a line that is not a JSON object: ${line}`);
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      assert.unreachable(`a line that is not JSON: ${line}`);
+    }
+    assert.ok(
+      typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed),
+      `a line that is not a JSON object: ${line}`,
+    );
   }
   assert.ok(lines.some((l) => l.includes('"id":"req-log-check"')));
   assert.not.match(service.output(), ADMIN);

@@ -15,19 +15,29 @@ test('prints a real event as verified, once, and an example marked as one, every
   const key = `whsec_${randomBytes(24).toString('base64')}`;
   const port = await freePort();
   const receiver = spawn(process.execPath, ['--import', 'tsx', 'examples/receive-webhooks.ts'], {
-    cwd: root, env: { PATH: process.env.PATH ?? '', WEBHOOK_KEY: key, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', WEBHOOK_KEY: key, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let printed = '';
-  receiver.stdout.on('data', (d: Buffer) => { printed += d; });
-  receiver.stderr.on('data', (d: Buffer) => { printed += d; });
+  receiver.stdout.on('data', (d: Buffer) => {
+    printed += d;
+  });
+  receiver.stderr.on('data', (d: Buffer) => {
+    printed += d;
+  });
   const post = async (id: string, event: Record<string, unknown>, test: boolean) => {
     const body = JSON.stringify(event);
     const signature = new Webhook(key).sign(id, new Date(), body);
     const res = await fetch(`http://127.0.0.1:${port}/`, {
-      method: 'POST', body,
+      method: 'POST',
+      body,
       headers: {
-        'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
-        'webhook-signature': signature, ...(test && { 'webhook-test': '1' }),
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': signature,
+        ...(test && { 'webhook-test': '1' }),
       },
     });
     return res.status;
@@ -50,11 +60,15 @@ test('prints a real event as verified, once, and an example marked as one, every
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const lines = printed.split('\n').filter((l) => l.startsWith('verified'));
-    assert.equal(lines, [
-      `verified (example, not a real change) OrderStatusEvent evt-1 ${JSON.stringify(example)}`,
-      `verified OrderStatusEvent evt-1 ${JSON.stringify(real)}`,
-      `verified (example, not a real change) OrderStatusEvent evt-2 ${JSON.stringify(example)}`,
-    ], printed);
+    assert.equal(
+      lines,
+      [
+        `verified (example, not a real change) OrderStatusEvent evt-1 ${JSON.stringify(example)}`,
+        `verified OrderStatusEvent evt-1 ${JSON.stringify(real)}`,
+        `verified (example, not a real change) OrderStatusEvent evt-2 ${JSON.stringify(example)}`,
+      ],
+      printed,
+    );
   } finally {
     receiver.kill('SIGKILL');
   }

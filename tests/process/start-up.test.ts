@@ -14,7 +14,11 @@ const test = suite('start-up');
 const server = process.env.DATABASE_URL; // set on the PostgreSQL pass of the suite
 const dirs: string[] = [];
 const servers: Server[] = [];
-const tempDir = () => { const d = mkdtempSync(join(tmpdir(), 'pbi-start-')); dirs.push(d); return d; };
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'pbi-start-'));
+  dirs.push(d);
+  return d;
+};
 test.after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
   for (const s of servers) s.close();
@@ -47,7 +51,10 @@ test('PORT in use: one line naming PORT and the fix, exit code 1, before the dat
   const dataDir = tempDir();
   const service = startService({ PORT: String(port), PGLITE_DIR: join(dataDir, 'pglite'), DATA_DIR: dataDir });
   assert.is(await exitsAtOnce(service), 1, service.output());
-  assertOneClearLine(service.output(), new RegExp(`PORT ${port} is in use by another process: stop it, or set PORT to a free port`));
+  assertOneClearLine(
+    service.output(),
+    new RegExp(`PORT ${port} is in use by another process: stop it, or set PORT to a free port`),
+  );
   assert.not.ok(existsSync(join(dataDir, 'pglite')), 'the embedded database was opened');
 });
 
@@ -57,11 +64,21 @@ if (server) {
     const brand = await integrator(app, 'brand');
     const { apiId } = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
     const cid = randomUUID();
-    const sent = await app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`)
+    const sent = await app.http
+      .post('/v3/commands')
+      .set('authorization', `Bearer ${brand.accessToken}`)
       .send({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: apiId });
     assert.is(sent.status, 202);
-    const claimOf = async () => (await app.database.orm.em.fork().getConnection().execute(
-      'select status, attempts, lease_until, claim_token from commands where account_id = ? and cid = ?', [brand.accountId, cid]))[0];
+    const claimOf = async () =>
+      (
+        await app.database.orm.em
+          .fork()
+          .getConnection()
+          .execute('select status, attempts, lease_until, claim_token from commands where account_id = ? and cid = ?', [
+            brand.accountId,
+            cid,
+          ])
+      )[0];
     const before = await claimOf();
     assert.equal(before, { status: 'accepted', attempts: 0, lease_until: null, claim_token: null });
 
@@ -77,7 +94,10 @@ test('while the database opens, the port answers: /healthz 200, /readyz 503, any
   // A "database" that takes connections and never answers: opening waits for the connection timeout (10 s).
   const silent = await tcpServer();
   const port = await freePort();
-  const service = startService({ PORT: String(port), DATABASE_URL: `postgres://postgres@127.0.0.1:${silent}/partner_api` });
+  const service = startService({
+    PORT: String(port),
+    DATABASE_URL: `postgres://postgres@127.0.0.1:${silent}/partner_api`,
+  });
   const base = `http://127.0.0.1:${port}`;
   let health: Response | undefined;
   while (!health && service.child.exitCode === null) {
@@ -89,11 +109,15 @@ test('while the database opens, the port answers: /healthz 200, /readyz 503, any
   assert.equal(await health.json(), { status: 'ok' });
   const ready = await fetch(`${base}/readyz`);
   assert.is(ready.status, 503);
-  const command = await fetch(`${base}/v3/commands`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const command = await fetch(`${base}/v3/commands`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
   assert.is(command.status, 503);
   assert.match(command.headers.get('content-type') ?? '', 'application/problem+json');
   assert.ok(Number(command.headers.get('retry-after')) >= 1, 'no Retry-After');
-  const problem = await command.json() as { status: number; code: string; detail: string };
+  const problem = (await command.json()) as { status: number; code: string; detail: string };
   assert.is(problem.status, 503);
   assert.is(problem.code, 'SERVICE_UNAVAILABLE');
   assert.match(problem.detail, /starting/);
@@ -107,7 +131,10 @@ for (const slash of ['', '/']) {
     // database named after the user, and create its tables there).
     const service = startService({ DATABASE_URL: `postgres://postgres@127.0.0.1:1${slash}` });
     assert.is(await service.exited, 1, service.output());
-    assertOneClearLine(service.output(), /DATABASE_URL names no database: add its name to the path, e\.g\. postgres:\/\/postgres@127\.0\.0\.1:1\/pbi/);
+    assertOneClearLine(
+      service.output(),
+      /DATABASE_URL names no database: add its name to the path, e\.g\. postgres:\/\/postgres@127\.0\.0\.1:1\/pbi/,
+    );
   });
 }
 

@@ -5,7 +5,7 @@ import { testApp } from '../support/app.ts';
 // Pages people use may not be framed by another site (clickjacking): the portal, and the API reference at /docs.
 const test = suite('no framing by other sites: /docs and the portal');
 
-test('GET /docs/ and /portal/ answer frame-ancestors \'none\' (and X-Frame-Options for older browsers at /docs)', async () => {
+test("GET /docs/ and /portal/ answer frame-ancestors 'none' (and X-Frame-Options for older browsers at /docs)", async () => {
   const { http } = await testApp();
   const docs = await http.get('/docs/');
   assert.is(docs.status, 200);

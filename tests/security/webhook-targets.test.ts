@@ -23,32 +23,63 @@ const connectResolver: ResolveAll = async (hostname) => {
   if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
   return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 };
-const sender = new UndiciWebhookSender({ timeoutMs: 2000, allowPrivateTargets: false, connectionsPerOrigin: 4, clock: systemClock, resolveAll: connectResolver });
+const sender = new UndiciWebhookSender({
+  timeoutMs: 2000,
+  allowPrivateTargets: false,
+  connectionsPerOrigin: 4,
+  clock: systemClock,
+  resolveAll: connectResolver,
+});
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
 let app: App;
 
 test.before(async () => {
-  app = await appWithMailbox({ WEBHOOK_ALLOW_PRIVATE_TARGETS: '0', WEBHOOK_RETRY_SCHEDULE: '1h' }, {
-    // At configuration the name is public (the first DNS answer of a rebinding attack) ...
-    webhookTargets: new DnsWebhookTargetPolicy(false, async (host) => (host === HOST ? [PUBLIC] : MIXED[host] ?? [host === 'localhost' ? '127.0.0.1' : PUBLIC])),
-    // ... and when the delivery connects it is loopback.
-    webhookSender: sender,
-  });
+  app = await appWithMailbox(
+    { WEBHOOK_ALLOW_PRIVATE_TARGETS: '0', WEBHOOK_RETRY_SCHEDULE: '1h' },
+    {
+      // At configuration the name is public (the first DNS answer of a rebinding attack) ...
+      webhookTargets: new DnsWebhookTargetPolicy(false, async (host) =>
+        host === HOST ? [PUBLIC] : (MIXED[host] ?? [host === 'localhost' ? '127.0.0.1' : PUBLIC]),
+      ),
+      // ... and when the delivery connects it is loopback.
+      webhookSender: sender,
+    },
+  );
   app.worker.start();
 });
-test.after(async () => { await app.worker.stop(); await sender.close(); });
+test.after(async () => {
+  await app.worker.stop();
+  await sender.close();
+});
 
-const put = (token: string, url: string) => app.http.put('/v3/webhook-config').set('authorization', `Bearer ${token}`)
-  .send({ url, transformer: 'default', version: '1.3.0' });
+const put = (token: string, url: string) =>
+  app.http
+    .put('/v3/webhook-config')
+    .set('authorization', `Bearer ${token}`)
+    .send({ url, transformer: 'default', version: '1.3.0' });
 
 test('at configuration: loopback, private, link-local, metadata and mapped addresses, and a name that resolves to loopback, are 400', async () => {
   const brand = await integrator(app, 'brand');
-  for (const url of ['http://127.0.0.1/x', 'http://10.0.0.8/x', 'http://192.168.1.1/x', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/x',
-    'http://[::ffff:127.0.0.1]/x', 'http://[::7f00:1]/x', 'http://0.0.0.0/x', 'http://100.64.0.1/x', 'http://localhost/x']) {
+  for (const url of [
+    'http://127.0.0.1/x',
+    'http://10.0.0.8/x',
+    'http://192.168.1.1/x',
+    'http://169.254.169.254/latest/meta-data',
+    'http://[::1]/x',
+    'http://[::ffff:127.0.0.1]/x',
+    'http://[::7f00:1]/x',
+    'http://0.0.0.0/x',
+    'http://100.64.0.1/x',
+    'http://localhost/x',
+  ]) {
     const res = await put(brand.accessToken, url);
     assert.equal([res.status, res.body.code], [400, 'BAD_REQUEST'], url);
   }
-  assert.is((await app.http.get('/v3/webhook-config').set('authorization', `Bearer ${brand.accessToken}`)).status, 404, 'nothing was saved');
+  assert.is(
+    (await app.http.get('/v3/webhook-config').set('authorization', `Bearer ${brand.accessToken}`)).status,
+    404,
+    'nothing was saved',
+  );
 });
 
 test('at configuration: a name that resolves to a public and a loopback address, in either order, is 400', async () => {
@@ -58,7 +89,11 @@ test('at configuration: a name that resolves to a public and a loopback address,
     assert.equal([res.status, res.body.code], [400, 'BAD_REQUEST'], host);
     assert.match(res.body.detail, /not public/, host);
   }
-  assert.is((await put(brand.accessToken, `http://${HOST}/x`)).status, 200, 'the same check lets a public-only name through');
+  assert.is(
+    (await put(brand.accessToken, `http://${HOST}/x`)).status,
+    200,
+    'the same check lets a public-only name through',
+  );
 });
 
 test('rebinding: a name public at configuration and loopback at delivery is refused when connecting; nothing reaches loopback', async () => {
@@ -80,12 +115,21 @@ test('rebinding: a name public at configuration and loopback at delivery is refu
   assert.match(tries[0]!.error ?? '', `refused target: ${HOST} resolves to 127.0.0.1, which is not a public address`);
   assert.is(receiver.received.length, 0, 'nothing reached the loopback receiver');
   const events = await app.services.unitOfWork().statements((d) => d.events.recentFor(brand.accountId, 10));
-  assert.equal(events.map((e) => [e.id, e.type, e.orderId]), [[items[0]!.eventId, 'OrderStatusEvent', apiId]], 'the refused delivery is the new order\'s event');
+  assert.equal(
+    events.map((e) => [e.id, e.type, e.orderId]),
+    [[items[0]!.eventId, 'OrderStatusEvent', apiId]],
+    "the refused delivery is the new order's event",
+  );
 });
 
 test('the sender checks what the name resolves to when it connects: loopback is refused before any byte is sent', async () => {
   const receiver = await startReceiver();
-  const refused = await sender.send({ url: `http://${HOST}:${receiver.port}/x`, eventId: 'evt-rebind', body: '{}', signatureKeys: [] });
+  const refused = await sender.send({
+    url: `http://${HOST}:${receiver.port}/x`,
+    eventId: 'evt-rebind',
+    body: '{}',
+    signatureKeys: [],
+  });
   assert.is(refused.statusCode, null);
   assert.match(refused.error ?? '', /^refused target/);
   assert.is(receiver.received.length, 0);
@@ -95,7 +139,12 @@ test('the sender refuses a name that resolves to a public and a loopback address
   const receiver = await startReceiver();
   for (const [host, addresses] of Object.entries(MIXED)) {
     const loopback = addresses.find((a) => a === '127.0.0.1' || a === '::1')!;
-    const refused = await sender.send({ url: `http://${host}:${receiver.port}/x`, eventId: `evt-${host}`, body: '{}', signatureKeys: [] });
+    const refused = await sender.send({
+      url: `http://${host}:${receiver.port}/x`,
+      eventId: `evt-${host}`,
+      body: '{}',
+      signatureKeys: [],
+    });
     assert.is(refused.statusCode, null, host);
     assert.is(refused.error, `refused target: ${host} resolves to ${loopback}, which is not a public address`, host);
   }

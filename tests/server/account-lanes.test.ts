@@ -8,8 +8,18 @@ const test = suite('account lanes');
 /** Work that runs until the test ends it, and says when it started. */
 function gate(log: string[], name: string) {
   let open!: () => void;
-  const opened = new Promise<void>((resolve) => { open = resolve; });
-  return { open, work: async () => { log.push(`start ${name}`); await opened; log.push(`end ${name}`); return name; } };
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return {
+    open,
+    work: async () => {
+      log.push(`start ${name}`);
+      await opened;
+      log.push(`end ${name}`);
+      return name;
+    },
+  };
 }
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 const noGauge = { inc() {}, dec() {} };
@@ -22,7 +32,10 @@ function handTime() {
   let sleepers: { until: number; wake: () => void }[] = [];
   return {
     now: () => now,
-    sleep: (ms: number) => new Promise<void>((wake) => { sleepers.push({ until: now + ms, wake }); }),
+    sleep: (ms: number) =>
+      new Promise<void>((wake) => {
+        sleepers.push({ until: now + ms, wake });
+      }),
     async advance(ms: number) {
       now += ms;
       const due = sleepers.filter((s) => s.until <= now);
@@ -32,15 +45,40 @@ function handTime() {
     },
   };
 }
-const pacingOf = (time: Pick<Pacing, 'now' | 'sleep'>, memoryMs = 1000): Pacing => ({ intervalMs: () => 20, maxWaitMs: 50, memoryMs, ...time });
-const realTime: Pick<Pacing, 'now' | 'sleep'> = { now: () => performance.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+const pacingOf = (time: Pick<Pacing, 'now' | 'sleep'>, memoryMs = 1000): Pacing => ({
+  intervalMs: () => 20,
+  maxWaitMs: 50,
+  memoryMs,
+  ...time,
+});
+const realTime: Pick<Pacing, 'now' | 'sleep'> = {
+  now: () => performance.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
 /** An admission refused for the account's share. */
-const pastShare = async (): Promise<never> => { throw new DomainError('RATE_LIMITED', 'past its share', [], 1); };
-const codeOf = (p: Promise<unknown>) => p.then(() => 'served', (e: DomainError) => e.code);
+const pastShare = async (): Promise<never> => {
+  throw new DomainError('RATE_LIMITED', 'past its share', [], 1);
+};
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 'served',
+    (e: DomainError) => e.code,
+  );
 
 test('an account works on at most its share at once, the rest in order; another account never waits for it', async () => {
   let waiting = 0;
-  const inLane = accountLanes(2, { inc: () => { waiting++; }, dec: () => { waiting--; } }, pacingOf(realTime));
+  const inLane = accountLanes(
+    2,
+    {
+      inc: () => {
+        waiting++;
+      },
+      dec: () => {
+        waiting--;
+      },
+    },
+    pacingOf(realTime),
+  );
   const log: string[] = [];
   const a = ['a1', 'a2', 'a3', 'a4'].map((name) => gate(log, name));
   const b = gate(log, 'b1');
@@ -54,7 +92,9 @@ test('an account works on at most its share at once, the rest in order; another 
   a[1]!.open();
   await turn();
   assert.equal(log.slice(3), ['end b1', 'end a2', 'start a3'], 'the first waiting goes next');
-  a[0]!.open(); a[2]!.open(); a[3]!.open();
+  a[0]!.open();
+  a[2]!.open();
+  a[3]!.open();
   assert.equal(await Promise.all(done), ['a1', 'a2', 'a3', 'a4']);
   assert.is(waiting, 0);
   assert.is(inLane.open(), 0, 'the lanes close once their requests are done, even several finishing at once');
@@ -62,9 +102,17 @@ test('an account works on at most its share at once, the rest in order; another 
 
 test('a failure frees its place and reaches its caller alone', async () => {
   const inLane = accountLanes(1, noGauge, pacingOf(realTime));
-  const failed = inLane('A', admitted, async () => { throw new Error('boom'); });
+  const failed = inLane('A', admitted, async () => {
+    throw new Error('boom');
+  });
   const next = inLane('A', admitted, async () => 'served');
-  assert.is(await failed.then(() => 'no failure', (e: Error) => e.message), 'boom');
+  assert.is(
+    await failed.then(
+      () => 'no failure',
+      (e: Error) => e.message,
+    ),
+    'boom',
+  );
   assert.is(await next, 'served');
   assert.is(await inLane('A', admitted, async () => 'again'), 'again', 'the lane works after it emptied');
   assert.is(inLane.open(), 0);
@@ -74,7 +122,13 @@ test('an account within its share is never paced: its requests start at once, ho
   const time = handTime();
   const inLane = accountLanes(10, noGauge, pacingOf(time));
   const started: number[] = [];
-  await Promise.all(Array.from({ length: 8 }, () => inLane('A', admitted, async () => { started.push(time.now()); })));
+  await Promise.all(
+    Array.from({ length: 8 }, () =>
+      inLane('A', admitted, async () => {
+        started.push(time.now());
+      }),
+    ),
+  );
   assert.equal(started, Array(8).fill(1000));
   assert.is(inLane.pacingAny(), false);
   inLane.refuseWhileBehind('A');
@@ -83,18 +137,40 @@ test('an account within its share is never paced: its requests start at once, ho
 test('once refused for its share, an account is paced: one start per interval, the ones too far behind refused at once; others are not', async () => {
   const time = handTime();
   let waiting = 0;
-  const inLane = accountLanes(10, { inc: () => { waiting++; }, dec: () => { waiting--; } }, pacingOf(time));
+  const inLane = accountLanes(
+    10,
+    {
+      inc: () => {
+        waiting++;
+      },
+      dec: () => {
+        waiting--;
+      },
+    },
+    pacingOf(time),
+  );
   assert.is(await codeOf(inLane('A', pastShare, async () => 'never')), 'RATE_LIMITED');
   assert.is(inLane.pacingAny(), true);
   const started: number[] = [];
   let ran = 0;
-  const requests = Array.from({ length: 5 }, () => codeOf(inLane('A', admitted, async () => { ran++; started.push(time.now()); })));
+  const requests = Array.from({ length: 5 }, () =>
+    codeOf(
+      inLane('A', admitted, async () => {
+        ran++;
+        started.push(time.now());
+      }),
+    ),
+  );
   const other = inLane('B', admitted, async () => time.now());
   await turn();
   assert.equal(started, [1000], 'the first starts at once; the next ones are booked 20 ms apart');
   assert.is(await other, 1000, 'another account does not wait');
   assert.is(waiting, 2, 'two wait for their turn');
-  assert.throws(() => inLane.refuseWhileBehind('A'), (e: DomainError) => e.code === 'RATE_LIMITED', 'the door refuses it too');
+  assert.throws(
+    () => inLane.refuseWhileBehind('A'),
+    (e: DomainError) => e.code === 'RATE_LIMITED',
+    'the door refuses it too',
+  );
   inLane.refuseWhileBehind('B');
   await time.advance(20);
   await time.advance(20);
@@ -108,14 +184,23 @@ test('the interval is asked at each booking, for when that request starts: the s
   const time = handTime();
   let interval = 20;
   const asked: number[] = [];
-  const intervalMs = (accountId: string, startsInMs: number) => { asked.push(startsInMs); return accountId === 'A' ? interval : 0; };
+  const intervalMs = (accountId: string, startsInMs: number) => {
+    asked.push(startsInMs);
+    return accountId === 'A' ? interval : 0;
+  };
   const inLane = accountLanes(10, noGauge, { ...pacingOf(time), intervalMs });
   await codeOf(inLane('A', pastShare, async () => 'never'));
   const started: number[] = [];
-  const first = inLane('A', admitted, async () => { started.push(time.now()); });
+  const first = inLane('A', admitted, async () => {
+    started.push(time.now());
+  });
   interval = 30;
-  const second = inLane('A', admitted, async () => { started.push(time.now()); });
-  const third = inLane('A', admitted, async () => { started.push(time.now()); });
+  const second = inLane('A', admitted, async () => {
+    started.push(time.now());
+  });
+  const third = inLane('A', admitted, async () => {
+    started.push(time.now());
+  });
   await turn();
   for (let i = 0; i < 5; i++) await time.advance(10);
   await Promise.all([first, second, third]);
@@ -129,7 +214,11 @@ test('waiting for its turn does not keep an account paced: within its share, it 
   await codeOf(inLane('A', pastShare, async () => 'never'));
   const burst = async () => {
     const started: number[] = [];
-    const done = Array.from({ length: 3 }, () => inLane('A', admitted, async () => { started.push(time.now()); }));
+    const done = Array.from({ length: 3 }, () =>
+      inLane('A', admitted, async () => {
+        started.push(time.now());
+      }),
+    );
     await turn();
     await time.advance(20);
     await time.advance(20);
@@ -147,10 +236,23 @@ test('waiting for its turn does not keep an account paced: within its share, it 
 test('only a refused admission paces: a 429 from the work itself (a third legacy listing) does not', async () => {
   const time = handTime();
   const inLane = accountLanes(10, noGauge, pacingOf(time));
-  assert.is(await codeOf(inLane('A', admitted, async () => { throw new DomainError('RATE_LIMITED', 'too many listings at once', [], 1); })), 'RATE_LIMITED');
+  assert.is(
+    await codeOf(
+      inLane('A', admitted, async () => {
+        throw new DomainError('RATE_LIMITED', 'too many listings at once', [], 1);
+      }),
+    ),
+    'RATE_LIMITED',
+  );
   assert.is(inLane.pacingAny(), false);
   const started: number[] = [];
-  await Promise.all(Array.from({ length: 4 }, () => inLane('A', admitted, async () => { started.push(time.now()); })));
+  await Promise.all(
+    Array.from({ length: 4 }, () =>
+      inLane('A', admitted, async () => {
+        started.push(time.now());
+      }),
+    ),
+  );
   assert.equal(started, Array(4).fill(1000));
 });
 
@@ -162,7 +264,13 @@ test('pacing lapses once the account is neither refused nor held back for a whil
   await time.advance(1001);
   assert.is(inLane.pacingAny(), false);
   const started: number[] = [];
-  await Promise.all(Array.from({ length: 4 }, () => inLane('A', admitted, async () => { started.push(time.now()); })));
+  await Promise.all(
+    Array.from({ length: 4 }, () =>
+      inLane('A', admitted, async () => {
+        started.push(time.now());
+      }),
+    ),
+  );
   assert.equal(started, Array(4).fill(2001), 'no longer paced');
 
   const real = accountLanes(10, noGauge, pacingOf(realTime, 30));

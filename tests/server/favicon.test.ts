@@ -5,7 +5,7 @@ import { testApp } from '../support/app.ts';
 // Browsers ask for /favicon.ico on every page of the portal and /docs: an icon, not a 404.
 const test = suite('GET /favicon.ico');
 
-test('answers a small SVG icon, cached a week, with the portal\'s security headers and a policy that allows nothing', async () => {
+test("answers a small SVG icon, cached a week, with the portal's security headers and a policy that allows nothing", async () => {
   const { http } = await testApp();
   const res = await http.get('/favicon.ico').responseType('blob');
   const svg = (res.body as Buffer).toString('utf8');

@@ -8,8 +8,12 @@ const test = suite('log lines');
 
 test('a database error is logged by kind and SQLSTATE, without the statement or its values', async () => {
   const db = await sharedDatabase();
-  const error = await db.orm.em.fork().getConnection()
-    .execute(`insert into accounts (id, name, role, parent_id, created_at) values ('not-a-uuid', 'signature-key-secret-123', 'brand', null, now())`)
+  const error = await db.orm.em
+    .fork()
+    .getConnection()
+    .execute(
+      `insert into accounts (id, name, role, parent_id, created_at) values ('not-a-uuid', 'signature-key-secret-123', 'brand', null, now())`,
+    )
     .catch((e: unknown) => e);
   assert.instance(error, Error);
   assert.match((error as Error).message, 'signature-key-secret-123', 'the raw error does carry the values');
@@ -21,18 +25,28 @@ test('a database error is logged by kind and SQLSTATE, without the statement or 
 
 test('a cause is logged on its own, by the same rule: the database away says why, without a statement', async () => {
   const db = await sharedDatabase();
-  const dbError = await db.orm.em.fork().getConnection()
-    .execute(`select 'signature-key-secret-123'::uuid`).catch((e: unknown) => e);
-  const wrapped = databaseUnavailable(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432', { cause: dbError }), { code: 'ECONNREFUSED' }));
-  const logged = safeError(wrapped) as { message: string; cause: { code: string; message: string; cause: { sqlState: string } } };
-  assert.is(logged.message, wrapped.message, 'its own message, not its causes\' appended');
+  const dbError = await db.orm.em
+    .fork()
+    .getConnection()
+    .execute(`select 'signature-key-secret-123'::uuid`)
+    .catch((e: unknown) => e);
+  const wrapped = databaseUnavailable(
+    Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432', { cause: dbError }), { code: 'ECONNREFUSED' }),
+  );
+  const logged = safeError(wrapped) as {
+    message: string;
+    cause: { code: string; message: string; cause: { sqlState: string } };
+  };
+  assert.is(logged.message, wrapped.message, "its own message, not its causes' appended");
   assert.equal([logged.cause.code, logged.cause.message], ['ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432']);
   assert.is(logged.cause.cause.sqlState, '22P02');
   assert.not.match(JSON.stringify(logged), 'signature-key-secret-123');
 });
 
-test('a cause chain deeper than the serializer goes is cut, never handed to pino\'s serializer (which appends each cause\'s text)', () => {
-  let chain: Error = Object.assign(new Error('insert into secrets values (\'signature-key-secret-123\')'), { sqlState: '23505' });
+test("a cause chain deeper than the serializer goes is cut, never handed to pino's serializer (which appends each cause's text)", () => {
+  let chain: Error = Object.assign(new Error("insert into secrets values ('signature-key-secret-123')"), {
+    sqlState: '23505',
+  });
   for (let i = 0; i < 8; i++) chain = new Error(`layer ${i}`, { cause: chain });
   const logged = JSON.stringify(safeError(chain));
   assert.not.match(logged, 'signature-key-secret-123');
@@ -53,9 +67,18 @@ test('other errors keep their message and stack', () => {
 
 test('an error keeps only its type, message, stack, code and cause: nothing else its thrower attached', () => {
   const url = 'postgres://postgres:pw-SECRET/part@127.0.0.1/db';
-  const thrown = (() => { try { new URL(url); } catch (e) { return e; } })() as Error & { input?: string };
+  const thrown = (() => {
+    try {
+      new URL(url);
+    } catch (e) {
+      return e;
+    }
+  })() as Error & { input?: string };
   assert.is(thrown.input, url, 'the raw error does carry the URL');
-  const withBody = Object.assign(new Error('refused', { cause: thrown }), { code: 'E_REFUSED', body: { secret: 'pw-SECRET' } });
+  const withBody = Object.assign(new Error('refused', { cause: thrown }), {
+    code: 'E_REFUSED',
+    body: { secret: 'pw-SECRET' },
+  });
   const logged = safeError(withBody) as Record<string, unknown> & { cause: Record<string, unknown> };
   assert.equal(Object.keys(logged).sort(), ['cause', 'code', 'message', 'stack', 'type']);
   assert.equal(Object.keys(logged.cause).sort(), ['code', 'message', 'stack', 'type']);

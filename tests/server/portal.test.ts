@@ -16,10 +16,16 @@ const root = join(import.meta.dirname, '..', '..');
 test('portal/src/api/schema.d.ts is generated from the document the service serves now (npm run portal:api-types)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'portal-types-'));
   writeFileSync(join(dir, 'openapi.json'), `${JSON.stringify(document(), null, 2)}\n`);
-  execFileSync(join(root, 'portal', 'node_modules', '.bin', 'openapi-typescript'), [join(dir, 'openapi.json'), '-o', join(dir, 'schema.d.ts')], { stdio: 'ignore' });
+  execFileSync(
+    join(root, 'portal', 'node_modules', '.bin', 'openapi-typescript'),
+    [join(dir, 'openapi.json'), '-o', join(dir, 'schema.d.ts')],
+    { stdio: 'ignore' },
+  );
   const kept = join(root, 'portal', 'src', 'api', 'schema.d.ts');
-  assert.ok(existsSync(kept) && readFileSync(join(dir, 'schema.d.ts'), 'utf8') === readFileSync(kept, 'utf8'),
-    'the portal\'s API types are missing or stale: run npm run portal:api-types (npm test and npm run typecheck do), then fix what the portal\'s type check finds');
+  assert.ok(
+    existsSync(kept) && readFileSync(join(dir, 'schema.d.ts'), 'utf8') === readFileSync(kept, 'utf8'),
+    "the portal's API types are missing or stale: run npm run portal:api-types (npm test and npm run typecheck do), then fix what the portal's type check finds",
+  );
 });
 
 function served(dist: string, localMail = true) {
@@ -36,7 +42,11 @@ test('the page: a strict Content-Security-Policy, never stored; hashed files cac
   const http = served(dist);
   const page = await http.get('/portal/');
   assert.is(page.status, 200);
-  assert.match(page.text, '<head><meta name="mail-delivery" content="file"><title>', 'without SMTP_URL the page knows mail stays local');
+  assert.match(
+    page.text,
+    '<head><meta name="mail-delivery" content="file"><title>',
+    'without SMTP_URL the page knows mail stays local',
+  );
   assert.match((await served(dist, false).get('/portal/')).text, '<meta name="mail-delivery" content="smtp">');
   assert.is(page.headers['content-security-policy'], PORTAL_CSP);
   assert.match(PORTAL_CSP, /default-src 'none'/);

@@ -15,7 +15,10 @@ test('on PostgreSQL in the all role, WEB_CONCURRENCY API processes and one worke
 
 test('one process: WEB_CONCURRENCY=1, the embedded database (saying why), an api or worker role, the test clock (saying why)', () => {
   assert.equal(layoutOf({ ...base, webConcurrency: 1 }), { kind: 'one', reason: null });
-  assert.match(String((layoutOf({ ...base, databaseUrl: undefined }) as { reason: string }).reason), /embedded database has one connection/);
+  assert.match(
+    String((layoutOf({ ...base, databaseUrl: undefined }) as { reason: string }).reason),
+    /embedded database has one connection/,
+  );
   assert.equal(layoutOf({ ...base, role: 'api', webConcurrency: null }), { kind: 'one', reason: null });
   assert.equal(layoutOf({ ...base, role: 'worker', webConcurrency: null }), { kind: 'one', reason: null });
   assert.match(String((layoutOf({ ...base, testClock: true }) as { reason: string }).reason), /TEST_CLOCK/);
@@ -26,28 +29,43 @@ test('WEB_CONCURRENCY: unset, the CPUs; set above 1 where one process runs, said
   assert.equal(layoutOf({ ...base, webConcurrency: null }, 1), { kind: 'one', reason: null });
   assert.equal(layoutOf({ ...base, role: 'api', webConcurrency: null }), { kind: 'one', reason: null });
   assert.equal(layoutOf({ ...base, role: 'worker', webConcurrency: 1 }), { kind: 'one', reason: null });
-  assert.equal(layoutOf({ ...base, role: 'api' }),
-    { kind: 'one', reason: 'WEB_CONCURRENCY=4 is ignored: SERVICE_ROLE=api is one process\'s job (start as many as you need; SERVICE_ROLE=all starts a cluster)' });
-  assert.match(String((layoutOf({ ...base, role: 'worker' }) as { reason: string }).reason), /^WEB_CONCURRENCY=4 is ignored: SERVICE_ROLE=worker/);
-  assert.match(String((layoutOf({ ...base, databaseUrl: undefined }) as { reason: string }).reason), /^WEB_CONCURRENCY=4 is ignored: the embedded database/);
+  assert.equal(layoutOf({ ...base, role: 'api' }), {
+    kind: 'one',
+    reason:
+      "WEB_CONCURRENCY=4 is ignored: SERVICE_ROLE=api is one process's job (start as many as you need; SERVICE_ROLE=all starts a cluster)",
+  });
+  assert.match(
+    String((layoutOf({ ...base, role: 'worker' }) as { reason: string }).reason),
+    /^WEB_CONCURRENCY=4 is ignored: SERVICE_ROLE=worker/,
+  );
+  assert.match(
+    String((layoutOf({ ...base, databaseUrl: undefined }) as { reason: string }).reason),
+    /^WEB_CONCURRENCY=4 is ignored: the embedded database/,
+  );
 });
 
 /** A filesystem of these files only. */
 const files = (entries: Record<string, string>) => (path: string) => entries[path];
 
-test('the CPUs a start may use: the affinity mask, and below it a cgroup v2 or v1 CPU quota (a container\'s limit), floored, at least 1', () => {
-  const v2 = (max: string, path = '/') => files({ '/proc/self/cgroup': `0::${path}\n`, [`/sys/fs/cgroup${path === '/' ? '' : path}/cpu.max`]: `${max}\n` });
+test("the CPUs a start may use: the affinity mask, and below it a cgroup v2 or v1 CPU quota (a container's limit), floored, at least 1", () => {
+  const v2 = (max: string, path = '/') =>
+    files({ '/proc/self/cgroup': `0::${path}\n`, [`/sys/fs/cgroup${path === '/' ? '' : path}/cpu.max`]: `${max}\n` });
   assert.is(cgroupCpuQuota(v2('200000 100000')), 2);
   assert.is(cgroupCpuQuota(v2('250000 100000')), 2, 'a fraction is floored, as libuv 1.49 does');
   assert.is(cgroupCpuQuota(v2('50000 100000')), 1, 'at least one');
   assert.is(cgroupCpuQuota(v2('max 100000')), null, 'no limit');
-  assert.is(cgroupCpuQuota(v2('300000 100000', '/kubepods/pod1/c1')), 3, 'the group\'s own folder');
+  assert.is(cgroupCpuQuota(v2('300000 100000', '/kubepods/pod1/c1')), 3, "the group's own folder");
   // Inside a container the mount is the group itself, while /proc/self/cgroup names the host's path.
-  assert.is(cgroupCpuQuota(files({ '/proc/self/cgroup': '0::/docker/abc\n', '/sys/fs/cgroup/cpu.max': '100000 100000' })), 1);
-  const v1 = (quota: string) => files({
-    '/proc/self/cgroup': '12:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n1:name=systemd:/docker/abc\n',
-    '/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us': `${quota}\n`, '/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us': '100000\n',
-  });
+  assert.is(
+    cgroupCpuQuota(files({ '/proc/self/cgroup': '0::/docker/abc\n', '/sys/fs/cgroup/cpu.max': '100000 100000' })),
+    1,
+  );
+  const v1 = (quota: string) =>
+    files({
+      '/proc/self/cgroup': '12:memory:/docker/abc\n4:cpu,cpuacct:/docker/abc\n1:name=systemd:/docker/abc\n',
+      '/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us': `${quota}\n`,
+      '/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us': '100000\n',
+    });
   assert.is(cgroupCpuQuota(v1('400000')), 4);
   assert.is(cgroupCpuQuota(v1('-1')), null);
   assert.is(cgroupCpuQuota(files({})), null, 'nothing readable: no quota');
@@ -55,12 +73,15 @@ test('the CPUs a start may use: the affinity mask, and below it a cgroup v2 or v
   assert.is(usableCpus(v2('200000 100000'), 32), 2, 'the quota below the mask');
   assert.is(usableCpus(v2('800000 100000'), 4), 4, 'the mask below the quota');
   assert.is(usableCpus(v2('max 100000'), 6), 6);
-  assert.ok(usableCpus() >= 1, 'this machine\'s own answer');
+  assert.ok(usableCpus() >= 1, "this machine's own answer");
 });
 
 test('a dead process is restarted after 1 s, doubling with each death of its role within a minute; the fifth gives up', () => {
   const policy = restartPolicy();
-  assert.equal([0, 10, 20, 30].map((at) => policy.died('api', at)), [1000, 2000, 4000, 8000]);
+  assert.equal(
+    [0, 10, 20, 30].map((at) => policy.died('api', at)),
+    [1000, 2000, 4000, 8000],
+  );
   assert.is(policy.died('api', 40), null);
   assert.is(policy.died('worker', 40), 1000, 'each role counts its own deaths');
 });
@@ -68,9 +89,16 @@ test('a dead process is restarted after 1 s, doubling with each death of its rol
 test('deaths older than a minute no longer count', () => {
   const policy = restartPolicy();
   for (const at of [0, 1, 2, 3]) policy.died('api', at);
-  assert.is(policy.died('api', 60_002), 1000 * 2 ** 1, 'the deaths at 0 and 1 ms are forgotten, those at 2 and 3 ms count');
+  assert.is(
+    policy.died('api', 60_002),
+    1000 * 2 ** 1,
+    'the deaths at 0 and 1 ms are forgotten, those at 2 and 3 ms count',
+  );
   const slow = restartPolicy();
-  assert.equal([0, 15_000, 30_000, 45_000, 61_000, 76_000].map((at) => slow.died('api', at)), [1000, 2000, 4000, 8000, 8000, 8000]);
+  assert.equal(
+    [0, 15_000, 30_000, 45_000, 61_000, 76_000].map((at) => slow.died('api', at)),
+    [1000, 2000, 4000, 8000, 8000, 8000],
+  );
 });
 
 /**
@@ -85,23 +113,66 @@ function stopCalls(signals: [at: number, signal: 'SIGTERM' | 'SIGINT'][]): strin
   const calls: string[] = [];
   try {
     let now = 0;
-    onStopSignals((signal) => calls.push(`stop ${signal}`), () => calls.push('hurry'), () => now);
-    for (const [at, signal] of signals) { now = at; process.emit(signal, signal); }
+    onStopSignals(
+      (signal) => calls.push(`stop ${signal}`),
+      () => calls.push('hurry'),
+      () => now,
+    );
+    for (const [at, signal] of signals) {
+      now = at;
+      process.emit(signal, signal);
+    }
   } finally {
     for (const name of names) process.removeAllListeners(name);
-    names.forEach((name, i) => { for (const listener of others[i]!) process.on(name, listener); });
+    names.forEach((name, i) => {
+      for (const listener of others[i]!) process.on(name, listener);
+    });
   }
   return calls;
 }
 
 test('stop signals: the first stops; a different one, even at once, hurries past SHUTDOWN_DELAY_MS; the same within 1 s is the same stop', () => {
   // Ctrl-C during a SIGTERM's delay (a person who will not wait): SIGINT 100 ms after SIGTERM ends the delay at once.
-  assert.equal(stopCalls([[0, 'SIGTERM'], [100, 'SIGINT']]), ['stop SIGTERM', 'hurry']);
-  assert.equal(stopCalls([[0, 'SIGINT'], [5, 'SIGTERM']]), ['stop SIGINT', 'hurry']);
+  assert.equal(
+    stopCalls([
+      [0, 'SIGTERM'],
+      [100, 'SIGINT'],
+    ]),
+    ['stop SIGTERM', 'hurry'],
+  );
+  assert.equal(
+    stopCalls([
+      [0, 'SIGINT'],
+      [5, 'SIGTERM'],
+    ]),
+    ['stop SIGINT', 'hurry'],
+  );
   // npm start relays the signal the terminal also sent: one stop, the delay served.
-  assert.equal(stopCalls([[0, 'SIGTERM'], [100, 'SIGTERM']]), ['stop SIGTERM']);
-  assert.equal(stopCalls([[0, 'SIGINT'], [999, 'SIGINT'], [1000, 'SIGINT']]), ['stop SIGINT', 'hurry'], 'the same one a second later hurries');
-  assert.equal(stopCalls([[0, 'SIGTERM'], [100, 'SIGTERM'], [200, 'SIGINT'], [300, 'SIGINT']]), ['stop SIGTERM', 'hurry', 'hurry']);
+  assert.equal(
+    stopCalls([
+      [0, 'SIGTERM'],
+      [100, 'SIGTERM'],
+    ]),
+    ['stop SIGTERM'],
+  );
+  assert.equal(
+    stopCalls([
+      [0, 'SIGINT'],
+      [999, 'SIGINT'],
+      [1000, 'SIGINT'],
+    ]),
+    ['stop SIGINT', 'hurry'],
+    'the same one a second later hurries',
+  );
+  assert.equal(
+    stopCalls([
+      [0, 'SIGTERM'],
+      [100, 'SIGTERM'],
+      [200, 'SIGINT'],
+      [300, 'SIGINT'],
+    ]),
+    ['stop SIGTERM', 'hurry', 'hurry'],
+  );
 });
 
 test.run();

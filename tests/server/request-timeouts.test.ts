@@ -12,7 +12,9 @@ async function stalled(port: number, head: string, ms: number) {
   const socket = net.connect(port, '127.0.0.1');
   socket.write(head);
   let text = '';
-  socket.on('data', (d: Buffer) => { text += d.toString(); });
+  socket.on('data', (d: Buffer) => {
+    text += d.toString();
+  });
   const closed = await Promise.race([
     new Promise<boolean>((resolve) => socket.once('close', () => resolve(true))),
     new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms)),
@@ -23,7 +25,10 @@ async function stalled(port: number, head: string, ms: number) {
 
 test('headers that never end, and a body that never comes, are answered 408 and closed', async () => {
   const bound = await bindPort(0, { headersMs: 300, requestMs: 600 });
-  bound.serve((req, res) => { req.resume(); req.on('end', () => res.end('ok')); });
+  bound.serve((req, res) => {
+    req.resume();
+    req.on('end', () => res.end('ok'));
+  });
   try {
     const headers = await stalled(bound.port, 'GET /healthz HTTP/1.1\r\nhost: x\r\n', 5000);
     assert.ok(headers.closed, 'closed while the headers never ended');
@@ -36,11 +41,14 @@ test('headers that never end, and a body that never comes, are answered 408 and 
   }
 });
 
-test('the service\'s own timeouts are bounded: headers within 10 s, the whole request within 30 s', async () => {
+test("the service's own timeouts are bounded: headers within 10 s, the whole request within 30 s", async () => {
   const { REQUEST_TIMEOUTS } = await import('../../server/http/bind-port.ts');
   const bound = await bindPort(0);
   try {
-    assert.equal([bound.server.headersTimeout, bound.server.requestTimeout], [REQUEST_TIMEOUTS.headersMs, REQUEST_TIMEOUTS.requestMs]);
+    assert.equal(
+      [bound.server.headersTimeout, bound.server.requestTimeout],
+      [REQUEST_TIMEOUTS.headersMs, REQUEST_TIMEOUTS.requestMs],
+    );
     assert.equal([REQUEST_TIMEOUTS.headersMs, REQUEST_TIMEOUTS.requestMs], [10_000, 30_000]);
   } finally {
     await new Promise((resolve) => bound.server.close(resolve));

@@ -16,11 +16,23 @@ export const JWT_SECRET = 'test-jwt-secret-0123456789-0123456789-abcdef';
 /** The real app on the shared database, configured as by these environment settings. */
 export async function testApp(env: Record<string, string> = {}, overrides: BuildOverrides = {}) {
   const config = loadConfig({
-    ADMIN_TOKEN, JWT_SECRET, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', TRUST_PROXY: 'loopback',
+    ADMIN_TOKEN,
+    JWT_SECRET,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+    TRUST_PROXY: 'loopback',
     // Generous limits: suites share one client address; the limit tests set their own.
-    LOGIN_LIMIT_PER_EMAIL: '1000', LOGIN_LIMIT_PER_ADDRESS: '100000', API_RATE_LIMIT_PER_ACCOUNT: '1000000', API_CONCURRENCY_PER_ACCOUNT: '1000', ...env,
+    LOGIN_LIMIT_PER_EMAIL: '1000',
+    LOGIN_LIMIT_PER_ADDRESS: '100000',
+    API_RATE_LIMIT_PER_ACCOUNT: '1000000',
+    API_CONCURRENCY_PER_ACCOUNT: '1000',
+    ...env,
   });
-  const built = await buildApp(config, { logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), database: await sharedDatabase(), ...overrides });
+  const built = await buildApp(config, {
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    database: await sharedDatabase(),
+    ...overrides,
+  });
   closeAtEnd(built.close);
   const http = checkedAgent(supertest(built.app), document());
   const admin = adminClient(http);
@@ -57,6 +69,12 @@ export const uniqueEmail = (prefix = 'contact') => `${prefix}-${randomUUID().sli
 export async function listening(app: { app: RequestListener }): Promise<string> {
   const server = createServer(app.app).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  closeAtEnd(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  closeAtEnd(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }

@@ -22,8 +22,18 @@ export function tokenMailedTo(mailbox: RecordingMailer, email: string): string {
 }
 
 /** Creates an account with a contact and walks the whole login: answers its ids and both tokens. */
-export async function integrator(app: App & { mailbox: RecordingMailer }, role: 'brand' | 'partner', parentId?: string) {
-  const accountId = (await app.admin.call<{ id: string }>('accounts.create', { name: `${role} account`, role, ...(parentId && { parentId }) })).id;
+export async function integrator(
+  app: App & { mailbox: RecordingMailer },
+  role: 'brand' | 'partner',
+  parentId?: string,
+) {
+  const accountId = (
+    await app.admin.call<{ id: string }>('accounts.create', {
+      name: `${role} account`,
+      role,
+      ...(parentId && { parentId }),
+    })
+  ).id;
   const email = uniqueEmail(role);
   const contactId = (await app.admin.call<{ id: string }>('contacts.create', { accountId, email })).id;
   const refreshToken = await refreshTokenFor(app, email);

@@ -29,7 +29,8 @@ export function answerChecker(document: OpenAPIObject) {
     return validate;
   };
   const operations = documentedOperations(document).map((op) => ({
-    ...op, matches: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+    ...op,
+    matches: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
   }));
 
   return (method: string, url: string, res: supertest.Response) => {
@@ -46,7 +47,8 @@ export function answerChecker(document: OpenAPIObject) {
     const isProblem = type === 'application/problem+json';
     if (isProblem) {
       if (res.body?.status !== res.status) throw new Error(`${where}: the problem says status ${res.body?.status}`);
-      if (res.body?.requestId !== res.headers['x-request-id']) throw new Error(`${where}: the problem's requestId is not the x-request-id header`);
+      if (res.body?.requestId !== res.headers['x-request-id'])
+        throw new Error(`${where}: the problem's requestId is not the x-request-id header`);
     }
     if (!operation) {
       if (!['404', '405'].includes(status)) throw new Error(`${where}: no documented operation answers this`);
@@ -55,20 +57,30 @@ export function answerChecker(document: OpenAPIObject) {
     }
     const responses = (document as Json).paths[operation.path][operation.method].responses as Json;
     const documented = responses[status];
-    if (!documented) throw new Error(`${where}: status not documented (documented: ${Object.keys(responses).join(', ')})`);
+    if (!documented)
+      throw new Error(`${where}: status not documented (documented: ${Object.keys(responses).join(', ')})`);
     if (!documented.content) {
       if (res.text) throw new Error(`${where}: documented without a body, answered ${res.text.slice(0, 200)}`);
       return;
     }
-    if (!documented.content[type]) throw new Error(`${where}: answered ${type}, documented ${Object.keys(documented.content).join(', ')}`);
-    check(schemaAt(pointer('paths', operation.path, operation.method, 'responses', status, 'content', type, 'schema')), res.body, where);
+    if (!documented.content[type])
+      throw new Error(`${where}: answered ${type}, documented ${Object.keys(documented.content).join(', ')}`);
+    check(
+      schemaAt(pointer('paths', operation.path, operation.method, 'responses', status, 'content', type, 'schema')),
+      res.body,
+      where,
+    );
   };
 }
 
 function check(validate: ValidateFunction, body: unknown, where: string) {
   if (validate(body)) return;
-  const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
-  throw new Error(`${where}: the answer does not match its documented schema:\n  ${errors.join('\n  ')}\n  body: ${JSON.stringify(body).slice(0, 500)}`);
+  const errors = (validate.errors ?? [])
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+  throw new Error(
+    `${where}: the answer does not match its documented schema:\n  ${errors.join('\n  ')}\n  body: ${JSON.stringify(body).slice(0, 500)}`,
+  );
 }
 
 /** The agent, with every answer it receives checked against the document before the test sees it. */
@@ -78,8 +90,10 @@ export function checkedAgent<A extends object>(agent: A, document: OpenAPIObject
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof property !== 'string' || !(METHODS as readonly string[]).includes(property)) return value;
-      return (url: string) => (value as (url: string) => supertest.Test).call(target, url)
-        .expect((res: supertest.Response) => checkAnswer(property, url, res));
+      return (url: string) =>
+        (value as (url: string) => supertest.Test)
+          .call(target, url)
+          .expect((res: supertest.Response) => checkAnswer(property, url, res));
     },
   });
 }
@@ -92,6 +106,8 @@ export function componentChecker(document: OpenAPIObject) {
   return (component: string, value: unknown): string[] => {
     const validate = ajv.getSchema(`openapi#/${pointer('components', 'schemas', component)}`);
     if (!validate) throw new Error(`the document has no component ${component}`);
-    return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+    return validate(value)
+      ? []
+      : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
   };
 }

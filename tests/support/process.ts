@@ -22,25 +22,40 @@ export const startService = (env: Record<string, string>) => startScript('server
  * Starts a TypeScript entry point (under tsx; `javascript`: a JavaScript one, as is) that logs `{"port":N,"role":…}` once
  * it listens; optionally pinned to one CPU (benchmarks). Only the last 256 KiB of its output are kept.
  */
-export function startScript(script: string, env: Record<string, string>, options: { cpu?: number; nodeArgs?: string[]; javascript?: boolean } = {}): ServiceProcess {
+export function startScript(
+  script: string,
+  env: Record<string, string>,
+  options: { cpu?: number; nodeArgs?: string[]; javascript?: boolean } = {},
+): ServiceProcess {
   const args = [...(options.nodeArgs ?? []), ...(options.javascript ? [] : ['--import', 'tsx']), script];
-  const [command, argv] = options.cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', String(options.cpu), process.execPath, ...args]];
+  const [command, argv] =
+    options.cpu === undefined
+      ? [process.execPath, args]
+      : ['taskset', ['-c', String(options.cpu), process.execPath, ...args]];
   const child = spawn(command, argv, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', WEB_CONCURRENCY: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  const keep = (d: Buffer) => { out = (out + d).slice(-262_144); };
+  const keep = (d: Buffer) => {
+    out = (out + d).slice(-262_144);
+  };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const listening = new Promise<number>((resolve, reject) => {
     const timer = setInterval(() => {
       const match = /"port":(\d+),"role"/.exec(out);
-      if (match) { clearInterval(timer); resolve(Number(match[1])); }
+      if (match) {
+        clearInterval(timer);
+        resolve(Number(match[1]));
+      }
     }, 50);
-    void exited.then((code) => { clearInterval(timer); reject(new Error(`exited with ${code} before listening:\n${out}`)); });
+    void exited.then((code) => {
+      clearInterval(timer);
+      reject(new Error(`exited with ${code} before listening:\n${out}`));
+    });
   });
   listening.catch(() => {});
   return {
@@ -62,16 +77,23 @@ export function processClient(port: number, adminToken: string) {
     base,
     async admin<T = Record<string, unknown>>(name: string, input: unknown): Promise<T> {
       const res = await fetch(`${base}/trpc/admin.${name}`, {
-        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` }, body: JSON.stringify(input),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+        body: JSON.stringify(input),
       });
-      const body = await res.json() as { result?: { data: T } };
+      const body = (await res.json()) as { result?: { data: T } };
       if (res.status !== 200) throw new Error(`admin.${name} answered ${res.status}: ${JSON.stringify(body)}`);
       return body.result!.data;
     },
-    rest: (path: string, init: RequestInit & { token?: string } = {}) => fetch(`${base}${path}`, {
-      ...init,
-      headers: { ...(init.body !== undefined && { 'content-type': 'application/json' }), ...(init.token && { authorization: `Bearer ${init.token}` }), ...init.headers },
-    }),
+    rest: (path: string, init: RequestInit & { token?: string } = {}) =>
+      fetch(`${base}${path}`, {
+        ...init,
+        headers: {
+          ...(init.body !== undefined && { 'content-type': 'application/json' }),
+          ...(init.token && { authorization: `Bearer ${init.token}` }),
+          ...init.headers,
+        },
+      }),
   };
 }
 
@@ -94,19 +116,36 @@ export async function mailedToken(dataDir: string, email: string, timeoutMs = 50
 
 /** An account with a contact, logged in through the mail like an integrator: the account's id and an access token. */
 export async function integratorLoggedIn(
-  client: ReturnType<typeof processClient>, dataDir: string, role: 'brand' | 'partner', email: string, expiresAfterSeconds = 3600,
+  client: ReturnType<typeof processClient>,
+  dataDir: string,
+  role: 'brand' | 'partner',
+  email: string,
+  expiresAfterSeconds = 3600,
 ): Promise<{ accountId: string; token: string }> {
   const { id: accountId } = await client.admin<{ id: string }>('accounts.create', { name: `Process ${role}`, role });
   await client.admin('contacts.create', { accountId, email });
   await client.rest('/v3/auth/login', { method: 'POST', body: JSON.stringify({ email }) });
   const refresh = await mailedToken(dataDir, email);
-  const res = await client.rest('/v3/auth/access-token', { method: 'POST', body: JSON.stringify({ expires_after: expiresAfterSeconds }), token: refresh });
+  const res = await client.rest('/v3/auth/access-token', {
+    method: 'POST',
+    body: JSON.stringify({ expires_after: expiresAfterSeconds }),
+    token: refresh,
+  });
   return { accountId, token: ((await res.json()) as { access_token: string }).access_token };
 }
 
 /** A partner account with a partner-format configuration and a contact, logged in through the mail: its access token. */
-export async function partnerLoggedIn(client: ReturnType<typeof processClient>, dataDir: string, email: string): Promise<string> {
+export async function partnerLoggedIn(
+  client: ReturnType<typeof processClient>,
+  dataDir: string,
+  email: string,
+): Promise<string> {
   const { accountId, token } = await integratorLoggedIn(client, dataDir, 'partner', email);
-  await client.admin('webhookConfigs.upsert', { accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
+  await client.admin('webhookConfigs.upsert', {
+    accountId,
+    scope: 'partner',
+    transformer: 'partner-format',
+    version: '1.3.0',
+  });
   return token;
 }

@@ -37,7 +37,9 @@ export async function startRawReceiver(answer: (request: Omit<RawRequest, 'answe
       for (;;) {
         const end = buffer.indexOf('\r\n\r\n');
         if (end < 0) return;
-        const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(buffer.subarray(0, end).toString('latin1'))?.[1] ?? 0);
+        const length = Number(
+          /\r\ncontent-length:\s*(\d+)/i.exec(buffer.subarray(0, end).toString('latin1'))?.[1] ?? 0,
+        );
         if (buffer.length < end + 4 + length) return;
         buffer = buffer.subarray(end + 4 + length);
         const request = { connection, onConnection: ++onConnection };
@@ -46,12 +48,18 @@ export async function startRawReceiver(answer: (request: Omit<RawRequest, 'answe
         if (answered === 'close') return void socket.destroy();
         if (answered === 'reset') return void socket.resetAndDestroy();
         if (answered === 'partial') return void socket.end('HTTP/1.1 200 OK\r\ncontent-le');
-        socket.write(`HTTP/1.1 ${answered} Whatever\r\ncontent-type: text/plain\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok`);
+        socket.write(
+          `HTTP/1.1 ${answered} Whatever\r\ncontent-type: text/plain\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok`,
+        );
       }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const close = () => new Promise<void>((resolve) => { for (const s of sockets) s.destroy(); server.close(() => resolve()); });
+  const close = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    });
   closeAtEnd(close);
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received, close };
 }

@@ -17,9 +17,11 @@ const BACKGROUND_ROWS: Record<string, string> = {
 
 /** Every table of the schema, read from the database itself: a table added later is in the snapshot at once. */
 export async function snapshotTables(database: Database): Promise<string[]> {
-  const rows = await database.orm.em.getConnection().execute<{ tablename: string }[]>(
-    `select tablename from pg_tables where schemaname = current_schema() order by tablename`,
-  );
+  const rows = await database.orm.em
+    .getConnection()
+    .execute<{ tablename: string }[]>(
+      `select tablename from pg_tables where schemaname = current_schema() order by tablename`,
+    );
   return rows.map((r) => r.tablename).filter((t) => !NOT_DATA.has(t));
 }
 
@@ -51,8 +53,9 @@ const OWNED_ROWS: Record<string, string> = {
   invoices: 'order_id in (select api_id from jobs where brand_account_id = any($ids) or partner_id = any($ids))',
   order_mappings: 'brand_account_id = any($ids)',
   delivery_attempts: 'delivery_id in (select id from deliveries where account_id = any($ids))',
-  delivery_queue: 'delivery_id in (select id from deliveries where account_id = any($ids))'
-    + ' or endpoint_id in (select id from webhook_configs where account_id = any($ids))',
+  delivery_queue:
+    'delivery_id in (select id from deliveries where account_id = any($ids))' +
+    ' or endpoint_id in (select id from webhook_configs where account_id = any($ids))',
   event_feed_purged: 'endpoint_id in (select id from webhook_configs where account_id = any($ids))',
 };
 
@@ -69,14 +72,21 @@ export async function snapshotOf(database: Database, accountIds: readonly string
   for (const id of accountIds) if (!/^[0-9a-f-]{36}$/i.test(id)) throw new Error(`not an account id: ${id}`);
   const ids = `array[${accountIds.map((id) => `'${id}'`).join(', ')}]::uuid[]`;
   const connection = database.orm.em.getConnection();
-  const withAccountId = new Set((await connection.execute<{ table_name: string }[]>(
-    `select table_name from information_schema.columns where table_schema = current_schema() and column_name = 'account_id'`,
-  )).map((r) => r.table_name));
+  const withAccountId = new Set(
+    (
+      await connection.execute<{ table_name: string }[]>(
+        `select table_name from information_schema.columns where table_schema = current_schema() and column_name = 'account_id'`,
+      )
+    ).map((r) => r.table_name),
+  );
   const out: Record<string, string> = {};
   for (const table of await snapshotTables(database)) {
     if (NO_ACCOUNTS.has(table)) continue;
     const owned = OWNED_ROWS[table] ?? (withAccountId.has(table) ? 'account_id = any($ids)' : undefined);
-    if (!owned) throw new Error(`snapshotOf: which rows of ${table} belong to an account? Say so in OWNED_ROWS (tests/support/snapshot.ts)`);
+    if (!owned)
+      throw new Error(
+        `snapshotOf: which rows of ${table} belong to an account? Say so in OWNED_ROWS (tests/support/snapshot.ts)`,
+      );
     const row = (BACKGROUND_COLUMNS[table] ?? []).reduce((sql, column) => `(${sql} - '${column}')`, 'to_jsonb(t)');
     const [result] = await connection.execute<{ f: string | null }[]>(
       `select count(*)::text || ':' || coalesce(md5(string_agg(${row}::text, ',' order by ${row}::text)), '') as f

@@ -43,7 +43,8 @@ export interface TempPostgres {
 export async function startTempPostgres(settings: Record<string, string> = {}): Promise<TempPostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'pbi-pg-'));
   const asRoot = userInfo().uid === 0;
-  const argvOf = (command: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]);
+  const argvOf = (command: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
   const as = (command: string, args: string[]) => run(...argvOf(command, args), { timeout: 60_000 });
   if (asRoot) {
     const { stdout } = await run('id', ['-u', 'postgres']);
@@ -60,8 +61,12 @@ export async function startTempPostgres(settings: Record<string, string> = {}): 
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  const options = [`-p ${port}`, `-k ${dir}`, '-c listen_addresses=127.0.0.1',
-    ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].join(' ');
+  const options = [
+    `-p ${port}`,
+    `-k ${dir}`,
+    '-c listen_addresses=127.0.0.1',
+    ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`),
+  ].join(' ');
   const server: TempPostgres = {
     port,
     url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
@@ -78,8 +83,13 @@ export async function startTempPostgres(settings: Record<string, string> = {}): 
     },
     destroySync() {
       try {
-        execFileSync(...argvOf('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']), { stdio: 'ignore', timeout: 30_000 });
-      } catch { /* not running */ }
+        execFileSync(...argvOf('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']), {
+          stdio: 'ignore',
+          timeout: 30_000,
+        });
+      } catch {
+        /* not running */
+      }
       rmSync(dir, { recursive: true, force: true });
     },
     async log() {

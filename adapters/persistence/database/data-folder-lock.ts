@@ -6,8 +6,10 @@ import { DatabaseSetupError } from './database.ts';
 
 export class DatabaseLockedError extends DatabaseSetupError {
   constructor(readonly dir: string) {
-    super(`The embedded database in ${dir} is in use by another process. The embedded database serves one process only: `
-      + 'stop the other process, choose another PGLITE_DIR, or set DATABASE_URL to share a PostgreSQL server.');
+    super(
+      `The embedded database in ${dir} is in use by another process. The embedded database serves one process only: ` +
+        'stop the other process, choose another PGLITE_DIR, or set DATABASE_URL to share a PostgreSQL server.',
+    );
   }
 }
 
@@ -20,7 +22,10 @@ const OWNER = 'owner.json';
 /** The owner's record, renamed by the process that takes the lock over from a dead owner. */
 const CLAIM = /^taken-by-(\d+)@(.+)$/;
 
-interface Holder { pid: number; hostname: string }
+interface Holder {
+  pid: number;
+  hostname: string;
+}
 
 /** Lock folders this process holds: its own pid in a record means an earlier life of it only when it is not one of these. */
 const held = new Set<string>();
@@ -32,7 +37,10 @@ const held = new Set<string>();
  * once, a live owner's refused at once. Whether an owner on another host lives only its renewals tell, so its lock
  * is taken over once stale (10 s without renewal), as proper-lockfile would. Answers the release.
  */
-export async function lockDataFolder(dir: string, onCompromised?: (error: Error) => void): Promise<() => Promise<void>> {
+export async function lockDataFolder(
+  dir: string,
+  onCompromised?: (error: Error) => void,
+): Promise<() => Promise<void>> {
   const { default: lockfile } = await import('proper-lockfile');
   const lockPath = `${dir}.lock`;
   const me: Holder = { pid: process.pid, hostname: hostname() };
@@ -40,7 +48,16 @@ export async function lockDataFolder(dir: string, onCompromised?: (error: Error)
   for (let round = 0; round < 5; round++) {
     let release: (() => Promise<void>) | undefined;
     try {
-      release = await lockfile.lock(dir, { lockfilePath: lockPath, stale: STALE_MS, update: 2_000, onCompromised: onCompromised ?? ((error) => { throw error; }) });
+      release = await lockfile.lock(dir, {
+        lockfilePath: lockPath,
+        stale: STALE_MS,
+        update: 2_000,
+        onCompromised:
+          onCompromised ??
+          ((error) => {
+            throw error;
+          }),
+      });
       await nameOwner(lockPath, me);
     } catch (error) {
       await release?.().catch(() => {});
@@ -55,7 +72,9 @@ export async function lockDataFolder(dir: string, onCompromised?: (error: Error)
     return async () => {
       held.delete(lockPath);
       // proper-lockfile stops renewing, then fails to remove the folder (not empty): the rest is ours.
-      await releaseLock().catch((error: NodeJS.ErrnoException) => { if (error.code !== 'ENOTEMPTY') throw error; });
+      await releaseLock().catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOTEMPTY') throw error;
+      });
       await rm(lockPath, { recursive: true, force: true });
     };
   }
@@ -157,4 +176,8 @@ async function isAlive(holder: Holder | null, lockPath: string, claimPath?: stri
   }
 }
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );

@@ -32,14 +32,18 @@ export interface DatabaseOptions {
 }
 
 /** Knex's own logger, told to hand its warnings to `warning` instead of writing them to stdout. */
-export const driverLog = (warning: ((message: string) => void) | undefined) => (warning ? {
-  log: {
-    warn: (message: unknown) => warning(String(message).split('\n')[0]!),
-    error: (message: unknown) => warning(String(message).split('\n')[0]!),
-    deprecate: (method: unknown, instead: unknown) => warning(`${String(method)} is deprecated; use ${String(instead)}`),
-    debug: () => {},
-  },
-} : {});
+export const driverLog = (warning: ((message: string) => void) | undefined) =>
+  warning
+    ? {
+        log: {
+          warn: (message: unknown) => warning(String(message).split('\n')[0]!),
+          error: (message: unknown) => warning(String(message).split('\n')[0]!),
+          deprecate: (method: unknown, instead: unknown) =>
+            warning(`${String(method)} is deprecated; use ${String(instead)}`),
+          debug: () => {},
+        },
+      }
+    : {};
 
 export interface Database {
   orm: MikroORM;
@@ -57,7 +61,8 @@ export interface Database {
 export async function migrate(orm: MikroORM, progress: (message: string) => void = () => {}): Promise<void> {
   const migrator = orm.getMigrator();
   const pending = await migrator.getPendingMigrations();
-  if (pending.length > 0) progress(`migrating the schema: ${pending.length} migration${pending.length === 1 ? '' : 's'} to apply`);
+  if (pending.length > 0)
+    progress(`migrating the schema: ${pending.length} migration${pending.length === 1 ? '' : 's'} to apply`);
   await migrator.up();
 }
 
@@ -68,8 +73,16 @@ const PING_TIMEOUT_MS = 5000;
 
 export async function ping(orm: MikroORM): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS); });
-  const query = orm.em.getConnection().execute('select 1').then(() => true, () => false);
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
+  });
+  const query = orm.em
+    .getConnection()
+    .execute('select 1')
+    .then(
+      () => true,
+      () => false,
+    );
   try {
     return await Promise.race([query, timeout]);
   } finally {
@@ -98,7 +111,7 @@ export class StatementCount {
       this.count++;
       if (this.listeners.size > 0) {
         const first = args[0] as unknown as string | { name?: string; text?: string };
-        const statement = typeof first === 'string' ? first : first?.name ?? first?.text ?? '';
+        const statement = typeof first === 'string' ? first : (first?.name ?? first?.text ?? '');
         for (const listener of this.listeners) listener(statement);
       }
       return send.apply(connection, args);

@@ -12,20 +12,25 @@ import { driverLog, migrate, ping, StatementCount, type Database, type DatabaseO
  * statements above all) outlives that connection. Each new connection therefore starts from a clean session,
  * or re-preparing a named statement after a reconnect fails with 42P05.
  */
-const startCleanSession = (statements: StatementCount) => (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => {
-  // biome-ignore lint/nursery/noFloatingPromises: pg's callback form answers nothing; the callback gets the error
-  connection.query('discard all', (error: Error | null) => {
-    statements.counting(connection);
-    done(error, connection);
-  });
-};
+const startCleanSession =
+  (statements: StatementCount) =>
+  (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => {
+    // biome-ignore lint/nursery/noFloatingPromises: pg's callback form answers nothing; the callback gets the error
+    connection.query('discard all', (error: Error | null) => {
+      statements.counting(connection);
+      done(error, connection);
+    });
+  };
 
 /** How often the WAL is checkpointed: a killed process's next start replays at most this long's writes. */
 const CHECKPOINT_EVERY_MS = 60_000;
 
 export async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   // Loaded only here: the embedded database's module alone holds ~45 MB that a server deployment never needs.
-  const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-socket')]);
+  const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite-socket'),
+  ]);
   const inMemory = options.pgliteDir === 'memory://';
   const dir = inMemory ? options.pgliteDir : resolve(options.pgliteDir);
   let release: (() => Promise<void>) | null = null;
@@ -37,26 +42,40 @@ export async function openEmbedded(options: DatabaseOptions): Promise<Database> 
   const progress = options.progress ?? (() => {});
   if (inMemory) progress('creating the embedded database in memory');
   else if (existsSync(join(dir, 'PG_VERSION'))) progress(`opening the embedded database in ${dir}`);
-  else progress(`creating the embedded database in ${dir} (a first start takes a few seconds, longer on a busy machine)`);
+  else
+    progress(`creating the embedded database in ${dir} (a first start takes a few seconds, longer on a busy machine)`);
   const db = await PGlite.create(inMemory ? undefined : dir);
   // A second slot lets a replacement connection in while the socket of a lost one is still being torn down;
   // the pool below never uses more than one at a time.
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 2, idleTimeout: options.embeddedIdleTimeoutMs ?? 0 });
+  const server = new PGLiteSocketServer({
+    db,
+    host: '127.0.0.1',
+    port: 0,
+    maxConnections: 2,
+    idleTimeout: options.embeddedIdleTimeoutMs ?? 0,
+  });
   await server.start();
   const url = `postgresql://postgres@${server.getServerConn()}/postgres`;
   // One backend: one connection, transactions one at a time. It is kept rather than dropped when idle (there is
   // nothing to save), and a replacement for a lost one starts from a clean session.
   const statements = new StatementCount();
   const orm = await MikroORM.init({
-    ...baseConfig, clientUrl: url, driverOptions: driverLog(options.driverWarning),
+    ...baseConfig,
+    clientUrl: url,
+    driverOptions: driverLog(options.driverWarning),
     pool: { min: 1, max: 1, afterCreate: startCleanSession(statements) },
   });
   await migrate(orm, progress);
   // PGlite runs no checkpointer: without checkpoints, a process killed replays at its next start all the WAL written
   // since it opened the folder (14 s after 1.3 GB here), and pg_wal grows without end. A failed one waits for the next.
-  const checkpoints = inMemory ? undefined : setInterval(() => {
-    orm.em.getConnection().execute('checkpoint').catch(() => {});
-  }, options.embeddedCheckpointMs ?? CHECKPOINT_EVERY_MS);
+  const checkpoints = inMemory
+    ? undefined
+    : setInterval(() => {
+        orm.em
+          .getConnection()
+          .execute('checkpoint')
+          .catch(() => {});
+      }, options.embeddedCheckpointMs ?? CHECKPOINT_EVERY_MS);
   checkpoints?.unref();
   return {
     orm,

@@ -5,7 +5,12 @@ import { DatabaseSetupError, driverLog, migrate, ping, type Database, StatementC
 
 export async function openServer(
   url: string,
-  { poolSize, timeoutMs, progress, driverWarning }: {
+  {
+    poolSize,
+    timeoutMs,
+    progress,
+    driverWarning,
+  }: {
     poolSize: number;
     timeoutMs?: number | undefined;
     progress?: ((message: string) => void) | undefined;
@@ -24,13 +29,25 @@ export async function openServer(
   });
   const statements = new StatementCount();
   const orm = await MikroORM.init({
-    ...baseConfig, clientUrl: url, driverOptions: { ...bounded(timeoutMs), ...driverLog(driverWarning) },
-    pool: { min: 0, max: poolSize, afterCreate: (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => { statements.counting(connection); done(null, connection); } },
+    ...baseConfig,
+    clientUrl: url,
+    driverOptions: { ...bounded(timeoutMs), ...driverLog(driverWarning) },
+    pool: {
+      min: 0,
+      max: poolSize,
+      afterCreate: (connection: pg.Client, done: (error: Error | null, connection: pg.Client) => void) => {
+        statements.counting(connection);
+        done(null, connection);
+      },
+    },
   });
   // The command and delivery queues update every row they carry: without autovacuum their dead rows pile up until
   // every claim steps over them (claims ten to fifty times slower after a few thousand commands, in bench/commands).
   const [setting] = await orm.em.getConnection().execute<{ autovacuum: string }[]>('show autovacuum');
-  if (setting?.autovacuum === 'off') notice('autovacuum is off on this PostgreSQL server: the command and delivery queues will slow down as their tables bloat; turn it on, or VACUUM them regularly');
+  if (setting?.autovacuum === 'off')
+    notice(
+      'autovacuum is off on this PostgreSQL server: the command and delivery queues will slow down as their tables bloat; turn it on, or VACUUM them regularly',
+    );
   return { orm, statements, kind: 'postgresql', url, ping: () => ping(orm), close: () => orm.close() };
 }
 
@@ -50,7 +67,9 @@ function bounded(timeoutMs: number | undefined) {
   return {
     connection: {
       ...(timeoutMs > 0 && { statement_timeout: timeoutMs }),
-      connectionTimeoutMillis: Math.min(waitMs, 5000), keepAlive: true, keepAliveInitialDelayMillis: 10_000,
+      connectionTimeoutMillis: Math.min(waitMs, 5000),
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
     },
     acquireConnectionTimeout: waitMs,
   };
@@ -76,7 +95,10 @@ async function ensureDatabase(url: string, notice: (message: string) => void) {
   }
   const maintenance = new URL(url);
   maintenance.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: maintenance.toString(), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const client = new pg.Client({
+    connectionString: maintenance.toString(),
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+  });
   try {
     await client.connect();
     await client.query(`create database ${pg.escapeIdentifier(name)}`);
@@ -86,8 +108,10 @@ async function ensureDatabase(url: string, notice: (message: string) => void) {
     // Another process created it meanwhile: 42P04, or 23505 when both inserted into pg_database at the same moment.
     if (code === '42P04' || code === '23505') return;
     if (code === '42501' || code === '3D000') {
-      throw new DatabaseSetupError(`DATABASE_URL names the database "${name}", which does not exist on ${target.host}, and this user may not create it: `
-        + `create it (createdb ${name}) or name an existing database.`);
+      throw new DatabaseSetupError(
+        `DATABASE_URL names the database "${name}", which does not exist on ${target.host}, and this user may not create it: ` +
+          `create it (createdb ${name}) or name an existing database.`,
+      );
     }
     throw explain(error, target);
   } finally {
@@ -108,16 +132,25 @@ function explain(error: unknown, target: URL): Error {
   const code = (error as { code?: string }).code ?? '';
   const where = target.host || 'the server';
   const user = decodeURIComponent(target.username) || 'the default user';
-  if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET'].includes(code) || /timeout/i.test(String(error))) {
-    return new DatabaseSetupError(`DATABASE_URL: no PostgreSQL server answers at ${where} (${code || 'timeout'}): start it, or correct the host and port; `
-      + 'unset DATABASE_URL to use the embedded database.');
+  if (
+    ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET'].includes(code) ||
+    /timeout/i.test(String(error))
+  ) {
+    return new DatabaseSetupError(
+      `DATABASE_URL: no PostgreSQL server answers at ${where} (${code || 'timeout'}): start it, or correct the host and port; ` +
+        'unset DATABASE_URL to use the embedded database.',
+    );
   }
   if (code === '28P01' || code === '28000') {
-    return new DatabaseSetupError(`DATABASE_URL: the server at ${where} refused the login of ${user} (${(error as Error).message}): correct the user or password.`);
+    return new DatabaseSetupError(
+      `DATABASE_URL: the server at ${where} refused the login of ${user} (${(error as Error).message}): correct the user or password.`,
+    );
   }
   // Anything else on the first connection (not PostgreSQL at that port, an SSL mismatch, a bad URL) is the setting too.
-  return new DatabaseSetupError(`DATABASE_URL: could not connect to PostgreSQL at ${where} (${String((error as Error).message ?? error).split('\n')[0]}): `
-    + 'check the host, the port and the sslmode.');
+  return new DatabaseSetupError(
+    `DATABASE_URL: could not connect to PostgreSQL at ${where} (${String((error as Error).message ?? error).split('\n')[0]}): ` +
+      'check the host, the port and the sslmode.',
+  );
 }
 
 // Several processes may start at once against one server: only one of them migrates at a time.

@@ -21,7 +21,11 @@ type State = 'idle' | 'sending' | 'again';
  * command, and each woke the executor for a claim of its own; with it, one per `spacingMs` at most, the first of an
  * idle spell at once.
  */
-export function workAnnouncer(send: (kind: BackgroundWork) => Promise<void>, onError: (error: unknown) => void, { spacingMs = 0 } = {}) {
+export function workAnnouncer(
+  send: (kind: BackgroundWork) => Promise<void>,
+  onError: (error: unknown) => void,
+  { spacingMs = 0 } = {},
+) {
   const states = new Map<BackgroundWork, State>();
   const under = new Set<Promise<void>>();
   let closing = false;
@@ -29,8 +33,16 @@ export function workAnnouncer(send: (kind: BackgroundWork) => Promise<void>, onE
   const start = (kind: BackgroundWork) => {
     states.set(kind, 'sending');
     const sent = send(kind)
-      .catch((error: unknown) => { try { onError(error); } catch { /* reporting must not stop the announcements */ } })
-      .then(() => (spacingMs > 0 && !closing ? new Promise<void>((resolve) => setTimeout(resolve, spacingMs)) : undefined))
+      .catch((error: unknown) => {
+        try {
+          onError(error);
+        } catch {
+          /* reporting must not stop the announcements */
+        }
+      })
+      .then(() =>
+        spacingMs > 0 && !closing ? new Promise<void>((resolve) => setTimeout(resolve, spacingMs)) : undefined,
+      )
       .finally(() => {
         under.delete(sent);
         if (states.get(kind) === 'again' && !closing) start(kind);
@@ -67,19 +79,25 @@ export function workAnnouncer(send: (kind: BackgroundWork) => Promise<void>, onE
  * One NOTIFY in a statement of its own that does not wait for the disk (synchronous_commit off for its own implicit
  * transaction), on a pooled connection of its own: never in a unit of work (nor an EntityManager forked for it).
  */
-export const notifyWork = (orm: MikroORM) => async (kind: BackgroundWork): Promise<void> => {
-  const knex = orm.em.getKnex();
-  try {
-    const client = (await knex.client.acquireConnection()) as pg.PoolClient;
+export const notifyWork =
+  (orm: MikroORM) =>
+  async (kind: BackgroundWork): Promise<void> => {
+    const knex = orm.em.getKnex();
     try {
-      await client.query({ name: WORK_ANNOUNCEMENT, text: "select set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", values: [WORK_CHANNEL, kind] });
-    } finally {
-      await knex.client.releaseConnection(client);
+      const client = (await knex.client.acquireConnection()) as pg.PoolClient;
+      try {
+        await client.query({
+          name: WORK_ANNOUNCEMENT,
+          text: "select set_config('synchronous_commit', 'off', true), pg_notify($1, $2)",
+          values: [WORK_CHANNEL, kind],
+        });
+      } finally {
+        await knex.client.releaseConnection(client);
+      }
+    } catch (error) {
+      throw unavailableOr(error);
     }
-  } catch (error) {
-    throw unavailableOr(error);
-  }
-};
+  };
 
 /** The announcement's statement, by name: a request's measured round trips leave it out (it is coalesced across requests). */
 export const WORK_ANNOUNCEMENT = 'work-announce';

@@ -10,7 +10,11 @@ const RECONNECT_MS = 1000;
  * channel, on a connection of its own outside the pool). A lost connection is made again; since notices may have
  * been missed meanwhile, every kind of work is then announced once.
  */
-export function listenForWork(url: string, wake: (kind: BackgroundWork) => void, onError: (error: Error) => void): { close(): Promise<void> } {
+export function listenForWork(
+  url: string,
+  wake: (kind: BackgroundWork) => void,
+  onError: (error: Error) => void,
+): { close(): Promise<void> } {
   let client: pg.Client | null = null;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
@@ -20,12 +24,18 @@ export function listenForWork(url: string, wake: (kind: BackgroundWork) => void,
     next.on('notification', (message) => {
       if ((KINDS as readonly string[]).includes(message.payload ?? '')) wake(message.payload as BackgroundWork);
     });
-    next.on('error', (error) => { onError(error); reconnect(next); });
+    next.on('error', (error) => {
+      onError(error);
+      reconnect(next);
+    });
     next.on('end', () => reconnect(next));
     try {
       await next.connect();
       await next.query(`listen ${WORK_CHANNEL}`);
-      if (closed) { await next.end(); return; }
+      if (closed) {
+        await next.end();
+        return;
+      }
       client = next;
       for (const kind of KINDS) wake(kind);
     } catch (error) {
@@ -37,7 +47,10 @@ export function listenForWork(url: string, wake: (kind: BackgroundWork) => void,
     if (closed || (client !== null && client !== lost) || retry) return;
     client = null;
     lost.end().catch(() => {});
-    retry = setTimeout(() => { retry = undefined; void connect(); }, RECONNECT_MS);
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, RECONNECT_MS);
   };
   void connect();
 

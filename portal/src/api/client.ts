@@ -14,7 +14,10 @@ const bearer: Middleware = {
   async onResponse({ request, response }) {
     // An access token refused (access withdrawn, key changed): back to sign-in with the service's message.
     if (response.status === 401 && !request.url.includes('/v3/auth/')) {
-      const problem = (await response.clone().json().catch(() => null)) as Problem | null;
+      const problem = (await response
+        .clone()
+        .json()
+        .catch(() => null)) as Problem | null;
       signOut(problem?.detail ?? 'Your sign-in is no longer accepted.');
     }
     return response;

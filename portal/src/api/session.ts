@@ -28,9 +28,17 @@ export function takeTokenFromAddress(): boolean {
   const match = /^#refresh=([^&]+)/.exec(window.location.hash);
   if (!match) return false;
   const current = refreshToken();
-  history.replaceState(null, '', window.location.pathname + window.location.search + (current ? '#/endpoint' : pageAfterSignIn()));
+  history.replaceState(
+    null,
+    '',
+    window.location.pathname + window.location.search + (current ? '#/endpoint' : pageAfterSignIn()),
+  );
   let token: string;
-  try { token = decodeURIComponent(match[1]!).trim(); } catch { token = match[1]!.trim(); }
+  try {
+    token = decodeURIComponent(match[1]!).trim();
+  } catch {
+    token = match[1]!.trim();
+  }
   if (current === token) return false;
   pendingLink = token;
   return true;
@@ -44,14 +52,18 @@ let linkListener: () => void = () => {};
  * `onLinkOpened`'s listener.
  */
 export function watchAddressForLinks(): void {
-  const check = () => { if (takeTokenFromAddress()) linkListener(); };
+  const check = () => {
+    if (takeTokenFromAddress()) linkListener();
+  };
   window.addEventListener('popstate', check);
   window.addEventListener('hashchange', check);
 }
 
 export function onLinkOpened(listener: () => void): () => void {
   linkListener = listener;
-  return () => { linkListener = () => {}; };
+  return () => {
+    linkListener = () => {};
+  };
 }
 
 export const hasPendingLink = (): boolean => pendingLink !== null;
@@ -95,19 +107,38 @@ export function onSignedOut(listener: (message: string) => void): void {
 /** The claims of a token the service just issued (read, not verified: the service is the one that checks them). */
 function identityOf(token: string): Identity {
   const part = token.split('.')[1] ?? '';
-  const json = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/'))) as { role?: unknown; acc?: unknown; sub?: unknown };
-  return { role: json.role === 'brand' ? 'brand' : 'partner', accountId: String(json.acc ?? ''), contactId: String(json.sub ?? '') };
+  const json = JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/'))) as {
+    role?: unknown;
+    acc?: unknown;
+    sub?: unknown;
+  };
+  return {
+    role: json.role === 'brand' ? 'brand' : 'partner',
+    accountId: String(json.acc ?? ''),
+    contactId: String(json.sub ?? ''),
+  };
 }
 
 const claimsOf = (token: string): Identity | null => {
-  try { return identityOf(token); } catch { return null; }
+  try {
+    return identityOf(token);
+  } catch {
+    return null;
+  }
 };
 
-const sameIdentity = (a: Pick<Identity, 'accountId' | 'contactId'>, b: Pick<Identity, 'accountId' | 'contactId'>) => a.accountId === b.accountId && a.contactId === b.contactId;
+const sameIdentity = (a: Pick<Identity, 'accountId' | 'contactId'>, b: Pick<Identity, 'accountId' | 'contactId'>) =>
+  a.accountId === b.accountId && a.contactId === b.contactId;
 
 /** A problem the portal makes itself, when the service could not be reached or answered something else. */
 export const localProblem = (detail: string): Problem => ({
-  type: 'about:blank', title: 'No answer', status: 0, detail, code: 'SERVICE_UNAVAILABLE', message: detail, requestId: '',
+  type: 'about:blank',
+  title: 'No answer',
+  status: 0,
+  detail,
+  code: 'SERVICE_UNAVAILABLE',
+  message: detail,
+  requestId: '',
 });
 
 export class SignedOut extends Error {}
@@ -130,7 +161,11 @@ export async function exchange(refresh: string): Promise<Exchanged | { refused: 
     throw problem ?? localProblem(`The service answered ${response.status}.`);
   }
   const body = (await response.json()) as { access_token: string; expires_in: number };
-  return { token: body.access_token, expiresAt: Date.now() + body.expires_in * 1000, identity: identityOf(body.access_token) };
+  return {
+    token: body.access_token,
+    expiresAt: Date.now() + body.expires_in * 1000,
+    identity: identityOf(body.access_token),
+  };
 }
 
 /** A valid access token (a fresh one when the last is within 30 s of its end); a refused refresh token signs out. */
@@ -176,16 +211,27 @@ export async function checkPendingLink(): Promise<LinkCheck> {
       throw new SignedOut(theirs.refused);
     }
     access = mine;
-    return { outcome: 'refused', current: { ...mine.identity, ...(await namesOf(mine.token)) }, reason: theirs.refused };
+    return {
+      outcome: 'refused',
+      current: { ...mine.identity, ...(await namesOf(mine.token)) },
+      reason: theirs.refused,
+    };
   }
-  const checked: CheckedLink = { ...theirs, refresh: link, identity: { ...theirs.identity, ...(await namesOf(theirs.token)) } };
+  const checked: CheckedLink = {
+    ...theirs,
+    refresh: link,
+    identity: { ...theirs.identity, ...(await namesOf(theirs.token)) },
+  };
   if ('refused' in mine || sameIdentity(mine.identity, theirs.identity)) {
     // Without a session of its own person, a link this browser did not ask for is confirmed first (login CSRF: a link
     // someone sent, opened in a new tab, would otherwise sign the person into the sender's account unawares).
     if ('refused' in mine && !askedFor(checked.identity.email)) return { outcome: 'confirm', link: checked };
     if (pendingLink === link) acceptLink(checked);
     // An ended session of someone else (its token's claims, read unverified) is replaced too, and the portal says so.
-    const ended = 'refused' in mine && held !== null && !sameIdentity(claimsOf(held) ?? { accountId: '', contactId: '' }, theirs.identity);
+    const ended =
+      'refused' in mine &&
+      held !== null &&
+      !sameIdentity(claimsOf(held) ?? { accountId: '', contactId: '' }, theirs.identity);
     return { outcome: 'switched', identity: checked.identity, sessionEnded: ended };
   }
   access = mine;

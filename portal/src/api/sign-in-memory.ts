@@ -17,8 +17,16 @@ export function rememberLinkAskedFor(email: string): void {
 /** The addresses asked for whose links may still be valid; the others are dropped from the store as it is read. */
 function askedForLinks(): Record<string, number> {
   let kept: Record<string, unknown> = {};
-  try { kept = JSON.parse(localStorage.getItem(ASKED_KEY) ?? '{}') as Record<string, unknown>; } catch { /* not ours: dropped */ }
-  const valid = Object.fromEntries(Object.entries(kept ?? {}).filter((e): e is [string, number] => typeof e[1] === 'number' && Date.now() - e[1] < LINK_VALID_MS));
+  try {
+    kept = JSON.parse(localStorage.getItem(ASKED_KEY) ?? '{}') as Record<string, unknown>;
+  } catch {
+    /* not ours: dropped */
+  }
+  const valid = Object.fromEntries(
+    Object.entries(kept ?? {}).filter(
+      (e): e is [string, number] => typeof e[1] === 'number' && Date.now() - e[1] < LINK_VALID_MS,
+    ),
+  );
   storeAsked(valid);
   return valid;
 }
@@ -49,7 +57,8 @@ const PAGE = /^#\/[\w/-]*(\?[\w=&%.:+-]*)?$/;
  * for half an hour.
  */
 export function rememberPageForSignIn(hash: string): void {
-  if (PAGE.test(hash) && hash !== '#/endpoint') localStorage.setItem(RETURN_KEY, JSON.stringify({ hash, at: Date.now() }));
+  if (PAGE.test(hash) && hash !== '#/endpoint')
+    localStorage.setItem(RETURN_KEY, JSON.stringify({ hash, at: Date.now() }));
 }
 
 /** Where a sign-in link leads: the page remembered (once), else the Endpoint page. */
@@ -59,6 +68,8 @@ export function pageAfterSignIn(): string {
   try {
     const { hash, at } = JSON.parse(kept ?? 'null') as { hash: string; at: number };
     if (typeof hash === 'string' && PAGE.test(hash) && Date.now() - at < RETURN_MS) return hash;
-  } catch { /* nothing kept, or not ours */ }
+  } catch {
+    /* nothing kept, or not ours */
+  }
   return '#/endpoint';
 }

@@ -16,11 +16,19 @@ export function Commands() {
     <>
       <h1>Commands</h1>
       <form className="toolbar" onSubmit={submit} aria-label="Look up a command">
-        <label htmlFor="cid">Command id (<code>_cid</code>)</label>
+        <label htmlFor="cid">
+          Command id (<code>_cid</code>)
+        </label>
         <input id="cid" name="cid" key={asked} required defaultValue={asked} />
         <button type="submit">Look up</button>
       </form>
-      {asked ? <Result cid={asked} /> : <p className="empty">Enter the <code>_cid</code> you sent a command with.</p>}
+      {asked ? (
+        <Result cid={asked} />
+      ) : (
+        <p className="empty">
+          Enter the <code>_cid</code> you sent a command with.
+        </p>
+      )}
     </>
   );
 }
@@ -31,16 +39,25 @@ function Result({ cid }: { cid: string }) {
     queryFn: async () => {
       const { data, error, response } = await api.GET('/v3/commands/{cid}', { params: { path: { cid } } });
       if (error) throw error;
-      return response.status === 204 ? null : data ?? null;
+      return response.status === 204 ? null : (data ?? null);
     },
     // Accepted and not run yet: asked again until it has run (a command runs within moments).
     refetchInterval: (query) => (query.state.data === null ? 1000 : false),
   });
   return (
     <Loaded query={result}>
-      {(answer) => answer === null
-        ? <p role="status">Accepted, not run yet. <button type="button" className="secondary" onClick={() => void result.refetch()}>Ask again</button></p>
-        : <Json value={answer} label={`Result of ${cid}`} />}
+      {(answer) =>
+        answer === null ? (
+          <p role="status">
+            Accepted, not run yet.{' '}
+            <button type="button" className="secondary" onClick={() => void result.refetch()}>
+              Ask again
+            </button>
+          </p>
+        ) : (
+          <Json value={answer} label={`Result of ${cid}`} />
+        )
+      }
     </Loaded>
   );
 }

@@ -42,23 +42,44 @@ export function DeliveryDetail({ role }: { role: Role }) {
   });
   return (
     <>
-      <p><Link to="/deliveries">← All deliveries</Link></p>
+      <p>
+        <Link to="/deliveries">← All deliveries</Link>
+      </p>
       <h1>Delivery</h1>
       <Loaded query={delivery}>
         {(detail) => (
           <>
             <dl className="facts">
-              <dt>Event</dt><dd>{detail.eventType} <ShortId id={detail.eventId} /></dd>
-              <dt>Order</dt><dd data-testid="delivery-order"><OrderRef id={detail.orderId} role={role} list="deliveries" /></dd>
-              <dt>Status</dt><dd><span className={`status ${detail.status}`} data-testid="delivery-status">{detail.status}</span></dd>
-              <dt>Created</dt><dd>{formatUtc(detail.createdAt)}</dd>
-              <dt>Next attempt</dt><dd>{formatUtc(detail.nextAttemptAt)}</dd>
-              <dt>URL</dt><dd>{detail.url ?? '—'}</dd>
-              <dt>Id</dt><dd><code>{detail.id}</code></dd>
+              <dt>Event</dt>
+              <dd>
+                {detail.eventType} <ShortId id={detail.eventId} />
+              </dd>
+              <dt>Order</dt>
+              <dd data-testid="delivery-order">
+                <OrderRef id={detail.orderId} role={role} list="deliveries" />
+              </dd>
+              <dt>Status</dt>
+              <dd>
+                <span className={`status ${detail.status}`} data-testid="delivery-status">
+                  {detail.status}
+                </span>
+              </dd>
+              <dt>Created</dt>
+              <dd>{formatUtc(detail.createdAt)}</dd>
+              <dt>Next attempt</dt>
+              <dd>{formatUtc(detail.nextAttemptAt)}</dd>
+              <dt>URL</dt>
+              <dd>{detail.url ?? '—'}</dd>
+              <dt>Id</dt>
+              <dd>
+                <code>{detail.id}</code>
+              </dd>
             </dl>
             <div className="buttons">
               <Redeliver delivery={detail} />
-              <button type="button" className="secondary" onClick={() => void delivery.refetch()}>Refresh</button>
+              <button type="button" className="secondary" onClick={() => void delivery.refetch()}>
+                Refresh
+              </button>
             </div>
             <h2 id="attempts-heading">Attempts, newest first</h2>
             {detail.attempts.length === 0 ? <Empty>No attempt yet.</Empty> : <Timeline detail={detail} />}
@@ -106,14 +127,21 @@ function AttemptExchange({ attempt: a, number }: { attempt: Attempt; number: num
       <h3>Request</h3>
       <Json value={a.request} label={`Request of attempt ${number}`} />
       <h3>Response</h3>
-      {a.response
-        ? (
-          <>
-            <Json value={a.response.headers} label={`Response headers of attempt ${number}`} />
-            <pre className="json" tabIndex={0} aria-label={`Response body of attempt ${number}`} data-testid="response-body">{a.response.body || '(empty body)'}</pre>
-          </>
-        )
-        : <p className="muted">No answer came.</p>}
+      {a.response ? (
+        <>
+          <Json value={a.response.headers} label={`Response headers of attempt ${number}`} />
+          <pre
+            className="json"
+            tabIndex={0}
+            aria-label={`Response body of attempt ${number}`}
+            data-testid="response-body"
+          >
+            {a.response.body || '(empty body)'}
+          </pre>
+        </>
+      ) : (
+        <p className="muted">No answer came.</p>
+      )}
     </div>
   );
 }

@@ -12,11 +12,19 @@ import { Keys } from './endpoint/Keys';
 const HealthChart = lazy(() => import('./endpoint/HealthChart').then((m) => ({ default: m.HealthChart })));
 
 type Put = operations['webhookConfig-put']['requestBody']['content']['application/json'];
-type EventType = NonNullable<NonNullable<operations['webhookConfig-test']['requestBody']>['content']['application/json']['eventType']>;
+type EventType = NonNullable<
+  NonNullable<operations['webhookConfig-test']['requestBody']>['content']['application/json']['eventType']
+>;
 
 const TRANSFORMERS: Put['transformer'][] = ['default', 'partner-format'];
 const VERSIONS: Put['version'][] = ['1.0.0', '1.1.0', '1.3.0'];
-const EVENT_TYPES: EventType[] = ['WebhookTestEvent', 'OrderStatusEvent', 'InvoiceEvent', 'CommandResultEvent', 'CommandErrorEvent'];
+const EVENT_TYPES: EventType[] = [
+  'WebhookTestEvent',
+  'OrderStatusEvent',
+  'InvoiceEvent',
+  'CommandResultEvent',
+  'CommandErrorEvent',
+];
 
 async function loadConfig(): Promise<Config | null> {
   const { data, error, response } = await api.GET('/v3/webhook-config');
@@ -36,16 +44,24 @@ export function Endpoint() {
       <Loaded query={config}>
         {(current) => (
           <>
-            {current ? <Summary config={current} />
-              : me.isPending ? <Loading />
-              : child ? (
-                <Empty>
-                  Your account has no endpoint of its own: your webhooks go to your master account&apos;s endpoint, when it
-                  has one with a URL, which your master manages. Its attempts are below. Setting a URL here gives your
-                  account an endpoint of its own, and your webhooks go there instead.
-                </Empty>
-              ) : <Empty>Your account has no endpoint of its own yet: set its URL below.</Empty>}
-            {(current?.url || (!current && child)) && <Suspense fallback={<Loading />}><HealthChart /></Suspense>}
+            {current ? (
+              <Summary config={current} />
+            ) : me.isPending ? (
+              <Loading />
+            ) : child ? (
+              <Empty>
+                Your account has no endpoint of its own: your webhooks go to your master account&apos;s endpoint, when
+                it has one with a URL, which your master manages. Its attempts are below. Setting a URL here gives your
+                account an endpoint of its own, and your webhooks go there instead.
+              </Empty>
+            ) : (
+              <Empty>Your account has no endpoint of its own yet: set its URL below.</Empty>
+            )}
+            {(current?.url || (!current && child)) && (
+              <Suspense fallback={<Loading />}>
+                <HealthChart />
+              </Suspense>
+            )}
             <EditForm config={current} />
             {current && <Keys config={current} />}
             {current?.url && <SendExample />}
@@ -60,13 +76,18 @@ export function Endpoint() {
 function healthSentence(config: Config): string {
   if (!config.url) return 'No URL is set: nothing is delivered. Your events are still in the feed.';
   if (config.disabledReason === 'failing') {
-    return `Disabled because it kept failing${config.failingSince ? ` since ${formatUtc(config.failingSince)}` : ''}: nothing new is delivered. `
-      + 'Fix your receiver, save the endpoint enabled, then redeliver the failed deliveries.';
+    return (
+      `Disabled because it kept failing${config.failingSince ? ` since ${formatUtc(config.failingSince)}` : ''}: nothing new is delivered. ` +
+      'Fix your receiver, save the endpoint enabled, then redeliver the failed deliveries.'
+    );
   }
-  if (!config.enabled) return 'Disabled by you: nothing new is delivered. Your events are still in the feed; enable it to receive them again.';
+  if (!config.enabled)
+    return 'Disabled by you: nothing new is delivered. Your events are still in the feed; enable it to receive them again.';
   if (config.failingSince) {
-    return `Failing since ${formatUtc(config.failingSince)}: your receiver has not answered 2xx since then. Deliveries are retried; `
-      + 'fix it soon, or the endpoint is disabled. Then redeliver what failed.';
+    return (
+      `Failing since ${formatUtc(config.failingSince)}: your receiver has not answered 2xx since then. Deliveries are retried; ` +
+      'fix it soon, or the endpoint is disabled. Then redeliver what failed.'
+    );
   }
   return 'Healthy: deliveries are being sent and answered.';
 }
@@ -76,13 +97,23 @@ function Summary({ config }: { config: Config }) {
     <section aria-labelledby="now-heading">
       <h2 id="now-heading">Now</h2>
       <dl className="facts">
-        <dt>URL</dt><dd>{config.url ?? '—'}</dd>
-        <dt>Transformer</dt><dd>{config.transformer}</dd>
-        <dt>Version</dt><dd>{config.version}</dd>
-        <dt>Enabled</dt><dd>{config.enabled ? 'yes' : 'no'}</dd>
-        <dt>Signature key</dt><dd>{config.hasSignatureKey ? 'set' : 'none'}{config.previousKeyExpiresAt && `; the previous key is valid until ${formatUtc(config.previousKeyExpiresAt)}`}</dd>
-        <dt>Asymmetric signatures</dt><dd>{config.asymmetricSigning ? 'on (v1a, Ed25519): the public key is below' : 'off'}</dd>
-        <dt>Health</dt><dd data-testid="health">{healthSentence(config)}</dd>
+        <dt>URL</dt>
+        <dd>{config.url ?? '—'}</dd>
+        <dt>Transformer</dt>
+        <dd>{config.transformer}</dd>
+        <dt>Version</dt>
+        <dd>{config.version}</dd>
+        <dt>Enabled</dt>
+        <dd>{config.enabled ? 'yes' : 'no'}</dd>
+        <dt>Signature key</dt>
+        <dd>
+          {config.hasSignatureKey ? 'set' : 'none'}
+          {config.previousKeyExpiresAt && `; the previous key is valid until ${formatUtc(config.previousKeyExpiresAt)}`}
+        </dd>
+        <dt>Asymmetric signatures</dt>
+        <dd>{config.asymmetricSigning ? 'on (v1a, Ed25519): the public key is below' : 'off'}</dd>
+        <dt>Health</dt>
+        <dd data-testid="health">{healthSentence(config)}</dd>
       </dl>
     </section>
   );
@@ -99,29 +130,60 @@ function EditForm({ config }: { config: Config | null }) {
   const save = useMutation({
     gcTime: 0, // its input may hold a signature key
     mutationFn: (body: Put) => call(api.PUT('/v3/webhook-config', { body })),
-    onSuccess: () => { setKey(''); return queries.invalidateQueries({ queryKey: CONFIG_KEY }); },
+    onSuccess: () => {
+      setKey('');
+      return queries.invalidateQueries({ queryKey: CONFIG_KEY });
+    },
   });
   const issues = save.error?.issues ?? [];
   const described = (field: string) => (issues.some((i) => i.path === field) ? `${field}-issue` : undefined);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate({ url, transformer, version, enabled, asymmetricSigning: asymmetric, ...(key && { signatureKey: key }) });
+    save.mutate({
+      url,
+      transformer,
+      version,
+      enabled,
+      asymmetricSigning: asymmetric,
+      ...(key && { signatureKey: key }),
+    });
   };
   return (
     <form onSubmit={submit} aria-labelledby="edit-heading" noValidate>
       <h2 id="edit-heading">Edit</h2>
       <label htmlFor="url">URL</label>
-      <input id="url" type="url" value={url} onChange={(e) => setUrl(e.target.value)} aria-invalid={Boolean(described('url'))} aria-describedby={described('url')} />
+      <input
+        id="url"
+        type="url"
+        value={url}
+        onChange={(e) => setUrl(e.target.value)}
+        aria-invalid={Boolean(described('url'))}
+        aria-describedby={described('url')}
+      />
       <FieldIssues issues={issues} field="url" />
       <label htmlFor="transformer">Transformer</label>
-      <select id="transformer" value={transformer} onChange={(e) => setTransformer(e.target.value as Put['transformer'])} aria-describedby={described('transformer')}>
-        {TRANSFORMERS.map((t) => <option key={t}>{t}</option>)}
+      <select
+        id="transformer"
+        value={transformer}
+        onChange={(e) => setTransformer(e.target.value as Put['transformer'])}
+        aria-describedby={described('transformer')}
+      >
+        {TRANSFORMERS.map((t) => (
+          <option key={t}>{t}</option>
+        ))}
       </select>
       <FieldIssues issues={issues} field="transformer" />
       <label htmlFor="version">Version</label>
-      <select id="version" value={version} onChange={(e) => setVersion(e.target.value as Put['version'])} aria-describedby={described('version')}>
-        {VERSIONS.map((v) => <option key={v}>{v}</option>)}
+      <select
+        id="version"
+        value={version}
+        onChange={(e) => setVersion(e.target.value as Put['version'])}
+        aria-describedby={described('version')}
+      >
+        {VERSIONS.map((v) => (
+          <option key={v}>{v}</option>
+        ))}
       </select>
       <FieldIssues issues={issues} field="version" />
       <div className="check">
@@ -129,16 +191,32 @@ function EditForm({ config }: { config: Config | null }) {
         <label htmlFor="enabled">Enabled</label>
       </div>
       <div className="check">
-        <input id="asymmetric" type="checkbox" checked={asymmetric} onChange={(e) => setAsymmetric(e.target.checked)} aria-describedby="asymmetric-hint" />
+        <input
+          id="asymmetric"
+          type="checkbox"
+          checked={asymmetric}
+          onChange={(e) => setAsymmetric(e.target.checked)}
+          aria-describedby="asymmetric-hint"
+        />
         <label htmlFor="asymmetric">Asymmetric signatures (v1a)</label>
       </div>
       <p className="hint muted" id="asymmetric-hint">
-        Signs every webhook with an Ed25519 key pair too: your receiver verifies it with the public key alone, no shared secret.
+        Signs every webhook with an Ed25519 key pair too: your receiver verifies it with the public key alone, no shared
+        secret.
       </p>
       <label htmlFor="signatureKey">New signature key (leave empty to keep the current one)</label>
-      <input id="signatureKey" type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} aria-describedby={described('signatureKey')} />
+      <input
+        id="signatureKey"
+        type="password"
+        autoComplete="off"
+        value={key}
+        onChange={(e) => setKey(e.target.value)}
+        aria-describedby={described('signatureKey')}
+      />
       <FieldIssues issues={issues} field="signatureKey" />
-      <button type="submit" disabled={save.isPending}>Save</button>
+      <button type="submit" disabled={save.isPending}>
+        Save
+      </button>
       {save.isSuccess && <p role="status">Saved.</p>}
       <MutationProblem mutation={save} />
     </form>
@@ -151,7 +229,9 @@ function SendExample() {
   const [eventType, setEventType] = useState<EventType>('WebhookTestEvent');
   const send = useMutation({
     mutationFn: async (type: EventType) => ({
-      ...(await call(api.POST('/v3/webhook-config/test', { body: { eventType: type } }))), at: new Date().toISOString(), eventType: type,
+      ...(await call(api.POST('/v3/webhook-config/test', { body: { eventType: type } }))),
+      at: new Date().toISOString(),
+      eventType: type,
     }),
   });
   const answer: (TestAnswer & { at: string; eventType: EventType }) | undefined = send.data;
@@ -164,12 +244,17 @@ function SendExample() {
       <h2 id="example-heading">Send an example event</h2>
       <label htmlFor="eventType">Event type</label>
       <select id="eventType" value={eventType} onChange={(e) => setEventType(e.target.value as EventType)}>
-        {EVENT_TYPES.map((t) => <option key={t}>{t}</option>)}
+        {EVENT_TYPES.map((t) => (
+          <option key={t}>{t}</option>
+        ))}
       </select>
-      <button type="submit" disabled={send.isPending}>Send</button>
+      <button type="submit" disabled={send.isPending}>
+        Send
+      </button>
       {answer && !send.isPending && (
         <p role="status" className={answer.delivered ? 'ok' : 'bad'} data-testid="example-result">
-          {answer.eventType} {answer.delivered ? 'delivered' : 'not delivered'} at {formatUtc(answer.at)}: status {answer.statusCode ?? 'none'}, {formatDuration(answer.durationMs)}
+          {answer.eventType} {answer.delivered ? 'delivered' : 'not delivered'} at {formatUtc(answer.at)}: status{' '}
+          {answer.statusCode ?? 'none'}, {formatDuration(answer.durationMs)}
           {answer.error && `, ${answer.error}`}
         </p>
       )}

@@ -11,7 +11,15 @@ import { OrderRef } from './Orders';
 const PAGE_SIZE = 20;
 
 /** What the list reads of an event; every other member is in its JSON. */
-type Seen = { _eid: string; _type: string; _v: string; updatedAt?: unknown; jobApiId?: unknown; orderId?: unknown; result?: { orderId?: unknown } | null };
+type Seen = {
+  _eid: string;
+  _type: string;
+  _v: string;
+  updatedAt?: unknown;
+  jobApiId?: unknown;
+  orderId?: unknown;
+  result?: { orderId?: unknown } | null;
+};
 const text = (v: unknown) => (typeof v === 'string' && v ? v : null);
 /** The event's own time: `updatedAt` of an order's event (1.3.0); the other events carry none, and show none. */
 const timeOf = (e: Seen) => text(e.updatedAt);
@@ -29,25 +37,48 @@ export function Events({ role }: { role: Role }) {
   const orderId = (params.get('orderId') ?? '').trim();
   const navigate = useNavigate();
   const go = (cursor: string | undefined, order: string) =>
-    navigate({ pathname: cursor ? `/events/${encodeURIComponent(cursor)}` : '/events', search: order ? `?orderId=${encodeURIComponent(order)}` : '' });
+    navigate({
+      pathname: cursor ? `/events/${encodeURIComponent(cursor)}` : '/events',
+      search: order ? `?orderId=${encodeURIComponent(order)}` : '',
+    });
   const feed = useQuery({
     queryKey: ['events', after ?? '', orderId],
-    queryFn: () => call(api.GET('/v3/events', { params: { query: { limit: PAGE_SIZE, ...(after && { after }), ...(orderId && { orderId }) } } })),
+    queryFn: () =>
+      call(
+        api.GET('/v3/events', {
+          params: { query: { limit: PAGE_SIZE, ...(after && { after }), ...(orderId && { orderId }) } },
+        }),
+      ),
   });
   const [open, setOpen] = useState<string | null>(null);
   return (
     <>
       <h1>Events</h1>
       <p className="muted">Every event of your endpoint, oldest first, exactly as delivered.</p>
-      <form className="toolbar filters" aria-label="Filter events" noValidate onSubmit={(e: FormEvent<HTMLFormElement>) => { e.preventDefault(); go(undefined, submittedOrder(e.currentTarget)); }}>
+      <form
+        className="toolbar filters"
+        aria-label="Filter events"
+        noValidate
+        onSubmit={(e: FormEvent<HTMLFormElement>) => {
+          e.preventDefault();
+          go(undefined, submittedOrder(e.currentTarget));
+        }}
+      >
         <OrderField value={orderId} />
         <button type="submit">Filter</button>
-        {orderId && <button type="button" className="secondary" onClick={() => go(undefined, '')}>All orders</button>}
+        {orderId && (
+          <button type="button" className="secondary" onClick={() => go(undefined, '')}>
+            All orders
+          </button>
+        )}
       </form>
       <Loaded query={feed}>
-        {(page) => page.items.length === 0
-          ? <Empty>{after ? 'No newer events yet.' : orderId ? `No events of order ${orderId}.` : 'No events yet.'}</Empty>
-          : (
+        {(page) =>
+          page.items.length === 0 ? (
+            <Empty>
+              {after ? 'No newer events yet.' : orderId ? `No events of order ${orderId}.` : 'No events yet.'}
+            </Empty>
+          ) : (
             <ul className="events">
               {page.items.map((event) => {
                 const e = event as Seen;
@@ -56,11 +87,25 @@ export function Events({ role }: { role: Role }) {
                 return (
                   <li key={e._eid} data-testid="event">
                     <div className="event-line">
-                      {time && <span className="when" data-testid="event-time">{formatUtc(time)}</span>}
+                      {time && (
+                        <span className="when" data-testid="event-time">
+                          {formatUtc(time)}
+                        </span>
+                      )}
                       <span className="type">{e._type}</span>
-                      {order && <span className="order" data-testid="event-order">order <OrderRef id={order} role={role} list="events" /></span>}
-                      <button type="button" className="link" aria-expanded={expanded} onClick={() => setOpen(expanded ? null : e._eid)}>
-                        <span className="visually-hidden">Event </span><code title={e._eid}>{e._eid.slice(0, 8)}</code>
+                      {order && (
+                        <span className="order" data-testid="event-order">
+                          order <OrderRef id={order} role={role} list="events" />
+                        </span>
+                      )}
+                      <button
+                        type="button"
+                        className="link"
+                        aria-expanded={expanded}
+                        onClick={() => setOpen(expanded ? null : e._eid)}
+                      >
+                        <span className="visually-hidden">Event </span>
+                        <code title={e._eid}>{e._eid.slice(0, 8)}</code>
                         <span aria-hidden="true"> {expanded ? '▾' : '▸'} JSON</span>
                       </button>
                     </div>
@@ -69,12 +114,23 @@ export function Events({ role }: { role: Role }) {
                 );
               })}
             </ul>
-          )}
+          )
+        }
       </Loaded>
       <nav className="pager" aria-label="Pages of events">
-        <button type="button" className="secondary" disabled={!after} onClick={() => go(undefined, orderId)}>From the start</button>
-        <button type="button" className="secondary" disabled={!feed.data?.next || feed.data.items.length === 0}
-          onClick={() => { if (feed.data?.next) go(feed.data.next, orderId); }}>Next</button>
+        <button type="button" className="secondary" disabled={!after} onClick={() => go(undefined, orderId)}>
+          From the start
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          disabled={!feed.data?.next || feed.data.items.length === 0}
+          onClick={() => {
+            if (feed.data?.next) go(feed.data.next, orderId);
+          }}
+        >
+          Next
+        </button>
       </nav>
     </>
   );

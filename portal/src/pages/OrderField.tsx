@@ -6,8 +6,16 @@ export function OrderField({ value }: { value: string }) {
   return (
     <div className="field">
       <label htmlFor="orderId">Order</label>
-      <input id="orderId" name="orderId" key={value} type="search" autoComplete="off" spellCheck={false} defaultValue={value}
-        placeholder="an order's id" />
+      <input
+        id="orderId"
+        name="orderId"
+        key={value}
+        type="search"
+        autoComplete="off"
+        spellCheck={false}
+        defaultValue={value}
+        placeholder="an order's id"
+      />
     </div>
   );
 }

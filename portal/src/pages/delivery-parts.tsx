@@ -14,7 +14,8 @@ export function Redeliver({ delivery }: { delivery: DeliveryState }) {
   const queries = useQueryClient();
   const [queuedAt, setQueuedAt] = useState<number | null>(null);
   const redeliver = useMutation({
-    mutationFn: () => call(api.POST('/v3/webhook-deliveries/{id}/redeliver', { params: { path: { id: delivery.id } } })),
+    mutationFn: () =>
+      call(api.POST('/v3/webhook-deliveries/{id}/redeliver', { params: { path: { id: delivery.id } } })),
     onMutate: () => delivery.attempts.length,
     onSuccess: (_answer, _none, attempts) => {
       setQueuedAt(attempts);
@@ -24,9 +25,21 @@ export function Redeliver({ delivery }: { delivery: DeliveryState }) {
   const queued = queuedAt !== null && (delivery.status === 'pending' || delivery.attempts.length === queuedAt);
   return (
     <span className="redeliver">
-      <button type="button" className="secondary" disabled={redeliver.isPending} aria-label={`Redeliver ${delivery.id}`}
-        onClick={() => redeliver.mutate()}>Redeliver</button>
-      {queued && <span role="status" className="muted"> queued</span>}
+      <button
+        type="button"
+        className="secondary"
+        disabled={redeliver.isPending}
+        aria-label={`Redeliver ${delivery.id}`}
+        onClick={() => redeliver.mutate()}
+      >
+        Redeliver
+      </button>
+      {queued && (
+        <span role="status" className="muted">
+          {' '}
+          queued
+        </span>
+      )}
       <MutationProblem mutation={redeliver} />
     </span>
   );
@@ -38,8 +51,7 @@ const settlingSoon = (d: { status: string; nextAttemptAt: string | null }) =>
 
 /** A query's refetch interval: every second while one of its deliveries is settling soon (only while the page is seen). */
 export const refreshWhileSettling = (deliveries: readonly { status: string; nextAttemptAt: string | null }[]) =>
-  (deliveries.some(settlingSoon) ? 1000 : false);
-
+  deliveries.some(settlingSoon) ? 1000 : false;
 
 /** An id's first 8 characters, the whole in the tooltip: enough to tell events apart and to find one in a log. */
 export const ShortId = ({ id }: { id: string }) => <code title={id}>{id.slice(0, 8)}</code>;

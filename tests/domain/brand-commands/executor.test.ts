@@ -18,43 +18,105 @@ import { envelope, world } from './support.ts';
 const test = suite('brand commands on the pure domain: the executor');
 
 /** Runs work directly on the fakes: no rollback here, which the executor's story does not need for these cases. */
-const direct = (deps: FakeDeps): RunInUnit => (work) => work(deps);
+const direct =
+  (deps: FakeDeps): RunInUnit =>
+  (work) =>
+    work(deps);
 const principal = (accountId: string) => ({ accountId, contactId: 'c', role: 'brand' as const });
 
 test('the executor: accepted → run once → result polled; a failure becomes a CommandErrorEvent; replays run nothing', async () => {
   const deps = fakeDeps();
   const { brand, job } = await world(deps);
   const command = { ...envelope('RefreshOrder', 'x-1'), orderId: job.apiId } as BrandCommand;
-  assert.equal(await acceptCommand(deps, principal(brand.id), command), { _cid: 'x-1', _type: 'RefreshOrder', status: 'accepted' });
+  assert.equal(await acceptCommand(deps, principal(brand.id), command), {
+    _cid: 'x-1',
+    _type: 'RefreshOrder',
+    status: 'accepted',
+  });
   assert.is(await pollCommandResult(deps, principal(brand.id), 'x-1'), null);
   const [claimed] = await claimDueCommands(deps, 10, 60_000);
-  assert.equal(await executeCommand(direct(deps), claimed!, { maxAttempts: 3, retryDelayMs: 1000 }), { outcome: 'succeeded' });
+  assert.equal(await executeCommand(direct(deps), claimed!, { maxAttempts: 3, retryDelayMs: 1000 }), {
+    outcome: 'succeeded',
+  });
   const result = await pollCommandResult(deps, principal(brand.id), 'x-1');
-  assert.equal({ ...result, _eid: undefined }, { _eid: undefined, _type: 'CommandResultEvent', _v: '1.1.0', _cid: 'x-1', commandType: 'RefreshOrder', _metadata: {}, result: { orderId: job.apiId } });
-  assert.ok(deps.events.stored.some((e) => e.type === 'CommandResultEvent' && e.payload._eid === result!._eid && e.accountId === brand.id));
+  assert.equal(
+    { ...result, _eid: undefined },
+    {
+      _eid: undefined,
+      _type: 'CommandResultEvent',
+      _v: '1.1.0',
+      _cid: 'x-1',
+      commandType: 'RefreshOrder',
+      _metadata: {},
+      result: { orderId: job.apiId },
+    },
+  );
+  assert.ok(
+    deps.events.stored.some(
+      (e) => e.type === 'CommandResultEvent' && e.payload._eid === result!._eid && e.accountId === brand.id,
+    ),
+  );
   assert.equal(await claimDueCommands(deps, 10, 60_000), [], 'nothing left');
-  assert.equal(await acceptCommand(deps, principal(brand.id), command), { _cid: 'x-1', _type: 'RefreshOrder', status: 'accepted' });
-  await rejectsWith(acceptCommand(deps, principal(brand.id), { ...command, orderId: 'other' } as BrandCommand), 'CONFLICT');
+  assert.equal(await acceptCommand(deps, principal(brand.id), command), {
+    _cid: 'x-1',
+    _type: 'RefreshOrder',
+    status: 'accepted',
+  });
+  await rejectsWith(
+    acceptCommand(deps, principal(brand.id), { ...command, orderId: 'other' } as BrandCommand),
+    'CONFLICT',
+  );
   await rejectsWith(pollCommandResult(deps, principal('someone-else'), 'x-1'), 'NOT_FOUND');
 
-  await acceptCommand(deps, principal(brand.id), { ...envelope('RefreshOrder', 'x-2'), _metadata: { 'ext-ref': 'r' }, orderId: 'missing' } as BrandCommand);
+  await acceptCommand(deps, principal(brand.id), {
+    ...envelope('RefreshOrder', 'x-2'),
+    _metadata: { 'ext-ref': 'r' },
+    orderId: 'missing',
+  } as BrandCommand);
   const [second] = await claimDueCommands(deps, 10, 60_000);
-  assert.equal(await executeCommand(direct(deps), second!, { maxAttempts: 3, retryDelayMs: 1000 }), { outcome: 'failed', code: 'ORDER_NOT_FOUND' });
+  assert.equal(await executeCommand(direct(deps), second!, { maxAttempts: 3, retryDelayMs: 1000 }), {
+    outcome: 'failed',
+    code: 'ORDER_NOT_FOUND',
+  });
   const failed = await pollCommandResult(deps, principal(brand.id), 'x-2');
-  assert.equal([failed?._type, failed?.code, failed?.details, failed?._metadata], ['CommandErrorEvent', 'ORDER_NOT_FOUND', null, { 'ext-ref': 'r' }]);
+  assert.equal(
+    [failed?._type, failed?.code, failed?.details, failed?._metadata],
+    ['CommandErrorEvent', 'ORDER_NOT_FOUND', null, { 'ext-ref': 'r' }],
+  );
 });
 
 test('the executor: the database away never ends a command nor uses up its attempts; it waits and runs once it is back', async () => {
   const deps = fakeDeps();
   const { brand, job } = await world(deps);
-  const away: FakeDeps = { ...deps, jobs: Object.assign(Object.create(deps.jobs), { getForChange: async () => { throw new DomainError('UNAVAILABLE', 'away', [], 5); } }) };
-  const broken: FakeDeps = { ...deps, jobs: Object.assign(Object.create(deps.jobs), { getForChange: async () => { throw new Error('a fault of ours'); } }) };
-  await acceptCommand(deps, principal(brand.id), { ...envelope('RefreshOrder', 'u-1'), orderId: job.apiId } as BrandCommand);
+  const away: FakeDeps = {
+    ...deps,
+    jobs: Object.assign(Object.create(deps.jobs), {
+      getForChange: async () => {
+        throw new DomainError('UNAVAILABLE', 'away', [], 5);
+      },
+    }),
+  };
+  const broken: FakeDeps = {
+    ...deps,
+    jobs: Object.assign(Object.create(deps.jobs), {
+      getForChange: async () => {
+        throw new Error('a fault of ours');
+      },
+    }),
+  };
+  await acceptCommand(deps, principal(brand.id), {
+    ...envelope('RefreshOrder', 'u-1'),
+    orderId: job.apiId,
+  } as BrandCommand);
   const policy = { maxAttempts: 2, retryDelayMs: 5000 };
   for (let outage = 1; outage <= 3; outage++) {
     const [claimed] = await claimDueCommands(deps, 10, 60_000);
     assert.is(claimed!.attempts, 1, `claim ${outage}: an outage used no attempt`);
-    assert.is((await executeCommand(direct(away), claimed!, policy)).outcome, 'retry', `claim ${outage}: no INTERNAL_ERROR for an outage`);
+    assert.is(
+      (await executeCommand(direct(away), claimed!, policy)).outcome,
+      'retry',
+      `claim ${outage}: no INTERNAL_ERROR for an outage`,
+    );
     deps.clock.advance(5);
   }
   // Its first real attempt fails unexpectedly: with 2 attempts, it is tried again, not given up.
@@ -70,8 +132,18 @@ test('the executor: the database away never ends a command nor uses up its attem
 test('the executor: an unexpected failure is retried, then ends as INTERNAL_ERROR without its text; results go after 24 h', async () => {
   const deps = fakeDeps();
   const { brand, job } = await world(deps);
-  const broken: FakeDeps = { ...deps, jobs: Object.assign(Object.create(deps.jobs), { getForChange: async () => { throw new Error('db-primary.internal:5432 timed out'); } }) };
-  await acceptCommand(deps, principal(brand.id), { ...envelope('RefreshOrder', 'y-1'), orderId: job.apiId } as BrandCommand);
+  const broken: FakeDeps = {
+    ...deps,
+    jobs: Object.assign(Object.create(deps.jobs), {
+      getForChange: async () => {
+        throw new Error('db-primary.internal:5432 timed out');
+      },
+    }),
+  };
+  await acceptCommand(deps, principal(brand.id), {
+    ...envelope('RefreshOrder', 'y-1'),
+    orderId: job.apiId,
+  } as BrandCommand);
   const policy = { maxAttempts: 2, retryDelayMs: 5000 };
   const [first] = await claimDueCommands(deps, 10, 60_000);
   const retry = await executeCommand(direct(broken), first!, policy);
@@ -82,7 +154,10 @@ test('the executor: an unexpected failure is retried, then ends as INTERNAL_ERRO
   assert.is(again!.attempts, 2);
   assert.is((await executeCommand(direct(broken), again!, policy)).outcome, 'gave up');
   const result = await pollCommandResult(deps, principal(brand.id), 'y-1');
-  assert.equal([result?.code, result?.message], ['INTERNAL_ERROR', 'The command could not be executed because of an internal error.']);
+  assert.equal(
+    [result?.code, result?.message],
+    ['INTERNAL_ERROR', 'The command could not be executed because of an internal error.'],
+  );
   assert.not.match(JSON.stringify(result), /db-primary|5432/);
 
   deps.clock.advance(24 * 3600 - 1);
@@ -95,11 +170,21 @@ test('the executor: an unexpected failure is retried, then ends as INTERNAL_ERRO
   assert.is(await deps.commands.result(brand.id, 'y-1'), null);
 });
 
-test('a batch locks every order it changes first, its invoice\'s included (two batches would deadlock otherwise), then runs in acceptance order', async () => {
+test("a batch locks every order it changes first, its invoice's included (two batches would deadlock otherwise), then runs in acceptance order", async () => {
   const deps = fakeDeps();
   const { brand } = await world(deps);
-  const [low, high, billed] = [await createJob(deps, { brandAccountId: brand.id }), await createJob(deps, { brandAccountId: brand.id }), await createJob(deps, { brandAccountId: brand.id })];
-  const invoice = await createInvoice(deps, { orderId: billed!.apiId, number: 'R-9', type: 'invoice', status: 'sent', items: [] });
+  const [low, high, billed] = [
+    await createJob(deps, { brandAccountId: brand.id }),
+    await createJob(deps, { brandAccountId: brand.id }),
+    await createJob(deps, { brandAccountId: brand.id }),
+  ];
+  const invoice = await createInvoice(deps, {
+    orderId: billed!.apiId,
+    number: 'R-9',
+    type: 'invoice',
+    status: 'sent',
+    items: [],
+  });
   const sent = [
     { ...envelope('UpdateOrderExternalId', 'b-1'), orderId: high!.apiId, externalId: 'first' },
     { ...envelope('RefreshInvoice', 'b-2'), invoiceId: invoice.id },
@@ -109,14 +194,32 @@ test('a batch locks every order it changes first, its invoice\'s included (two b
   for (const command of sent) await acceptCommand(deps, principal(brand.id), command);
   const taken: string[] = [];
   const jobs = Object.assign(Object.create(deps.jobs), {
-    lockForChange: async (apiIds: readonly string[]) => { taken.push(`all:${[...apiIds].sort().join(',')}`); },
-    getForChange: (apiId: string) => { taken.push(apiId); return deps.jobs.getForChange(apiId); },
+    lockForChange: async (apiIds: readonly string[]) => {
+      taken.push(`all:${[...apiIds].sort().join(',')}`);
+    },
+    getForChange: (apiId: string) => {
+      taken.push(apiId);
+      return deps.jobs.getForChange(apiId);
+    },
   });
   const claimed = await claimDueCommands(deps, 10, 60_000);
-  assert.equal(claimed.map((c) => c.cid), ['b-1', 'b-2', 'b-3', 'b-4'], 'claimed in acceptance order');
+  assert.equal(
+    claimed.map((c) => c.cid),
+    ['b-1', 'b-2', 'b-3', 'b-4'],
+    'claimed in acceptance order',
+  );
   const executions = await executeCommands(direct({ ...deps, jobs }), claimed, { maxAttempts: 3, retryDelayMs: 1000 });
-  assert.equal(taken, [`all:${[low!.apiId, high!.apiId, billed!.apiId].sort().join(',')}`, high!.apiId, billed!.apiId, low!.apiId, high!.apiId]);
-  assert.equal(executions.map((e) => e.outcome), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+  assert.equal(taken, [
+    `all:${[low!.apiId, high!.apiId, billed!.apiId].sort().join(',')}`,
+    high!.apiId,
+    billed!.apiId,
+    low!.apiId,
+    high!.apiId,
+  ]);
+  assert.equal(
+    executions.map((e) => e.outcome),
+    ['succeeded', 'succeeded', 'succeeded', 'succeeded'],
+  );
   assert.is((await deps.jobs.get(high!.apiId))?.eid, 'second', 'the later change of one order last');
 });
 

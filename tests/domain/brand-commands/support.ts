@@ -13,7 +13,13 @@ export async function world(deps: FakeDeps) {
   const brand = await createAccount(deps, { name: 'Brand', role: 'brand' });
   const other = await createAccount(deps, { name: 'Other brand', role: 'brand' });
   const partner = await createAccount(deps, { name: 'Partner', role: 'partner' });
-  await upsertWebhookConfig(deps, { accountId: brand.id, scope: 'brand', url: 'https://hooks.example.com/b', transformer: 'default', version: '1.1.0' });
+  await upsertWebhookConfig(deps, {
+    accountId: brand.id,
+    scope: 'brand',
+    url: 'https://hooks.example.com/b',
+    transformer: 'default',
+    version: '1.1.0',
+  });
   const job = await createJob(deps, { brandAccountId: brand.id, partnerId: partner.id, status: 'accepted' });
   const foreign = await createJob(deps, { brandAccountId: other.id, status: 'accepted' });
   deps.events.stored.length = 0;
@@ -21,7 +27,10 @@ export async function world(deps: FakeDeps) {
 }
 
 export async function failsWith(promise: Promise<unknown>, code: CommandErrorCode) {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.instance(error, CommandError, `expected ${code}, got ${String(error)}`);
   assert.is((error as CommandError).code, code);
   return error as CommandError;

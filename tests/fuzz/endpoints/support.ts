@@ -21,7 +21,9 @@ const ids: string[] = [];
 export const lastSnapshot: { value?: Record<string, string> } = {};
 /** FUZZ_STATS=1: how the answers spread over operations and statuses, to see that the generators reach past the guards. */
 const stats = new Map<string, number>();
-export const count = (key: string) => { if (process.env.FUZZ_STATS) stats.set(key, (stats.get(key) ?? 0) + 1); };
+export const count = (key: string) => {
+  if (process.env.FUZZ_STATS) stats.set(key, (stats.get(key) ?? 0) + 1);
+};
 
 /** Gives a suite its own app, accounts and tokens. */
 export function withFuzzApp(test: Test) {
@@ -35,32 +37,78 @@ export function withFuzzApp(test: Test) {
     const brand = await integrator(app, 'brand');
     const partner = await integrator(app, 'partner');
     const child = await integrator(app, 'partner', partner.accountId);
-    await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0', signatureKey: 'fuzz-key-0123456789' });
-    await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', url: 'https://hooks.example.com/fuzz', transformer: 'default', version: '1.3.0' });
-    const job = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: child.accountId, status: 'accepted' });
+    await app.admin.call('webhookConfigs.upsert', {
+      accountId: partner.accountId,
+      scope: 'partner',
+      url: null,
+      transformer: 'partner-format',
+      version: '1.3.0',
+      signatureKey: 'fuzz-key-0123456789',
+    });
+    await app.admin.call('webhookConfigs.upsert', {
+      accountId: brand.accountId,
+      scope: 'brand',
+      url: 'https://hooks.example.com/fuzz',
+      transformer: 'default',
+      version: '1.3.0',
+    });
+    const job = await app.admin.call<{ apiId: string }>('jobs.create', {
+      brandAccountId: brand.accountId,
+      partnerId: child.accountId,
+      status: 'accepted',
+    });
     Object.assign(tokens, {
-      brand: brand.accessToken, partner: partner.accessToken, child: child.accessToken, refresh: partner.refreshToken,
-      admin: ADMIN_TOKEN, garbage: 'eyJhbGciOiJIUzI1NiJ9.e30.x',
+      brand: brand.accessToken,
+      partner: partner.accessToken,
+      child: child.accessToken,
+      refresh: partner.refreshToken,
+      admin: ADMIN_TOKEN,
+      garbage: 'eyJhbGciOiJIUzI1NiJ9.e30.x',
     });
     ids.push(job.apiId, brand.accountId, partner.accountId, child.contactId, 'demo-job-04', '*', '1.3.0');
   });
-  test.after(() => { if (process.env.FUZZ_STATS) console.log([...stats].sort().map(([k, n]) => `${n}\t${k}`).join('\n')); });
+  test.after(() => {
+    if (process.env.FUZZ_STATS)
+      console.log(
+        [...stats]
+          .sort()
+          .map(([k, n]) => `${n}\t${k}`)
+          .join('\n'),
+      );
+  });
 }
 
 /** Ids of other shapes than the store's: almost a uuid, a uuid and more, a number, a long one (CONTRACT §3: they name nothing). */
-const oddIds = () => fc.oneof(
-  fc.uuid().map((u) => `${u}x`), fc.uuid().map((u) => `${u.slice(0, -1)}g`), fc.uuid().map((u) => u.replaceAll('-', '')),
-  fc.constantFrom('0', '-1', 'undefined', 'x'.repeat(255)),
-);
+const oddIds = () =>
+  fc.oneof(
+    fc.uuid().map((u) => `${u}x`),
+    fc.uuid().map((u) => `${u.slice(0, -1)}g`),
+    fc.uuid().map((u) => u.replaceAll('-', '')),
+    fc.constantFrom('0', '-1', 'undefined', 'x'.repeat(255)),
+  );
 /** Strings PostgreSQL cannot store: U+0000 and unpaired surrogates, alone or inside text (CONTRACT §3). */
-const unstorable = () => fc.tuple(fc.string({ maxLength: 8 }), fc.constantFrom('\u0000', '\ud800', '\udfff', '\udc00\ud800'), fc.string({ maxLength: 8 }))
-  .map(([a, bad, b]) => a + bad + b);
+const unstorable = () =>
+  fc
+    .tuple(
+      fc.string({ maxLength: 8 }),
+      fc.constantFrom('\u0000', '\ud800', '\udfff', '\udc00\ud800'),
+      fc.string({ maxLength: 8 }),
+    )
+    .map(([a, bad, b]) => a + bad + b);
 /** A string a client might send: ids that exist, odd text, traversal, huge, empty, unstorable, ids of other shapes. */
-export const text = () => fc.oneof(
-  fc.constantFrom(...ids), fc.string(), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.constantFrom('', ' ', '..', '%00', '%2F', 'null', '-1', '1e309', '0x10', '2026-02-30T25:61:00Z'),
-  fc.string({ minLength: 300, maxLength: 2000 }), unstorable(), oddIds(),
-  fc.constantFrom('constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'prototype'),
-);
+export const text = () =>
+  fc.oneof(
+    fc.constantFrom(...ids),
+    fc.string(),
+    fc.string({ unit: 'grapheme', maxLength: 30 }),
+    fc.constantFrom('', ' ', '..', '%00', '%2F', 'null', '-1', '1e309', '0x10', '2026-02-30T25:61:00Z'),
+    fc.string({ minLength: 300, maxLength: 2000 }),
+    unstorable(),
+    oddIds(),
+    fc.constantFrom('constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'prototype'),
+  );
 /** Nesting from just within the limit (64) to far beyond it, around a value that might be anything. */
-export const deeplyNested = () => fc.tuple(fc.integer({ min: 60, max: 6000 }), fc.constantFrom('[', '{"a":')).map(([depth, open]) =>
-  `{"x":${open.repeat(depth)}1${(open === '[' ? ']' : '}').repeat(depth)}}`);
+export const deeplyNested = () =>
+  fc
+    .tuple(fc.integer({ min: 60, max: 6000 }), fc.constantFrom('[', '{"a":'))
+    .map(([depth, open]) => `{"x":${open.repeat(depth)}1${(open === '[' ? ']' : '}').repeat(depth)}}`);

@@ -22,10 +22,25 @@ export function withBrandCommandsApp(test: Test) {
     brand = await integrator(app, 'brand');
     otherBrand = await integrator(app, 'brand');
     partner = await integrator(app, 'partner');
-    await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', transformer: 'default', version: '1.1.0' });
-    await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
+    await app.admin.call('webhookConfigs.upsert', {
+      accountId: brand.accountId,
+      scope: 'brand',
+      transformer: 'default',
+      version: '1.1.0',
+    });
+    await app.admin.call('webhookConfigs.upsert', {
+      accountId: partner.accountId,
+      scope: 'partner',
+      transformer: 'partner-format',
+      version: '1.3.0',
+    });
     for (const name of ['refresh', 'customer', 'ids', 'cancel', 'pending', 'closed', 'race', 'replay', 'rpc', 'duel']) {
-      await app.admin.call('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId, apiId: order(name), status: 'accepted' });
+      await app.admin.call('jobs.create', {
+        brandAccountId: brand.accountId,
+        partnerId: partner.accountId,
+        apiId: order(name),
+        status: 'accepted',
+      });
     }
     await app.admin.call('jobs.setStatus', { apiId: order('closed'), status: 'closed' });
     await app.admin.call('jobs.create', { brandAccountId: otherBrand.accountId, apiId: order('theirs') });
@@ -33,9 +48,19 @@ export function withBrandCommandsApp(test: Test) {
   test.after(() => app.worker.stop());
 }
 
-export const command = (type: string, fields: Record<string, unknown>, cid: string = randomUUID()) => ({ _v: '1.0.0', _cid: cid, _type: type, ...fields });
-export const send = (who: Who, body: unknown) => app.http.post('/v3/commands').set('authorization', `Bearer ${who.accessToken}`).send(body as object);
-export const poll = (who: Who, cid: string) => app.http.get(`/v3/commands/${encodeURIComponent(cid)}`).set('authorization', `Bearer ${who.accessToken}`);
+export const command = (type: string, fields: Record<string, unknown>, cid: string = randomUUID()) => ({
+  _v: '1.0.0',
+  _cid: cid,
+  _type: type,
+  ...fields,
+});
+export const send = (who: Who, body: unknown) =>
+  app.http
+    .post('/v3/commands')
+    .set('authorization', `Bearer ${who.accessToken}`)
+    .send(body as object);
+export const poll = (who: Who, cid: string) =>
+  app.http.get(`/v3/commands/${encodeURIComponent(cid)}`).set('authorization', `Bearer ${who.accessToken}`);
 /** The result event once the command has run (204 until then). */
 export async function outcome(who: Who, cid: string, timeoutMs = 10_000): Promise<Record<string, any>> {
   const deadline = Date.now() + timeoutMs;
@@ -55,5 +80,10 @@ export async function run(who: Who, body: Record<string, unknown>) {
   return outcome(who, body._cid as string);
 }
 export const eventsOf = (accountId: string, orderId: string | null = null) =>
-  app.services.unitOfWork().statements(async (d) => (await d.events.recentFor(accountId, 1000)).filter((e) => orderId === null || e.orderId === orderId));
-export const pollOrder = (who: Who, orderId: string) => app.http.get(`/v3/poll/job/*/${orderId}`).set('authorization', `Bearer ${who.accessToken}`);
+  app.services
+    .unitOfWork()
+    .statements(async (d) =>
+      (await d.events.recentFor(accountId, 1000)).filter((e) => orderId === null || e.orderId === orderId),
+    );
+export const pollOrder = (who: Who, orderId: string) =>
+  app.http.get(`/v3/poll/job/*/${orderId}`).set('authorization', `Bearer ${who.accessToken}`);

@@ -11,8 +11,14 @@ withFairUseApps(test);
 test('at most 2 legacy listings of an account stream at once: a third is 429 with Retry-After; a finished one frees its slot', async () => {
   await waitForNextWindow();
   const legacy = (on: App) => on.http.get('/v3/partner-orders').set('authorization', `Bearer ${partner.accessToken}`);
-  for (let i = 0; i < 3; i++) { const res = await legacy(app); assert.is(res.status, 200, 'each listing gives its slot back when it ends'); }
-  const held = [await app.services.unitOfWork().statements((deps) => deps.streamSlots.take(partner.accountId)), await twin.services.unitOfWork().statements((deps) => deps.streamSlots.take(partner.accountId))];
+  for (let i = 0; i < 3; i++) {
+    const res = await legacy(app);
+    assert.is(res.status, 200, 'each listing gives its slot back when it ends');
+  }
+  const held = [
+    await app.services.unitOfWork().statements((deps) => deps.streamSlots.take(partner.accountId)),
+    await twin.services.unitOfWork().statements((deps) => deps.streamSlots.take(partner.accountId)),
+  ];
   try {
     if (onPostgres) {
       // One slot held here and one by the other instance: the server's count is what counts.
@@ -27,7 +33,11 @@ test('at most 2 legacy listings of an account stream at once: a third is 429 wit
       assert.ok(Number(refused.headers['retry-after']) >= 1);
     }
     await waitForNextWindow(); // this test's requests stay within the per-second limit
-    assert.is((await app.http.get('/v3/partner-orders/paginated').set('authorization', `Bearer ${partner.accessToken}`)).status, 200, 'the paginated listing is not a stream');
+    assert.is(
+      (await app.http.get('/v3/partner-orders/paginated').set('authorization', `Bearer ${partner.accessToken}`)).status,
+      200,
+      'the paginated listing is not a stream',
+    );
   } finally {
     for (const slot of held) await slot?.release();
   }
@@ -38,12 +48,18 @@ test('a slot whose holder died (its lease ran out) is taken over', async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return; // in memory, slots die with their process
   await waitForNextWindow();
   const sql = app.database.orm.em.fork().getConnection();
-  await sql.execute(`insert into stream_slots (account_id, slot, holder, lease_until) values (?, 0, gen_random_uuid(), now() - interval '1 second'),
-    (?, 1, gen_random_uuid(), now() + interval '1 minute')`, [partner.accountId, partner.accountId]);
+  await sql.execute(
+    `insert into stream_slots (account_id, slot, holder, lease_until) values (?, 0, gen_random_uuid(), now() - interval '1 second'),
+    (?, 1, gen_random_uuid(), now() + interval '1 minute')`,
+    [partner.accountId, partner.accountId],
+  );
   try {
     const res = await app.http.get('/v3/partner-orders').set('authorization', `Bearer ${partner.accessToken}`);
     assert.is(res.status, 200, 'slot 0 was free to take over');
-    const [row] = await sql.execute<{ n: number }[]>('select count(*)::int as n from stream_slots where account_id = ?', [partner.accountId]);
+    const [row] = await sql.execute<{ n: number }[]>(
+      'select count(*)::int as n from stream_slots where account_id = ?',
+      [partner.accountId],
+    );
     assert.is(row!.n, 1, 'the listing released the slot it took over; the live one stays');
     const another = await app.http.get('/v3/partner-orders').set('authorization', `Bearer ${partner.accessToken}`);
     assert.is(another.status, 200, 'one live slot of two: another listing streams');

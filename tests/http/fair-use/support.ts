@@ -18,7 +18,13 @@ export function withFairUseApps(test: Test) {
     twin = await appWithMailbox({ API_RATE_LIMIT_PER_ACCOUNT: String(LIMIT) });
     partner = await integrator(app, 'partner');
     brand = await integrator(app, 'brand');
-    await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0' });
+    await app.admin.call('webhookConfigs.upsert', {
+      accountId: partner.accountId,
+      scope: 'partner',
+      url: null,
+      transformer: 'partner-format',
+      version: '1.3.0',
+    });
   });
 }
 
@@ -28,11 +34,23 @@ export function withFairUseApps(test: Test) {
  */
 export async function freshPartner() {
   const fresh = await integrator(app, 'partner');
-  await app.admin.call('webhookConfigs.upsert', { accountId: fresh.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0' });
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: fresh.accountId,
+    scope: 'partner',
+    url: null,
+    transformer: 'partner-format',
+    version: '1.3.0',
+  });
   return fresh;
 }
-export const listing = (on: App, token: string) => on.http.get('/v3/partner-orders/paginated').set('authorization', `Bearer ${token}`);
+export const listing = (on: App, token: string) =>
+  on.http.get('/v3/partner-orders/paginated').set('authorization', `Bearer ${token}`);
 /** 429s answered by the fair-use door, before the request path (metric route "fair use"). */
-export const answeredAtTheDoor = (on: App) => on.http.get('/metrics').set('authorization', `Bearer ${ADMIN_TOKEN}`)
-  .then((r) => Number(/http_requests_total\{method="GET",route="fair use",status="429"\} (\d+)/.exec(r.text)?.[1] ?? 0));
+export const answeredAtTheDoor = (on: App) =>
+  on.http
+    .get('/metrics')
+    .set('authorization', `Bearer ${ADMIN_TOKEN}`)
+    .then((r) =>
+      Number(/http_requests_total\{method="GET",route="fair use",status="429"\} (\d+)/.exec(r.text)?.[1] ?? 0),
+    );
 export const waitForNextWindow = () => new Promise((resolve) => setTimeout(resolve, 1100));

@@ -18,4 +18,5 @@ export function withGuideApp(test: Test) {
   test.after(() => app.worker.stop());
 }
 
-export const createJob = async (brandId: string) => (await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brandId })).apiId;
+export const createJob = async (brandId: string) =>
+  (await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brandId })).apiId;

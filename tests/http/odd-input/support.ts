@@ -25,9 +25,28 @@ export function withOddInputApp(test: Test) {
     brand = await integrator(app, 'brand');
     partner = await integrator(app, 'partner');
     signed = await integrator(app, 'partner');
-    await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0' });
-    await app.admin.call('webhookConfigs.upsert', { accountId: signed.accountId, scope: 'partner', url: null, transformer: 'partner-format', version: '1.3.0', signatureKey: KEY });
-    jobApiId = (await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId, partnerId: partner.accountId, status: 'accepted' })).apiId;
+    await app.admin.call('webhookConfigs.upsert', {
+      accountId: partner.accountId,
+      scope: 'partner',
+      url: null,
+      transformer: 'partner-format',
+      version: '1.3.0',
+    });
+    await app.admin.call('webhookConfigs.upsert', {
+      accountId: signed.accountId,
+      scope: 'partner',
+      url: null,
+      transformer: 'partner-format',
+      version: '1.3.0',
+      signatureKey: KEY,
+    });
+    jobApiId = (
+      await app.admin.call<{ apiId: string }>('jobs.create', {
+        brandAccountId: brand.accountId,
+        partnerId: partner.accountId,
+        status: 'accepted',
+      })
+    ).apiId;
   });
 }
 
@@ -45,7 +64,12 @@ export const rawPost = (path: string, body: string, token?: string) => {
   return (token ? req.set('authorization', `Bearer ${token}`) : req).send(body);
 };
 
-export function assertProblem(res: { status: number; body: Record<string, unknown>; headers: Record<string, string> }, status: number, code: string, detail?: RegExp) {
+export function assertProblem(
+  res: { status: number; body: Record<string, unknown>; headers: Record<string, string> },
+  status: number,
+  code: string,
+  detail?: RegExp,
+) {
   assert.is(res.status, status, JSON.stringify(res.body));
   assert.match(res.headers['content-type'] ?? '', /^application\/problem\+json/);
   assert.is(res.body.code, code);

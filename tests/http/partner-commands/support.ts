@@ -27,12 +27,32 @@ export function withPartnerCommandsApp(test: Test) {
     sibling = await integrator(app, 'partner', master.accountId);
     loner = await integrator(app, 'partner');
     stranger = await integrator(app, 'partner');
-    await app.admin.call('webhookConfigs.upsert', { accountId: master.accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0', signatureKey: KEY });
-    await app.admin.call('webhookConfigs.upsert', { accountId: loner.accountId, scope: 'partner', transformer: 'partner-format', version: '1.1.0' });
-    await app.admin.call('webhookConfigs.upsert', { accountId: brand.accountId, scope: 'brand', transformer: 'default', version: '1.1.0' });
+    await app.admin.call('webhookConfigs.upsert', {
+      accountId: master.accountId,
+      scope: 'partner',
+      transformer: 'partner-format',
+      version: '1.3.0',
+      signatureKey: KEY,
+    });
+    await app.admin.call('webhookConfigs.upsert', {
+      accountId: loner.accountId,
+      scope: 'partner',
+      transformer: 'partner-format',
+      version: '1.1.0',
+    });
+    await app.admin.call('webhookConfigs.upsert', {
+      accountId: brand.accountId,
+      scope: 'brand',
+      transformer: 'default',
+      version: '1.1.0',
+    });
     const make = async (key: string, partner: Who, extra: Record<string, unknown> = {}) => {
       const created = await app.admin.call<{ apiId: string; name: string }>('jobs.create', {
-        brandAccountId: brand.accountId, partnerId: partner.accountId, apiId: `${key}-${tag}`, status: 'accepted', ...extra,
+        brandAccountId: brand.accountId,
+        partnerId: partner.accountId,
+        apiId: `${key}-${tag}`,
+        status: 'accepted',
+        ...extra,
       });
       job[key] = created;
     };
@@ -48,16 +68,26 @@ export function withPartnerCommandsApp(test: Test) {
 
 export const sign = (raw: string, key = KEY) => createHmac('sha256', key).update(raw).digest('hex');
 export const appointment = (identifier: Record<string, string>, extra: Record<string, unknown> = {}) => ({
-  _v: '1.0.0', _cid: randomUUID(), _type: 'SetJobAppointment', ...identifier,
-  appointmentStart: '2026-12-01T09:00:00+01:00', appointmentEnd: '2026-12-01T11:00:00+01:00', ...extra,
+  _v: '1.0.0',
+  _cid: randomUUID(),
+  _type: 'SetJobAppointment',
+  ...identifier,
+  appointmentStart: '2026-12-01T09:00:00+01:00',
+  appointmentEnd: '2026-12-01T11:00:00+01:00',
+  ...extra,
 });
 /** Sends exactly these bytes, signed (or with the signature given, or none). */
 export function post(who: Who, path: string, body: unknown, signature: string | null | 'sign' = 'sign') {
   const raw = typeof body === 'string' ? body : JSON.stringify(body);
-  const req = app.http.post(path).set('authorization', `Bearer ${who.accessToken}`).set('content-type', 'application/json');
+  const req = app.http
+    .post(path)
+    .set('authorization', `Bearer ${who.accessToken}`)
+    .set('content-type', 'application/json');
   if (signature === 'sign') req.set('x-webhook-signature', sign(raw));
   else if (signature !== null) req.set('x-webhook-signature', signature);
   return req.send(raw);
 }
 export const eventsFor = (accountId: string, orderId: string) =>
-  app.services.unitOfWork().transaction(async (d) => (await d.events.recentFor(accountId, 500)).filter((e) => e.orderId === orderId));
+  app.services
+    .unitOfWork()
+    .transaction(async (d) => (await d.events.recentFor(accountId, 500)).filter((e) => e.orderId === orderId));

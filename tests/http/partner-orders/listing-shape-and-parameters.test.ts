@@ -10,30 +10,57 @@ withPartnerOrders(test);
 
 test('payload: partner-format 1.3.0 with _eid "polled"', async () => {
   const res = await get(master, '/v3/partner-orders/paginated?pageSize=1');
-  assert.equal(Object.keys(res.body.items[0]), ['_eid', '_type', '_v', 'jobApiId', 'gidOrderNumber', 'invoicingEid', 'yourOrderID', 'status',
-    'customer', 'shippingAddress', 'products', 'appointmentStart', 'appointmentEnd', 'projectId', 'projectName', 'partnerId', 'updatedAt']);
-  assert.equal([res.body.items[0]._eid, res.body.items[0]._type, res.body.items[0].partnerId], ['polled', 'OrderStatusEvent', ownChild.accountId]);
+  assert.equal(Object.keys(res.body.items[0]), [
+    '_eid',
+    '_type',
+    '_v',
+    'jobApiId',
+    'gidOrderNumber',
+    'invoicingEid',
+    'yourOrderID',
+    'status',
+    'customer',
+    'shippingAddress',
+    'products',
+    'appointmentStart',
+    'appointmentEnd',
+    'projectId',
+    'projectName',
+    'partnerId',
+    'updatedAt',
+  ]);
+  assert.equal(
+    [res.body.items[0]._eid, res.body.items[0]._type, res.body.items[0].partnerId],
+    ['polled', 'OrderStatusEvent', ownChild.accountId],
+  );
 });
 
 test('filters: updatedSince is inclusive; active excludes orders needing no partner action', async () => {
   const since = await get(master, `/v3/partner-orders/paginated?updatedSince=${encodeURIComponent(at(55))}`);
   assert.equal(ids(since.body.items), [jobs.o2, jobs.o1, jobs.tieA, jobs.tieZ]);
   assert.is(since.body.total, 4);
-  const offset = await get(master, `/v3/partner-orders/paginated?updatedSince=${encodeURIComponent('2026-11-01T13:55:00+01:00')}`);
+  const offset = await get(
+    master,
+    `/v3/partner-orders/paginated?updatedSince=${encodeURIComponent('2026-11-01T13:55:00+01:00')}`,
+  );
   assert.equal(offset.body.total, 4, 'an offset is honoured');
   for (const value of ['true', '1']) {
     const active = await get(master, `/v3/partner-orders/paginated?active=${value}`);
     assert.equal(ids(active.body.items), [jobs.o1, jobs.tieA, jobs.tieZ, jobs.b1, jobs.a1, jobs.m1]);
     assert.is(active.body.total, 6);
   }
-  for (const value of ['false', '0']) assert.is((await get(master, `/v3/partner-orders/paginated?active=${value}`)).body.total, 9);
+  for (const value of ['false', '0'])
+    assert.is((await get(master, `/v3/partner-orders/paginated?active=${value}`)).body.total, 9);
   const both = await get(master, `/v3/partner-orders?active=1&updatedSince=${encodeURIComponent(at(50))}`);
   assert.equal(ids(both.body), [jobs.o1, jobs.tieA, jobs.tieZ, jobs.b1]);
 });
 
 test('paging: pages, a page past the end, clamping of pageSize', async () => {
   const p2 = await get(master, '/v3/partner-orders/paginated?page=2&pageSize=4');
-  assert.equal({ page: p2.body.page, pageSize: p2.body.pageSize, total: p2.body.total }, { page: 2, pageSize: 4, total: 9 });
+  assert.equal(
+    { page: p2.body.page, pageSize: p2.body.pageSize, total: p2.body.total },
+    { page: 2, pageSize: 4, total: 9 },
+  );
   assert.equal(ids(p2.body.items), masterScope().slice(4, 8));
   // A page boundary between two orders updated at the same instant: apiId decides, on both sides of it.
   const first = await get(master, '/v3/partner-orders/paginated?page=1&pageSize=3');
@@ -53,13 +80,22 @@ test('paging: pages, a page past the end, clamping of pageSize', async () => {
 
 test('400 for malformed page, pageSize, limit, offset, updatedSince and active', async () => {
   const bad = [
-    '/v3/partner-orders/paginated?page=0', '/v3/partner-orders/paginated?page=1.5', '/v3/partner-orders/paginated?page=abc',
-    '/v3/partner-orders/paginated?pageSize=0', '/v3/partner-orders/paginated?pageSize=-1',
-    '/v3/partner-orders/paginated?updatedSince=2026-11-01', '/v3/partner-orders/paginated?updatedSince=2026-11-01T12:00:00',
-    '/v3/partner-orders/paginated?updatedSince=yesterday', '/v3/partner-orders/paginated?active=yes',
+    '/v3/partner-orders/paginated?page=0',
+    '/v3/partner-orders/paginated?page=1.5',
+    '/v3/partner-orders/paginated?page=abc',
+    '/v3/partner-orders/paginated?pageSize=0',
+    '/v3/partner-orders/paginated?pageSize=-1',
+    '/v3/partner-orders/paginated?updatedSince=2026-11-01',
+    '/v3/partner-orders/paginated?updatedSince=2026-11-01T12:00:00',
+    '/v3/partner-orders/paginated?updatedSince=yesterday',
+    '/v3/partner-orders/paginated?active=yes',
     '/v3/partner-orders/paginated?active=true&active=false',
-    '/v3/partner-orders?limit=-1', '/v3/partner-orders?limit=1.5', '/v3/partner-orders?offset=-1', '/v3/partner-orders?offset=x',
-    '/v3/partner-orders?active=TRUE', '/v3/partner-orders?updatedSince=2026-13-01T00:00:00Z',
+    '/v3/partner-orders?limit=-1',
+    '/v3/partner-orders?limit=1.5',
+    '/v3/partner-orders?offset=-1',
+    '/v3/partner-orders?offset=x',
+    '/v3/partner-orders?active=TRUE',
+    '/v3/partner-orders?updatedSince=2026-13-01T00:00:00Z',
   ];
   for (const path of bad) {
     const res = await get(master, path);
@@ -82,17 +118,34 @@ test('legacy: a bare array in the same order; limit and offset; limit=0 is []', 
 
 test('updatedAt keeps its milliseconds: both listings, the single poll, the order and updatedSince', async () => {
   const partner = await integrator(app, 'partner');
-  await app.admin.call('webhookConfigs.upsert', { accountId: partner.accountId, scope: 'partner', transformer: 'partner-format', version: '1.3.0' });
-  const times = { early: '2026-01-01T00:00:00.123Z', late: '2026-01-01T00:00:00.987Z', next: '2026-01-01T00:00:01.001Z' };
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: partner.accountId,
+    scope: 'partner',
+    transformer: 'partner-format',
+    version: '1.3.0',
+  });
+  const times = {
+    early: '2026-01-01T00:00:00.123Z',
+    late: '2026-01-01T00:00:00.987Z',
+    next: '2026-01-01T00:00:01.001Z',
+  };
   const apiIds: Record<string, string> = {};
   for (const [key, updatedAt] of Object.entries(times)) {
     const created = await app.admin.call<{ apiId: string; updatedAt: string }>('jobs.create', {
-      brandAccountId: brand.accountId, partnerId: partner.accountId, status: 'open', updatedAt, apiId: `ms-${key}-${partner.accountId.slice(0, 8)}`,
+      brandAccountId: brand.accountId,
+      partnerId: partner.accountId,
+      status: 'open',
+      updatedAt,
+      apiId: `ms-${key}-${partner.accountId.slice(0, 8)}`,
     });
     assert.is(created.updatedAt, updatedAt, 'jobs.create answers the exact instant');
     apiIds[key] = created.apiId;
   }
-  const expected = [[apiIds.next, times.next], [apiIds.late, times.late], [apiIds.early, times.early]];
+  const expected = [
+    [apiIds.next, times.next],
+    [apiIds.late, times.late],
+    [apiIds.early, times.early],
+  ];
   const rows = (items: { jobApiId: string; updatedAt: string }[]) => items.map((i) => [i.jobApiId, i.updatedAt]);
   const paged = await get(partner, '/v3/partner-orders/paginated');
   assert.equal(rows(paged.body.items), expected, 'paginated: exact milliseconds, ordered by them');
@@ -103,10 +156,17 @@ test('updatedAt keeps its milliseconds: both listings, the single poll, the orde
     assert.equal([polled.status, polled.body.updatedAt], [200, updatedAt], `poll ${key}`);
   }
   const since = encodeURIComponent('2026-01-01T00:00:00.500Z');
-  assert.equal(rows((await get(partner, `/v3/partner-orders/paginated?updatedSince=${since}`)).body.items), expected.slice(0, 2));
+  assert.equal(
+    rows((await get(partner, `/v3/partner-orders/paginated?updatedSince=${since}`)).body.items),
+    expected.slice(0, 2),
+  );
   assert.equal(rows((await get(partner, `/v3/partner-orders?updatedSince=${since}`)).body), expected.slice(0, 2));
   const exact = encodeURIComponent(times.late);
-  assert.equal(rows((await get(partner, `/v3/partner-orders/paginated?updatedSince=${exact}`)).body.items), expected.slice(0, 2), 'inclusive to the millisecond');
+  assert.equal(
+    rows((await get(partner, `/v3/partner-orders/paginated?updatedSince=${exact}`)).body.items),
+    expected.slice(0, 2),
+    'inclusive to the millisecond',
+  );
 });
 
 test.run();

@@ -1,20 +1,36 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { integrator } from '../../support/integrators.ts';
-import { app, brand, childA, childB, defaultShaped, get, ids, jobs, master, masterScope, noConfig, orphanChild, ownChild, unrelated, withPartnerOrders } from './support.ts';
+import {
+  app,
+  brand,
+  childA,
+  childB,
+  defaultShaped,
+  get,
+  ids,
+  jobs,
+  master,
+  masterScope,
+  noConfig,
+  orphanChild,
+  ownChild,
+  unrelated,
+  withPartnerOrders,
+} from './support.ts';
 
 // Whose orders a partner sees (a master's scope, a child's, its own), who is refused (403, 400, 401), and the single poll.
 const test = suite('partner order polling over REST: who sees what');
 withPartnerOrders(test);
 
-test('visibility: a master with its own configuration sees its orders and all its direct children\'s', async () => {
+test("visibility: a master with its own configuration sees its orders and all its direct children's", async () => {
   const res = await get(master, '/v3/partner-orders/paginated');
   assert.is(res.status, 200);
   assert.equal(ids(res.body.items), masterScope());
   assert.is(res.body.total, 9);
 });
 
-test('visibility: a child resolved through its master sees the master\'s scope, siblings included', async () => {
+test("visibility: a child resolved through its master sees the master's scope, siblings included", async () => {
   for (const child of [childA, childB]) {
     const res = await get(child, '/v3/partner-orders/paginated');
     assert.equal(ids(res.body.items), masterScope());
@@ -38,7 +54,7 @@ test('visibility: an unrelated partner sees only its own; unassigned orders are 
   }
 });
 
-test('403 without a partner configuration of one\'s own or one\'s master\'s; on every polling path', async () => {
+test("403 without a partner configuration of one's own or one's master's; on every polling path", async () => {
   for (const who of [noConfig, orphanChild]) {
     for (const path of ['/v3/partner-orders/paginated', '/v3/partner-orders', `/v3/poll/job/*/${jobs.m1}`]) {
       const res = await get(who, path);
@@ -55,7 +71,10 @@ test('paginated needs the partner-format transformer (400); the legacy listing d
   assert.is(paged.body.code, 'BAD_REQUEST');
   const legacy = await get(defaultShaped, '/v3/partner-orders');
   assert.is(legacy.status, 200);
-  assert.equal(legacy.body.map((i: { orderId: string }) => i.orderId), [jobs.d1]);
+  assert.equal(
+    legacy.body.map((i: { orderId: string }) => i.orderId),
+    [jobs.d1],
+  );
   assert.is(legacy.body[0]._v, '1.0.0');
 });
 
@@ -74,7 +93,11 @@ test('poll one order: brand its own, partner its scope, 404 otherwise; version *
   assert.equal([partnerView.status, partnerView.body.jobApiId, partnerView.body._v], [200, jobs.o1, '1.0.0']);
   assert.is((await get(ownChild, `/v3/poll/job/*/${jobs.o1}`)).body._v, '1.1.0');
   const encoded = await get(ownChild, `/v3/poll/job/%2A/${encodeURIComponent(jobs.o1!)}`);
-  assert.equal([encoded.status, encoded.body._v], [200, '1.1.0'], 'path parameters are decoded, as Swagger UI sends them');
+  assert.equal(
+    [encoded.status, encoded.body._v],
+    [200, '1.1.0'],
+    'path parameters are decoded, as Swagger UI sends them',
+  );
   assert.is((await get(ownChild, `/v3/poll/job/*/${jobs.m1}`)).status, 404, 'outside its own scope');
   assert.is((await get(unrelated, `/v3/poll/job/*/${jobs.m1}`)).status, 404);
   assert.is((await get(master, `/v3/poll/job/*/${jobs.none}`)).status, 404, 'unassigned');

@@ -7,7 +7,15 @@ export type App = Awaited<ReturnType<typeof appWithMailbox>>;
 export type Who = Awaited<ReturnType<typeof integrator>>;
 
 export let app: App;
-export let brand: Who, master: Who, childA: Who, childB: Who, ownChild: Who, unrelated: Who, noConfig: Who, orphanChild: Who, defaultShaped: Who;
+export let brand: Who,
+  master: Who,
+  childA: Who,
+  childB: Who,
+  ownChild: Who,
+  unrelated: Who,
+  noConfig: Who,
+  orphanChild: Who,
+  defaultShaped: Who;
 export const jobs: Record<string, string> = {};
 export const at = (minutes: number) => new Date(Date.UTC(2026, 10, 1, 12, minutes)).toISOString();
 
@@ -34,7 +42,10 @@ export function withPartnerOrders(test: Test) {
 
     const job = async (key: string, partner: Who | null, minutes: number, status = 'open', apiId?: string) => {
       const created = await app.admin.call<{ apiId: string }>('jobs.create', {
-        brandAccountId: brand.accountId, partnerId: partner?.accountId ?? null, status, updatedAt: at(minutes),
+        brandAccountId: brand.accountId,
+        partnerId: partner?.accountId ?? null,
+        status,
+        updatedAt: at(minutes),
         apiId: apiId ?? `${key}-${brand.accountId.slice(0, 8)}`,
       });
       jobs[key] = created.apiId;

@@ -13,7 +13,12 @@ withSelfServiceApp(test);
 async function flakyReceiver() {
   let healthy = false;
   const receiver = await startReceiver(() => (healthy ? 200 : 503));
-  return { ...receiver, recover: () => { healthy = true; } };
+  return {
+    ...receiver,
+    recover: () => {
+      healthy = true;
+    },
+  };
 }
 
 test('delivery log and replay: every attempt is logged; after recovery, redeliver-failed sends every failed event, in order per order', async () => {
@@ -45,12 +50,18 @@ test('delivery log and replay: every attempt is logged; after recovery, redelive
   }
   const paged = await get('/v3/webhook-deliveries?limit=3', brand.accessToken);
   assert.is(paged.body.items.length, 3);
-  const rest = await get(`/v3/webhook-deliveries?limit=100&before=${encodeURIComponent(paged.body.next)}`, brand.accessToken);
-  assert.equal([...paged.body.items, ...rest.body.items].map((d: Json) => d.id), (await get('/v3/webhook-deliveries?limit=100', brand.accessToken)).body.items.map((d: Json) => d.id));
+  const rest = await get(
+    `/v3/webhook-deliveries?limit=100&before=${encodeURIComponent(paged.body.next)}`,
+    brand.accessToken,
+  );
+  assert.equal(
+    [...paged.body.items, ...rest.body.items].map((d: Json) => d.id),
+    (await get('/v3/webhook-deliveries?limit=100', brand.accessToken)).body.items.map((d: Json) => d.id),
+  );
   assert.is(rest.body.next, null, 'the last page');
 
   const foreign = await post(`/v3/webhook-deliveries/${log[0]!.id}/redeliver`, stranger.accessToken);
-  assert.is(foreign.status, 404, 'another endpoint\'s delivery does not exist for the caller');
+  assert.is(foreign.status, 404, "another endpoint's delivery does not exist for the caller");
   assert.is((await get('/v3/webhook-deliveries', stranger.accessToken)).body.items.length, 0);
 
   receiver.recover();
@@ -60,7 +71,10 @@ test('delivery log and replay: every attempt is logged; after recovery, redelive
   assert.equal(replay.body, { count: 8 });
   await receiver.until((r) => r.slice(before).filter((x) => x.answered === 200).length === 8);
   for (const apiId of orders) {
-    const statuses = receiver.received.slice(before).filter((x) => x.payload.orderId === apiId).map((x) => x.payload.status);
+    const statuses = receiver.received
+      .slice(before)
+      .filter((x) => x.payload.orderId === apiId)
+      .map((x) => x.payload.status);
     assert.equal(statuses, ['new', 'open', 'accepted', 'started'], 'in the order of the changes');
   }
   // An attempt is recorded just after the receiver has answered it.
@@ -70,7 +84,12 @@ test('delivery log and replay: every attempt is logged; after recovery, redelive
     delivered = (await get('/v3/webhook-deliveries?status=delivered', brand.accessToken)).body.items;
   }
   assert.is(delivered.length, 8);
-  assert.ok(delivered.every((d: Json) => d.attempts.length >= 3 && d.attempts.at(-1).statusCode === 200 && d.attempts[0].statusCode === 503), 'the attempts continue');
+  assert.ok(
+    delivered.every(
+      (d: Json) => d.attempts.length >= 3 && d.attempts.at(-1).statusCode === 200 && d.attempts[0].statusCode === 503,
+    ),
+    'the attempts continue',
+  );
 
   const again = await post(`/v3/webhook-deliveries/${log[0]!.id}/redeliver`, brand.accessToken);
   assert.is(again.status, 202);
@@ -78,7 +97,10 @@ test('delivery log and replay: every attempt is logged; after recovery, redelive
   const sentBefore = receiver.received.filter((x) => x.headers['webhook-id'] === log[0]!.eventId).length;
   await receiver.until((r) => r.filter((x) => x.headers['webhook-id'] === log[0]!.eventId).length === sentBefore + 1);
   assert.is((await post(`/v3/webhook-deliveries/${randomUUID()}/redeliver`, brand.accessToken)).status, 404);
-  assert.is((await post('/v3/webhook-deliveries/redeliver-failed', brand.accessToken, { since: 'yesterday' })).status, 400);
+  assert.is(
+    (await post('/v3/webhook-deliveries/redeliver-failed', brand.accessToken, { since: 'yesterday' })).status,
+    400,
+  );
 });
 
 test.run();

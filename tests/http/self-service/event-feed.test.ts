@@ -17,7 +17,10 @@ async function drain(token: string, limit = 3, maxPages = 50) {
   const cursors = new Set<string>();
   let after: string | null = null;
   for (let page = 1; ; page++) {
-    assert.ok(page <= maxPages, `the feed did not end within ${maxPages} pages of ${limit} (${items.length} events read)`);
+    assert.ok(
+      page <= maxPages,
+      `the feed did not end within ${maxPages} pages of ${limit} (${items.length} events read)`,
+    );
     const res = await get(`/v3/events?limit=${limit}${after ? `&after=${encodeURIComponent(after)}` : ''}`, token);
     assert.is(res.status, 200, JSON.stringify(res.body));
     assert.ok(res.body.items.length <= limit);
@@ -31,7 +34,7 @@ async function drain(token: string, limit = 3, maxPages = 50) {
   }
 }
 
-test('the feed: every event of the caller\'s endpoint, oldest first, exactly as stored; nobody else\'s', async () => {
+test("the feed: every event of the caller's endpoint, oldest first, exactly as stored; nobody else's", async () => {
   const brand = await integrator(app, 'brand');
   const other = await integrator(app, 'brand');
   await configure(brand.accountId, 'brand', null);
@@ -44,8 +47,20 @@ test('the feed: every event of the caller\'s endpoint, oldest first, exactly as 
 
   const { items, next } = await drain(brand.accessToken, 2);
   const stored = (await app.services.unitOfWork().statements((d) => d.events.recentFor(brand.accountId, 50))).reverse();
-  assert.equal(items, stored.map((e) => e.payload), 'the payloads as stored, in order');
-  assert.equal(items.map((e) => [e.orderId, e.status]), [[first, 'new'], [second, 'new'], [first, 'open'], [second, 'cancelled']]);
+  assert.equal(
+    items,
+    stored.map((e) => e.payload),
+    'the payloads as stored, in order',
+  );
+  assert.equal(
+    items.map((e) => [e.orderId, e.status]),
+    [
+      [first, 'new'],
+      [second, 'new'],
+      [first, 'open'],
+      [second, 'cancelled'],
+    ],
+  );
   assert.ok(next, 'an empty page still says where to go on from');
 
   await setStatus(first, 'accepted');
@@ -56,11 +71,15 @@ test('the feed: every event of the caller\'s endpoint, oldest first, exactly as 
     await new Promise((resolve) => setTimeout(resolve, 100));
     more = await get(`/v3/events?after=${encodeURIComponent(next!)}`, brand.accessToken);
   }
-  assert.equal(more.body.items.map((e: Json) => [e.orderId, e.status]), [[first, 'accepted']], 'only what came after the cursor');
+  assert.equal(
+    more.body.items.map((e: Json) => [e.orderId, e.status]),
+    [[first, 'accepted']],
+    'only what came after the cursor',
+  );
   assert.equal((await drain(other.accessToken)).items.map((e) => e.orderId).includes(first), false);
 });
 
-test('a child partner without a configuration reads its master\'s feed; no endpoint is 403 (partner) or 404 (brand)', async () => {
+test("a child partner without a configuration reads its master's feed; no endpoint is 403 (partner) or 404 (brand)", async () => {
   const brand = await integrator(app, 'brand');
   const master = await integrator(app, 'partner');
   const child = await integrator(app, 'partner', master.accountId);
@@ -71,7 +90,13 @@ test('a child partner without a configuration reads its master\'s feed; no endpo
   const ofMaster = (await drain(master.accessToken)).items;
   const ofChild = (await drain(child.accessToken)).items;
   assert.equal(ofChild, ofMaster);
-  assert.equal(ofChild.map((e) => [e.jobApiId, e.status]), [[apiId, 'new'], [apiId, 'accepted']]);
+  assert.equal(
+    ofChild.map((e) => [e.jobApiId, e.status]),
+    [
+      [apiId, 'new'],
+      [apiId, 'accepted'],
+    ],
+  );
   assert.is((await get('/v3/events', loner.accessToken)).status, 403);
   const none = await get('/v3/events', brand.accessToken);
   assert.is(none.status, 404);
@@ -81,7 +106,13 @@ test('a child partner without a configuration reads its master\'s feed; no endpo
 test('limit and cursor are checked: out of bounds or foreign is 400, never 500', async () => {
   const brand = await integrator(app, 'brand');
   await configure(brand.accountId, 'brand', null);
-  for (const query of ['limit=0', 'limit=501', 'limit=abc', 'after=not-a-cursor', `after=${Buffer.from('[1]').toString('base64url')}`]) {
+  for (const query of [
+    'limit=0',
+    'limit=501',
+    'limit=abc',
+    'after=not-a-cursor',
+    `after=${Buffer.from('[1]').toString('base64url')}`,
+  ]) {
     const res = await get(`/v3/events?${query}`, brand.accessToken);
     assert.is(res.status, 400, query);
     assert.is(res.body.code, 'BAD_REQUEST');

@@ -16,10 +16,24 @@ export function withSelfServiceApp(test: Test) {
   test.after(() => app.worker.stop());
 }
 
-export const configure = (accountId: string, scope: 'brand' | 'partner', url: string | null, extra: Record<string, unknown> = {}) =>
-  app.admin.call('webhookConfigs.upsert', { accountId, scope, url, transformer: scope === 'brand' ? 'default' : 'partner-format', version: '1.3.0', ...extra });
+export const configure = (
+  accountId: string,
+  scope: 'brand' | 'partner',
+  url: string | null,
+  extra: Record<string, unknown> = {},
+) =>
+  app.admin.call('webhookConfigs.upsert', {
+    accountId,
+    scope,
+    url,
+    transformer: scope === 'brand' ? 'default' : 'partner-format',
+    version: '1.3.0',
+    ...extra,
+  });
 export const createJob = async (brandId: string, partnerId?: string) =>
-  (await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brandId, ...(partnerId && { partnerId }) })).apiId;
+  (await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brandId, ...(partnerId && { partnerId }) }))
+    .apiId;
 export const setStatus = (apiId: string, status: string) => app.admin.call('jobs.setStatus', { apiId, status });
 export const get = (path: string, token: string) => app.http.get(path).set('authorization', `Bearer ${token}`);
-export const post = (path: string, token: string, body: object = {}) => app.http.post(path).set('authorization', `Bearer ${token}`).send(body);
+export const post = (path: string, token: string, body: object = {}) =>
+  app.http.post(path).set('authorization', `Bearer ${token}`).send(body);

@@ -16,9 +16,17 @@ withSelfServiceApp(test);
 
 /** A receiver that takes every request and never answers it. */
 async function silentReceiver() {
-  const server: Server = createServer(() => { /* never answers */ });
+  const server: Server = createServer(() => {
+    /* never answers */
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closeAtEnd(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  closeAtEnd(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
 }
 
@@ -37,7 +45,16 @@ test('endpoint test: what the endpoint did, signed like a delivery, nothing stor
     assert.is(res.status, 200, JSON.stringify(res.body));
     outcomes.push(res.body);
   }
-  assert.equal(outcomes.map((o) => [o.statusCode, o.delivered]), [[200, true], [500, false], [200, true], [200, true]], 'each test tried once, as answered');
+  assert.equal(
+    outcomes.map((o) => [o.statusCode, o.delivered]),
+    [
+      [200, true],
+      [500, false],
+      [200, true],
+      [200, true],
+    ],
+    'each test tried once, as answered',
+  );
   const sent = receiver.received.filter((r) => r.payload._type === 'WebhookTestEvent');
   assert.is(sent.length, 4, 'a disabled endpoint is tested too');
   sent.forEach((r, i) => {
@@ -51,32 +68,46 @@ test('endpoint test: what the endpoint did, signed like a delivery, nothing stor
     if (outcome.delivered) assert.is(outcome.error, null);
     else assert.match(outcome.error, /500/);
   });
-  assert.is((await app.services.unitOfWork().statements((d) => d.events.recentFor(brand.accountId, 10))).length, 0, 'nothing stored');
+  assert.is(
+    (await app.services.unitOfWork().statements((d) => d.events.recentFor(brand.accountId, 10))).length,
+    0,
+    'nothing stored',
+  );
 
   await configure(brand.accountId, 'brand', await silentReceiver());
   const timedOut = await post('/v3/webhook-config/test', brand.accessToken);
-  assert.equal({ ...timedOut.body, durationMs: 0, error: typeof timedOut.body.error }, { delivered: false, statusCode: null, durationMs: 0, error: 'string' });
+  assert.equal(
+    { ...timedOut.body, durationMs: 0, error: typeof timedOut.body.error },
+    { delivered: false, statusCode: null, durationMs: 0, error: 'string' },
+  );
   assert.ok(timedOut.body.durationMs >= 500, `waited for the timeout (${timedOut.body.durationMs} ms)`);
 
   const strict = await appWithMailbox({ WEBHOOK_ALLOW_PRIVATE_TARGETS: '0' });
-  const refused = await strict.http.post('/v3/webhook-config/test').set('authorization', `Bearer ${brand.accessToken}`).send({});
+  const refused = await strict.http
+    .post('/v3/webhook-config/test')
+    .set('authorization', `Bearer ${brand.accessToken}`)
+    .send({});
   assert.is(refused.status, 200);
   assert.is(refused.body.delivered, false);
   assert.match(refused.body.error, /private|loopback|refused/i, refused.body.error);
 
   const busy = await integrator(app, 'brand');
   await configure(busy.accountId, 'brand', receiver.url('/busy'));
-  for (let i = 1; i <= 10; i++) assert.is((await post('/v3/webhook-config/test', busy.accessToken)).status, 200, `test ${i}`);
+  for (let i = 1; i <= 10; i++)
+    assert.is((await post('/v3/webhook-config/test', busy.accessToken)).status, 200, `test ${i}`);
   const limited = await post('/v3/webhook-config/test', busy.accessToken);
   assert.is(limited.status, 429);
   assert.ok(Number(limited.headers['retry-after']) >= 1);
 });
 
-test('endpoint test: 10 a minute per endpoint too, so two children sharing their master\'s endpoint have 10 between them', async () => {
+test("endpoint test: 10 a minute per endpoint too, so two children sharing their master's endpoint have 10 between them", async () => {
   const receiver = await startReceiver();
   const master = await integrator(app, 'partner');
   await configure(master.accountId, 'partner', receiver.url('/shared'));
-  const children = [await integrator(app, 'partner', master.accountId), await integrator(app, 'partner', master.accountId)];
+  const children = [
+    await integrator(app, 'partner', master.accountId),
+    await integrator(app, 'partner', master.accountId),
+  ];
   // Five each: neither child reaches its own 10, the endpoint they share does.
   for (let i = 1; i <= 5; i++) {
     for (const [c, child] of children.entries()) {
@@ -84,12 +115,12 @@ test('endpoint test: 10 a minute per endpoint too, so two children sharing their
     }
   }
   const limited = await post('/v3/webhook-config/test', children[0]!.accessToken);
-  assert.is(limited.status, 429, 'the shared endpoint\'s 11th test in the minute');
+  assert.is(limited.status, 429, "the shared endpoint's 11th test in the minute");
   assert.ok(Number(limited.headers['retry-after']) >= 1);
   assert.is(receiver.received.length, 10, 'the refused test was not sent');
 });
 
-test('a partner\'s signature key, replaced over PUT /v3/webhook-config, holds from its next command on', async () => {
+test("a partner's signature key, replaced over PUT /v3/webhook-config, holds from its next command on", async () => {
   const brand = await integrator(app, 'brand');
   const partner = await integrator(app, 'partner');
   const [oldKey, newKey] = ['old-signing-key-0123456789', 'new-signing-key-0123456789'];
@@ -97,13 +128,28 @@ test('a partner\'s signature key, replaced over PUT /v3/webhook-config, holds fr
   const job = await createJob(brand.accountId, partner.accountId);
   await setStatus(job, 'accepted');
   const command = (key: string) => {
-    const raw = JSON.stringify({ _v: '1.0.0', _cid: randomUUID(), _type: 'SetJobYourOrderId', jobApiId: job, yourOrderID: `Y-${randomUUID()}` });
-    return app.http.post('/v3/commands/partner/your-order-id').set('authorization', `Bearer ${partner.accessToken}`)
-      .set('content-type', 'application/json').set('x-webhook-signature', createHmac('sha256', key).update(raw).digest('hex')).send(raw);
+    const raw = JSON.stringify({
+      _v: '1.0.0',
+      _cid: randomUUID(),
+      _type: 'SetJobYourOrderId',
+      jobApiId: job,
+      yourOrderID: `Y-${randomUUID()}`,
+    });
+    return app.http
+      .post('/v3/commands/partner/your-order-id')
+      .set('authorization', `Bearer ${partner.accessToken}`)
+      .set('content-type', 'application/json')
+      .set('x-webhook-signature', createHmac('sha256', key).update(raw).digest('hex'))
+      .send(raw);
   };
   assert.is((await command(oldKey)).status, 200);
-  const put = await app.http.put('/v3/webhook-config').set('authorization', `Bearer ${partner.accessToken}`)
-    .send({ url: 'https://hooks.example.com/partner', enabled: false, transformer: 'partner-format', version: '1.3.0', signatureKey: newKey });
+  const put = await app.http.put('/v3/webhook-config').set('authorization', `Bearer ${partner.accessToken}`).send({
+    url: 'https://hooks.example.com/partner',
+    enabled: false,
+    transformer: 'partner-format',
+    version: '1.3.0',
+    signatureKey: newKey,
+  });
   assert.is(put.status, 200, JSON.stringify(put.body));
   assert.is((await command(oldKey)).status, 401, 'the old key no longer signs');
   assert.is((await command(newKey)).status, 200, 'the new key does');

@@ -21,14 +21,22 @@ async function logOnce(accountId: string, done: (items: Awaited<ReturnType<typeo
 
 test('a receiver failing twice gets the event on the third attempt; one that always fails ends failed, and redeliver heals it', async () => {
   let healthy = false;
-  const receiver = await startReceiver(({ payload, n }) => (payload.status === 'open' ? (n <= 2 ? 500 : 200) : healthy ? 200 : 500));
+  const receiver = await startReceiver(({ payload, n }) =>
+    payload.status === 'open' ? (n <= 2 ? 500 : 200) : healthy ? 200 : 500,
+  );
   const brand = await account('brand');
   await configure(brand, 'brand', receiver.url());
   const flaky = await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand, status: 'open' });
   await receiver.until((r) => r.some((x) => x.answered === 200 && x.payload.orderId === flaky.apiId));
-  assert.equal(ofOrder(receiver.received, flaky.apiId).map((r) => r.answered), [500, 500, 200]);
+  assert.equal(
+    ofOrder(receiver.received, flaky.apiId).map((r) => r.answered),
+    [500, 500, 200],
+  );
   const [delivered] = await logOnce(brand, ([d]) => d?.status === 'delivered');
-  assert.equal([delivered!.status, delivered!.attempts.map((a: { statusCode: number }) => a.statusCode)], ['delivered', [500, 500, 200]]);
+  assert.equal(
+    [delivered!.status, delivered!.attempts.map((a: { statusCode: number }) => a.statusCode)],
+    ['delivered', [500, 500, 200]],
+  );
   assert.match(delivered!.attempts[0].error, /^HTTP 500: failure 500/);
   assert.ok(delivered!.attempts[0].error.length < 220, 'only an excerpt of the answer');
 
@@ -45,7 +53,9 @@ test('a receiver failing twice gets the event on the third attempt; one that alw
   healthy = true;
   assert.equal(await app.admin.call('deliveries.redeliver', { deliveryId: failed.id }), { ok: true });
   await receiver.until((r) => r.some((x) => x.answered === 200 && x.payload.orderId === doomed.apiId));
-  const healed = (await logOnce(brand, (items) => items.find((d) => d.id === failed!.id)?.status !== 'pending')).find((d) => d.id === failed!.id)!;
+  const healed = (await logOnce(brand, (items) => items.find((d) => d.id === failed!.id)?.status !== 'pending')).find(
+    (d) => d.id === failed!.id,
+  )!;
   assert.equal([healed.status, healed.attempts.length], ['delivered', 5], 'the same delivery, its attempts continued');
   assert.is((await app.admin.mutate('deliveries.redeliver', { deliveryId: randomUUID() })).status, 404);
 });
@@ -61,23 +71,51 @@ test('per-order order: changes to one order arrive in order while its first is r
   try {
     let failedOnce = false;
     const receiver = await startReceiver(({ payload }) => {
-      if (payload.status === 'open' && !failedOnce) { failedOnce = true; return 500; }
+      if (payload.status === 'open' && !failedOnce) {
+        failedOnce = true;
+        return 500;
+      }
       return 200;
     });
-    const brand = (await timed.admin.call<{ id: string }>('accounts.create', { name: `brand ${randomUUID().slice(0, 6)}`, role: 'brand' })).id;
-    await timed.admin.call('webhookConfigs.upsert', { accountId: brand, scope: 'brand', url: receiver.url(), transformer: 'default', version: '1.3.0' });
-    const job = async (status: string) => (await timed.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand, status })).apiId;
+    const brand = (
+      await timed.admin.call<{ id: string }>('accounts.create', {
+        name: `brand ${randomUUID().slice(0, 6)}`,
+        role: 'brand',
+      })
+    ).id;
+    await timed.admin.call('webhookConfigs.upsert', {
+      accountId: brand,
+      scope: 'brand',
+      url: receiver.url(),
+      transformer: 'default',
+      version: '1.3.0',
+    });
+    const job = async (status: string) =>
+      (await timed.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brand, status })).apiId;
     const x = await job('open');
     for (const status of ['started', 'finished']) await timed.admin.call('jobs.setStatus', { apiId: x, status });
     const y = await job('accepted');
-    const arrivals = (order: string) => ofOrder(receiver.received, order).map((e) => `${e.payload.status}/${e.answered}`);
+    const arrivals = (order: string) =>
+      ofOrder(receiver.received, order).map((e) => `${e.payload.status}/${e.answered}`);
 
-    await receiver.until((r) => ofOrder(r, y).length > 0 && ofOrder(r, x).length > 0, 10_000, 'the other order, and the first try of the first');
-    assert.equal(arrivals(x), ['open/500'], 'the first order\'s later changes wait behind its first, which waits for its retry');
+    await receiver.until(
+      (r) => ofOrder(r, y).length > 0 && ofOrder(r, x).length > 0,
+      10_000,
+      'the other order, and the first try of the first',
+    );
+    assert.equal(
+      arrivals(x),
+      ['open/500'],
+      "the first order's later changes wait behind its first, which waits for its retry",
+    );
     assert.equal(arrivals(y), ['accepted/200'], 'the other order went out meanwhile');
 
     await timed.admin.call('testClock.advance', { seconds: 3600 });
-    await receiver.until((r) => ofOrder(r, x).filter((e) => e.answered === 200).length === 3, 10_000, 'the first order after its retry');
+    await receiver.until(
+      (r) => ofOrder(r, x).filter((e) => e.answered === 200).length === 3,
+      10_000,
+      'the first order after its retry',
+    );
     assert.equal(arrivals(x), ['open/500', 'open/200', 'started/200', 'finished/200']);
   } finally {
     await timed.worker.stop();
@@ -93,17 +131,46 @@ test('the delivery log over admin RPC: newest first, every attempt, filters', as
   const second = await createJob(brand);
   await receiver.until((r) => ofOrder(r, first).length + ofOrder(r, second).length === 2);
   const items = await logOnce(brand, (list) => list.length === 2 && list.every((d) => d.status === 'delivered'));
-  assert.equal(items.map((d) => d.status), ['delivered', 'delivered']);
+  assert.equal(
+    items.map((d) => d.status),
+    ['delivered', 'delivered'],
+  );
   const [newest] = items;
-  assert.equal(Object.keys(newest!).sort(), ['accountId', 'attempts', 'createdAt', 'eventId', 'eventType', 'id', 'nextAttemptAt', 'orderId', 'scope', 'status', 'url'].sort());
-  assert.equal([newest!.eventType, newest!.scope, newest!.url, newest!.accountId], ['OrderStatusEvent', 'brand', receiver.url(), brand]);
+  assert.equal(
+    Object.keys(newest!).sort(),
+    [
+      'accountId',
+      'attempts',
+      'createdAt',
+      'eventId',
+      'eventType',
+      'id',
+      'nextAttemptAt',
+      'orderId',
+      'scope',
+      'status',
+      'url',
+    ].sort(),
+  );
+  assert.equal(
+    [newest!.eventType, newest!.scope, newest!.url, newest!.accountId],
+    ['OrderStatusEvent', 'brand', receiver.url(), brand],
+  );
   assert.equal(Object.keys(newest!.attempts[0]).sort(), ['at', 'durationMs', 'error', 'statusCode']);
   assert.is(ofOrder(receiver.received, second)[0]!.payload._eid, newest!.eventId);
-  assert.equal((await app.admin.query<{ items: unknown[] }>('deliveries.list', { accountId: brand, status: 'failed' })).items, []);
-  assert.is((await app.admin.query<{ items: unknown[] }>('deliveries.list', { accountId: brand, limit: 1 })).items.length, 1);
+  assert.equal(
+    (await app.admin.query<{ items: unknown[] }>('deliveries.list', { accountId: brand, status: 'failed' })).items,
+    [],
+  );
+  assert.is(
+    (await app.admin.query<{ items: unknown[] }>('deliveries.list', { accountId: brand, limit: 1 })).items.length,
+    1,
+  );
   assert.is((await adminWithout().mutate('deliveries.redeliver', { deliveryId: newest!.id })).status, 401);
 });
 
-const adminWithout = () => ({ mutate: (name: string, input: unknown) => app.http.post(`/trpc/admin.${name}`).send(input as object) });
+const adminWithout = () => ({
+  mutate: (name: string, input: unknown) => app.http.post(`/trpc/admin.${name}`).send(input as object),
+});
 
 test.run();

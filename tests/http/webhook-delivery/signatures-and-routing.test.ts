@@ -13,7 +13,7 @@ withDeliveryApp(test);
 
 const setStatus = (apiId: string, status: string) => app.admin.call('jobs.setStatus', { apiId, status });
 
-test('both signatures verify with the receivers\' usual code; without a key there are none', async () => {
+test("both signatures verify with the receivers' usual code; without a key there are none", async () => {
   const receiver = await startReceiver();
   const brand = await account('brand');
   const partner = await account('partner');
@@ -35,32 +35,52 @@ test('both signatures verify with the receivers\' usual code; without a key ther
   await configure(brand, 'brand', receiver.url('/brand'), { signatureKey: null });
   await setStatus(apiId, 'started');
   await receiver.until((r) => ofOrder(r, apiId).some((x) => x.payload.status === 'started' && x.payload.orderId));
-  const last = ofOrder(receiver.received, apiId).filter((x) => x.payload.orderId).at(-1)!;
+  const last = ofOrder(receiver.received, apiId)
+    .filter((x) => x.payload.orderId)
+    .at(-1)!;
   assert.is(last.headers['x-webhook-signature'], undefined);
   assert.is(last.headers['webhook-signature'], undefined);
   assert.is(last.headers['webhook-id'], last.payload._eid);
 });
 
-test('routing: brand, partner, a child without a configuration (its master\'s), a child with its own, and reassignment', async () => {
+test("routing: brand, partner, a child without a configuration (its master's), a child with its own, and reassignment", async () => {
   const receiver = await startReceiver();
   const brand = await account('brand');
   const master = await account('partner');
   const child = await account('partner', master);
   const own = await account('partner', master);
   await configure(brand, 'brand', receiver.url('/brand'));
-  await configure(master, 'partner', receiver.url('/master'), { version: '1.1.0', signatureKey: 'master-key-0123456789' });
+  await configure(master, 'partner', receiver.url('/master'), {
+    version: '1.1.0',
+    signatureKey: 'master-key-0123456789',
+  });
   await configure(own, 'partner', receiver.url('/own'), { transformer: 'partner-format', version: '1.3.0' });
   const apiId = await createJob(brand, child);
   await receiver.until((r) => ofOrder(r, apiId).length === 2);
-  const [toBrand, toMaster] = [ofOrder(receiver.received, apiId).find((r) => r.payload.orderId), ofOrder(receiver.received, apiId).find((r) => r.payload.jobApiId)];
+  const [toBrand, toMaster] = [
+    ofOrder(receiver.received, apiId).find((r) => r.payload.orderId),
+    ofOrder(receiver.received, apiId).find((r) => r.payload.jobApiId),
+  ];
   assert.equal([toBrand?.payload._v, toBrand?.headers['x-webhook-signature']], ['1.3.0', undefined]);
-  assert.equal([toMaster?.payload._v, 'partnerId' in (toMaster?.payload ?? {})], ['1.1.0', false], 'the child receives in its master\'s version');
-  assert.is(toMaster?.headers['x-webhook-signature'], createHmac('sha256', 'master-key-0123456789').update(toMaster!.body).digest('hex'), 'and with its key');
+  assert.equal(
+    [toMaster?.payload._v, 'partnerId' in (toMaster?.payload ?? {})],
+    ['1.1.0', false],
+    "the child receives in its master's version",
+  );
+  assert.is(
+    toMaster?.headers['x-webhook-signature'],
+    createHmac('sha256', 'master-key-0123456789').update(toMaster!.body).digest('hex'),
+    'and with its key',
+  );
 
   await app.admin.call('jobs.assign', { apiId, partnerId: own });
   await receiver.until((r) => ofOrder(r, apiId).length === 4);
   const afterAssign = ofOrder(receiver.received, apiId).slice(2);
-  assert.equal(afterAssign.map((r) => (r.payload.orderId ? 'brand' : r.payload._v)).sort(), ['1.3.0', 'brand'], 'the new partner gets it in its own version');
+  assert.equal(
+    afterAssign.map((r) => (r.payload.orderId ? 'brand' : r.payload._v)).sort(),
+    ['1.3.0', 'brand'],
+    'the new partner gets it in its own version',
+  );
   const ownEvent = afterAssign.find((r) => r.payload.jobApiId)!;
   assert.is(ownEvent.payload.partnerId, own);
   await setStatus(apiId, 'started');
@@ -69,7 +89,7 @@ test('routing: brand, partner, a child without a configuration (its master\'s), 
   assert.is(masterEvents.length, 1, 'the former partner gets nothing after the reassignment');
 });
 
-test('command results go to the sender: a brand\'s to its brand endpoint, a child partner\'s to its master\'s', async () => {
+test("command results go to the sender: a brand's to its brand endpoint, a child partner's to its master's", async () => {
   const app2 = app;
   const receiver = await startReceiver();
   const brand = await integrator(app2, 'brand');
@@ -79,20 +99,43 @@ test('command results go to the sender: a brand\'s to its brand endpoint, a chil
   await configure(master.accountId, 'partner', receiver.url('/master'));
   const apiId = await createJob(brand.accountId, child.accountId);
   const brandCid = randomUUID();
-  assert.is((await app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`)
-    .send({ _v: '1.0.0', _cid: brandCid, _type: 'RefreshOrder', orderId: apiId })).status, 202);
+  assert.is(
+    (
+      await app.http
+        .post('/v3/commands')
+        .set('authorization', `Bearer ${brand.accessToken}`)
+        .send({ _v: '1.0.0', _cid: brandCid, _type: 'RefreshOrder', orderId: apiId })
+    ).status,
+    202,
+  );
   const partnerCid = randomUUID();
-  assert.is((await app.http.post('/v3/commands/partner/your-order-id').set('authorization', `Bearer ${child.accessToken}`)
-    .send({ _v: '1.0.0', _cid: partnerCid, _type: 'SetJobYourOrderId', jobApiId: apiId, yourOrderID: 'Y-1' })).status, 200);
+  assert.is(
+    (
+      await app.http
+        .post('/v3/commands/partner/your-order-id')
+        .set('authorization', `Bearer ${child.accessToken}`)
+        .send({ _v: '1.0.0', _cid: partnerCid, _type: 'SetJobYourOrderId', jobApiId: apiId, yourOrderID: 'Y-1' })
+    ).status,
+    200,
+  );
   const results = await receiver.until((r) => r.filter((x) => x.payload._type === 'CommandResultEvent').length >= 2);
   const brandResult = results.find((r) => r.payload._cid === brandCid)!;
   const partnerResult = results.find((r) => r.payload._cid === partnerCid)!;
   assert.equal([brandResult.payload.commandType, brandResult.payload.result], ['RefreshOrder', { orderId: apiId }]);
-  assert.equal([partnerResult.payload.commandType, partnerResult.payload.result], ['SetJobYourOrderId', { orderId: apiId }]);
+  assert.equal(
+    [partnerResult.payload.commandType, partnerResult.payload.result],
+    ['SetJobYourOrderId', { orderId: apiId }],
+  );
   const polled = await app.http.get(`/v3/commands/${partnerCid}`).set('authorization', `Bearer ${child.accessToken}`);
   assert.equal(polled.body, partnerResult.payload, 'the delivered result is the polled one');
-  const refreshes = receiver.received.filter((r) => r.payload._type === 'OrderStatusEvent' && r.payload.jobApiId === apiId);
-  assert.is(refreshes.length, 2, 'RefreshOrder re-emits to the brand only: the partner has the creation and its own change');
+  const refreshes = receiver.received.filter(
+    (r) => r.payload._type === 'OrderStatusEvent' && r.payload.jobApiId === apiId,
+  );
+  assert.is(
+    refreshes.length,
+    2,
+    'RefreshOrder re-emits to the brand only: the partner has the creation and its own change',
+  );
 });
 
 test('a disabled configuration gets no delivery, and none is made up when it is enabled again; polling and RefreshOrder still serve', async () => {
@@ -109,7 +152,9 @@ test('a disabled configuration gets no delivery, and none is made up when it is 
   await configure(brand.accountId, 'brand', receiver.url(), { enabled: true });
   await new Promise((resolve) => setTimeout(resolve, 500));
   assert.is(ofOrder(receiver.received, apiId).length, 0, 'nothing made up');
-  await app.http.post('/v3/commands').set('authorization', `Bearer ${brand.accessToken}`)
+  await app.http
+    .post('/v3/commands')
+    .set('authorization', `Bearer ${brand.accessToken}`)
     .send({ _v: '1.0.0', _cid: randomUUID(), _type: 'RefreshOrder', orderId: apiId });
   // The command's own CommandResultEvent goes to the same endpoint, in no set order against the order's event.
   const [refreshed] = ofOrder(await receiver.until((r) => ofOrder(r, apiId).length === 1), apiId);

@@ -18,12 +18,36 @@ export function withDeliveryApp(test: Test) {
 }
 
 export const account = async (role: 'brand' | 'partner', parentId?: string) =>
-  (await app.admin.call<{ id: string }>('accounts.create', { name: `${role} ${randomUUID().slice(0, 6)}`, role, ...(parentId && { parentId }) })).id;
-export const configure = (accountId: string, scope: 'brand' | 'partner', url: string | null, extra: Record<string, unknown> = {}) =>
+  (
+    await app.admin.call<{ id: string }>('accounts.create', {
+      name: `${role} ${randomUUID().slice(0, 6)}`,
+      role,
+      ...(parentId && { parentId }),
+    })
+  ).id;
+export const configure = (
+  accountId: string,
+  scope: 'brand' | 'partner',
+  url: string | null,
+  extra: Record<string, unknown> = {},
+) =>
   app.admin.call('webhookConfigs.upsert', {
-    accountId, scope, url, transformer: scope === 'brand' ? 'default' : 'partner-format', version: '1.3.0', ...extra,
+    accountId,
+    scope,
+    url,
+    transformer: scope === 'brand' ? 'default' : 'partner-format',
+    version: '1.3.0',
+    ...extra,
   });
 export const createJob = async (brandId: string, partnerId?: string) =>
-  (await app.admin.call<{ apiId: string }>('jobs.create', { brandAccountId: brandId, ...(partnerId && { partnerId }), status: 'accepted' })).apiId;
-export const ofOrder = (received: Received[], orderId: string) => received.filter((r) => r.payload.orderId === orderId || r.payload.jobApiId === orderId);
-export const deliveriesOf = async (accountId: string) => (await app.admin.query<{ items: Record<string, any>[] }>('deliveries.list', { accountId })).items;
+  (
+    await app.admin.call<{ apiId: string }>('jobs.create', {
+      brandAccountId: brandId,
+      ...(partnerId && { partnerId }),
+      status: 'accepted',
+    })
+  ).apiId;
+export const ofOrder = (received: Received[], orderId: string) =>
+  received.filter((r) => r.payload.orderId === orderId || r.payload.jobApiId === orderId);
+export const deliveriesOf = async (accountId: string) =>
+  (await app.admin.query<{ items: Record<string, any>[] }>('deliveries.list', { accountId })).items;

@@ -3,7 +3,21 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { processClient } from '../../support/process.ts';
 import { onPostgres, skipUnless } from '../../support/skip.ts';
-import { ADMIN, server, sleep, service, tempDir, sqlOn, errorsOf, refreshOrder, brandWithOrders, untilExecuted, resultEventsPerCid, deliveriesOf, withFaultServer } from './support.ts';
+import {
+  ADMIN,
+  server,
+  sleep,
+  service,
+  tempDir,
+  sqlOn,
+  errorsOf,
+  refreshOrder,
+  brandWithOrders,
+  untilExecuted,
+  resultEventsPerCid,
+  deliveriesOf,
+  withFaultServer,
+} from './support.ts';
 import { restartableReceiver } from './receiver.ts';
 import { assertUnavailable, timed, type Outcome } from './requests.ts';
 
@@ -38,8 +52,13 @@ test('PostgreSQL stopped and started under load: /readyz follows it, nothing han
       sent.set(cid, { body, status: answer.status });
       outcomes.push(answer);
       // Its result (204 or 200) when it was accepted; a refused one is unknown (404), which is no fault.
-      if (answer.status === 202) outcomes.push(await timed('result', `${client.base}/v3/commands/${cid}`, { token: brand.token }));
-      outcomes.push(await timed('order', `${client.base}/v3/poll/job/*/${brand.orderIds[i % brand.orderIds.length]}`, { token: brand.token }));
+      if (answer.status === 202)
+        outcomes.push(await timed('result', `${client.base}/v3/commands/${cid}`, { token: brand.token }));
+      outcomes.push(
+        await timed('order', `${client.base}/v3/poll/job/*/${brand.orderIds[i % brand.orderIds.length]}`, {
+          token: brand.token,
+        }),
+      );
       // An integrator backs off after a failure (docs/integrators.md waits 0.5 s and more; 100 ms here, to keep going).
       await sleep(answer.status === 202 ? 40 : 100);
     }
@@ -50,9 +69,15 @@ test('PostgreSQL stopped and started under load: /readyz follows it, nothing han
       await sleep(100);
     }
   };
-  const load = [0, 1].map(integratorLoop).concat(probeLoop('readyz api', apiPort), probeLoop('readyz worker', workerPort));
+  const load = [0, 1]
+    .map(integratorLoop)
+    .concat(probeLoop('readyz api', apiPort), probeLoop('readyz worker', workerPort));
 
-  let stopping = 0, down = 0, starting = 0, up = 0, readyAgain = 0;
+  let stopping = 0,
+    down = 0,
+    starting = 0,
+    up = 0,
+    readyAgain = 0;
   try {
     await sleep(2000);
     stopping = Date.now();
@@ -90,7 +115,11 @@ test('PostgreSQL stopped and started under load: /readyz follows it, nothing han
   // server refuses connections at once; the longest wait the service imposes then is the readiness ping's 5 s
   // (adapters/persistence/database/database.ts), so 6 s bounds every answer.
   const unanswered = outcomes.filter((o) => o.status === null);
-  assert.equal(unanswered.map((o) => `${o.what}: ${o.error}`), [], 'requests without an answer');
+  assert.equal(
+    unanswered.map((o) => `${o.what}: ${o.error}`),
+    [],
+    'requests without an answer',
+  );
   const slowest = outcomes.reduce((a, b) => (b.ms > a.ms ? b : a));
   assert.ok(slowest.ms <= 6000, `the slowest answer took ${slowest.ms} ms (${slowest.what}, status ${slowest.status})`);
 
@@ -99,19 +128,33 @@ test('PostgreSQL stopped and started under load: /readyz follows it, nothing han
   // stack, no driver error), and only between the stop and the moment both processes were ready again.
   const failures = outcomes.filter((o) => o.status! >= 400 && !o.what.startsWith('readyz'));
   const outside = failures.filter((o) => o.startedAt + o.ms < stopping || o.startedAt > readyAgain);
-  assert.equal(outside.map((o) => `${o.what} ${o.status}`), [], 'failures while the server was up');
+  assert.equal(
+    outside.map((o) => `${o.what} ${o.status}`),
+    [],
+    'failures while the server was up',
+  );
   assertUnavailable(failures);
   // For the operators, each of those 503s is a warning that names its cause, not an error line.
   // (The output kept is its tail: its first line may be cut.)
-  const said = api.output().split('\n').filter((l) => l.startsWith('{') && l.includes('the database cannot answer'));
+  const said = api
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{') && l.includes('the database cannot answer'));
   assert.ok(said.length > 0, 'the 503s were logged');
-  assert.equal(said.filter((l) => !/"level":40/.test(l) || !/"cause":\{"type"/.test(l)).slice(0, 2), [], 'a warning with its cause');
+  assert.equal(
+    said.filter((l) => !/"level":40/.test(l) || !/"cause":\{"type"/.test(l)).slice(0, 2),
+    [],
+    'a warning with its cause',
+  );
   assert.not.match(api.output(), /"level":(50|60)/, `no error line for an outage:\n${errorsOf(api)}`);
   const accepted = [...sent].filter(([, s]) => s.status === 202).map(([cid]) => cid);
   const refused = [...sent].filter(([, s]) => s.status !== 202);
   assert.ok(failures.length > 0, 'some requests failed while the server was down (else the fault was not met)');
   assert.ok(accepted.length >= 20, `only ${accepted.length} commands were accepted`);
-  assert.ok(outcomes.some((o) => o.what === 'command' && o.status === 202 && o.startedAt > readyAgain), 'commands were accepted again after the restart');
+  assert.ok(
+    outcomes.some((o) => o.what === 'command' && o.status === 202 && o.startedAt > readyAgain),
+    'commands were accepted again after the restart',
+  );
 
   // A command refused by the outage is sent again as an integrator would, with the same _cid and body: it is
   // accepted now (the first answer again, if it had been stored after all).
@@ -121,17 +164,29 @@ test('PostgreSQL stopped and started under load: /readyz follows it, nothing han
   }
   // Every acknowledged command runs, exactly once; nothing else was stored.
   const all = [...sent.keys()];
-  await untilExecuted(sql, brand.accountId, all, 20_000).catch((error: Error) => { throw new Error(`${error.message}\n${errorsOf(worker)}`); });
+  await untilExecuted(sql, brand.accountId, all, 20_000).catch((error: Error) => {
+    throw new Error(`${error.message}\n${errorsOf(worker)}`);
+  });
   const executions = await resultEventsPerCid(sql, brand.accountId);
-  assert.equal(all.filter((cid) => executions.get(cid) !== 1).map((cid) => `${cid}: ${executions.get(cid) ?? 0}`), [], 'commands that ran twice or never');
-  const [stored] = await sql<{ n: number }>('select count(*)::int as n from commands where account_id = $1', [brand.accountId]);
+  assert.equal(
+    all.filter((cid) => executions.get(cid) !== 1).map((cid) => `${cid}: ${executions.get(cid) ?? 0}`),
+    [],
+    'commands that ran twice or never',
+  );
+  const [stored] = await sql<{ n: number }>('select count(*)::int as n from commands where account_id = $1', [
+    brand.accountId,
+  ]);
   assert.is(stored!.n, all.length, 'the commands stored are those sent');
   // And every event written for the brand reaches its endpoint (at least once), the stop notwithstanding.
   const events = (await deliveriesOf(sql, brand.accountId)).map((d) => d.event_id);
-  assert.ok(events.length >= all.length * 2, `${events.length} deliveries for ${all.length} commands (an order event and a result each)`);
-  await receiver.untilAll(events, 20_000, 'events of the brand').catch((error: Error) => { throw new Error(`${error.message}\n${errorsOf(worker)}`); });
+  assert.ok(
+    events.length >= all.length * 2,
+    `${events.length} deliveries for ${all.length} commands (an order event and a result each)`,
+  );
+  await receiver.untilAll(events, 20_000, 'events of the brand').catch((error: Error) => {
+    throw new Error(`${error.message}\n${errorsOf(worker)}`);
+  });
   await Promise.all([api.stop(), worker.stop()]);
 });
-
 
 test.run();

@@ -31,10 +31,23 @@ export const DATABASES = ['faults_restart', 'faults_receiver', 'faults_sigkill',
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A service process on the test's own server, database `database`; settings besides these come from `extra`. */
-export function service(role: 'all' | 'api' | 'worker', database: typeof DATABASES[number], dataDir: string, extra: Record<string, string> = {}) {
+export function service(
+  role: 'all' | 'api' | 'worker',
+  database: (typeof DATABASES)[number],
+  dataDir: string,
+  extra: Record<string, string> = {},
+) {
   const started = startService({
-    DATABASE_URL: server!.url(database), SERVICE_ROLE: role, DATA_DIR: dataDir, JWT_SECRET, ADMIN_TOKEN: ADMIN,
-    API_RATE_LIMIT_PER_ACCOUNT: '1000000', API_CONCURRENCY_PER_ACCOUNT: '10000', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', LOG_LEVEL: 'info', ...extra,
+    DATABASE_URL: server!.url(database),
+    SERVICE_ROLE: role,
+    DATA_DIR: dataDir,
+    JWT_SECRET,
+    ADMIN_TOKEN: ADMIN,
+    API_RATE_LIMIT_PER_ACCOUNT: '1000000',
+    API_CONCURRENCY_PER_ACCOUNT: '10000',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+    LOG_LEVEL: 'info',
+    ...extra,
   });
   processes.push(started);
   return started;
@@ -50,7 +63,7 @@ export function tempDir() {
  * Plain SQL on the test's database, to look at queues and outboxes as they are: a pool of one connection, which
  * connects again after the server's restart (a connection the stop ended is dropped, not thrown).
  */
-export async function sqlOn(database: typeof DATABASES[number]) {
+export async function sqlOn(database: (typeof DATABASES)[number]) {
   const pool = new pg.Pool({ connectionString: server!.url(database), max: 1 });
   pool.on('error', () => {});
   pools.push(pool);
@@ -58,16 +71,42 @@ export async function sqlOn(database: typeof DATABASES[number]) {
 }
 
 /** The log lines of level error and fatal, for failure messages. */
-export const errorsOf = (p: ServiceProcess) => p.output().split('\n').filter((l) => /"level":(50|60)/.test(l)).slice(0, 3).join('\n').slice(0, 3000);
+export const errorsOf = (p: ServiceProcess) =>
+  p
+    .output()
+    .split('\n')
+    .filter((l) => /"level":(50|60)/.test(l))
+    .slice(0, 3)
+    .join('\n')
+    .slice(0, 3000);
 
-export const refreshOrder = (cid: string, orderId: string) => JSON.stringify({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId });
+export const refreshOrder = (cid: string, orderId: string) =>
+  JSON.stringify({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId });
 
 /** A brand logged in through the API process, with `orders` orders and its brand endpoint at `url` (if given). */
-export async function brandWithOrders(client: ReturnType<typeof processClient>, dataDir: string, orders: number, url?: string) {
-  const { accountId, token } = await integratorLoggedIn(client, dataDir, 'brand', `faults-${randomUUID().slice(0, 8)}@example.com`);
-  if (url) await client.admin('webhookConfigs.upsert', { accountId, scope: 'brand', url, transformer: 'default', version: '1.3.0' });
+export async function brandWithOrders(
+  client: ReturnType<typeof processClient>,
+  dataDir: string,
+  orders: number,
+  url?: string,
+) {
+  const { accountId, token } = await integratorLoggedIn(
+    client,
+    dataDir,
+    'brand',
+    `faults-${randomUUID().slice(0, 8)}@example.com`,
+  );
+  if (url)
+    await client.admin('webhookConfigs.upsert', {
+      accountId,
+      scope: 'brand',
+      url,
+      transformer: 'default',
+      version: '1.3.0',
+    });
   const orderIds: string[] = [];
-  for (let i = 0; i < orders; i++) orderIds.push((await client.admin<{ apiId: string }>('jobs.create', { brandAccountId: accountId })).apiId);
+  for (let i = 0; i < orders; i++)
+    orderIds.push((await client.admin<{ apiId: string }>('jobs.create', { brandAccountId: accountId })).apiId);
   return { accountId, token, orderIds };
 }
 
@@ -77,11 +116,19 @@ export type Sql = Awaited<ReturnType<typeof sqlOn>>;
 export async function untilExecuted(sql: Sql, accountId: string, cids: readonly string[], timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = await sql<{ n: number }>(`select count(*)::int as n from commands where account_id = $1 and cid = any($2) and status = 'succeeded'`, [accountId, cids]);
+    const [row] = await sql<{ n: number }>(
+      `select count(*)::int as n from commands where account_id = $1 and cid = any($2) and status = 'succeeded'`,
+      [accountId, cids],
+    );
     if (row!.n === cids.length) return;
     if (Date.now() > deadline) {
-      const left = await sql(`select cid, status, attempts, lease_until, claim_token from commands where account_id = $1 and cid = any($2) and status <> 'succeeded' limit 5`, [accountId, cids]);
-      throw new Error(`only ${row!.n} of ${cids.length} commands ran within ${timeoutMs} ms; left, e.g.: ${JSON.stringify(left)}`);
+      const left = await sql(
+        `select cid, status, attempts, lease_until, claim_token from commands where account_id = $1 and cid = any($2) and status <> 'succeeded' limit 5`,
+        [accountId, cids],
+      );
+      throw new Error(
+        `only ${row!.n} of ${cids.length} commands ran within ${timeoutMs} ms; left, e.g.: ${JSON.stringify(left)}`,
+      );
     }
     await sleep(100);
   }
@@ -90,14 +137,26 @@ export async function untilExecuted(sql: Sql, accountId: string, cids: readonly 
 /** How many CommandResultEvents each _cid of the account produced: one per execution. */
 export async function resultEventsPerCid(sql: Sql, accountId: string) {
   const rows = await sql<{ cid: string; n: number }>(
-    `select payload->>'_cid' as cid, count(*)::int as n from events where account_id = $1 and type = 'CommandResultEvent' group by 1`, [accountId]);
+    `select payload->>'_cid' as cid, count(*)::int as n from events where account_id = $1 and type = 'CommandResultEvent' group by 1`,
+    [accountId],
+  );
   return new Map(rows.map((r) => [r.cid, r.n]));
 }
 
 /** The events to be delivered to the account's endpoint: their ids, order ids and creation order. */
-export const deliveriesOf = (sql: Sql, accountId: string) => sql<{ id: string; event_id: string; order_id: string | null; status: string; claim_token: string | null; lease_until: Date | null }>(
-  `select d.id, d.event_id, d.order_id, d.status, q.claim_token, q.lease_until
-   from deliveries d left join delivery_queue q on q.delivery_id = d.id where d.account_id = $1 order by d.seq`, [accountId]);
+export const deliveriesOf = (sql: Sql, accountId: string) =>
+  sql<{
+    id: string;
+    event_id: string;
+    order_id: string | null;
+    status: string;
+    claim_token: string | null;
+    lease_until: Date | null;
+  }>(
+    `select d.id, d.event_id, d.order_id, d.status, q.claim_token, q.lease_until
+   from deliveries d left join delivery_queue q on q.delivery_id = d.id where d.account_id = $1 order by d.seq`,
+    [accountId],
+  );
 
 // Should the run end without the after hook (a crash), the processes and the server still go.
 const leftovers = () => {

@@ -2,7 +2,17 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { processClient } from '../../support/process.ts';
 import { onPostgres, skipUnless } from '../../support/skip.ts';
-import { ADMIN, sleep, service, tempDir, sqlOn, errorsOf, brandWithOrders, deliveriesOf, withFaultServer } from './support.ts';
+import {
+  ADMIN,
+  sleep,
+  service,
+  tempDir,
+  sqlOn,
+  errorsOf,
+  brandWithOrders,
+  deliveriesOf,
+  withFaultServer,
+} from './support.ts';
 import { restartableReceiver } from './receiver.ts';
 
 // A delivery worker killed with SIGKILL while holding deliveries: the lease hands them to another.
@@ -28,7 +38,10 @@ test('a delivery worker killed with SIGKILL while holding deliveries: another ta
   await doomed.listening;
   const deadline = Date.now() + 20_000;
   while (receiver.arrivals.length < 12) {
-    assert.ok(Date.now() < deadline, `the worker delivered only ${receiver.arrivals.length} events in 20 s\n${errorsOf(doomed)}`);
+    assert.ok(
+      Date.now() < deadline,
+      `the worker delivered only ${receiver.arrivals.length} events in 20 s\n${errorsOf(doomed)}`,
+    );
     await sleep(10);
   }
   doomed.child.kill('SIGKILL');
@@ -40,25 +53,41 @@ test('a delivery worker killed with SIGKILL while holding deliveries: another ta
 
   const successor = service('worker', 'faults_sigkill', dataDir, workerSettings);
   await successor.listening;
-  await receiver.untilAll(events, 30_000, 'every event, after the kill').catch((error: Error) => { throw new Error(`${error.message}\n${errorsOf(successor)}`); });
+  await receiver.untilAll(events, 30_000, 'every event, after the kill').catch((error: Error) => {
+    throw new Error(`${error.message}\n${errorsOf(successor)}`);
+  });
   // The dead worker's claims were left alone until their lease ran out, then sent.
   for (const h of held) {
     const leaseEnd = h.lease_until!.getTime();
     const early = receiver.arrivals.filter((a) => a.id === h.event_id && a.at > killed && a.at < leaseEnd);
-    assert.is(early.length, 0, `delivery ${h.id} was sent again ${leaseEnd - (early[0]?.at ?? leaseEnd)} ms before its lease ran out`);
+    assert.is(
+      early.length,
+      0,
+      `delivery ${h.id} was sent again ${leaseEnd - (early[0]?.at ?? leaseEnd)} ms before its lease ran out`,
+    );
   }
   // At least once; only what the dead worker may have sent without recording it (a claim it held) arrives twice.
   const counts = new Map<string, number>();
   for (const a of receiver.arrivals) counts.set(a.id, (counts.get(a.id) ?? 0) + 1);
   const twice = [...counts].filter(([, n]) => n > 1).map(([id]) => id);
   const heldEvents = new Set(held.map((h) => h.event_id));
-  assert.equal(twice.filter((id) => !heldEvents.has(id)), [], 'events received twice that the dead worker did not hold');
-  assert.ok([...counts.values()].every((n) => n <= 2), 'no event received more than twice');
+  assert.equal(
+    twice.filter((id) => !heldEvents.has(id)),
+    [],
+    'events received twice that the dead worker did not hold',
+  );
+  assert.ok(
+    [...counts.values()].every((n) => n <= 2),
+    'no event received more than twice',
+  );
   await sleep(300);
   const after = await deliveriesOf(sql, brand.accountId);
-  assert.equal(after.filter((d) => d.status !== 'delivered' || d.claim_token !== null).map((d) => `${d.event_id}: ${d.status}`), [], 'deliveries left undelivered or claimed');
+  assert.equal(
+    after.filter((d) => d.status !== 'delivered' || d.claim_token !== null).map((d) => `${d.event_id}: ${d.status}`),
+    [],
+    'deliveries left undelivered or claimed',
+  );
   await Promise.all([api.stop(), successor.stop()]);
 });
-
 
 test.run();

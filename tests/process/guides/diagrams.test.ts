@@ -10,17 +10,25 @@ const DIAGRAM_TYPES = /^(?:(?:flowchart|graph) (?:TB|TD|BT|RL|LR)|sequenceDiagra
 /** What Mermaid would refuse, or draw other than meant, in a flowchart: every label is quoted, nothing else is free text. */
 function flowchartProblems(lines: string[]): string[] {
   const SHAPES = ['[""]', '("")', '{""}', '([""])', '((""))', '[[""]]', '{{""}}', '>""]', '[("")]'];
-  const TOKEN = new RegExp(`^(?:[A-Za-z_]\\w*(?:${SHAPES.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})?|-->|---|-\\.->|==>|<-->|\\|""\\||&)`);
+  const TOKEN = new RegExp(
+    `^(?:[A-Za-z_]\\w*(?:${SHAPES.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})?|-->|---|-\\.->|==>|<-->|\\|""\\||&)`,
+  );
   const problems: string[] = [];
   for (const line of lines) {
     if (/^(?:end|direction (?:TB|TD|BT|RL|LR)|(?:classDef|class|style|linkStyle) .+)$/.test(line)) continue;
-    if ((line.match(/"/g) ?? []).length % 2 !== 0) { problems.push(`unbalanced quotes: ${line}`); continue; }
+    if ((line.match(/"/g) ?? []).length % 2 !== 0) {
+      problems.push(`unbalanced quotes: ${line}`);
+      continue;
+    }
     const bare = line.replace(/"[^"]*"/g, '""');
     if (/^subgraph [A-Za-z_]\w*(?:\[""\])?$/.test(bare)) continue;
     let rest = bare.trim();
     while (rest.length > 0) {
       const token = TOKEN.exec(rest);
-      if (!token || /^end\b/.test(rest)) { problems.push(`not a flowchart statement (labels must be quoted): ${line}`); break; }
+      if (!token || /^end\b/.test(rest)) {
+        problems.push(`not a flowchart statement (labels must be quoted): ${line}`);
+        break;
+      }
       rest = rest.slice(token[0].length).trimStart();
     }
   }
@@ -32,25 +40,42 @@ function sequenceProblems(lines: string[]): string[] {
   const problems: string[] = [];
   const participants = new Set<string>();
   const open: string[] = [];
-  const known = (id: string, line: string) => { if (!participants.has(id)) problems.push(`undeclared participant ${id}: ${line}`); };
+  const known = (id: string, line: string) => {
+    if (!participants.has(id)) problems.push(`undeclared participant ${id}: ${line}`);
+  };
   for (const line of lines) {
-    if (/[;#]/.test(line)) { problems.push(`";" or "#" in a sequence diagram: ${line}`); continue; }
+    if (/[;#]/.test(line)) {
+      problems.push(`";" or "#" in a sequence diagram: ${line}`);
+      continue;
+    }
     let m: RegExpExecArray | null;
     if (line === 'autonumber') continue;
-    if ((m = /^(?:participant|actor) ([A-Za-z_]\w*)(?: as .+)?$/.exec(line))) { participants.add(m[1]!); continue; }
+    if ((m = /^(?:participant|actor) ([A-Za-z_]\w*)(?: as .+)?$/.exec(line))) {
+      participants.add(m[1]!);
+      continue;
+    }
     if ((m = /^Note (?:over|left of|right of) ([A-Za-z_]\w*)(?:,([A-Za-z_]\w*))?: .+$/.exec(line))) {
       known(m[1]!, line);
       if (m[2]) known(m[2], line);
       continue;
     }
-    if ((m = /^(loop|alt|opt|par|critical|break|rect)\b.*$/.exec(line))) { open.push(m[1]!); continue; }
+    if ((m = /^(loop|alt|opt|par|critical|break|rect)\b.*$/.exec(line))) {
+      open.push(m[1]!);
+      continue;
+    }
     if ((m = /^(else|and|option)\b.*$/.exec(line))) {
       const inside = { else: 'alt', and: 'par', option: 'critical' }[m[1] as 'else' | 'and' | 'option'];
       if (open.at(-1) !== inside) problems.push(`${m[1]} outside ${inside}: ${line}`);
       continue;
     }
-    if (line === 'end') { if (!open.pop()) problems.push('an end without a block'); continue; }
-    if ((m = /^(?:activate|deactivate) ([A-Za-z_]\w*)$/.exec(line))) { known(m[1]!, line); continue; }
+    if (line === 'end') {
+      if (!open.pop()) problems.push('an end without a block');
+      continue;
+    }
+    if ((m = /^(?:activate|deactivate) ([A-Za-z_]\w*)$/.exec(line))) {
+      known(m[1]!, line);
+      continue;
+    }
     if ((m = /^([A-Za-z_]\w*) ?(?:->>|-->>|->|-->|-x|--x|-\)|--\))[+-]? ?([A-Za-z_]\w*): .+$/.exec(line))) {
       known(m[1]!, line);
       known(m[2]!, line);
@@ -63,7 +88,10 @@ function sequenceProblems(lines: string[]): string[] {
 }
 
 function mermaidProblems(code: string): string[] {
-  const lines = code.split('\n').map((l) => l.trim()).filter((l) => l.length > 0 && !l.startsWith('%%'));
+  const lines = code
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !l.startsWith('%%'));
   const [type, ...body] = lines;
   if (!type || !DIAGRAM_TYPES.test(type)) return [`not a flowchart or sequence diagram: ${type}`];
   if (body.length === 0) return ['an empty diagram'];
@@ -72,12 +100,22 @@ function mermaidProblems(code: string): string[] {
 
 test('docs/architecture.md: Mermaid diagrams of the layers, a request, an event, a brand command and the feed; nothing else in code blocks', () => {
   const fences = [...architecture.matchAll(/^```(\w*)$/gm)].map((m) => m[1]).filter((_, i) => i % 2 === 0);
-  assert.equal(fences.filter((lang) => lang !== 'mermaid'), [], 'code blocks other than diagrams');
+  assert.equal(
+    fences.filter((lang) => lang !== 'mermaid'),
+    [],
+    'code blocks other than diagrams',
+  );
   const diagrams = [...architecture.matchAll(/```mermaid\n([\s\S]*?)```/g)].map((m) => m[1]!);
   assert.ok(diagrams.length >= 5, `${diagrams.length} diagrams`);
   assert.ok(diagrams.filter((d) => d.startsWith('sequenceDiagram')).length >= 4, 'the sequence diagrams');
-  assert.ok(diagrams.some((d) => /^(flowchart|graph) /.test(d)), 'the layers');
-  assert.equal(diagrams.flatMap((d, i) => mermaidProblems(d).map((p) => `diagram ${i + 1}: ${p}`)), []);
+  assert.ok(
+    diagrams.some((d) => /^(flowchart|graph) /.test(d)),
+    'the layers',
+  );
+  assert.equal(
+    diagrams.flatMap((d, i) => mermaidProblems(d).map((p) => `diagram ${i + 1}: ${p}`)),
+    [],
+  );
 });
 
 test('the diagram checks do catch what Mermaid refuses', () => {
@@ -88,7 +126,12 @@ test('the diagram checks do catch what Mermaid refuses', () => {
   assert.ok(mermaidProblems('sequenceDiagram\n  participant A\n  loop forever\n  A->>A: again').length > 0);
   assert.ok(mermaidProblems('sequenceDiagram\n  participant A\n  A->>A: one; two').length > 0);
   assert.ok(mermaidProblems('pie\n  "a": 1').length > 0);
-  assert.equal(mermaidProblems('sequenceDiagram\n  participant A as a (b)\n  alt x\n  A-->>A: y\n  else z\n  Note over A: w\n  end'), []);
+  assert.equal(
+    mermaidProblems(
+      'sequenceDiagram\n  participant A as a (b)\n  alt x\n  A-->>A: y\n  else z\n  Note over A: w\n  end',
+    ),
+    [],
+  );
 });
 
 test.run();

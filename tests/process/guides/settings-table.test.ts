@@ -19,31 +19,57 @@ function section(doc: string, heading: string): string {
   return doc.slice(start, end < 0 ? undefined : end);
 }
 
-interface SettingRow { names: string[]; text: string; meaning: string; fallback: string }
+interface SettingRow {
+  names: string[];
+  text: string;
+  meaning: string;
+  fallback: string;
+}
 
 function settingsTable(): SettingRow[] {
-  const rows = section(operators, 'Settings').split('\n').filter((line) => line.startsWith('|')).slice(2);
+  const rows = section(operators, 'Settings')
+    .split('\n')
+    .filter((line) => line.startsWith('|'))
+    .slice(2);
   return rows.map((row) => {
-    const cells = row.slice(1, -1).split('|').map((c) => c.trim());
+    const cells = row
+      .slice(1, -1)
+      .split('|')
+      .map((c) => c.trim());
     assert.is(cells.length, 3, `a row of the settings table has ${cells.length} cells: ${row}`);
     const plain = (s: string) => s.replaceAll('`', '');
     return {
       names: [...cells[0]!.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]!),
-      text: plain(row), meaning: plain(cells[1]!), fallback: plain(cells[2]!),
+      text: plain(row),
+      meaning: plain(cells[1]!),
+      fallback: plain(cells[2]!),
     };
   });
 }
 
 const number = (source: string) => source.replaceAll('_', '');
-const mentions = (text: string, value: string) => new RegExp(`(^|[^\\w.])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^\\w]|$)`).test(text);
+const mentions = (text: string, value: string) =>
+  new RegExp(`(^|[^\\w.])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^\\w]|$)`).test(text);
 
 test('the settings table names every setting config.ts reads, and nothing else', () => {
   const schema = envSchema();
   assert.ok(schema.size >= 20, `only ${schema.size} settings found in config.ts`);
   const listed = settingsTable().flatMap((r) => r.names);
-  assert.equal([...schema.keys()].filter((name) => !listed.includes(name)), [], 'settings missing from docs/operators.md');
-  assert.equal(listed.filter((name) => !schema.has(name)), [], 'settings in docs/operators.md that config.ts does not read');
-  assert.equal(listed.filter((name, i) => listed.indexOf(name) !== i), [], 'settings listed twice');
+  assert.equal(
+    [...schema.keys()].filter((name) => !listed.includes(name)),
+    [],
+    'settings missing from docs/operators.md',
+  );
+  assert.equal(
+    listed.filter((name) => !schema.has(name)),
+    [],
+    'settings in docs/operators.md that config.ts does not read',
+  );
+  assert.equal(
+    listed.filter((name, i) => listed.indexOf(name) !== i),
+    [],
+    'settings listed twice',
+  );
 });
 
 test('the settings table gives the ranges, values and defaults of config.ts', () => {
@@ -68,7 +94,8 @@ test('the settings table gives the ranges, values and defaults of config.ts', ()
       }
       const least = /\.min\((\d+), '/.exec(source)?.[1] ?? />= (\d+)/.exec(source)?.[1];
       if (least && !mentions(row.meaning, least)) problems.push(`${name}: at least ${least}`);
-      if (source === 'schedule,' && !row.fallback.includes(scheduleDefault)) problems.push(`${name}: the default ${scheduleDefault}`);
+      if (source === 'schedule,' && !row.fallback.includes(scheduleDefault))
+        problems.push(`${name}: the default ${scheduleDefault}`);
       if (source === 'flag,' && !/\bflag\b/.test(row.meaning)) problems.push(`${name}: a flag`);
     }
   }

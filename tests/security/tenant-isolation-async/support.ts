@@ -46,44 +46,77 @@ async function hookReceiver() {
   const server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
-    req.on('data', (chunk: string) => { body += chunk; });
+    req.on('data', (chunk: string) => {
+      body += chunk;
+    });
     req.on('end', () => {
       let payload: Json = {};
-      try { payload = JSON.parse(body); } catch { /* recorded as is */ }
+      try {
+        payload = JSON.parse(body);
+      } catch {
+        /* recorded as is */
+      }
       received.push({ path: req.url ?? '', headers: req.headers, body, payload });
       res.writeHead(req.url?.startsWith('/fail/') ? 500 : 200, { 'content-type': 'text/plain' }).end('.');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closeAtEnd(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  closeAtEnd(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   const { port } = server.address() as AddressInfo;
   return { received, url: (path: string) => `http://127.0.0.1:${port}${path}` };
 }
 
-
-export interface Account { id: string; role: Role; parent: string | null; kind: Kind; token: string }
+export interface Account {
+  id: string;
+  role: Role;
+  parent: string | null;
+  kind: Kind;
+  token: string;
+}
 export const keyOf = (accountId: string) => `key-of-${accountId}`;
 const configure = (accountId: string, role: Role, kind: Exclude<Kind, 'none'>, version = '1.3.0') =>
   app.admin.call('webhookConfigs.upsert', {
-    accountId, scope: role, url: kind === 'quiet' ? null : hooks.url(`/${kind}/${accountId}`),
-    transformer: role === 'partner' ? 'partner-format' : 'default', version, signatureKey: keyOf(accountId),
+    accountId,
+    scope: role,
+    url: kind === 'quiet' ? null : hooks.url(`/${kind}/${accountId}`),
+    transformer: role === 'partner' ? 'partner-format' : 'default',
+    version,
+    signatureKey: keyOf(accountId),
   });
 
 export async function account(role: Role, parent: string | null, kind: Kind, version?: string): Promise<Account> {
-  const { id } = await app.admin.call<{ id: string }>('accounts.create', { name: `${role} ${randomUUID().slice(0, 6)}`, role, ...(parent && { parentId: parent }) });
-  const { id: contactId } = await app.admin.call<{ id: string }>('contacts.create', { accountId: id, email: `iso-async-${randomUUID().slice(0, 12)}@example.com` });
+  const { id } = await app.admin.call<{ id: string }>('accounts.create', {
+    name: `${role} ${randomUUID().slice(0, 6)}`,
+    role,
+    ...(parent && { parentId: parent }),
+  });
+  const { id: contactId } = await app.admin.call<{ id: string }>('contacts.create', {
+    accountId: id,
+    email: `iso-async-${randomUUID().slice(0, 12)}@example.com`,
+  });
   if (kind !== 'none') await configure(id, role, kind, version);
-  const token = await app.services.unitOfWork().statements((deps) => deps.tokens.issue('access', { contactId, accountId: id, role }, deps.clock.now(), 3600));
+  const token = await app.services
+    .unitOfWork()
+    .statements((deps) => deps.tokens.issue('access', { contactId, accountId: id, role }, deps.clock.now(), 3600));
   return { id, role, parent, kind, token };
 }
 
 /** Raw SQL on the shared database: the ground truth the answers are compared with. */
-export const sql = <T = Json>(text: string, values: unknown[] = []) => app.database.orm.em.fork().getConnection().execute<T[]>(text, values);
+export const sql = <T = Json>(text: string, values: unknown[] = []) =>
+  app.database.orm.em.fork().getConnection().execute<T[]>(text, values);
 export const ids = (accounts: readonly { id: string }[]) => accounts.map((a) => a.id).join(',');
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export const get = (path: string, who: Account) => app.http.get(path).set('authorization', `Bearer ${who.token}`);
-export const post = (path: string, who: Account, body: object = {}) => app.http.post(path).set('authorization', `Bearer ${who.token}`).send(body);
-export const put = (path: string, who: Account, body: object) => app.http.put(path).set('authorization', `Bearer ${who.token}`).send(body);
+export const post = (path: string, who: Account, body: object = {}) =>
+  app.http.post(path).set('authorization', `Bearer ${who.token}`).send(body);
+export const put = (path: string, who: Account, body: object) =>
+  app.http.put(path).set('authorization', `Bearer ${who.token}`).send(body);
 
 /** The command's outcome once it has run (204 until then). */
 export async function outcomeOf(who: Account, cid: string): Promise<Json> {
@@ -97,13 +130,16 @@ export async function outcomeOf(who: Account, cid: string): Promise<Json> {
   }
 }
 
+export const hierarchy = <K>(kind: fc.Arbitrary<K>) =>
+  fc.record({
+    brands: fc.array(kind, { minLength: 1, maxLength: 2 }),
+    masters: fc.array(fc.record({ kind, children: fc.array(kind, { maxLength: 2 }) }), { minLength: 1, maxLength: 2 }),
+  });
 
-export const hierarchy = <K>(kind: fc.Arbitrary<K>) => fc.record({
-  brands: fc.array(kind, { minLength: 1, maxLength: 2 }),
-  masters: fc.array(fc.record({ kind, children: fc.array(kind, { maxLength: 2 }) }), { minLength: 1, maxLength: 2 }),
-});
-
-export async function accountsOf<K extends Kind>(w: { brands: K[]; masters: { kind: K; children: K[] }[] }, version: () => string = () => '1.3.0') {
+export async function accountsOf<K extends Kind>(
+  w: { brands: K[]; masters: { kind: K; children: K[] }[] },
+  version: () => string = () => '1.3.0',
+) {
   const all: Account[] = [];
   for (const kind of w.brands) all.push(await account('brand', null, kind, version()));
   for (const m of w.masters) {

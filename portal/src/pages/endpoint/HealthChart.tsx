@@ -36,9 +36,12 @@ export function HealthChart() {
   const { bucket, back, name } = SPANS[span];
   const stats = useQuery({
     queryKey: ['webhook-deliveries', 'stats', span],
-    queryFn: () => call(api.GET('/v3/webhook-deliveries/stats', {
-      params: { query: { bucket, from: new Date(Date.now() - back).toISOString() } },
-    })),
+    queryFn: () =>
+      call(
+        api.GET('/v3/webhook-deliveries/stats', {
+          params: { query: { bucket, from: new Date(Date.now() - back).toISOString() } },
+        }),
+      ),
     refetchInterval: 60_000,
   });
   return (
@@ -46,7 +49,9 @@ export function HealthChart() {
       <h2 id="chart-heading">Attempts</h2>
       <div className="segmented" role="group" aria-label="Span">
         {(Object.keys(SPANS) as Span[]).map((s) => (
-          <button key={s} type="button" className="secondary" aria-pressed={s === span} onClick={() => setSpan(s)}>{SPANS[s].label}</button>
+          <button key={s} type="button" className="secondary" aria-pressed={s === span} onClick={() => setSpan(s)}>
+            {SPANS[s].label}
+          </button>
         ))}
       </div>
       <Loaded query={stats}>{(answer) => <Drawn stats={answer} name={name} />}</Loaded>
@@ -68,7 +73,10 @@ function Drawn({ stats, name }: { stats: Stats; name: string }) {
         animation: false,
         responsive: true,
         maintainAspectRatio: false,
-        scales: { x: { stacked: true, ticks: { autoSkip: true, maxRotation: 0 } }, y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } } },
+        scales: {
+          x: { stacked: true, ticks: { autoSkip: true, maxRotation: 0 } },
+          y: { stacked: true, beginAtZero: true, ticks: { precision: 0 } },
+        },
         plugins: { legend: { position: 'bottom' } },
       },
     });
@@ -79,8 +87,11 @@ function Drawn({ stats, name }: { stats: Stats; name: string }) {
     if (!c) return;
     c.data.labels = stats.items.map((b) => tick(b.start, stats.bucket));
     c.data.datasets = (['succeeded', 'failed'] as const).map((key) => ({
-      label: key === 'succeeded' ? 'Answered 2xx' : 'Failed', data: stats.items.map((b) => b[key]), backgroundColor: COLORS[key],
-      borderColor: EDGES[key], borderWidth: 1,
+      label: key === 'succeeded' ? 'Answered 2xx' : 'Failed',
+      data: stats.items.map((b) => b[key]),
+      backgroundColor: COLORS[key],
+      borderColor: EDGES[key],
+      borderWidth: 1,
     }));
     c.update();
   }, [stats]);
@@ -91,14 +102,30 @@ function Drawn({ stats, name }: { stats: Stats; name: string }) {
       <div className="chart-box">
         <canvas ref={canvas} role="img" aria-label={summary} data-testid="health-chart" />
       </div>
-      <p className="muted" data-testid="health-summary">{summary}</p>
+      <p className="muted" data-testid="health-summary">
+        {summary}
+      </p>
       <details>
         <summary>The numbers</summary>
-        {busy.length === 0 ? <p className="muted">No attempt in this span.</p> : (
+        {busy.length === 0 ? (
+          <p className="muted">No attempt in this span.</p>
+        ) : (
           <table data-testid="health-table">
             <caption className="visually-hidden">Attempts {name}, buckets with attempts only</caption>
-            <thead><tr><th scope="col">From (UTC)</th><th scope="col">2xx</th><th scope="col">Failed</th><th scope="col">Median</th><th scope="col">p99</th></tr></thead>
-            <tbody>{busy.map((b) => <Row key={b.start} b={b} />)}</tbody>
+            <thead>
+              <tr>
+                <th scope="col">From (UTC)</th>
+                <th scope="col">2xx</th>
+                <th scope="col">Failed</th>
+                <th scope="col">Median</th>
+                <th scope="col">p99</th>
+              </tr>
+            </thead>
+            <tbody>
+              {busy.map((b) => (
+                <Row key={b.start} b={b} />
+              ))}
+            </tbody>
           </table>
         )}
       </details>
@@ -108,7 +135,10 @@ function Drawn({ stats, name }: { stats: Stats; name: string }) {
 
 const Row = ({ b }: { b: Bucket }) => (
   <tr>
-    <td>{formatUtc(b.start)}</td><td>{b.succeeded}</td><td>{b.failed}</td>
-    <td>{b.p50Ms === null ? '—' : formatDuration(b.p50Ms)}</td><td>{b.p99Ms === null ? '—' : formatDuration(b.p99Ms)}</td>
+    <td>{formatUtc(b.start)}</td>
+    <td>{b.succeeded}</td>
+    <td>{b.failed}</td>
+    <td>{b.p50Ms === null ? '—' : formatDuration(b.p50Ms)}</td>
+    <td>{b.p99Ms === null ? '—' : formatDuration(b.p99Ms)}</td>
   </tr>
 );

@@ -28,14 +28,22 @@ export function Keys({ config }: { config: Config }) {
     onSuccess: (answer, body) => {
       if (body.asymmetric) {
         // The previous pair's end is not in the answer (CONTRACT §11 shows only its key): said from the hours asked.
-        setDone({ text: answer.previousPublicKey
-          ? `A new key pair: webhooks are signed with both pairs for ${formatHours(body.previousKeyValidFor ?? 86_400)}; copy the new public key below.`
-          : 'A new key pair: copy its public key below; the previous pair is no longer valid.' });
+        setDone({
+          text: answer.previousPublicKey
+            ? `A new key pair: webhooks are signed with both pairs for ${formatHours(body.previousKeyValidFor ?? 86_400)}; copy the new public key below.`
+            : 'A new key pair: copy its public key below; the previous pair is no longer valid.',
+        });
       } else {
         const until = answer.previousKeyExpiresAt;
-        const window = until ? `webhooks are signed with both keys until ${formatUtc(until)}.` : 'the previous key is no longer valid.';
+        const window = until
+          ? `webhooks are signed with both keys until ${formatUtc(until)}.`
+          : 'the previous key is no longer valid.';
         if (body.signatureKey) setDone({ text: `Rotated: ${window}` });
-        else setDone({ text: `A new key was made: ${config.hasSignatureKey ? window : 'webhooks are signed with it now.'}`, key: answer.signatureKey });
+        else
+          setDone({
+            text: `A new key was made: ${config.hasSignatureKey ? window : 'webhooks are signed with it now.'}`,
+            key: answer.signatureKey,
+          });
       }
       setOwnKey('');
       return queries.invalidateQueries({ queryKey: CONFIG_KEY });
@@ -44,11 +52,15 @@ export function Keys({ config }: { config: Config }) {
   const issues = rotate.error?.issues ?? [];
   // An emptied field is no window of 0 (which would end the current key at once): it is asked for.
   const [hoursChecked, setHoursChecked] = useState(false);
-  const hoursValid = hours.trim() !== '' && Number.isFinite(Number(hours)) && Number(hours) >= 0 && Number(hours) <= 168;
+  const hoursValid =
+    hours.trim() !== '' && Number.isFinite(Number(hours)) && Number(hours) >= 0 && Number(hours) <= 168;
   const previousKeyValidFor = Math.round(Number(hours) * 3600);
   const rotateWith = (body: Rotate) => {
     setHoursChecked(true);
-    if ('previousKeyValidFor' in body && !hoursValid) { document.getElementById('overlap')?.focus(); return; }
+    if ('previousKeyValidFor' in body && !hoursValid) {
+      document.getElementById('overlap')?.focus();
+      return;
+    }
     rotate.mutate(body);
   };
   const ownKeySubmit = (e: FormEvent) => {
@@ -67,14 +79,31 @@ export function Keys({ config }: { config: Config }) {
       {(config.hasSignatureKey || config.publicKey) && (
         <>
           <label htmlFor="overlap">Keep the current key{config.publicKey ? ' (or pair)' : ''} valid for (hours)</label>
-          <input id="overlap" type="number" min="0" max="168" step="any" value={hours} onChange={(e) => setHours(e.target.value)}
-            aria-invalid={hoursChecked && !hoursValid} aria-describedby={hoursChecked && !hoursValid ? 'overlap-issue' : undefined} />
-          {hoursChecked && !hoursValid && <p className="issue" id="overlap-issue">Enter the hours, 0 to 168 (0 ends the current key at once).</p>}
+          <input
+            id="overlap"
+            type="number"
+            min="0"
+            max="168"
+            step="any"
+            value={hours}
+            onChange={(e) => setHours(e.target.value)}
+            aria-invalid={hoursChecked && !hoursValid}
+            aria-describedby={hoursChecked && !hoursValid ? 'overlap-issue' : undefined}
+          />
+          {hoursChecked && !hoursValid && (
+            <p className="issue" id="overlap-issue">
+              Enter the hours, 0 to 168 (0 ends the current key at once).
+            </p>
+          )}
           <FieldIssues issues={issues} field="previousKeyValidFor" />
         </>
       )}
       <div className="buttons">
-        <button type="button" disabled={rotate.isPending} onClick={() => rotateWith(config.hasSignatureKey ? { previousKeyValidFor } : {})}>
+        <button
+          type="button"
+          disabled={rotate.isPending}
+          onClick={() => rotateWith(config.hasSignatureKey ? { previousKeyValidFor } : {})}
+        >
           {config.hasSignatureKey ? 'Generate a new key' : 'Generate a key'}
         </button>
       </div>
@@ -92,10 +121,18 @@ export function Keys({ config }: { config: Config }) {
       {config.hasSignatureKey && (
         <form onSubmit={ownKeySubmit} aria-label="Rotate to a key of your own" noValidate>
           <label htmlFor="newKey">New key (16 characters or more)</label>
-          <input id="newKey" type="password" autoComplete="off" value={ownKey} onChange={(e) => setOwnKey(e.target.value)}
-            aria-describedby={issues.some((i) => i.path === 'signatureKey') ? 'rotate-signatureKey-issue' : undefined} />
+          <input
+            id="newKey"
+            type="password"
+            autoComplete="off"
+            value={ownKey}
+            onChange={(e) => setOwnKey(e.target.value)}
+            aria-describedby={issues.some((i) => i.path === 'signatureKey') ? 'rotate-signatureKey-issue' : undefined}
+          />
           <FieldIssues issues={issues} field="signatureKey" idPrefix="rotate-" />
-          <button type="submit" className="secondary" disabled={rotate.isPending}>Rotate the key</button>
+          <button type="submit" className="secondary" disabled={rotate.isPending}>
+            Rotate the key
+          </button>
         </form>
       )}
       {config.asymmetricSigning && config.publicKey && (
@@ -103,10 +140,18 @@ export function Keys({ config }: { config: Config }) {
           <h3>Public key (v1a)</h3>
           <CopyField id="public-key" label="Verify v1a signatures with" value={config.publicKey} />
           {config.previousPublicKey && (
-            <CopyField id="previous-public-key" label="The previous public key (it signs too until the window you chose ends)" value={config.previousPublicKey} />
+            <CopyField
+              id="previous-public-key"
+              label="The previous public key (it signs too until the window you chose ends)"
+              value={config.previousPublicKey}
+            />
           )}
-          <button type="button" className="secondary" disabled={rotate.isPending}
-            onClick={() => rotateWith({ asymmetric: true, previousKeyValidFor })}>
+          <button
+            type="button"
+            className="secondary"
+            disabled={rotate.isPending}
+            onClick={() => rotateWith({ asymmetric: true, previousKeyValidFor })}
+          >
             Make a new key pair
           </button>
         </div>
