@@ -120,6 +120,17 @@ export async function shot(page: Page, name: string) {
 
 /** Whether the page scrolls sideways: its document is wider than its viewport. */
 export async function scrollsSideways(page: Page): Promise<{ width: number; scrollWidth: number; widest: string }> {
+  // A viewport made narrower is laid out again by resize observers (the chart's among them) in later frames: the page
+  // is measured until it fits, or for 3 s, and the last measure is answered.
+  const deadline = Date.now() + 3000;
+  for (;;) {
+    const measured = await measureSideways(page);
+    if (measured.scrollWidth <= measured.width || Date.now() > deadline) return measured;
+    await page.waitForTimeout(100);
+  }
+}
+
+function measureSideways(page: Page): Promise<{ width: number; scrollWidth: number; widest: string }> {
   return page.evaluate(() => {
     const width = document.documentElement.clientWidth;
     let widest = '';
