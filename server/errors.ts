@@ -2,6 +2,7 @@ import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { DomainError, type DomainErrorCode, type Issue } from '../domain/errors.ts';
+import { InputIssues } from './http/trpc-to-openapi-workarounds.ts';
 
 /** The one place where domain failures become transport failures. */
 const TRPC_CODE: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
@@ -13,7 +14,7 @@ const TRPC_CODE: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
   CONFLICT: 'CONFLICT',
   RATE_LIMITED: 'TOO_MANY_REQUESTS',
   FEATURE_DISABLED: 'NOT_FOUND',
-  // tRPC has no 410: typed clients get NOT_FOUND; the REST face answers 410 GONE (isGone, below).
+  // tRPC has no 410: typed clients get NOT_FOUND; the REST face answers 410 GONE (http/trpc-to-openapi-workarounds.ts).
   GONE: 'NOT_FOUND',
   UNAVAILABLE: 'SERVICE_UNAVAILABLE',
 };
@@ -26,30 +27,6 @@ export const tokenAccepted = (error: unknown): boolean => {
   const cause = error instanceof TRPCError ? error.cause : error;
   return cause instanceof DomainError && cause.code === 'REQUEST_UNAUTHENTICATED';
 };
-
-/** A failure that the REST face answers 410 `GONE` (CONTRACT §3), a status tRPC's codes do not have. */
-export const isGone = (error: TRPCError) => error.cause instanceof DomainError && error.cause.code === 'GONE';
-
-/**
- * The REST face's form of a GONE failure. trpc-to-openapi writes the error's own `code` into the body, and tRPC knows
- * no GONE: the error carries it in place of NOT_FOUND, and the REST face's response meta gives it its 410.
- */
-export function restGone(error: TRPCError): TRPCError {
-  const gone = new TRPCError({ code: 'NOT_FOUND', message: error.message, cause: error.cause });
-  (gone as unknown as { code: ProblemCode }).code = 'GONE';
-  return gone;
-}
-
-/**
- * Carries `{ path, message }` issues to the answer. trpc-to-openapi copies `cause.issues` into the body
- * only for a cause named ZodError, so this error takes that name; its issues are already in our shape.
- */
-class InputIssues extends Error {
-  override readonly name = 'ZodError';
-  constructor(readonly issues: Issue[]) {
-    super('Input validation failed');
-  }
-}
 
 interface ZodLikeIssue {
   path: PropertyKey[];

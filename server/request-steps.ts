@@ -7,37 +7,13 @@ import { admitCaller, identifyCaller } from '../domain/use-cases/authenticate.ts
 import { checkCommandSignature } from '../domain/use-cases/check-command-signature.ts';
 import type { Context } from './context.ts';
 import { adminRefusal, bearerToken, isAdmin } from './credentials.ts';
-import { isGone, restGone, translateError, validationError } from './errors.ts';
+import { translateError, validationError } from './errors.ts';
+import { isGone, restGone } from './http/trpc-to-openapi-workarounds.ts';
 import type { Meta } from './meta.ts';
 import { partnerCommands } from './routers/partner-commands.contract.ts';
 
 // The steps the base procedures of trpc.ts take, in the order the contract fixes (CONTRACT §5: token, signature, body,
 // then the use case), each against the request's one unit of work.
-
-/**
- * trpc-to-openapi hands path parameters over as they stand in the URL: decode them, on the REST face only (a typed
- * client sends them as they are), so that `/v3/commands/a%20b` names the `_cid` "a b" and `%2A` is "*".
- */
-export function decodedPathParameters(ctx: Context, meta: Meta | undefined, getRawInput: () => Promise<unknown>) {
-  const path = ctx.transport === 'rest' ? meta?.openapi?.path : undefined;
-  const names = [...(path ?? '').matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-  if (names.length === 0) return undefined;
-  return async () => {
-    const raw = await getRawInput();
-    if (typeof raw !== 'object' || raw === null) return raw;
-    const decoded: Record<string, unknown> = { ...raw };
-    for (const name of names) {
-      const value = decoded[name];
-      if (typeof value !== 'string') continue;
-      try {
-        decoded[name] = decodeURIComponent(value);
-      } catch {
-        /* not a valid escape: the schema judges it as it is */
-      }
-    }
-    return decoded;
-  };
-}
 
 /** A procedure's failure as its face answers it: domain errors and schema issues translated once, here. */
 export function failureFor(ctx: Context, error: TRPCError): TRPCError {

@@ -4,11 +4,11 @@ import { DomainError } from '../domain/errors.ts';
 import type { Context } from './context.ts';
 import { GENERIC_INTERNAL_DETAIL, issuesOf, problem, retryAfterOf, type ProblemCode } from './errors.ts';
 import type { Meta } from './meta.ts';
+import { decodedPathParameters } from './http/trpc-to-openapi-workarounds.ts';
 import {
   asCaller,
   checkBody,
   checkSignature,
-  decodedPathParameters,
   failureFor,
   inUnitOfWork,
   requireAdmin,

@@ -2,7 +2,8 @@ import { TRPCError } from '@trpc/server';
 import type { Request, Response } from 'express';
 import { isUnavailable } from '../../domain/errors.ts';
 import { bearerChallenge } from '../credentials.ts';
-import { isGone, problem, problemFor, tokenAccepted } from '../errors.ts';
+import { problem, problemFor, tokenAccepted } from '../errors.ts';
+import { isGone } from './trpc-to-openapi-workarounds.ts';
 
 // What the REST routes that call a procedure themselves share (the legacy listing's stream, the event feed's stored
 // text): the query as the REST adapter would hand it over, and a refusal answered as the adapter would answer it.
