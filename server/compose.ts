@@ -33,6 +33,7 @@ import { createDeferrer } from './worker/deferrer.ts';
 import type { Config } from './config.ts';
 import { createLogger, failureLevel, type Logger } from './logger.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
+import { routeTable } from './routers/contracts.ts';
 import { appRouter } from './routers/index.ts';
 import { seedDemo } from './seed-demo.ts';
 import type { Services, UnitOfWork } from './services.ts';
@@ -174,6 +175,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
       concurrency: config.apiConcurrencyPerAccount,
       counter: perProcess.requestLimiter,
       tokens: perProcess,
+      routes: routeTable,
       metrics,
       log,
     }),
@@ -191,7 +193,12 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
           .use(healthRoutes(services))
           .use(metricsRoute(services))
           .use(undocumentedRoute([]))
-      : createHttpApp({ router: appRouter, services, openApiDocument: buildOpenApiDocument(appRouter) });
+      : createHttpApp({
+          router: appRouter,
+          routes: routeTable,
+          services,
+          openApiDocument: buildOpenApiDocument(appRouter, routeTable),
+        });
   const tasks =
     config.role === 'api'
       ? []

@@ -178,6 +178,23 @@ test("no code spreads a unit's deps: their services and repositories are on the 
   );
 });
 
+// The routes come from one contracts module (server/routers/contracts.ts) that the routers, the REST adapter and the
+// document all read; tRPC's internals are read by tRPC and trpc-to-openapi alone (and by the test that holds the table
+// and the router together, tests/server/route-table.test.ts).
+test("no code reads a router's internals (`_def`): the route table is server/routers/contracts.ts", () => {
+  const internals = /\b_def\b/;
+  const offenders = codeFiles().filter(
+    (f) => /^(domain|server|adapters|client)\//.test(f) && internals.test(readFileSync(join(root, f), 'utf8')),
+  );
+  assert.equal(offenders, []);
+  assert.ok(
+    internals.test('router._def.procedures') &&
+      internals.test('({ _def: { meta } }) =>') &&
+      !internals.test('undefined'),
+    'the pattern finds a read',
+  );
+});
+
 test("what a tool writes is not in the tree: the portal's API types are generated at install and before each type check", () => {
   assert.not.ok(codeFiles().includes('portal/src/api/schema.d.ts'));
   assert.ok(codeFiles().includes('server/openapi/emit.ts'), 'the list is of tracked files');

@@ -1,6 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { pathToRegexp } from 'path-to-regexp';
-import type { OpenApiRouter } from 'trpc-to-openapi';
 import type { Role } from '../../domain/account.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { problemFor } from '../errors.ts';
@@ -10,7 +9,7 @@ import type { RestOperation } from '../http/rest-routes.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import { bearerToken } from '../credentials.ts';
-import type { Meta } from '../trpc.ts';
+import type { RouteTable } from '../routers/contracts.ts';
 
 /** The route the metrics count these answers under. */
 const FAIR_USE_ROUTE = 'fair use';
@@ -32,12 +31,12 @@ export interface DoorServices {
 }
 
 export function fairUseDoor(
-  router: OpenApiRouter,
+  routes: RouteTable,
   operations: readonly RestOperation[],
   services: DoorServices,
   app: RequestListener,
 ): RequestListener {
-  const guarded = guardedOperations(router, operations);
+  const guarded = guardedOperations(routes, operations);
   return (req, res) => {
     if (!services.refusals.any()) return app(req, res);
     const path = pathOf(req.url);
@@ -73,12 +72,11 @@ export function fairUseDoor(
   };
 }
 
-/** Per method, the documented operations that take an access token, with the roles they serve (the procedures' meta). */
-function guardedOperations(router: OpenApiRouter, operations: readonly RestOperation[]) {
-  const procedures = Object.values(router._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>);
+/** Per method, the documented operations that take an access token, with the roles they serve (the routes' meta). */
+function guardedOperations(routes: RouteTable, operations: readonly RestOperation[]) {
   const rolesOf = new Map<string, readonly Role[]>(
-    procedures.flatMap(({ _def: { meta } }) =>
-      meta?.openapi && meta.roles
+    Object.values(routes).flatMap(({ meta }) =>
+      meta.openapi && meta.roles
         ? [[`${meta.openapi.method.toUpperCase()} ${meta.openapi.path}`, meta.roles] as const]
         : [],
     ),

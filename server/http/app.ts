@@ -28,11 +28,13 @@ import { requestIdFor } from './request-id.ts';
 import type { Services } from '../services.ts';
 import { httpMetrics } from '../metrics.ts';
 import { adminRefusal, bearerChallenge, isAdmin } from '../credentials.ts';
-import type { Meta } from '../trpc.ts';
+import type { RouteTable } from '../routers/contracts.ts';
 
 export interface HttpAppOptions {
   /** The app router; tests may hand in a router that adds procedures of their own. */
   router: OpenApiRouter;
+  /** The router's routes by procedure path (server/routers/contracts.ts); a test's router comes with its own. */
+  routes: RouteTable;
   services: Services;
   openApiDocument: OpenAPIObject;
 }
@@ -41,9 +43,8 @@ export interface HttpAppOptions {
  * Answer statuses and headers that only the REST face sets: a procedure's own success status (202 for accepted
  * commands), 204 without a body when it answers null, problem+json (with Retry-After) for failures.
  */
-const restResponseMeta = (router: OpenApiRouter) => {
-  const procedures = router._def.procedures as unknown as Record<string, { _def: { meta?: Meta } }>;
-  const success = new Map(Object.entries(procedures).map(([path, p]) => [path, p._def.meta?.rest?.status ?? 200]));
+const restResponseMeta = (routes: RouteTable) => {
+  const success = new Map(Object.entries(routes).map(([path, { meta }]) => [path, meta.rest?.status ?? 200]));
   return ({
     errors,
     paths,
@@ -122,14 +123,14 @@ const unambiguousPath: express.RequestHandler = (req, res, next) => {
 };
 
 /** The REST face, `/trpc`, health, metrics and docs, behind the fair-use door (server/fair-use/door.ts). */
-export function createHttpApp({ router, services, openApiDocument }: HttpAppOptions): RequestListener {
+export function createHttpApp({ router, routes, services, openApiDocument }: HttpAppOptions): RequestListener {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', services.config.trustProxy);
   app.set('etag', false);
 
   const operations = documentedOperations(openApiDocument);
-  app.use(httpMetrics(services.metrics, new Set(Object.keys(router._def.procedures))));
+  app.use(httpMetrics(services.metrics, new Set(Object.keys(routes))));
   app.use(
     pinoHttp({
       logger: services.log,
@@ -214,7 +215,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   const rest = createOpenApiExpressMiddleware({
     router,
     createContext: contextFactory(services, 'rest'),
-    responseMeta: restResponseMeta(router),
+    responseMeta: restResponseMeta(routes),
     maxBodySize: MAX_BODY_BYTES,
     onError: ({ error, ctx, path }: { error: TRPCError; ctx?: Context; path?: string }) =>
       logFailure(ctx?.log ?? services.log, error, path),
@@ -224,7 +225,7 @@ export function createHttpApp({ router, services, openApiDocument }: HttpAppOpti
   for (const { method, route } of operations) app[method](route, unambiguousPath, ...bodies, rest);
   app.use(undocumented);
   app.use(edgeErrors(operations));
-  return services.fairUse.door(router, operations, app);
+  return services.fairUse.door(operations, app);
 }
 
 /** A fault of ours is an error; the database away (a 503, an operational state /readyz shows too) a warning with its cause. */

@@ -1,9 +1,9 @@
-import type { AnyProcedure } from '@trpc/server';
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import { z, type ZodType } from 'zod';
 import { problemCodes } from '../errors.ts';
 import { OPERATION_EXAMPLES } from './examples.ts';
 import { payloadShapes } from './payload-docs.ts';
+import type { RouteTable } from '../routers/contracts.ts';
 import type { Meta, ProblemStatus } from '../trpc.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is JSON built in steps, each checked by the OpenAPI validator
@@ -81,30 +81,22 @@ const idOf = (schema: ZodType) => {
   return id;
 };
 
-/** The REST operations of a router with their meta, as the generator sees them. */
-/** What the document asks of a procedure's input schema. */
-type Input = { safeParse(value: unknown): { success: boolean } };
-
-function restProcedures(router: OpenApiRouter) {
-  return Object.entries(router._def.procedures as Record<string, AnyProcedure>)
-    .map(([name, procedure]) => ({
-      name,
-      meta: procedure._def.meta as Meta | undefined,
-      input: procedure._def.inputs[0] as Input | undefined,
-    }))
-    .filter(
-      (p): p is { name: string; meta: Meta & { openapi: NonNullable<Meta['openapi']> }; input: Input | undefined } =>
-        Boolean(p.meta?.openapi),
-    );
+/** The routes of REST operations, with their meta and input. */
+function restRoutes(routes: RouteTable) {
+  return Object.values(routes).filter(
+    (route): route is typeof route & { meta: Meta & { openapi: NonNullable<Meta['openapi']> } } =>
+      Boolean(route.meta.openapi),
+  );
 }
 
 /**
  * The REST face of the router, as served at /openapi.json and rendered at /docs: what trpc-to-openapi derives from
- * the schemas, completed with what only the procedures' meta knows. Each operation lists the statuses it answers
- * (its success, every problem as `application/problem+json`), the bearer it takes, and an example of each body.
+ * the router's schemas, completed with what only the meta of its routes (server/routers/contracts.ts) knows. Each
+ * operation lists the statuses it answers (its success, every problem as `application/problem+json`), the bearer it
+ * takes, and an example of each body.
  */
-export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
-  const bodies = restProcedures(router).flatMap(({ meta }) => (meta.rest?.body ? [meta.rest.body] : []));
+export function buildOpenApiDocument(router: OpenApiRouter, routes: RouteTable): OpenAPIObject {
+  const bodies = restRoutes(routes).flatMap(({ meta }) => (meta.rest?.body ? [meta.rest.body] : []));
   const document = generateOpenApiDocument(router, {
     defs: Object.fromEntries([...bodies, ...payloadShapes].map((schema) => [idOf(schema), schema])),
     title: 'Partner and Brand Integration API',
@@ -131,7 +123,7 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
     },
   }) as Json;
 
-  for (const { meta, input } of restProcedures(router)) {
+  for (const { meta, input } of restRoutes(routes)) {
     const { method, path } = meta.openapi;
     const operation = document.paths[path.replace(/\/$/, '')][method.toLowerCase()];
     const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
@@ -145,7 +137,7 @@ export function buildOpenApiDocument(router: OpenApiRouter): OpenAPIObject {
     const examples = OPERATION_EXAMPLES[operation.operationId] ?? {};
     const media = operation.requestBody?.content?.['application/json'];
     // A request without a body is read as {} (bodilessIsEmptyJson): where {} is a whole request, the body is optional.
-    if (media && input?.safeParse({}).success) operation.requestBody.required = false;
+    if (media && input.safeParse({}).success) operation.requestBody.required = false;
     if (media && examples.request !== undefined) media.example = examples.request;
     if (media && examples.requests !== undefined) media.examples = examples.requests;
     if (media && meta.rest?.body) media.schema = { $ref: `#/components/schemas/${idOf(meta.rest.body)}` };

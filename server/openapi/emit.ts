@@ -3,10 +3,11 @@
 // Usage: tsx server/openapi/emit.ts <file>
 import { writeFileSync } from 'node:fs';
 import { buildOpenApiDocument } from './document.ts';
+import { routeTable } from '../routers/contracts.ts';
 import { appRouter } from '../routers/index.ts';
 import { useWireMessages } from '../zod-messages.ts';
 
 useWireMessages();
 const target = process.argv[2];
 if (!target) throw new Error('usage: tsx server/openapi/emit.ts <file>');
-writeFileSync(target, `${JSON.stringify(buildOpenApiDocument(appRouter), null, 2)}\n`);
+writeFileSync(target, `${JSON.stringify(buildOpenApiDocument(appRouter, routeTable), null, 2)}\n`);

@@ -8,6 +8,7 @@ import { JOB_STATUSES } from '../../domain/job.ts';
 import { DELIVERY_LIST_LIMIT } from '../../domain/use-cases/list-deliveries.ts';
 import { PAYLOAD_VERSIONS, SCOPES, TRANSFORMERS } from '../../domain/webhook-config.ts';
 import { reference, wireString } from '../wire-text.ts';
+import type { RouteContract } from './contracts.ts';
 import { dateTime, id, optionalText, text } from './shared.contract.ts';
 import { previousKeyValidFor, signatureKey } from './webhook-config.contract.ts';
 
@@ -156,3 +157,29 @@ export const admin = {
   redeliverFailed: z.strictObject({ accountId: id, since: dateTime }),
   getCommand: z.strictObject({ accountId: id, cid: reference() }),
 };
+
+/** Internal tools' procedures: on /trpc only, behind the admin token, so without a REST operation or roles. */
+const internal = <I extends RouteContract['input']>(input: I) => ({ meta: {}, input });
+
+/** The admin router's routes, by its sub-routers. */
+export const adminRoutes = {
+  accounts: { create: internal(admin.createAccount) },
+  contacts: { create: internal(admin.createContact), setApiAccess: internal(admin.setApiAccess) },
+  webhookConfigs: { upsert: internal(admin.upsertWebhookConfig), rotateKey: internal(admin.rotateWebhookKey) },
+  jobs: {
+    create: internal(admin.createJob),
+    assign: internal(admin.assignJob),
+    setStatus: internal(admin.setJobStatus),
+  },
+  invoices: { create: internal(admin.createInvoice) },
+  cancellationReasons: { upsert: internal(admin.upsertCancellationReason) },
+  orderMappings: { upsert: internal(admin.upsertOrderMapping) },
+  deliveries: {
+    list: internal(admin.listDeliveries),
+    get: internal(admin.getDelivery),
+    redeliver: internal(admin.redeliver),
+    redeliverFailed: internal(admin.redeliverFailed),
+  },
+  commands: { get: internal(admin.getCommand) },
+  testClock: { advance: internal(admin.advanceClock) },
+} satisfies Record<string, Record<string, RouteContract>>;

@@ -14,7 +14,7 @@ import { setJobStatus } from '../../domain/use-cases/set-job-status.ts';
 import { upsertCancellationReason } from '../../domain/use-cases/upsert-cancellation-reason.ts';
 import { upsertOrderMapping } from '../../domain/use-cases/upsert-order-mapping.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import { admin } from './admin.contract.ts';
+import { adminRoutes } from './admin.contract.ts';
 import { adminProcedure, router } from '../trpc.ts';
 import { deliveryDetailView, deliveryView, jobView } from '../views.ts';
 
@@ -23,88 +23,127 @@ const ok = { ok: true } as const;
 /** Internal tools only: served at /trpc, never on the REST face. */
 export const adminRouter = router({
   accounts: router({
-    create: adminProcedure.input(admin.createAccount).mutation(async ({ ctx, input }) => {
-      const account = await createAccount(ctx.deps, input);
-      return { id: account.id };
-    }),
+    create: adminProcedure
+      .meta(adminRoutes.accounts.create.meta)
+      .input(adminRoutes.accounts.create.input)
+      .mutation(async ({ ctx, input }) => {
+        const account = await createAccount(ctx.deps, input);
+        return { id: account.id };
+      }),
   }),
   contacts: router({
-    create: adminProcedure.input(admin.createContact).mutation(async ({ ctx, input }) => {
-      const contact = await createContact(ctx.deps, input);
-      return { id: contact.id };
-    }),
-    setApiAccess: adminProcedure.input(admin.setApiAccess).mutation(async ({ ctx, input }) => {
-      await setContactApiAccess(ctx.deps, input);
-      return ok;
-    }),
+    create: adminProcedure
+      .meta(adminRoutes.contacts.create.meta)
+      .input(adminRoutes.contacts.create.input)
+      .mutation(async ({ ctx, input }) => {
+        const contact = await createContact(ctx.deps, input);
+        return { id: contact.id };
+      }),
+    setApiAccess: adminProcedure
+      .meta(adminRoutes.contacts.setApiAccess.meta)
+      .input(adminRoutes.contacts.setApiAccess.input)
+      .mutation(async ({ ctx, input }) => {
+        await setContactApiAccess(ctx.deps, input);
+        return ok;
+      }),
   }),
   webhookConfigs: router({
-    upsert: adminProcedure.input(admin.upsertWebhookConfig).mutation(async ({ ctx, input }) => {
-      const config = await upsertWebhookConfig(ctx.deps, input);
-      return config.view();
-    }),
-    rotateKey: adminProcedure.input(admin.rotateWebhookKey).mutation(async ({ ctx, input }) => {
-      const { config, generatedKey } = await rotateSignatureKey(ctx.deps, input);
-      return { ...config.view(), ...(generatedKey !== null && { signatureKey: generatedKey }) };
-    }),
+    upsert: adminProcedure
+      .meta(adminRoutes.webhookConfigs.upsert.meta)
+      .input(adminRoutes.webhookConfigs.upsert.input)
+      .mutation(async ({ ctx, input }) => {
+        const config = await upsertWebhookConfig(ctx.deps, input);
+        return config.view();
+      }),
+    rotateKey: adminProcedure
+      .meta(adminRoutes.webhookConfigs.rotateKey.meta)
+      .input(adminRoutes.webhookConfigs.rotateKey.input)
+      .mutation(async ({ ctx, input }) => {
+        const { config, generatedKey } = await rotateSignatureKey(ctx.deps, input);
+        return { ...config.view(), ...(generatedKey !== null && { signatureKey: generatedKey }) };
+      }),
   }),
   jobs: router({
     create: adminProcedure
-      .input(admin.createJob)
+      .meta(adminRoutes.jobs.create.meta)
+      .input(adminRoutes.jobs.create.input)
       .mutation(async ({ ctx, input }) => jobView(await createJob(ctx.deps, input))),
     assign: adminProcedure
-      .input(admin.assignJob)
+      .meta(adminRoutes.jobs.assign.meta)
+      .input(adminRoutes.jobs.assign.input)
       .mutation(async ({ ctx, input }) => jobView(await assignJob(ctx.deps, input))),
     setStatus: adminProcedure
-      .input(admin.setJobStatus)
+      .meta(adminRoutes.jobs.setStatus.meta)
+      .input(adminRoutes.jobs.setStatus.input)
       .mutation(async ({ ctx, input }) => jobView(await setJobStatus(ctx.deps, input))),
   }),
   invoices: router({
-    create: adminProcedure.input(admin.createInvoice).mutation(async ({ ctx, input }) => {
-      const invoice = await createInvoice(ctx.deps, input);
-      return { id: invoice.id };
-    }),
+    create: adminProcedure
+      .meta(adminRoutes.invoices.create.meta)
+      .input(adminRoutes.invoices.create.input)
+      .mutation(async ({ ctx, input }) => {
+        const invoice = await createInvoice(ctx.deps, input);
+        return { id: invoice.id };
+      }),
   }),
   cancellationReasons: router({
-    upsert: adminProcedure.input(admin.upsertCancellationReason).mutation(async ({ ctx, input }) => {
-      await upsertCancellationReason(ctx.deps, input);
-      return ok;
-    }),
+    upsert: adminProcedure
+      .meta(adminRoutes.cancellationReasons.upsert.meta)
+      .input(adminRoutes.cancellationReasons.upsert.input)
+      .mutation(async ({ ctx, input }) => {
+        await upsertCancellationReason(ctx.deps, input);
+        return ok;
+      }),
   }),
   orderMappings: router({
-    upsert: adminProcedure.input(admin.upsertOrderMapping).mutation(async ({ ctx, input }) => {
-      await upsertOrderMapping(ctx.deps, input);
-      return ok;
-    }),
+    upsert: adminProcedure
+      .meta(adminRoutes.orderMappings.upsert.meta)
+      .input(adminRoutes.orderMappings.upsert.input)
+      .mutation(async ({ ctx, input }) => {
+        await upsertOrderMapping(ctx.deps, input);
+        return ok;
+      }),
   }),
   deliveries: router({
     list: adminProcedure
-      .input(admin.listDeliveries)
+      .meta(adminRoutes.deliveries.list.meta)
+      .input(adminRoutes.deliveries.list.input)
       .query(async ({ ctx, input }) => ({ items: (await listDeliveries(ctx.deps, input ?? {})).map(deliveryView) })),
     get: adminProcedure
-      .input(admin.getDelivery)
+      .meta(adminRoutes.deliveries.get.meta)
+      .input(adminRoutes.deliveries.get.input)
       .query(async ({ ctx, input }) => deliveryDetailView(await getDelivery(ctx.deps, input.deliveryId))),
-    redeliver: adminProcedure.input(admin.redeliver).mutation(async ({ ctx, input }) => {
-      await redeliver(ctx.deps, input.deliveryId);
-      return ok;
-    }),
+    redeliver: adminProcedure
+      .meta(adminRoutes.deliveries.redeliver.meta)
+      .input(adminRoutes.deliveries.redeliver.input)
+      .mutation(async ({ ctx, input }) => {
+        await redeliver(ctx.deps, input.deliveryId);
+        return ok;
+      }),
     redeliverFailed: adminProcedure
-      .input(admin.redeliverFailed)
+      .meta(adminRoutes.deliveries.redeliverFailed.meta)
+      .input(adminRoutes.deliveries.redeliverFailed.input)
       .mutation(({ ctx, input }) => redeliverFailedOf(ctx.deps, input.accountId, input.since)),
   }),
   commands: router({
-    get: adminProcedure.input(admin.getCommand).query(async ({ ctx, input }) => {
-      const state = await lookUpCommand(ctx.deps, input.accountId, input.cid);
-      return state.status === 'accepted'
-        ? { status: state.status, result: null, finishedAt: null }
-        : { status: state.status, result: state.result, finishedAt: state.finishedAt.toISOString() };
-    }),
+    get: adminProcedure
+      .meta(adminRoutes.commands.get.meta)
+      .input(adminRoutes.commands.get.input)
+      .query(async ({ ctx, input }) => {
+        const state = await lookUpCommand(ctx.deps, input.accountId, input.cid);
+        return state.status === 'accepted'
+          ? { status: state.status, result: null, finishedAt: null }
+          : { status: state.status, result: state.result, finishedAt: state.finishedAt.toISOString() };
+      }),
   }),
   testClock: router({
-    advance: adminProcedure.input(admin.advanceClock).mutation(({ ctx, input }) => {
-      const clock = ctx.services.testClock;
-      if (!clock) throw new DomainError('FEATURE_DISABLED', 'The test clock is enabled only with TEST_CLOCK=1.');
-      return { now: clock.advance(input.seconds).toISOString() };
-    }),
+    advance: adminProcedure
+      .meta(adminRoutes.testClock.advance.meta)
+      .input(adminRoutes.testClock.advance.input)
+      .mutation(({ ctx, input }) => {
+        const clock = ctx.services.testClock;
+        if (!clock) throw new DomainError('FEATURE_DISABLED', 'The test clock is enabled only with TEST_CLOCK=1.');
+        return { now: clock.advance(input.seconds).toISOString() };
+      }),
   }),
 });

@@ -4,6 +4,7 @@ import type { AcceptedAnswer } from '../../domain/use-cases/accept-command.ts';
 import { commandOutcomeEvent } from '../openapi/payload-docs.ts';
 import { NOT_A_MEMBER } from '../errors.ts';
 import { reference, wireString } from '../wire-text.ts';
+import type { RouteContract } from './contracts.ts';
 import { envelope, optionalText } from './shared.contract.ts';
 
 // POST /v3/commands: the seven brand commands (CONTRACT §5). Each variant is strict; the procedure's input is an
@@ -113,3 +114,43 @@ export const brandCommands = {
   }),
   outcome: commandOutcomeEvent.nullable(),
 };
+
+export const commandRoutes = {
+  send: {
+    meta: {
+      roles: ['brand'],
+      openapi: {
+        method: 'POST',
+        path: '/v3/commands',
+        tags: ['commands'],
+        summary: 'Send a brand command; it runs shortly after',
+        description:
+          'Answers 202 at once; the command then runs exactly once, and its outcome arrives as a CommandResultEvent or ' +
+          'CommandErrorEvent at your endpoint and at GET /v3/commands/{cid}. Idempotent per _cid: the same command again gets ' +
+          'the first answer and runs nothing; another body with the same _cid is 409. A refused command (4xx) is not stored.',
+        successDescription: 'Accepted: stored, to be run.',
+      },
+      rest: { status: 202, problems: [409], body: brandCommands.union },
+      // Its one write (the command, with its `_cid` taken) is one atomic statement: no transaction around it.
+      unit: 'statements',
+    },
+    input: brandCommands.command,
+    output: brandCommands.accepted,
+  },
+  result: {
+    meta: {
+      roles: ['brand', 'partner'],
+      openapi: {
+        method: 'GET',
+        path: '/v3/commands/{cid}',
+        tags: ['commands'],
+        summary: 'The outcome of a command you sent',
+        description: 'Brand and partner commands alike. Results are kept for 24 hours after the command ran.',
+        successDescription: 'The CommandResultEvent or CommandErrorEvent.',
+      },
+      rest: { noContent: 'The command is accepted and has not run yet: ask again shortly.', problems: [400, 404] },
+    },
+    input: brandCommands.poll,
+    output: brandCommands.outcome,
+  },
+} satisfies Record<string, RouteContract>;

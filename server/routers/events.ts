@@ -4,15 +4,15 @@ import type { Deps } from '../../domain/ports.ts';
 import type { Context } from '../context.ts';
 import { encodeFeedCursor } from '../cursors.ts';
 import { failureLevel } from '../logger.ts';
-import { events } from './events.contract.ts';
+import { eventRoutes } from './events.contract.ts';
 import { integratorProcedure, router } from '../trpc.ts';
 
-const feedRead = integratorProcedure.input(events.feed);
+const feedRead = integratorProcedure.input(eventRoutes.feed.input);
 
 /** One page of the caller's feed: each event's JSON text as stored, and the cursor to go on from. */
 async function feedPage(
   ctx: Pick<Context, 'services' | 'log'> & { deps: Deps; principal: Principal },
-  input: typeof events.feed._output,
+  input: typeof eventRoutes.feed.input._output,
 ) {
   const { after, limit, orderId } = input;
   const page = await readEventFeed(
@@ -49,23 +49,8 @@ export const eventsRouter = router({
   // Describes the path in the document and serves typed RPC clients; REST clients get the same page written from the
   // stored text (feedTextRouter).
   feed: feedRead
-    .meta({
-      openapi: {
-        method: 'GET',
-        path: '/v3/events',
-        tags: ['events'],
-        summary: 'Your events, oldest first, without gaps',
-        description:
-          'Every event your endpoint receives (or would receive, had it a URL and were it enabled), each exactly as ' +
-          'delivered, in the order the events committed. Follow `next` (as `after`) to catch up after an outage: a reader that ' +
-          'follows it from the start sees every retained event exactly once, however many writers commit at once. A child ' +
-          "partner without its own configuration reads its master's feed. Events are kept EVENT_RETENTION_DAYS (default 30); " +
-          'a cursor older than that (the time of the event it follows) is 410: start again without `after`.',
-        successDescription: 'A page of events and the cursor to go on from.',
-      },
-      rest: { problems: [400, 403, 404, 410] },
-    })
-    .output(events.feedAnswer)
+    .meta(eventRoutes.feed.meta)
+    .output(eventRoutes.feed.output)
     .query(async ({ ctx, input }) => {
       const { items, next } = await feedPage(ctx, input);
       return { items: items.map((text) => JSON.parse(text) as Record<string, unknown>), next };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SCOPES } from '../../domain/webhook-config.ts';
+import type { RouteContract } from './contracts.ts';
 
 /** GET /v3/me: who the caller's token speaks for, by name. */
 export const me = {
@@ -13,3 +14,22 @@ export const me = {
     contact: z.object({ id: z.string(), email: z.string().describe('The contact the token was issued to.') }),
   }),
 };
+
+export const meRoutes = {
+  get: {
+    meta: {
+      roles: ['brand', 'partner'],
+      openapi: {
+        method: 'GET',
+        path: '/v3/me',
+        tags: ['auth'],
+        summary: 'Who your token speaks for',
+        description: 'Your account (its name, role and master) and the contact the token was issued to, by e-mail.',
+        successDescription: 'The account and the contact.',
+      },
+      rest: { problems: [404] },
+    },
+    input: z.object({}).optional(),
+    output: me.answer,
+  },
+} satisfies Record<string, RouteContract>;

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import type { SetJobAppointmentCommand } from '../../domain/use-cases/set-job-appointment.ts';
 import type { SetJobYourOrderIdCommand } from '../../domain/use-cases/set-job-your-order-id.ts';
 import { orderStatusEvent } from '../openapi/payload-docs.ts';
+import type { Meta } from '../meta.ts';
 import { reference } from '../wire-text.ts';
+import type { RouteContract } from './contracts.ts';
 import {
   dateTime,
   envelope,
@@ -76,3 +78,41 @@ export const partnerCommands = {
       ),
   }),
 };
+
+const description =
+  'Signed with x-webhook-signature (hex HMAC-SHA256 of the raw body) when your resolved partner configuration has a key. ' +
+  'Idempotent per _cid: the same body gets the first answer again; another body is 409. Checks in this order: token (401), ' +
+  'signature (401), body (400), _cid replay, job (404), ownership (403: the job must be assigned to you or to one of your children).';
+const meta = (path: string, summary: string, exactlyOneOf: readonly string[]): Meta => ({
+  roles: ['partner'],
+  openapi: {
+    method: 'POST',
+    path: path as `/${string}`,
+    tags: ['partner commands'],
+    summary,
+    description,
+    requestHeaders: partnerCommands.signatureHeader,
+  },
+  rest: { problems: [403, 404, 409], exactlyOneOf },
+});
+
+export const partnerCommandRoutes = {
+  setJobAppointment: {
+    meta: meta(
+      '/v3/commands/partner/appointment',
+      'SetJobAppointment: confirm or move the appointment of a job assigned to you',
+      partnerCommands.identifiers.setJobAppointment,
+    ),
+    input: partnerCommands.setJobAppointment,
+    output: partnerCommands.answer,
+  },
+  setJobYourOrderId: {
+    meta: meta(
+      '/v3/commands/partner/your-order-id',
+      'SetJobYourOrderId: set or overwrite your own order id on a job assigned to you',
+      partnerCommands.identifiers.setJobYourOrderId,
+    ),
+    input: partnerCommands.setJobYourOrderId,
+    output: partnerCommands.answer,
+  },
+} satisfies Record<string, RouteContract>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PAGE_SIZE } from '../../domain/orders.ts';
 import { orderStatusEvent, partnerOrderStatusEvent } from '../openapi/payload-docs.ts';
 import { wireString } from '../wire-text.ts';
+import type { RouteContract } from './contracts.ts';
 import { count, queryBool, queryInt } from './shared.contract.ts';
 
 const orderFilters = {
@@ -45,3 +46,54 @@ export const partnerOrders = {
     orderId: wireString().meta({ description: "The order's apiId.", examples: ['demo-job-04'] }),
   }),
 };
+
+export const partnerOrderRoutes = {
+  paginated: {
+    meta: {
+      roles: ['partner'],
+      openapi: {
+        method: 'GET',
+        path: '/v3/partner-orders/paginated',
+        tags: ['partner orders'],
+        summary: 'One page of the orders visible to your account',
+        description:
+          "Ordered by updatedAt descending, then jobApiId. Needs a partner-scoped configuration (yours, else your master's) with the partner-format transformer.",
+      },
+      rest: { problems: [400, 403] },
+    },
+    input: partnerOrders.page,
+    output: partnerOrders.pageAnswer,
+  },
+  legacy: {
+    meta: {
+      roles: ['partner'],
+      openapi: {
+        method: 'GET',
+        path: '/v3/partner-orders',
+        tags: ['partner orders'],
+        summary: 'All orders visible to your account (legacy), as a bare array',
+        description: 'Same order and filters as the paginated listing; no server-side cap. Streamed as it is read.',
+      },
+      rest: { problems: [400, 403] },
+    },
+    input: partnerOrders.legacy,
+    output: partnerOrders.legacyAnswer,
+  },
+  poll: {
+    meta: {
+      roles: ['brand', 'partner'],
+      openapi: {
+        method: 'GET',
+        path: '/v3/poll/job/{version}/{orderId}',
+        tags: ['partner orders'],
+        summary: 'The current OrderStatusEvent of one order you can see',
+        description:
+          'A brand sees its own orders, a partner the orders of its polling scope (403 without a partner configuration); ' +
+          'any other order is 404.',
+      },
+      rest: { problems: [400, 403, 404] },
+    },
+    input: partnerOrders.poll,
+    output: partnerOrders.legacyAnswer.element,
+  },
+} satisfies Record<string, RouteContract>;

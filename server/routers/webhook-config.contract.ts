@@ -9,7 +9,9 @@ import {
   SIGNATURE_KEY_MIN_LENGTH,
   TRANSFORMERS,
 } from '../../domain/webhook-config.ts';
+import type { Meta, ProblemStatus } from '../meta.ts';
 import { wireString } from '../wire-text.ts';
+import type { RouteContract } from './contracts.ts';
 import { count, exactBoolean, exactNumber, httpStatus } from './shared.contract.ts';
 
 // The key's bounds are the domain's (it checks them again for every caller); here they are documented and checked first.
@@ -124,3 +126,68 @@ export const webhookConfig = {
       .describe('Why it was not delivered: the error, a refused target, or the start of a non-2xx answer.'),
   }),
 };
+
+const meta = (method: 'GET' | 'PUT', summary: string, problems: readonly ProblemStatus[]): Meta => ({
+  roles: ['brand', 'partner'],
+  openapi: { method, path: '/v3/webhook-config', tags: ['webhooks'], summary },
+  rest: { problems },
+});
+
+export const webhookConfigRoutes = {
+  get: {
+    meta: meta('GET', 'Read your own webhook configuration (404 when your account has none of its own)', [404]),
+    input: webhookConfig.view.pick({}),
+    output: webhookConfig.view,
+  },
+  put: {
+    meta: meta('PUT', 'Replace your own webhook configuration', []),
+    input: webhookConfig.put,
+    output: webhookConfig.view,
+  },
+  rotateKey: {
+    meta: {
+      roles: ['brand', 'partner'],
+      openapi: {
+        method: 'POST',
+        path: '/v3/webhook-config/rotate-key',
+        tags: ['webhooks'],
+        summary: 'Change your signature key without losing a webhook',
+        description:
+          'Makes `signatureKey` the key of your own configuration and keeps the current one valid for `previousKeyValidFor` ' +
+          'seconds: meanwhile `webhook-signature` carries a `v1,` signature with each key (the new one first), `x-webhook-signature` ' +
+          'is made with the new key, and partner commands may be signed with either. A PUT with a `signatureKey` member ends the window. ' +
+          'Without `signatureKey`, a key is made for you (`whsec_` and 32 random bytes) and answered this once; an endpoint without a ' +
+          'key takes it at once. With `asymmetric: true`, your Ed25519 key pair is rotated the same way: both sign (`v1a,<new> ' +
+          'v1a,<previous>`) while the window lasts, and GET shows `previousPublicKey`. 404 when your account has no configuration ' +
+          'of its own; 409 when it has no key to rotate (set one with PUT), or asymmetric signing is off.',
+        successDescription: 'Your configuration, as GET shows it.',
+      },
+      rest: { problems: [404, 409] },
+    },
+    input: webhookConfig.rotateKey,
+    output: webhookConfig.rotateKeyAnswer,
+  },
+  test: {
+    meta: {
+      roles: ['brand', 'partner'],
+      openapi: {
+        method: 'POST',
+        path: '/v3/webhook-config/test',
+        tags: ['webhooks'],
+        summary: 'Send a test or example event to your endpoint now',
+        description:
+          'One signed event, sent at once with the headers, signatures, target rules and timeout of real deliveries and ' +
+          'the header `webhook-test: 1` (a disabled endpoint is tested too); nothing is stored. By default a WebhookTestEvent ' +
+          '`{ _eid, _type: "WebhookTestEvent", _v, sentAt }`; with `eventType`, a complete example of that type in your ' +
+          "configuration's transformer and version, every member present, with a fresh `_eid` (the schemas: WebhookTestEvent, " +
+          'DeliveredEvent). At most 10 a minute per account and per endpoint.',
+        successDescription: 'What your endpoint did.',
+      },
+      rest: { problems: [403, 404, 429] },
+      // The endpoint answers while nothing is held: no transaction across the request it is sent.
+      unit: 'statements',
+    },
+    input: webhookConfig.endpointTest,
+    output: webhookConfig.endpointTestAnswer,
+  },
+} satisfies Record<string, RouteContract>;

@@ -4,6 +4,7 @@ import { EVENT_TYPES } from '../../domain/event.ts';
 import { OWN_DELIVERY_LIMIT } from '../../domain/use-cases/own-deliveries.ts';
 import { deliveryCursor } from '../cursors.ts';
 import { reference } from '../wire-text.ts';
+import type { RouteContract } from './contracts.ts';
 import { boundedQueryInt, count, dateTime, httpStatus } from './shared.contract.ts';
 
 const attempt = z.object({
@@ -129,3 +130,95 @@ export const webhookDeliveries = {
   }),
   redeliverFailedAnswer: z.object({ count: count().describe('How many failed deliveries are pending again.') }),
 };
+
+export const webhookDeliveryRoutes = {
+  list: {
+    meta: {
+      roles: ['brand', 'partner'],
+      openapi: {
+        method: 'GET',
+        path: '/v3/webhook-deliveries',
+        tags: ['webhooks'],
+        summary: 'Your delivery log, newest first',
+        description:
+          'Every delivery to your endpoint with every try: when, what your endpoint answered, how long it took.',
+        successDescription: 'A page of deliveries.',
+      },
+      rest: { problems: [400, 403, 404] },
+    },
+    input: webhookDeliveries.deliveries,
+    output: webhookDeliveries.deliveriesAnswer,
+  },
+  stats: {
+    meta: {
+      roles: ['brand', 'partner'],
+      openapi: {
+        method: 'GET',
+        path: '/v3/webhook-deliveries/stats',
+        tags: ['webhooks'],
+        summary: "Your endpoint's attempts per hour or day",
+        description:
+          'How your endpoint answered over time: its attempts per UTC hour or day, those answered 2xx and the others, ' +
+          "and their durations' median and 99th percentile. Every bucket of the span is listed, empty ones with zeros.",
+        successDescription: 'The buckets, oldest first.',
+      },
+      rest: { problems: [400, 403, 404] },
+    },
+    input: webhookDeliveries.stats,
+    output: webhookDeliveries.statsAnswer,
+  },
+  get: {
+    meta: {
+      roles: ['brand', 'partner'],
+      openapi: {
+        method: 'GET',
+        path: '/v3/webhook-deliveries/{id}',
+        tags: ['webhooks'],
+        summary: 'One delivery: what was sent and answered',
+        description:
+          "The delivery as listed, with the exact payload sent and, on each try, the request's URL and headers (signatures " +
+          "included) and the answer's headers and first 4096 bytes. Another endpoint's delivery is 404.",
+        successDescription: 'The delivery in full.',
+      },
+      rest: { problems: [400, 403, 404] },
+    },
+    input: webhookDeliveries.delivery,
+    output: webhookDeliveries.deliveryAnswer,
+  },
+  redeliver: {
+    meta: {
+      roles: ['brand', 'partner'],
+      openapi: {
+        method: 'POST',
+        path: '/v3/webhook-deliveries/{id}/redeliver',
+        tags: ['webhooks'],
+        summary: 'Send one delivery again',
+        description:
+          'The same event (same `webhook-id`) is sent again at once; its tries continue in the log. A delivery being ' +
+          'sent right now is left to finish. Deliveries of one order still go out in their order.',
+        successDescription: 'Pending again.',
+      },
+      rest: { status: 202, problems: [403, 404] },
+    },
+    input: webhookDeliveries.redeliver,
+    output: webhookDeliveries.redeliverAnswer,
+  },
+  redeliverFailed: {
+    meta: {
+      roles: ['brand', 'partner'],
+      openapi: {
+        method: 'POST',
+        path: '/v3/webhook-deliveries/redeliver-failed',
+        tags: ['webhooks'],
+        summary: 'Send every failed delivery since a time again',
+        description:
+          'After an outage of your endpoint: every delivery that failed (its retries used up) and was created at or ' +
+          "after `since` is sent again, each order's in their order.",
+        successDescription: 'How many are pending again.',
+      },
+      rest: { status: 202, problems: [403, 404] },
+    },
+    input: webhookDeliveries.redeliverFailed,
+    output: webhookDeliveries.redeliverFailedAnswer,
+  },
+} satisfies Record<string, RouteContract>;

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { DomainError } from '../../domain/errors.ts';
 import { createHttpApp } from '../../server/http/app.ts';
 import { buildOpenApiDocument } from '../../server/openapi/document.ts';
+import { routeTable, type RouteContract, type RouteTable } from '../../server/routers/contracts.ts';
 import { appRouter } from '../../server/routers/index.ts';
 import { publicProcedure, baseProcedure, router } from '../../server/trpc.ts';
 import { testApp } from '../support/app.ts';
@@ -12,57 +13,90 @@ import { checkedAgent } from '../support/openapi-validation.ts';
 
 // The real edge (formatter, response meta, body parser, OpenAPI middleware) around procedures that
 // exist only here, so that every failure path can be provoked on demand.
+const probeRoutes = {
+  echo: {
+    meta: { openapi: { method: 'POST', path: '/v3/probe/echo' } },
+    input: z.object({ customer: z.object({ email: z.string().email() }), count: z.number().int() }),
+    output: z.unknown(),
+  },
+  boom: { meta: { openapi: { method: 'GET', path: '/v3/probe/boom' } }, input: z.void(), output: z.unknown() },
+  faultyInput: {
+    meta: { openapi: { method: 'POST', path: '/v3/probe/faulty-input' } },
+    input: z.object({ a: z.string() }).superRefine(() => {
+      throw new TypeError('secret.internal is not a function');
+    }),
+    output: z.unknown(),
+  },
+  badOutput: {
+    meta: { openapi: { method: 'GET', path: '/v3/probe/bad-output' } },
+    input: z.void(),
+    output: z.object({ secretField: z.number() }),
+  },
+  limited: {
+    meta: { openapi: { method: 'GET', path: '/v3/probe/limited' }, rest: { problems: [429] } },
+    input: z.void(),
+    output: z.unknown(),
+  },
+  denied: {
+    meta: { openapi: { method: 'GET', path: '/v3/probe/denied' }, rest: { problems: [401] } },
+    input: z.void(),
+    output: z.unknown(),
+  },
+} satisfies Record<string, RouteContract>;
+const { echo, boom, faultyInput, badOutput, limited, denied } = probeRoutes;
 const probes = router({
   echo: publicProcedure
-    .meta({ openapi: { method: 'POST', path: '/v3/probe/echo' } })
-    .input(z.object({ customer: z.object({ email: z.string().email() }), count: z.number().int() }))
-    .output(z.unknown())
+    .meta(echo.meta)
+    .input(echo.input)
+    .output(echo.output)
     .mutation(({ input }) => input),
   boom: baseProcedure
-    .meta({ openapi: { method: 'GET', path: '/v3/probe/boom' } })
-    .input(z.void())
-    .output(z.unknown())
+    .meta(boom.meta)
+    .input(boom.input)
+    .output(boom.output)
     .query(() => {
       throw new Error('connection to db-primary.internal:5432 failed for user app_rw');
     }),
   faultyInput: baseProcedure
-    .meta({ openapi: { method: 'POST', path: '/v3/probe/faulty-input' } })
-    .input(
-      z.object({ a: z.string() }).superRefine(() => {
-        throw new TypeError('secret.internal is not a function');
-      }),
-    )
-    .output(z.unknown())
+    .meta(faultyInput.meta)
+    .input(faultyInput.input)
+    .output(faultyInput.output)
     .mutation(() => 'unreachable'),
   badOutput: baseProcedure
-    .meta({ openapi: { method: 'GET', path: '/v3/probe/bad-output' } })
-    .input(z.void())
-    .output(z.object({ secretField: z.number() }))
+    .meta(badOutput.meta)
+    .input(badOutput.input)
+    .output(badOutput.output)
     .query(() => ({ secretField: 'oops' }) as never),
   limited: baseProcedure
-    .meta({ openapi: { method: 'GET', path: '/v3/probe/limited' }, rest: { problems: [429] } })
-    .input(z.void())
-    .output(z.unknown())
+    .meta(limited.meta)
+    .input(limited.input)
+    .output(limited.output)
     .query(() => {
       throw new DomainError('RATE_LIMITED', 'Slow down.', [], 42);
     }),
   denied: baseProcedure
-    .meta({ openapi: { method: 'GET', path: '/v3/probe/denied' }, rest: { problems: [401] } })
-    .input(z.void())
-    .output(z.unknown())
+    .meta(denied.meta)
+    .input(denied.input)
+    .output(denied.output)
     .query(() => {
       throw new DomainError('UNAUTHENTICATED', 'A valid access token is required.');
     }),
 });
 const probeRouter = router({ ...appRouter._def.record, probe: probes });
+/** The app's routes and the probes', as the probe router has them. */
+const probeTable: RouteTable = {
+  ...routeTable,
+  ...Object.fromEntries(Object.entries(probeRoutes).map(([name, route]) => [`probe.${name}`, route])),
+};
 
 const test = suite('REST errors are RFC 9457 problems');
 let http: ReturnType<typeof supertest>;
 
 test.before(async () => {
   const { services } = await testApp();
-  const document = buildOpenApiDocument(probeRouter);
-  http = checkedAgent(supertest(createHttpApp({ router: probeRouter, services, openApiDocument: document })), document);
+  const document = buildOpenApiDocument(probeRouter, probeTable);
+  const app = createHttpApp({ router: probeRouter, routes: probeTable, services, openApiDocument: document });
+  http = checkedAgent(supertest(app), document);
 });
 
 function assertProblem(res: supertest.Response, status: number, code: string) {

@@ -1,12 +1,10 @@
-import type { AnyProcedure } from '@trpc/server';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { COMMAND_TYPES } from '../../domain/command.ts';
-import { appRouter } from '../../server/routers/index.ts';
-import type { Meta } from '../../server/trpc.ts';
+import { routeTable } from '../../server/routers/contracts.ts';
 import { document, testApp } from '../support/app.ts';
 import { answerChecker } from '../support/openapi-validation.ts';
 
@@ -33,7 +31,6 @@ test('every request body has an example the procedure accepts, every answer with
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   ajv.addSchema(document(), 'openapi');
-  const procedures = Object.values(appRouter._def.procedures as unknown as Record<string, AnyProcedure>);
   for (const { path, method, operation } of operations()) {
     const where = `${method.toUpperCase()} ${path}`;
     const media = operation.requestBody?.content?.['application/json'];
@@ -43,24 +40,20 @@ test('every request body has an example the procedure accepts, every answer with
           ? [media.example]
           : Object.values(media.examples ?? {}).map((e) => (e as Json).value);
       assert.ok(examples.length > 0, `${where}: no request example`);
-      const procedure = procedures.find((p) => {
-        const openapi = (p._def.meta as Meta | undefined)?.openapi;
-        return openapi?.path === path && openapi.method.toLowerCase() === method;
-      })!;
+      const { input } = Object.values(routeTable).find(
+        ({ meta: { openapi } }) => openapi?.path === path && openapi.method.toLowerCase() === method,
+      )!;
       const bodyPointer = ['paths', path, method, 'requestBody', 'content', 'application/json', 'schema']
         .map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1'))
         .join('/');
       const documentedBody = ajv.getSchema(`openapi#/${bodyPointer}`)!;
-      const input = procedure._def.inputs[0] as unknown as { safeParse(v: unknown): { success: boolean } };
       assert.is(
         operation.requestBody.required ?? false,
         !input.safeParse({}).success,
         `${where}: the body is required exactly when {} is refused`,
       );
       for (const example of examples) {
-        const parsed = (
-          procedure._def.inputs[0] as unknown as { safeParse(v: unknown): { success: boolean; error?: unknown } }
-        ).safeParse(example);
+        const parsed = input.safeParse(example);
         assert.ok(parsed.success, `${where}: the request example is refused: ${JSON.stringify(parsed.error)}`);
         assert.ok(
           documentedBody(example),

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { buildApp, type BuildOverrides } from '../../server/compose.ts';
 import { loadConfig } from '../../server/config.ts';
 import { buildOpenApiDocument } from '../../server/openapi/document.ts';
+import { routeTable } from '../../server/routers/contracts.ts';
 import { appRouter } from '../../server/routers/index.ts';
 import { checkedAgent } from './openapi-validation.ts';
 import { closeAtEnd, sharedDatabase } from './shared.ts';
@@ -61,7 +62,7 @@ export function adminClient(http: supertest.Agent | ReturnType<typeof supertest>
 
 let cachedDocument: ReturnType<typeof buildOpenApiDocument> | undefined;
 /** The document the service serves, against which every REST answer of the tests is checked. */
-export const document = () => (cachedDocument ??= buildOpenApiDocument(appRouter));
+export const document = () => (cachedDocument ??= buildOpenApiDocument(appRouter, routeTable));
 
 export const uniqueEmail = (prefix = 'contact') => `${prefix}-${randomUUID().slice(0, 8)}@example.com`;
 
