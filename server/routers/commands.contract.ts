@@ -125,9 +125,10 @@ export const commandRoutes = {
         tags: ['commands'],
         summary: 'Send a brand command; it runs shortly after',
         description:
-          'Answers 202 at once; the command then runs exactly once, and its outcome arrives as a CommandResultEvent or ' +
-          'CommandErrorEvent at your endpoint and at GET /v3/commands/{cid}. Idempotent per _cid: the same command again gets ' +
-          'the first answer and runs nothing; another body with the same _cid is 409. A refused command (4xx) is not stored.',
+          'Answers 202 at once; the command then runs exactly once, and its outcome arrives as a CommandResultEvent ' +
+          'or CommandErrorEvent at your endpoint and at GET /v3/commands/{cid}. Idempotent per _cid: the same ' +
+          'command again gets the first answer and runs nothing; another body with the same _cid is 409. A refused ' +
+          'command (4xx) is not stored.',
         successDescription: 'Accepted: stored, to be run.',
       },
       rest: { status: 202, problems: [409], body: brandCommands.union },

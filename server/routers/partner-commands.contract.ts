@@ -80,9 +80,10 @@ export const partnerCommands = {
 };
 
 const description =
-  'Signed with x-webhook-signature (hex HMAC-SHA256 of the raw body) when your resolved partner configuration has a key. ' +
-  'Idempotent per _cid: the same body gets the first answer again; another body is 409. Checks in this order: token (401), ' +
-  'signature (401), body (400), _cid replay, job (404), ownership (403: the job must be assigned to you or to one of your children).';
+  'Signed with x-webhook-signature (hex HMAC-SHA256 of the raw body) when your resolved partner configuration has a ' +
+  'key. Idempotent per _cid: the same body gets the first answer again; another body is 409. Checks in this order: ' +
+  'token (401), signature (401), body (400), _cid replay, job (404), ownership (403: the job must be assigned to you ' +
+  'or to one of your children).';
 const meta = (path: string, summary: string, exactlyOneOf: readonly string[]): Meta => ({
   roles: ['partner'],
   openapi: {

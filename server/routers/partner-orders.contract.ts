@@ -57,7 +57,8 @@ export const partnerOrderRoutes = {
         tags: ['partner orders'],
         summary: 'One page of the orders visible to your account',
         description:
-          "Ordered by updatedAt descending, then jobApiId. Needs a partner-scoped configuration (yours, else your master's) with the partner-format transformer.",
+          'Ordered by updatedAt descending, then jobApiId. Needs a partner-scoped configuration (yours, else your ' +
+          "master's) with the partner-format transformer.",
       },
       rest: { problems: [400, 403] },
     },
@@ -88,8 +89,8 @@ export const partnerOrderRoutes = {
         tags: ['partner orders'],
         summary: 'The current OrderStatusEvent of one order you can see',
         description:
-          'A brand sees its own orders, a partner the orders of its polling scope (403 without a partner configuration); ' +
-          'any other order is 404.',
+          'A brand sees its own orders, a partner the orders of its polling scope (403 without a partner ' +
+          'configuration); any other order is 404.',
       },
       rest: { problems: [400, 403, 404] },
     },

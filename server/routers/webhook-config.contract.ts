@@ -153,13 +153,14 @@ export const webhookConfigRoutes = {
         tags: ['webhooks'],
         summary: 'Change your signature key without losing a webhook',
         description:
-          'Makes `signatureKey` the key of your own configuration and keeps the current one valid for `previousKeyValidFor` ' +
-          'seconds: meanwhile `webhook-signature` carries a `v1,` signature with each key (the new one first), `x-webhook-signature` ' +
-          'is made with the new key, and partner commands may be signed with either. A PUT with a `signatureKey` member ends the window. ' +
-          'Without `signatureKey`, a key is made for you (`whsec_` and 32 random bytes) and answered this once; an endpoint without a ' +
-          'key takes it at once. With `asymmetric: true`, your Ed25519 key pair is rotated the same way: both sign (`v1a,<new> ' +
-          'v1a,<previous>`) while the window lasts, and GET shows `previousPublicKey`. 404 when your account has no configuration ' +
-          'of its own; 409 when it has no key to rotate (set one with PUT), or asymmetric signing is off.',
+          'Makes `signatureKey` the key of your own configuration and keeps the current one valid for ' +
+          '`previousKeyValidFor` seconds: meanwhile `webhook-signature` carries a `v1,` signature with each key (the ' +
+          'new one first), `x-webhook-signature` is made with the new key, and partner commands may be signed with ' +
+          'either. A PUT with a `signatureKey` member ends the window. Without `signatureKey`, a key is made for you ' +
+          '(`whsec_` and 32 random bytes) and answered this once; an endpoint without a key takes it at once. With ' +
+          '`asymmetric: true`, your Ed25519 key pair is rotated the same way: both sign (`v1a,<new> v1a,<previous>`) ' +
+          'while the window lasts, and GET shows `previousPublicKey`. 404 when your account has no configuration of ' +
+          'its own; 409 when it has no key to rotate (set one with PUT), or asymmetric signing is off.',
         successDescription: 'Your configuration, as GET shows it.',
       },
       rest: { problems: [404, 409] },
@@ -176,11 +177,11 @@ export const webhookConfigRoutes = {
         tags: ['webhooks'],
         summary: 'Send a test or example event to your endpoint now',
         description:
-          'One signed event, sent at once with the headers, signatures, target rules and timeout of real deliveries and ' +
-          'the header `webhook-test: 1` (a disabled endpoint is tested too); nothing is stored. By default a WebhookTestEvent ' +
-          '`{ _eid, _type: "WebhookTestEvent", _v, sentAt }`; with `eventType`, a complete example of that type in your ' +
-          "configuration's transformer and version, every member present, with a fresh `_eid` (the schemas: WebhookTestEvent, " +
-          'DeliveredEvent). At most 10 a minute per account and per endpoint.',
+          'One signed event, sent at once with the headers, signatures, target rules and timeout of real deliveries ' +
+          'and the header `webhook-test: 1` (a disabled endpoint is tested too); nothing is stored. By default a ' +
+          'WebhookTestEvent `{ _eid, _type: "WebhookTestEvent", _v, sentAt }`; with `eventType`, a complete example ' +
+          "of that type in your configuration's transformer and version, every member present, with a fresh `_eid` " +
+          '(the schemas: WebhookTestEvent, DeliveredEvent). At most 10 a minute per account and per endpoint.',
         successDescription: 'What your endpoint did.',
       },
       rest: { problems: [403, 404, 429] },

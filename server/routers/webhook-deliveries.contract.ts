@@ -158,8 +158,9 @@ export const webhookDeliveryRoutes = {
         tags: ['webhooks'],
         summary: "Your endpoint's attempts per hour or day",
         description:
-          'How your endpoint answered over time: its attempts per UTC hour or day, those answered 2xx and the others, ' +
-          "and their durations' median and 99th percentile. Every bucket of the span is listed, empty ones with zeros.",
+          'How your endpoint answered over time: its attempts per UTC hour or day, those answered 2xx and the ' +
+          "others, and their durations' median and 99th percentile. Every bucket of the span is listed, empty ones " +
+          'with zeros.',
         successDescription: 'The buckets, oldest first.',
       },
       rest: { problems: [400, 403, 404] },
@@ -176,8 +177,8 @@ export const webhookDeliveryRoutes = {
         tags: ['webhooks'],
         summary: 'One delivery: what was sent and answered',
         description:
-          "The delivery as listed, with the exact payload sent and, on each try, the request's URL and headers (signatures " +
-          "included) and the answer's headers and first 4096 bytes. Another endpoint's delivery is 404.",
+          "The delivery as listed, with the exact payload sent and, on each try, the request's URL and headers " +
+          "(signatures included) and the answer's headers and first 4096 bytes. Another endpoint's delivery is 404.",
         successDescription: 'The delivery in full.',
       },
       rest: { problems: [400, 403, 404] },
