@@ -63,6 +63,9 @@ export async function lockDataFolder(
       await release?.().catch(() => {});
       // ENOTEMPTY: proper-lockfile found the lock stale but cannot remove a folder that names its holder: ours to judge.
       const code = (error as NodeJS.ErrnoException).code;
+      // The lock just taken vanished before its owner was named in it: a racer judged it abandoned and moved it away
+      // (proper-lockfile's own takeover of a stale lock races ours). Whoever holds it now is judged in the next round.
+      if (code === 'ENOENT' && release) continue;
       if (code !== 'ELOCKED' && code !== 'ENOTEMPTY') throw error;
       if (await removeIfAbandoned(lockPath, me)) continue;
       throw new DatabaseLockedError(dir);
