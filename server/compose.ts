@@ -28,7 +28,7 @@ import type {
 } from '../domain/ports.ts';
 import { createHttpApp, healthRoutes, metricsRoute } from './http/app.ts';
 import { undocumentedRoute } from './http/rest-routes.ts';
-import { createFairUse } from './fair-use/index.ts';
+import { createFairUse } from './pipeline/fair-use.ts';
 import { createDeferrer } from './worker/deferrer.ts';
 import type { Config } from './config.ts';
 import { createLogger, failureLevel, type Logger } from './logger.ts';

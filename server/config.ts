@@ -164,7 +164,7 @@ export interface Config {
   loginLimitPerAddress: number;
   /** Authenticated requests a second per account (CONTRACT §1). */
   apiRateLimitPerAccount: number;
-  /** Requests of one account this process works on at once; its others wait their turn (server/fair-use/lanes.ts). */
+  /** Requests of one account this process works on at once; its others wait their turn (server/pipeline/lanes.ts). */
   apiConcurrencyPerAccount: number;
   /** How long a legacy listing waits for a client that stopped reading before it drops the connection. */
   listingStallTimeoutMs: number;

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { BodyProblem } from './http/json-body.ts';
+import type { BodyProblem } from './pipeline/json-body.ts';
 import type { Logger } from './logger.ts';
 import type { Services, UnitOfWork } from './services.ts';
 

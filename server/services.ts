@@ -1,5 +1,5 @@
 import type { Deps } from '../domain/ports.ts';
-import type { FairUse } from './fair-use/index.ts';
+import type { FairUse } from './pipeline/fair-use.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
@@ -35,7 +35,7 @@ export interface Services {
   unitOfWork(): UnitOfWork;
   /** Present only with TEST_CLOCK=1. */
   testClock: TestClockControl | null;
-  /** Fair use between accounts: the door before express, and the lanes (server/fair-use/). */
+  /** Fair use between accounts: the door before express, and the lanes (server/pipeline/fair-use.ts). */
   fairUse: FairUse;
   /** Whether the service can answer: the database responds and no shutdown has begun. */
   ready(): Promise<boolean>;

@@ -195,6 +195,22 @@ test("no code reads a router's internals (`_def`): the route table is server/rou
   );
 });
 
+// The route table (server/routers/contracts.ts) gathers the contracts for the rest of the code.
+test("a router's contract is read by its router and the request pipeline only", () => {
+  const contract = /from '[^']*\/[\w-]+\.contract\.ts'|from '\.\/[\w-]+\.contract\.ts'/;
+  const offenders = codeFiles().filter(
+    (f) =>
+      /^(domain|server|adapters|client)\//.test(f) &&
+      !/^server\/(routers|pipeline)\//.test(f) &&
+      contract.test(readFileSync(join(root, f), 'utf8')),
+  );
+  assert.equal(offenders, []);
+  assert.ok(
+    contract.test("import { partnerCommands } from '../routers/partner-commands.contract.ts';"),
+    'the pattern finds one',
+  );
+});
+
 test("what a tool writes is not in the tree: the portal's API types are generated at install and before each type check", () => {
   assert.not.ok(codeFiles().includes('portal/src/api/schema.d.ts'));
   assert.ok(codeFiles().includes('server/openapi/emit.ts'), 'the list is of tracked files');

@@ -17,7 +17,7 @@ import {
   refuseDeclaredTooLarge,
   restJsonBodies,
   trpcBodies,
-} from './json-body.ts';
+} from '../pipeline/json-body.ts';
 import { safeError, type Logger } from '../logger.ts';
 import { eventsFeedRoute } from './events-feed.ts';
 import { legacyOrdersRoute } from './legacy-orders.ts';
@@ -27,7 +27,7 @@ import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
 import { requestIdFor } from './request-id.ts';
 import type { Services } from '../services.ts';
 import { httpMetrics } from '../metrics.ts';
-import { adminRefusal, bearerChallenge, isAdmin } from '../credentials.ts';
+import { adminRefusal, bearerChallenge, isAdmin } from '../pipeline/credentials.ts';
 import type { RouteTable } from '../routers/contracts.ts';
 
 export interface HttpAppOptions {
@@ -122,7 +122,7 @@ const unambiguousPath: express.RequestHandler = (req, res, next) => {
     .send(JSON.stringify(problem('NOT_FOUND', 404, AMBIGUOUS_PATH, { requestId: String(req.id) })));
 };
 
-/** The REST face, `/trpc`, health, metrics and docs, behind the fair-use door (server/fair-use/door.ts). */
+/** The REST face, `/trpc`, health, metrics and docs, behind the fair-use door (server/pipeline/door.ts). */
 export function createHttpApp({ router, routes, services, openApiDocument }: HttpAppOptions): RequestListener {
   const app = express();
   app.disable('x-powered-by');

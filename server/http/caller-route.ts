@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { Request, Response } from 'express';
 import { isUnavailable } from '../../domain/errors.ts';
-import { bearerChallenge } from '../credentials.ts';
+import { bearerChallenge } from '../pipeline/credentials.ts';
 import { problem, problemFor, tokenAccepted } from '../errors.ts';
 import { isGone } from './trpc-to-openapi-workarounds.ts';
 

@@ -15,7 +15,8 @@ import { upsertCancellationReason } from '../../domain/use-cases/upsert-cancella
 import { upsertOrderMapping } from '../../domain/use-cases/upsert-order-mapping.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
 import { adminRoutes } from './admin.contract.ts';
-import { adminProcedure, router } from '../trpc.ts';
+import { adminProcedure } from '../pipeline/procedures.ts';
+import { router } from '../trpc.ts';
 import { deliveryDetailView, deliveryView, jobView } from '../views.ts';
 
 const ok = { ok: true } as const;

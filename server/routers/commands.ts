@@ -1,7 +1,8 @@
 import { acceptCommand } from '../../domain/use-cases/accept-command.ts';
 import { pollCommandResult } from '../../domain/use-cases/poll-command-result.ts';
 import { commandRoutes } from './commands.contract.ts';
-import { brandProcedure, integratorProcedure, router } from '../trpc.ts';
+import { brandProcedure, integratorProcedure } from '../pipeline/procedures.ts';
+import { router } from '../trpc.ts';
 
 export const commandsRouter = router({
   send: brandProcedure

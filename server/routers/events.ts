@@ -5,7 +5,8 @@ import type { Context } from '../context.ts';
 import { encodeFeedCursor } from '../cursors.ts';
 import { failureLevel } from '../logger.ts';
 import { eventRoutes } from './events.contract.ts';
-import { integratorProcedure, router } from '../trpc.ts';
+import { integratorProcedure } from '../pipeline/procedures.ts';
+import { router } from '../trpc.ts';
 
 const feedRead = integratorProcedure.input(eventRoutes.feed.input);
 

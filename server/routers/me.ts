@@ -1,5 +1,6 @@
 import { whoAmI } from '../../domain/use-cases/who-am-i.ts';
-import { integratorProcedure, router } from '../trpc.ts';
+import { integratorProcedure } from '../pipeline/procedures.ts';
+import { router } from '../trpc.ts';
 import { meRoutes } from './me.contract.ts';
 
 /** Who the caller is, by name (our addition to CONTRACT §10, for the portal's header). */

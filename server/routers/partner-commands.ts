@@ -1,7 +1,8 @@
 import { setJobAppointment } from '../../domain/use-cases/set-job-appointment.ts';
 import { setJobYourOrderId } from '../../domain/use-cases/set-job-your-order-id.ts';
 import { partnerCommandRoutes } from './partner-commands.contract.ts';
-import { router, signedPartnerProcedure } from '../trpc.ts';
+import { signedPartnerProcedure } from '../pipeline/procedures.ts';
+import { router } from '../trpc.ts';
 
 export const partnerCommandsRouter = router({
   setJobAppointment: signedPartnerProcedure

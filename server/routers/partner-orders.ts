@@ -5,7 +5,8 @@ import { PAGE_SIZE } from '../../domain/orders.ts';
 import { listPartnerOrdersPage, streamPartnerOrders } from '../../domain/use-cases/list-partner-orders.ts';
 import { pollOrder } from '../../domain/use-cases/poll-order.ts';
 import { partnerOrderRoutes } from './partner-orders.contract.ts';
-import { integratorProcedure, partnerProcedure, router } from '../trpc.ts';
+import { integratorProcedure, partnerProcedure } from '../pipeline/procedures.ts';
+import { router } from '../trpc.ts';
 
 // One guard and one input for the legacy listing, whichever face serves it.
 const legacyListing = partnerProcedure.input(partnerOrderRoutes.legacy.input);

@@ -3,7 +3,8 @@ import { rotateSignatureKey } from '../../domain/use-cases/rotate-signature-key.
 import { testWebhookEndpoint } from '../../domain/use-cases/test-webhook-endpoint.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
 import { webhookConfigRoutes } from './webhook-config.contract.ts';
-import { integratorProcedure, router } from '../trpc.ts';
+import { integratorProcedure } from '../pipeline/procedures.ts';
+import { router } from '../trpc.ts';
 
 /** An integrator's own configuration; its scope is the caller's role. */
 export const webhookConfigRouter = router({

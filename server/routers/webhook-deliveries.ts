@@ -7,7 +7,8 @@ import {
 } from '../../domain/use-cases/own-deliveries.ts';
 import { encodeDeliveryCursor } from '../cursors.ts';
 import { webhookDeliveryRoutes } from './webhook-deliveries.contract.ts';
-import { integratorProcedure, router } from '../trpc.ts';
+import { integratorProcedure } from '../pipeline/procedures.ts';
+import { router } from '../trpc.ts';
 import { deliveryDetailView, deliveryView } from '../views.ts';
 
 /** The caller's own delivery log, and replay (CONTRACT §10). Other endpoints' deliveries do not exist for it. */

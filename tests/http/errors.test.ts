@@ -7,7 +7,8 @@ import { createHttpApp } from '../../server/http/app.ts';
 import { buildOpenApiDocument } from '../../server/openapi/document.ts';
 import { routeTable, type RouteContract, type RouteTable } from '../../server/routers/contracts.ts';
 import { appRouter } from '../../server/routers/index.ts';
-import { publicProcedure, baseProcedure, router } from '../../server/trpc.ts';
+import { baseProcedure, publicProcedure } from '../../server/pipeline/procedures.ts';
+import { router } from '../../server/trpc.ts';
 import { testApp } from '../support/app.ts';
 import { checkedAgent } from '../support/openapi-validation.ts';
 

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DomainError } from '../../domain/errors.ts';
-import { accountLanes, type Pacing } from '../../server/fair-use/lanes.ts';
+import { accountLanes, type Pacing } from '../../server/pipeline/lanes.ts';
 
 const test = suite('account lanes');
 

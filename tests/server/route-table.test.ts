@@ -10,7 +10,7 @@ import {
   partnerProcedure,
   publicProcedure,
   signedPartnerProcedure,
-} from '../../server/trpc.ts';
+} from '../../server/pipeline/procedures.ts';
 
 const test = suite('the route table and the router agree');
 

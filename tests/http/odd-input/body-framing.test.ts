@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MAX_BODY_BYTES } from '../../../server/http/json-body.ts';
+import { MAX_BODY_BYTES } from '../../../server/pipeline/json-body.ts';
 import { listening } from '../../support/app.ts';
 import {
   ADMIN,

@@ -8,7 +8,7 @@ import { requestIdFor } from '../http/request-id.ts';
 import type { RestOperation } from '../http/rest-routes.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
-import { bearerToken } from '../credentials.ts';
+import { bearerToken } from './credentials.ts';
 import type { RouteTable } from '../routers/contracts.ts';
 
 /** The route the metrics count these answers under. */

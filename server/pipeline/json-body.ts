@@ -2,9 +2,9 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler } 
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { NOT_A_MEMBER, problem, trpcFailure, type ProblemCode } from '../errors.ts';
 import type { Issue } from '../../domain/errors.ts';
-import { trpcProcedureOf } from './faces.ts';
-import { AMBIGUOUS_PATH, isAmbiguousPath } from './ambiguous-path.ts';
-import { undecodableParameter, type RestOperation } from './rest-routes.ts';
+import { trpcProcedureOf } from '../http/faces.ts';
+import { AMBIGUOUS_PATH, isAmbiguousPath } from '../http/ambiguous-path.ts';
+import { undecodableParameter, type RestOperation } from '../http/rest-routes.ts';
 
 /**
  * What a request body may be before anything parses or walks it (CONTRACT §3): at most 1 MiB, nested at most 64

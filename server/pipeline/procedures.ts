@@ -1,0 +1,56 @@
+import type { Role } from '../../domain/account.ts';
+import { decodedPathParameters } from '../http/trpc-to-openapi-workarounds.ts';
+import { procedure } from '../trpc.ts';
+import { checkBody } from './body.ts';
+import { asCaller, requireAdmin } from './caller.ts';
+import { failureFor } from './failures.ts';
+import { checkSignature, withOutcomeLogged } from './signature.ts';
+import { inUnitOfWork } from './unit-of-work.ts';
+
+// The request pipeline's procedures: each composes the steps of this folder in the order CONTRACT §5 fixes (token,
+// signature, body, then the use case in the request's unit of work). Fair use comes before them all: the door
+// (door.ts) before express, the account's lane (lanes.ts) around the rest.
+
+/** Under every procedure: REST path parameters decoded, failures translated once (failures.ts). */
+export const baseProcedure = procedure.use(async ({ ctx, meta, getRawInput, next }) => {
+  const getDecoded = decodedPathParameters(ctx, meta, getRawInput);
+  // A /trpc batch runs several procedures on one context: each takes a unit of work of its own (a REST request is one).
+  const result = await (ctx.transport === 'trpc'
+    ? next({ ctx: { unit: ctx.services.unitOfWork() } })
+    : getDecoded
+      ? next({ getRawInput: getDecoded })
+      : next());
+  if (!result.ok) throw failureFor(ctx, result.error);
+  return result;
+});
+
+/**
+ * The steps after the base, in one middleware per kind of procedure (each `next({ ctx })` copies the context): the
+ * caller and its lane, the signature of a partner command, the body, then the use case in the request's unit of work.
+ */
+const guarded = (roles: readonly Role[], signed = false) =>
+  baseProcedure.meta({ roles }).use(({ ctx, meta, type, path, getRawInput, next }) =>
+    asCaller(ctx, roles, (principal) => {
+      const run = async () => {
+        if (signed) await checkSignature(ctx, principal);
+        checkBody(ctx);
+        return inUnitOfWork(ctx, meta, type, (deps) => next({ ctx: { principal, deps } }));
+      };
+      return signed ? withOutcomeLogged(ctx, principal, path, getRawInput, run) : run();
+    }),
+  );
+
+/** Endpoints open to anyone (the two login steps). */
+export const publicProcedure = baseProcedure.use(({ ctx, meta, type, next }) => {
+  checkBody(ctx);
+  return inUnitOfWork(ctx, meta, type, (deps) => next({ ctx: { deps } }));
+});
+export const adminProcedure = baseProcedure.use(({ ctx, meta, type, next }) => {
+  requireAdmin(ctx);
+  return inUnitOfWork(ctx, meta, type, (deps) => next({ ctx: { deps } }));
+});
+export const partnerProcedure = guarded(['partner']);
+export const brandProcedure = guarded(['brand']);
+export const integratorProcedure = guarded(['brand', 'partner']);
+/** Partner commands: token first, then the signature over the raw bytes, and only then the body (CONTRACT §5). */
+export const signedPartnerProcedure = guarded(['partner'], true);
