@@ -38,7 +38,8 @@ export const isGone = (error: TRPCError) => error.cause instanceof DomainError &
 
 /**
  * GONE: the adapter writes the error's own `code` into the body, and tRPC knows no GONE. The REST face's error carries
- * it in place of NOT_FOUND, and the response meta (server/http/app.ts) gives it its 410 (tests/http/event-feed-retention).
+ * it in place of NOT_FOUND, and the response meta (server/http/app.ts) gives it its 410 (tests/http/errors;
+ * the feed, the one GONE of today, answers it on a route of its own).
  */
 export function restGone(error: TRPCError): TRPCError {
   const gone = new TRPCError({ code: 'NOT_FOUND', message: error.message, cause: error.cause });
