@@ -175,7 +175,6 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
       concurrency: config.apiConcurrencyPerAccount,
       counter: perProcess.requestLimiter,
       tokens: perProcess,
-      routes: routeTable,
       metrics,
       log,
     }),

@@ -225,7 +225,7 @@ export function createHttpApp({ router, routes, services, openApiDocument }: Htt
   for (const { method, route } of operations) app[method](route, unambiguousPath, ...bodies, rest);
   app.use(undocumented);
   app.use(edgeErrors(operations));
-  return services.fairUse.door(operations, app);
+  return services.fairUse.door(routes, operations, app);
 }
 
 /** A fault of ours is an error; the database away (a 503, an operational state /readyz shows too) a warning with its cause. */

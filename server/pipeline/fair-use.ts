@@ -27,8 +27,11 @@ export interface ShareCounter extends RateLimiter {
 
 /** Fair use of the service between accounts, in one place: the door before express, and the lanes behind it. */
 export interface FairUse {
-  /** `app` behind the door: an account this process already refuses gets its 429 before express (door.ts). */
-  door(operations: readonly RestOperation[], app: RequestListener): RequestListener;
+  /**
+   * `app` behind the door: an account this process already refuses gets its 429 before express (door.ts); `routes`
+   * are the app's, for the roles each documented operation serves (the door refuses only tokens of those roles).
+   */
+  door(routes: RouteTable, operations: readonly RestOperation[], app: RequestListener): RequestListener;
   /**
    * Runs a request's admission (its count), then its work, in its account's lane (lanes.ts): at most
    * API_CONCURRENCY_PER_ACCOUNT at once in this process, and an account past its share paced.
@@ -44,13 +47,11 @@ export interface FairUseOptions {
   counter: ShareCounter;
   /** To read a token at the door, before anything else. */
   tokens: Pick<Deps, 'tokens' | 'clock'>;
-  /** The routes, for the roles each documented operation serves: the door refuses only tokens of those roles. */
-  routes: RouteTable;
   metrics: Metrics;
   log: Logger;
 }
 
-export function createFairUse({ share, concurrency, counter, tokens, routes, metrics, log }: FairUseOptions): FairUse {
+export function createFairUse({ share, concurrency, counter, tokens, metrics, log }: FairUseOptions): FairUse {
   const lanes = accountLanes(concurrency, metrics.accountLaneWaiting, {
     // Past its share, an account's next share is spread over its window (1 s) instead of arriving in one burst: what is
     // left of it over what is left of the window, as the shared count last told this process, and never faster than
@@ -70,7 +71,7 @@ export function createFairUse({ share, concurrency, counter, tokens, routes, met
     },
   };
   return {
-    door: (operations, app) => fairUseDoor(routes, operations, { refusals, metrics, log }, app),
+    door: (routes, operations, app) => fairUseDoor(routes, operations, { refusals, metrics, log }, app),
     admit: (accountId, admission, work) => lanes(accountId, admission, work),
   };
 }
