@@ -1,10 +1,12 @@
 import type { Role } from '../../domain/account.ts';
 import { decodedPathParameters } from '../http/trpc-to-openapi-workarounds.ts';
+import type { Meta } from '../meta.ts';
 import { procedure } from '../trpc.ts';
 import { checkBody } from './body.ts';
 import { asCaller, requireAdmin } from './caller.ts';
 import { failureFor } from './failures.ts';
-import { checkSignature, withOutcomeLogged } from './signature.ts';
+import { withOutcomeLogged } from './outcome-log.ts';
+import { checkSignature } from './signature.ts';
 import { inUnitOfWork } from './unit-of-work.ts';
 
 // The request pipeline's procedures: each composes the steps of this folder in the order CONTRACT §5 fixes (token,
@@ -24,13 +26,21 @@ export const baseProcedure = procedure.use(async ({ ctx, meta, getRawInput, next
   return result;
 });
 
+/** The roles a guarded route admits: its route's meta names them (server/routers/contracts.ts), the one place. */
+function rolesOf(meta: Meta | undefined, path: string): readonly Role[] {
+  if (!meta?.roles?.length) throw new Error(`the route of ${path} names no roles: a guarded procedure needs them`);
+  return meta.roles;
+}
+
 /**
- * The steps after the base, in one middleware per kind of procedure (each `next({ ctx })` copies the context): the
- * caller and its lane, the signature of a partner command, the body, then the use case in the request's unit of work.
+ * The steps after the base, in one tRPC middleware per kind of procedure (each `next({ ctx })` copies the context),
+ * each step a function of this folder: the caller and its lane (caller.ts), the signature of a partner command
+ * (signature.ts) with its outcome line (outcome-log.ts), the body (body.ts), then the use case in the request's unit
+ * of work (unit-of-work.ts).
  */
-const guarded = (roles: readonly Role[], signed = false) =>
-  baseProcedure.meta({ roles }).use(({ ctx, meta, type, path, getRawInput, next }) =>
-    asCaller(ctx, roles, (principal) => {
+const guarded = (signed: boolean) =>
+  baseProcedure.use(({ ctx, meta, type, path, getRawInput, next }) =>
+    asCaller(ctx, rolesOf(meta, path), (principal) => {
       const run = async () => {
         if (signed) await checkSignature(ctx, principal);
         checkBody(ctx);
@@ -45,12 +55,12 @@ export const publicProcedure = baseProcedure.use(({ ctx, meta, type, next }) => 
   checkBody(ctx);
   return inUnitOfWork(ctx, meta, type, (deps) => next({ ctx: { deps } }));
 });
+/** The operators' procedures: typed RPC only (no REST route), whose inputs tRPC reads itself; no body step to take. */
 export const adminProcedure = baseProcedure.use(({ ctx, meta, type, next }) => {
   requireAdmin(ctx);
   return inUnitOfWork(ctx, meta, type, (deps) => next({ ctx: { deps } }));
 });
-export const partnerProcedure = guarded(['partner']);
-export const brandProcedure = guarded(['brand']);
-export const integratorProcedure = guarded(['brand', 'partner']);
+/** An integrator's procedures: an access token of a role its route admits (meta `roles`). */
+export const guardedProcedure = guarded(false);
 /** Partner commands: token first, then the signature over the raw bytes, and only then the body (CONTRACT §5). */
-export const signedPartnerProcedure = guarded(['partner'], true);
+export const signedProcedure = guarded(true);

@@ -5,10 +5,10 @@ import type { Context } from '../context.ts';
 import { encodeFeedCursor } from '../cursors.ts';
 import { failureLevel } from '../logger.ts';
 import { eventRoutes } from './events.contract.ts';
-import { integratorProcedure } from '../pipeline/procedures.ts';
+import { guardedProcedure } from '../pipeline/procedures.ts';
 import { router } from '../trpc.ts';
 
-const feedRead = integratorProcedure.input(eventRoutes.feed.input);
+const feedRead = guardedProcedure.meta(eventRoutes.feed.meta).input(eventRoutes.feed.input);
 
 /** One page of the caller's feed: each event's JSON text as stored, and the cursor to go on from. */
 async function feedPage(
@@ -49,11 +49,8 @@ export const feedTextRouter = router({
 export const eventsRouter = router({
   // Describes the path in the document and serves typed RPC clients; REST clients get the same page written from the
   // stored text (feedTextRouter).
-  feed: feedRead
-    .meta(eventRoutes.feed.meta)
-    .output(eventRoutes.feed.output)
-    .query(async ({ ctx, input }) => {
-      const { items, next } = await feedPage(ctx, input);
-      return { items: items.map((text) => JSON.parse(text) as Record<string, unknown>), next };
-    }),
+  feed: feedRead.output(eventRoutes.feed.output).query(async ({ ctx, input }) => {
+    const { items, next } = await feedPage(ctx, input);
+    return { items: items.map((text) => JSON.parse(text) as Record<string, unknown>), next };
+  }),
 });

@@ -5,11 +5,11 @@ import { PAGE_SIZE } from '../../domain/orders.ts';
 import { listPartnerOrdersPage, streamPartnerOrders } from '../../domain/use-cases/list-partner-orders.ts';
 import { pollOrder } from '../../domain/use-cases/poll-order.ts';
 import { partnerOrderRoutes } from './partner-orders.contract.ts';
-import { integratorProcedure, partnerProcedure } from '../pipeline/procedures.ts';
+import { guardedProcedure } from '../pipeline/procedures.ts';
 import { router } from '../trpc.ts';
 
 // One guard and one input for the legacy listing, whichever face serves it.
-const legacyListing = partnerProcedure.input(partnerOrderRoutes.legacy.input);
+const legacyListing = guardedProcedure.meta(partnerOrderRoutes.legacy.meta).input(partnerOrderRoutes.legacy.input);
 type LegacyInput = z.output<typeof partnerOrderRoutes.legacy.input>;
 const legacyBatches = (ctx: { deps: Deps; principal: Principal }, input: LegacyInput) =>
   streamPartnerOrders(ctx.deps, ctx.principal, {
@@ -28,7 +28,7 @@ export const legacyStreamRouter = router({
 });
 
 export const partnerOrdersRouter = router({
-  paginated: partnerProcedure
+  paginated: guardedProcedure
     .meta(partnerOrderRoutes.paginated.meta)
     .input(partnerOrderRoutes.paginated.input)
     .output(partnerOrderRoutes.paginated.output)
@@ -43,16 +43,13 @@ export const partnerOrdersRouter = router({
 
   // Describes the path in the document and serves typed RPC clients; REST clients get the same listing streamed
   // (legacyStreamRouter).
-  legacy: legacyListing
-    .meta(partnerOrderRoutes.legacy.meta)
-    .output(partnerOrderRoutes.legacy.output)
-    .query(async ({ ctx, input }) => {
-      const items = [];
-      for await (const batch of await legacyBatches(ctx, input)) items.push(...batch);
-      return items;
-    }),
+  legacy: legacyListing.output(partnerOrderRoutes.legacy.output).query(async ({ ctx, input }) => {
+    const items = [];
+    for await (const batch of await legacyBatches(ctx, input)) items.push(...batch);
+    return items;
+  }),
 
-  poll: integratorProcedure
+  poll: guardedProcedure
     .meta(partnerOrderRoutes.poll.meta)
     .input(partnerOrderRoutes.poll.input)
     .output(partnerOrderRoutes.poll.output)

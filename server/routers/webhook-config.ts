@@ -3,12 +3,12 @@ import { rotateSignatureKey } from '../../domain/use-cases/rotate-signature-key.
 import { testWebhookEndpoint } from '../../domain/use-cases/test-webhook-endpoint.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
 import { webhookConfigRoutes } from './webhook-config.contract.ts';
-import { integratorProcedure } from '../pipeline/procedures.ts';
+import { guardedProcedure } from '../pipeline/procedures.ts';
 import { router } from '../trpc.ts';
 
 /** An integrator's own configuration; its scope is the caller's role. */
 export const webhookConfigRouter = router({
-  get: integratorProcedure
+  get: guardedProcedure
     .meta(webhookConfigRoutes.get.meta)
     .input(webhookConfigRoutes.get.input)
     .output(webhookConfigRoutes.get.output)
@@ -17,7 +17,7 @@ export const webhookConfigRouter = router({
       const { accountId: _, ...view } = (await getWebhookConfig(ctx.deps, { accountId, scope: role })).view();
       return view;
     }),
-  put: integratorProcedure
+  put: guardedProcedure
     .meta(webhookConfigRoutes.put.meta)
     .input(webhookConfigRoutes.put.input)
     .output(webhookConfigRoutes.put.output)
@@ -32,7 +32,7 @@ export const webhookConfigRouter = router({
       const { accountId: _, ...view } = config.view();
       return view;
     }),
-  rotateKey: integratorProcedure
+  rotateKey: guardedProcedure
     .meta(webhookConfigRoutes.rotateKey.meta)
     .input(webhookConfigRoutes.rotateKey.input)
     .output(webhookConfigRoutes.rotateKey.output)
@@ -42,7 +42,7 @@ export const webhookConfigRouter = router({
       const { accountId: _, ...view } = config.view();
       return { ...view, ...(generatedKey !== null && { signatureKey: generatedKey }) };
     }),
-  test: integratorProcedure
+  test: guardedProcedure
     .meta(webhookConfigRoutes.test.meta)
     .input(webhookConfigRoutes.test.input)
     .output(webhookConfigRoutes.test.output)

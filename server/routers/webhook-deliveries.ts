@@ -7,13 +7,13 @@ import {
 } from '../../domain/use-cases/own-deliveries.ts';
 import { encodeDeliveryCursor } from '../cursors.ts';
 import { webhookDeliveryRoutes } from './webhook-deliveries.contract.ts';
-import { integratorProcedure } from '../pipeline/procedures.ts';
+import { guardedProcedure } from '../pipeline/procedures.ts';
 import { router } from '../trpc.ts';
 import { deliveryDetailView, deliveryView } from '../views.ts';
 
 /** The caller's own delivery log, and replay (CONTRACT §10). Other endpoints' deliveries do not exist for it. */
 export const webhookDeliveriesRouter = router({
-  list: integratorProcedure
+  list: guardedProcedure
     .meta(webhookDeliveryRoutes.list.meta)
     .input(webhookDeliveryRoutes.list.input)
     .output(webhookDeliveryRoutes.list.output)
@@ -28,7 +28,7 @@ export const webhookDeliveriesRouter = router({
       };
     }),
   // Before `get`: /v3/webhook-deliveries/stats is this operation's, not a delivery's id.
-  stats: integratorProcedure
+  stats: guardedProcedure
     .meta(webhookDeliveryRoutes.stats.meta)
     .input(webhookDeliveryRoutes.stats.input)
     .output(webhookDeliveryRoutes.stats.output)
@@ -36,7 +36,7 @@ export const webhookDeliveriesRouter = router({
       const { bucket, items } = await ownDeliveryStats(ctx.deps, ctx.principal, input);
       return { bucket, items: items.map((b) => ({ ...b, start: b.start.toISOString() })) };
     }),
-  get: integratorProcedure
+  get: guardedProcedure
     .meta(webhookDeliveryRoutes.get.meta)
     .input(webhookDeliveryRoutes.get.input)
     .output(webhookDeliveryRoutes.get.output)
@@ -48,12 +48,12 @@ export const webhookDeliveriesRouter = router({
       } = deliveryDetailView(await getOwnDelivery(ctx.deps, ctx.principal, input.id));
       return view;
     }),
-  redeliver: integratorProcedure
+  redeliver: guardedProcedure
     .meta(webhookDeliveryRoutes.redeliver.meta)
     .input(webhookDeliveryRoutes.redeliver.input)
     .output(webhookDeliveryRoutes.redeliver.output)
     .mutation(({ ctx, input }) => redeliverOwn(ctx.deps, ctx.principal, input.id)),
-  redeliverFailed: integratorProcedure
+  redeliverFailed: guardedProcedure
     .meta(webhookDeliveryRoutes.redeliverFailed.meta)
     .input(webhookDeliveryRoutes.redeliverFailed.input)
     .output(webhookDeliveryRoutes.redeliverFailed.output)
