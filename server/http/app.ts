@@ -11,7 +11,6 @@ import { problem, retryAfterOf, tokenAccepted } from '../errors.ts';
 import { AMBIGUOUS_PATH, isAmbiguousPath } from './ambiguous-path.ts';
 import {
   bodilessIsEmptyJson,
-  edgeErrors,
   jsonBodiesOnly,
   MAX_BODY_BYTES,
   refuseDeclaredTooLarge,
@@ -19,6 +18,7 @@ import {
   trpcBodies,
 } from '../pipeline/json-body.ts';
 import { safeError, type Logger } from '../logger.ts';
+import { edgeErrors } from './edge-errors.ts';
 import { eventsFeedRoute } from './events-feed.ts';
 import { legacyOrdersRoute } from './legacy-orders.ts';
 import { faviconRoute } from './favicon.ts';

@@ -1,10 +1,7 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
-import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import { NOT_A_MEMBER, problem, trpcFailure, type ProblemCode } from '../errors.ts';
+import { answerEdgeFailure } from '../http/faces.ts';
+import { NOT_A_MEMBER } from '../errors.ts';
 import type { Issue } from '../../domain/errors.ts';
-import { trpcProcedureOf } from '../http/faces.ts';
-import { AMBIGUOUS_PATH, isAmbiguousPath } from '../http/ambiguous-path.ts';
-import { undecodableParameter, type RestOperation } from '../http/rest-routes.ts';
 
 /**
  * What a request body may be before anything parses or walks it (CONTRACT §3): at most 1 MiB, nested at most 64
@@ -20,18 +17,18 @@ export interface BodyProblem {
   issues?: Issue[];
 }
 
-const TOO_DEEP: BodyProblem = {
+export const TOO_DEEP: BodyProblem = {
   code: 'BAD_REQUEST',
   message: `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`,
 };
 /** A member no operation defines, refused before parsing: parsed, it would become a copy's prototype instead of a member. */
-const PROTO_MEMBER: BodyProblem = {
+export const PROTO_MEMBER: BodyProblem = {
   code: 'BAD_REQUEST',
   message: 'The body has a member named __proto__, which no operation takes.',
   issues: [{ path: '__proto__', message: NOT_A_MEMBER }],
 };
 const NOT_AN_OBJECT: BodyProblem = { code: 'BAD_REQUEST', message: 'The body must be a JSON object.' };
-const MALFORMED: BodyProblem = { code: 'PARSE_ERROR', message: 'The body is not well-formed JSON.' };
+export const MALFORMED: BodyProblem = { code: 'PARSE_ERROR', message: 'The body is not well-formed JSON.' };
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -81,29 +78,6 @@ function declaredTooLarge(contentLength: string | undefined): boolean {
 
 type BodyRequest = Request & { rawBody?: Buffer; bodyProblem?: BodyProblem };
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-
-/** One failure answered outside any procedure, in the shape of the face it was asked on (tRPC's at /trpc, else a problem). */
-function answerEdgeFailure(
-  req: Request,
-  res: express.Response,
-  status: number,
-  code: ProblemCode,
-  detail: string,
-  issues?: Issue[],
-) {
-  // originalUrl: inside the middleware mounted at /trpc, `path` has lost its prefix.
-  const procedure = trpcProcedureOf(req.originalUrl.split('?')[0]!);
-  if (procedure !== null) {
-    res
-      .status(status)
-      .json(trpcFailure(procedure, status, code as TRPC_ERROR_CODE_KEY, detail, { issues, requestId: String(req.id) }));
-    return;
-  }
-  res
-    .status(status)
-    .type('application/problem+json')
-    .send(JSON.stringify(problem(code, status, detail, { issues, requestId: String(req.id) })));
-}
 
 /**
  * A declared length over the limit is refused before a byte of the body is read, and the connection closed after the
@@ -240,35 +214,4 @@ export function trpcBodies(): RequestHandler[] {
     queryDepth,
     (req, res, next) => (BODY_METHODS.has(req.method) ? jsonOnly(req, res, () => read(req, res, next)) : next()),
   ];
-}
-
-/** Failures before any procedure (body reading, path decoding): each answered in its face's shape. */
-export function edgeErrors(operations: readonly RestOperation[]): ErrorRequestHandler {
-  return (err, req, res, _next) => {
-    const type = (err as { type?: string }).type;
-    if (type === 'entity.too.large')
-      return answerEdgeFailure(req, res, 413, 'PAYLOAD_TOO_LARGE', 'The body is larger than 1 MiB.');
-    if (type === 'entity.too.deep') return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', TOO_DEEP.message);
-    if (type === 'entity.proto.key')
-      return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', PROTO_MEMBER.message, PROTO_MEMBER.issues);
-    if (type === 'entity.parse.failed') return answerEdgeFailure(req, res, 400, 'PARSE_ERROR', MALFORMED.message);
-    if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-      return answerEdgeFailure(req, res, 415, 'UNSUPPORTED_MEDIA_TYPE', 'The body must be UTF-8 JSON.');
-    }
-    if (err instanceof URIError) {
-      // express decodes a route's parameters as it matches, before the route's own check of the path: a dot segment
-      // after a parameter that does not decode is still the 404 any dot segment is.
-      if (isAmbiguousPath(req.path)) return answerEdgeFailure(req, res, 404, 'NOT_FOUND', AMBIGUOUS_PATH);
-      // express could not decode a path parameter: name it, as every other input issue is named.
-      const name = undecodableParameter(operations, req.method, req.path) ?? 'path';
-      const message = 'must be percent-encoded UTF-8';
-      return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', `The path parameter ${name} ${message}.`, [
-        { path: name, message },
-      ]);
-    }
-    if ((err as { status?: number }).status === 400)
-      return answerEdgeFailure(req, res, 400, 'BAD_REQUEST', 'The request could not be read.');
-    req.log.error({ err }, 'request failed before reaching a procedure');
-    answerEdgeFailure(req, res, 500, 'INTERNAL_SERVER_ERROR', '');
-  };
 }
