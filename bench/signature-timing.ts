@@ -76,7 +76,7 @@ Command: \`npm run bench:signature-timing\` (${new Date().toISOString().slice(0,
 The service's time does not depend on where a wrong signature differs (the difference is noise, of either sign from run
 to run); \`===\` stops at the first differing character, which is what an attacker guessing a signature byte by byte
 would measure. The admin token is compared the same way as the service compares signatures, after hashing both sides
-to equal lengths (\`secretEquals\` in \`server/credentials.ts\`).
+to equal lengths (\`secretEquals\` in \`server/pipeline/credentials.ts\`).
 `,
 );
 console.log('written to docs/BENCHMARKS.md');

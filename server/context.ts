@@ -13,7 +13,7 @@ export interface Context {
   services: Services;
   /**
    * The request's one unit of work: authentication, the signature check and the use case share it (over /trpc, each
-   * call of a batch takes one of its own: server/trpc.ts). It forks, and begins, only when first used.
+   * call of a batch takes one of its own: server/pipeline/procedures.ts). It forks, and begins, only when first used.
    */
   unit: UnitOfWork;
   authorization: string | undefined;

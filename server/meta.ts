@@ -5,7 +5,7 @@ import type { Role } from '../domain/account.ts';
 export type ProblemStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 | 500 | 503;
 
 /**
- * `roles`: who may call a guarded procedure, as its base procedure checks (server/trpc.ts), written in its route
+ * `roles`: who may call a guarded procedure (server/pipeline/procedures.ts checks them), written in its route
  * (server/routers/contracts.ts) so that the fair-use door, the document and tests can see who may call what.
  * `rest` tells the REST face what the schemas cannot: the success status, the bearer an open procedure takes,
  * and the problems it may answer beyond those every operation of its kind may (401 when guarded; 400, 413 and

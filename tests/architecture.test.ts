@@ -179,8 +179,9 @@ test("no code spreads a unit's deps: their services and repositories are on the 
 });
 
 // The routes come from one contracts module (server/routers/contracts.ts) that the routers, the REST adapter and the
-// document all read; tRPC's internals are read by tRPC and trpc-to-openapi alone (and by the test that holds the table
-// and the router together, tests/server/route-table.test.ts).
+// document all read; tRPC's internals are read by tRPC and trpc-to-openapi alone in the code. Tests may: the one that
+// holds table and router together (tests/server/route-table.test.ts), the fuzz that needs each procedure's kind
+// (tests/fuzz/endpoints/trpc.test.ts), and the probes' router, built on the app's (tests/http/errors.test.ts).
 test("no code reads a router's internals (`_def`): the route table is server/routers/contracts.ts", () => {
   const internals = /\b_def\b/;
   const offenders = codeFiles().filter(

@@ -38,8 +38,9 @@ export const isGone = (error: TRPCError) => error.cause instanceof DomainError &
 
 /**
  * GONE: the adapter writes the error's own `code` into the body, and tRPC knows no GONE. The REST face's error carries
- * it in place of NOT_FOUND, and the response meta (server/http/app.ts) gives it its 410 (tests/http/errors;
- * the feed, the one GONE of today, answers it on a route of its own).
+ * it in place of NOT_FOUND (here, applied by server/pipeline/failures.ts); the error formatter (server/trpc.ts) and the
+ * response meta (server/http/app.ts) give that code its 410 (tests/http/errors). The feed, today's one GONE, answers on
+ * a route of its own that calls its procedure (server/http/caller-route.ts), with the same 410.
  */
 export function restGone(error: TRPCError): TRPCError {
   const gone = new TRPCError({ code: 'NOT_FOUND', message: error.message, cause: error.cause });

@@ -14,6 +14,13 @@ import type { RouteTable } from '../routers/contracts.ts';
 /** The route the metrics count these answers under. */
 const FAIR_USE_ROUTE = 'fair use';
 
+/** What the door needs: whether anyone may be refused now, the refusal itself, and where to count and log. */
+export interface DoorServices {
+  refusals: { any(): boolean; check(input: { accessToken: string; roles: readonly Role[] }): Promise<void> };
+  metrics: Metrics;
+  log: Logger;
+}
+
 /**
  * Fair use at the door, before express, request logging and routing: a valid access token of an account this process
  * already refuses (past its share for the rest of its window, or paced with its next turn more than a window away), on
@@ -23,12 +30,6 @@ const FAIR_USE_ROUTE = 'fair use';
  * `/trpc`, a token that does not verify) goes through to `app` and gets the answer its own path gives. Counted in the
  * metrics under the route `fair use`, not logged one by one.
  */
-/** What the door needs: whether anyone may be refused now, the refusal itself, and where to count and log. */
-export interface DoorServices {
-  refusals: { any(): boolean; check(input: { accessToken: string; roles: readonly Role[] }): Promise<void> };
-  metrics: Metrics;
-  log: Logger;
-}
 
 export function fairUseDoor(
   routes: RouteTable,

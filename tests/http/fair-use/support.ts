@@ -29,7 +29,7 @@ export function withFairUseApps(test: Test) {
 }
 
 /**
- * A partner of its own: an account refused for its share is paced for a few seconds after (server/fair-use/lanes.ts),
+ * A partner of its own: an account refused for its share is paced for a few seconds after (server/pipeline/lanes.ts),
  * so a test of the window's own count starts from an account never refused.
  */
 export async function freshPartner() {
