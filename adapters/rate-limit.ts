@@ -120,7 +120,8 @@ export class FlexibleRateLimiter implements RateLimiter {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       this.shares.delete(key);
       this.refusalsEnd = Math.max(this.refusalsEnd, Date.now() + rejection.msBeforeNext);
-      // A slice past the share: this request's own point may still have been within it (a refusal from memory counted nothing).
+      // A slice past the share: this request's own point may still have been within it (a refusal from memory counted
+      // nothing).
       const counted = rejection.consumedPoints;
       if (counted > this.limiter.points && counted - this.slice < this.limiter.points) return null;
       return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));

@@ -34,8 +34,8 @@ export const standardWebhookSignature = (key: string, id: string, timestamp: num
   `v1,${createHmac('sha256', standardKeyBytes(key)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 
 /**
- * webhook-signature's asymmetric part (Standard Webhooks v1a): `v1a,` + base64 Ed25519 signature of `{id}.{timestamp}.{body}`
- * with an endpoint's private key (PKCS8 DER, base64, as `keyMaker` makes it).
+ * webhook-signature's asymmetric part (Standard Webhooks v1a): `v1a,` + base64 Ed25519 signature of
+ * `{id}.{timestamp}.{body}` with an endpoint's private key (PKCS8 DER, base64, as `keyMaker` makes it).
  */
 export const asymmetricWebhookSignature = (privateKey: string, id: string, timestamp: number, body: string) =>
   `v1a,${sign(null, Buffer.from(`${id}.${timestamp}.${body}`), privateKeyObject(privateKey)).toString('base64')}`;
@@ -56,7 +56,8 @@ function privateKeyObject(privateKey: string): KeyObject {
  * The signature headers of a webhook signed with `keys` (HMAC) and `asymmetricKeys` (Ed25519), the current ones first
  * (none at all: no headers). While a rotated-out key or pair is valid (CONTRACT §11), `webhook-signature` carries one
  * signature per key, space-separated as Standard Webhooks has it, the `v1,` ones before the `v1a,` ones, so that a
- * receiver knowing any of them verifies; `x-webhook-signature` holds one value, the current HMAC key's, when there is one.
+ * receiver knowing any of them verifies; `x-webhook-signature` holds one value, the current HMAC key's, when there is
+ * one.
  */
 export function signatureHeaders(
   keys: readonly string[],

@@ -3,7 +3,8 @@ import type { TokenClaims, TokenKind } from '../domain/auth.ts';
 import type { IdGenerator, TokenService } from '../domain/ports.ts';
 
 const ISSUER = 'urn:partner-brand-api';
-// Each kind has its own `typ` and audience: the validation rules of the two kinds exclude each other (RFC 8725 §3.11-3.12).
+// Each kind has its own `typ` and audience: the validation rules of the two kinds exclude each other (RFC 8725
+// §3.11-3.12).
 const KINDS: Record<TokenKind, { typ: string; audience: string }> = {
   refresh: { typ: 'refresh+jwt', audience: 'urn:partner-brand-api:token-endpoint' },
   access: { typ: 'at+jwt', audience: 'urn:partner-brand-api:v3' },
@@ -13,10 +14,10 @@ const VERIFIED_CACHE_SIZE = 10_000;
 
 /**
  * HS256 JWTs with jose; the algorithm is pinned, never taken from the token. Tokens are signed with the current key
- * and verified with it or, during a rotation, with the previous ones (JWT_SECRET_PREVIOUS), so that tokens issued before
- * the rotation keep working until they expire or the setting is removed. Tokens that verified once are
- * remembered (bounded, oldest dropped first) so that a client's every call does not pay for the signature
- * again; their expiry is still checked against the given time on every call.
+ * and verified with it or, during a rotation, with the previous ones (JWT_SECRET_PREVIOUS), so that tokens issued
+ * before the rotation keep working until they expire or the setting is removed. Tokens that verified once are
+ * remembered (bounded, oldest dropped first) so that a client's every call does not pay for the signature again; their
+ * expiry is still checked against the given time on every call.
  */
 export class JoseTokenService implements TokenService {
   private readonly verified = new Map<string, { kind: TokenKind; claims: TokenClaims; exp: number }>();

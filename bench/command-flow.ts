@@ -5,7 +5,9 @@ import pg from 'pg';
 import type { ServiceProcess } from '../tests/support/process.ts';
 import { percentile } from './report.ts';
 
-/** What the flow needs of the bench: how it starts the service, what it sends and as whom, and how it settles a part. */
+/**
+ * What the flow needs of the bench: how it starts the service, what it sends and as whom, and how it settles a part.
+ */
 export function steadyFlow({
   start,
   command,
@@ -25,8 +27,8 @@ export function steadyFlow({
    * A steady stream of commands to the whole service, in an open loop: either as deployed on PostgreSQL, an `api`
    * process (pinned to CPU 0) and a `worker` process (placed by the system), or everything in one process on one core
    * (`SERVICE_ROLE=all`, pinned to CPU 0). When each result became available is read afterwards from the service's own
-   * record (commands.finished_at, on the same machine's clock), so that observing it adds no load: polling every command
-   * every few milliseconds would.
+   * record (commands.finished_at, on the same machine's clock), so that observing it adds no load: polling every
+   * command every few milliseconds would.
    */
   async function steady(seconds: number, rate: number, topology: 'api + worker' | 'one process') {
     const procs = topology === 'one process' ? [start('all')] : [start('api'), start('worker', undefined)];

@@ -12,7 +12,10 @@ export interface PolledFlow {
   polls: number;
   p50: number;
   p99: number;
-  /** POSTs not answered 202, polls answered neither 200 nor 204 (or not at all), and results still missing after `giveUpMs`. */
+  /**
+   * POSTs not answered 202, polls answered neither 200 nor 204 (or not at all), and results still missing after
+   * `giveUpMs`.
+   */
   failures: { post: number; poll: number; gaveUp: number };
   /** The statuses of those failed POSTs and polls (0: no answer). */
   unexpected: Record<number, number>;

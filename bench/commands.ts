@@ -161,8 +161,8 @@ for (let round = 0; round < (STEADY_ONLY ? 0 : ROUNDS); round++) {
     console.log(
       `${kind}: ${r.requests.average.toFixed(0)} accepted/s p99 ${r.latency.p99} ms non2xx ${r.non2xx} errors ${r.errors}${executed === undefined ? '' : `, executed ${executed.toFixed(0)}/s`}`,
     );
-    // What a round left accepted would run first in the next one: end it, as if run. They stay as finished results, as a
-    // day of them does on a live server.
+    // What a round left accepted would run first in the next one: end it, as if run. They stay as finished results, as
+    // a day of them does on a live server.
     await settle(db);
   }
 }

@@ -109,8 +109,8 @@ function serviceEnv(database: Record<string, string>, dataDir: string, role: 'al
 
 /**
  * One database: fixtures made by an `all` process (it runs the brand commands whose results are read), then an `api`
- * process (`all` on the embedded database) and the floor app, both pinned to CPU 0, warmed up on every path, then ROUNDS
- * rounds of REQUESTS requests per path and process, the two processes taking turns first.
+ * process (`all` on the embedded database) and the floor app, both pinned to CPU 0, warmed up on every path, then
+ * ROUNDS rounds of REQUESTS requests per path and process, the two processes taking turns first.
  */
 async function measure(database: Record<string, string>) {
   // The embedded database serves one process, which must then also be the executor.
@@ -127,7 +127,8 @@ async function measure(database: Record<string, string>) {
   const ports = { service: await service.listening, floor: await floor.listening };
   const pids = { service: service.child.pid!, floor: floor.child.pid! };
   // What a live process has served before it is measured: an account, a contact and a login by mail (they once turned
-  // Node's promise hooks on for the rest of the process, through the ORM's flush: see adapters/persistence/detached.ts).
+  // Node's promise hooks on for the rest of the process, through the ORM's flush: see
+  // adapters/persistence/detached.ts).
   await integratorLoggedIn(
     processClient(ports.service, ADMIN),
     dataDir,

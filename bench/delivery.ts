@@ -3,9 +3,10 @@
 // delivery; then commit-to-receipt latency at a steady 500 events/s. Needs DATABASE_URL (any database: the worker
 // migrates it; the bench adds its own brands). Writes its section of docs/BENCHMARKS.md.
 //
-// The worker runs as `npm start` runs it once built, and the bare sender compiled (bench/built.ts), both pinned to CPU 0;
-// the receiver and this process to CPU 1; PostgreSQL is free. The events go to as many endpoints as the setting needs
-// for its sends at WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT's default of 4 (4 endpoints at 16, 16 at 64), all on the receiver.
+// The worker runs as `npm start` runs it once built, and the bare sender compiled (bench/built.ts), both pinned to CPU
+// 0; the receiver and this process to CPU 1; PostgreSQL is free. The events go to as many endpoints as the setting
+// needs for its sends at WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT's default of 4 (4 endpoints at 16, 16 at 64), all on the
+// receiver.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';

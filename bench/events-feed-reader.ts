@@ -20,7 +20,10 @@ export type Drain = {
 };
 export type Bare = { read: number; pages: number; seconds: number; p50: number; p99: number };
 
-/** What the reader needs of the bench: its access token, its page size and warm-up, the steady writes, the backlog's ids. */
+/**
+ * What the reader needs of the bench: its access token, its page size and warm-up, the steady writes, the backlog's
+ * ids.
+ */
 export function feedReader({
   token,
   LIMIT,

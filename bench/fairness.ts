@@ -1,9 +1,10 @@
-// npm run bench:fairness — fairness in one process, to see what a noisy tenant costs a quiet one without the soak's other
-// load: one `api` process (the real server/main.ts) on DATABASE_URL, a quiet partner polling its paginated listing at
-// 20/s (15 s alone, then 15 s under noise), and a noisy partner hammering the same listing over FAIR_CONNECTIONS (32)
-// connections: evenly at FAIR_RATE requests/s (bench/noise.ts), or as fast as they go with FAIR_RATE=0 (autocannon).
-// API_CONCURRENCY_PER_ACCOUNT is passed on to the service when set. Prints the quiet p50/p99/max alone and under noise;
-// writes nothing. BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) goes to the service process.
+// npm run bench:fairness — fairness in one process, to see what a noisy tenant costs a quiet one without the soak's
+// other load: one `api` process (the real server/main.ts) on DATABASE_URL, a quiet partner polling its paginated
+// listing at 20/s (15 s alone, then 15 s under noise), and a noisy partner hammering the same listing over
+// FAIR_CONNECTIONS (32) connections: evenly at FAIR_RATE requests/s (bench/noise.ts), or as fast as they go with
+// FAIR_RATE=0 (autocannon). API_CONCURRENCY_PER_ACCOUNT is passed on to the service when set. Prints the quiet
+// p50/p99/max alone and under noise; writes nothing. BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) goes
+// to the service process.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,8 +1,8 @@
 // The floor of bench/cpu-per-request: the mandated stack with nothing of ours behind it. express 5, pino-http logging
 // every request at info through the service's own logger (JSON lines on stdout), trpc-to-openapi, and one procedure
-// per measured path with the service's own zod input and output schemas (server/routers/*.contract.ts); each answers a fixed
-// answer of the same shape, no database, no auth, no signature check. FLOOR_ANSWERS names a JSON file of the answers
-// (the service's own, captured by the bench): { result, partnerCommand, page, feed }. PORT.
+// per measured path with the service's own zod input and output schemas (server/routers/*.contract.ts); each answers a
+// fixed answer of the same shape, no database, no auth, no signature check. FLOOR_ANSWERS names a JSON file of the
+// answers (the service's own, captured by the bench): { result, partnerCommand, page, feed }. PORT.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';

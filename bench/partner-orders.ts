@@ -225,7 +225,8 @@ const plans = {
     countQuery(scope, { ...all, active: true }).values,
     false,
   ),
-  // A stream's batch of 500 halfway through the scope: inside the window learned from the batch before, and the fallback.
+  // A stream's batch of 500 halfway through the scope: inside the window learned from the batch before, and the
+  // fallback.
   ...(await (async () => {
     const at = async (offset: number) =>
       (

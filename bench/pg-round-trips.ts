@@ -10,7 +10,9 @@ export interface RoundTripProxy {
   url: string;
   /** Round trips so far: simple queries plus syncs, and each kind apart. */
   count(): { roundTrips: number; queries: number; syncs: number };
-  /** The statements of the round trips after the first `from` of them, in order (the start of each statement's text). */
+  /**
+   * The statements of the round trips after the first `from` of them, in order (the start of each statement's text).
+   */
   statements(from: number): string[];
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
-// npm run bench:portal-load — the integrator portal as an integrator's browser gets it: the size of the built bundle, and
-// how long the sign-in page takes to show, and a mail link to the Endpoint page, in headless Chromium (launched as
+// npm run bench:portal-load — the integrator portal as an integrator's browser gets it: the size of the built bundle,
+// and how long the sign-in page takes to show, and a mail link to the Endpoint page, in headless Chromium (launched as
 // tests/browser launches it) from the service as `npm start` runs it (the build; embedded database in memory). Each run
 // is a fresh browser context (nothing cached), after one warm-up load. Writes its section of docs/BENCHMARKS.md;
 // BENCH_LABEL says there what code was measured, BENCH_RUNS how many runs (7). The tests assert the bundle's size
@@ -101,7 +101,8 @@ try {
       mailsSent: () => linkMailedTo(sameTab),
     });
     await context.close();
-    // The link opened in a fresh context, as from a mail client: the page fetched, the token exchanged, the question answered.
+    // The link opened in a fresh context, as from a mail client: the page fetched, the token exchanged, the question
+    // answered.
     const newContext = email('new', run);
     await client.admin('contacts.create', { accountId, email: newContext });
     await client.rest('/v3/auth/login', { method: 'POST', body: JSON.stringify({ email: newContext }) });

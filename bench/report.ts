@@ -43,7 +43,10 @@ export function codeLine(label = process.env.BENCH_LABEL) {
   );
 }
 
-/** CPU seconds a process has used so far, all its threads (utime + stime from /proc, in ticks of 1/100 s); NaN once it is gone. */
+/**
+ * CPU seconds a process has used so far, all its threads (utime + stime from /proc, in ticks of 1/100 s); NaN once it
+ * is gone.
+ */
 export function cpuSeconds(pid: number) {
   let stat: string;
   try {

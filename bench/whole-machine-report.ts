@@ -1,5 +1,5 @@
-// The section bench/whole-machine writes in docs/BENCHMARKS.md, and how it files what it measured: the load's samples by
-// WEB_CONCURRENCY and target, the start-to-ready times by start.
+// The section bench/whole-machine writes in docs/BENCHMARKS.md, and how it files what it measured: the load's samples
+// by WEB_CONCURRENCY and target, the start-to-ready times by start.
 import { codeLine, loadAverage, median, writeSection } from './report.ts';
 
 export type Target = 'commands' | 'polling';

@@ -1,10 +1,10 @@
 // npm run bench:whole-machine — what one `npm start` does with the machine: accepted brand commands per second and
 // page-1 polling requests per second with WEB_CONCURRENCY 1 (one `all` process) and 2 (a primary, two API processes and
-// the worker), interleaved rounds in one run, on PostgreSQL; then start-to-ready (spawn to the first 200 of /readyz) for
-// the sources under tsx and for the build (npm run build, run by scripts/start.mjs), on a fresh and an existing data
-// folder or database, embedded and PostgreSQL. Needs DATABASE_URL (any database on the server: the service migrates it
-// and makes its own accounts; the start-to-ready part creates databases of its own beside it and drops them). Writes its
-// section of docs/BENCHMARKS.md; BENCH_LABEL says there what code was measured.
+// the worker), interleaved rounds in one run, on PostgreSQL; then start-to-ready (spawn to the first 200 of /readyz)
+// for the sources under tsx and for the build (npm run build, run by scripts/start.mjs), on a fresh and an existing
+// data folder or database, embedded and PostgreSQL. Needs DATABASE_URL (any database on the server: the service
+// migrates it and makes its own accounts; the start-to-ready part creates databases of its own beside it and drops
+// them). Writes its section of docs/BENCHMARKS.md; BENCH_LABEL says there what code was measured.
 //
 // Nothing is pinned: the point is the whole machine. The load generator (this process) and PostgreSQL share its 2 cores
 // with the service, as they would not in production.

@@ -5,7 +5,9 @@ import type { AppRouter } from '../server/routers/index.ts';
 
 export type { AppRouter };
 
-/** Why a call was refused: tRPC's code (CONFLICT, NOT_FOUND, BAD_REQUEST, UNAUTHORIZED, …), its HTTP status and text. */
+/**
+ * Why a call was refused: tRPC's code (CONFLICT, NOT_FOUND, BAD_REQUEST, UNAUTHORIZED, …), its HTTP status and text.
+ */
 export interface AdminError {
   code: TRPC_ERROR_CODE_KEY | 'NETWORK';
   httpStatus: number | null;
@@ -46,7 +48,9 @@ const namingFailures =
     }
   };
 
-/** The innermost cause's code and text (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1`), else the error's own text. */
+/**
+ * The innermost cause's code and text (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1`), else the error's own text.
+ */
 function reasonOf(error: unknown): string {
   let inner = error as { message?: string; code?: string; cause?: unknown };
   while (inner.cause && typeof inner.cause === 'object') inner = inner.cause as typeof inner;

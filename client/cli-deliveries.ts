@@ -5,7 +5,10 @@ import { outcome, type AdminClient, type Outcome } from './admin-client.ts';
 import { positiveInt } from './cli-arguments.ts';
 import { cell, type Row } from './cli-output.ts';
 
-/** What runCli gives a group of its commands: the program, how it makes a command, shows an answer and reaches the service. */
+/**
+ * What runCli gives a group of its commands: the program, how it makes a command, shows an answer and reaches the
+ * service.
+ */
 export interface CliCommands {
   program: Command;
   command: (parent: Command, name: string, description: string) => Command;
@@ -83,9 +86,9 @@ interface DeliveryInFull {
 }
 
 /**
- * Text a receiver wrote (its answer, its headers, the error quoting it) as an operator's terminal may show it: C0 and C1
- * control characters (escape sequences that move the cursor, retitle the window or write the clipboard) are left out,
- * bar line feed and tab.
+ * Text a receiver wrote (its answer, its headers, the error quoting it) as an operator's terminal may show it: C0 and
+ * C1 control characters (escape sequences that move the cursor, retitle the window or write the clipboard) are left
+ * out, bar line feed and tab.
  */
 const printable = (text: string) => text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
 

@@ -104,7 +104,10 @@ export interface CommandErrorDetail {
   message: string;
 }
 
-/** The details a CommandErrorEvent lists; the rest are counted in one more detail, so that every stored event stays bounded. */
+/**
+ * The details a CommandErrorEvent lists; the rest are counted in one more detail, so that every stored event stays
+ * bounded.
+ */
 export const MAX_ERROR_DETAILS = 100;
 
 function boundedDetails(details: readonly CommandErrorDetail[] | null): readonly CommandErrorDetail[] | null {

@@ -139,7 +139,9 @@ export const STATS_BUCKETS: readonly StatsBucket[] = ['hour', 'day'];
 export const STATS_MAX_BUCKETS: Record<StatsBucket, number> = { hour: 168, day: 90 };
 export const STATS_BUCKET_MS: Record<StatsBucket, number> = { hour: 3_600_000, day: 86_400_000 };
 
-/** An endpoint's attempts in one bucket: how many, answered 2xx or not, and their durations' percentiles (null: none). */
+/**
+ * An endpoint's attempts in one bucket: how many, answered 2xx or not, and their durations' percentiles (null: none).
+ */
 export interface DeliveryStats {
   start: Date;
   attempts: number;

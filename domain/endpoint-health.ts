@@ -2,8 +2,8 @@ import type { MailMessage } from './auth.ts';
 import { endpointUrlAsText } from './webhook-config.ts';
 
 // Endpoint health (CONTRACT §11): an endpoint fails from its first attempt without a 2xx after its last 2xx (or after
-// its URL was set); the first delivery that ends failed while it fails warns its contacts (once per failing period, never
-// twice within a day), and one that ends failed once it has failed for WEBHOOK_DISABLE_AFTER disables it.
+// its URL was set); the first delivery that ends failed while it fails warns its contacts (once per failing period,
+// never twice within a day), and one that ends failed once it has failed for WEBHOOK_DISABLE_AFTER disables it.
 
 export type DisabledReason = 'failing' | 'integrator';
 export const DISABLED_REASONS: readonly DisabledReason[] = ['failing', 'integrator'];

@@ -6,7 +6,9 @@ export type DomainErrorCode =
   | 'VALIDATION_FAILED'
   /** The bearer token is missing, unknown, expired or not one this call takes (a refresh token): get another. */
   | 'UNAUTHENTICATED'
-  /** The token is good, the request still is not authenticated: a signature missing or wrong, a token of another role. */
+  /**
+   * The token is good, the request still is not authenticated: a signature missing or wrong, a token of another role.
+   */
   | 'REQUEST_UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
@@ -44,5 +46,7 @@ export const invalid = (path: string, message: string) =>
 export const notFound = (what: string) => new DomainError('NOT_FOUND', `${what} was not found.`);
 export const conflict = (message: string) => new DomainError('CONFLICT', message);
 
-/** Whether a failure says that a store cannot answer right now (the same work may succeed later), not that it is wrong. */
+/**
+ * Whether a failure says that a store cannot answer right now (the same work may succeed later), not that it is wrong.
+ */
 export const isUnavailable = (error: unknown) => error instanceof DomainError && error.code === 'UNAVAILABLE';

@@ -6,7 +6,8 @@ import type { PayloadFormat } from './webhook-config.ts';
 
 // Example events (CONTRACT §11): example orders, invoices and commands, rendered by the one renderer of each payload,
 // so that an example is exactly what a real event of its type looks like in the endpoint's transformer and version.
-// Every value is set but an invoice's cancellationStatus (null unless it was cancelled), so that members show their kind.
+// Every value is set but an invoice's cancellationStatus (null unless it was cancelled), so that members show their
+// kind.
 
 export const EXAMPLE_EVENT_TYPES = [
   'WebhookTestEvent',

@@ -193,7 +193,9 @@ export class Job {
     this.touch(now);
   }
 
-  /** A `cancelled` outcome cancels; a `pending` one waits for the brand in `brand_cancellation_pending` (CONTRACT §2). */
+  /**
+   * A `cancelled` outcome cancels; a `pending` one waits for the brand in `brand_cancellation_pending` (CONTRACT §2).
+   */
   cancel(outcome: CancellationOutcome, now: Date): void {
     this.status = outcome === 'cancelled' ? 'cancelled' : 'brand_cancellation_pending';
     this.touch(now);

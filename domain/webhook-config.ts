@@ -47,7 +47,9 @@ export interface PreviousKey {
   expiresAt: Date;
 }
 
-/** What signs and verifies: the current key and, while its window lasts, the one rotated out; and the key pairs alike. */
+/**
+ * What signs and verifies: the current key and, while its window lasts, the one rotated out; and the key pairs alike.
+ */
 export type SigningKeys = Pick<
   WebhookConfigProps,
   'signatureKey' | 'previousKey' | 'asymmetricSigning' | 'signingPair' | 'previousPair'
@@ -106,7 +108,9 @@ export function keysInForce(keys: SigningKeys, now: Date): string[] {
   return [keys.signatureKey, ...previous];
 }
 
-/** The private keys that sign asymmetrically at `now`, the current pair's first; none while asymmetric signing is off. */
+/**
+ * The private keys that sign asymmetrically at `now`, the current pair's first; none while asymmetric signing is off.
+ */
 export function pairsInForce(keys: SigningKeys, now: Date): string[] {
   if (!keys.asymmetricSigning || !keys.signingPair) return [];
   const previous = keys.previousPair && keys.previousPair.expiresAt > now ? [keys.previousPair.privateKey] : [];
@@ -181,7 +185,10 @@ export class WebhookConfig {
     this.previousKey = null;
   }
 
-  /** Forgets a previous key (or pair) whose window has ended (it counts nowhere already; this clears it from what is stored). */
+  /**
+   * Forgets a previous key (or pair) whose window has ended (it counts nowhere already; this clears it from what is
+   * stored).
+   */
   dropExpiredKey(now: Date): void {
     if (this.previousKey && this.previousKey.expiresAt <= now) this.previousKey = null;
     if (this.previousPair && this.previousPair.expiresAt <= now) this.previousPair = null;

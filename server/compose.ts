@@ -56,7 +56,9 @@ export interface BuildOverrides {
   mailer?: Mailer;
   loginLimiter?: LoginRateLimiter;
   webhookSender?: WebhookSender;
-  /** What GET /metrics answers, given this process's registry (a cluster's processes add theirs up: server/processes/). */
+  /**
+   * What GET /metrics answers, given this process's registry (a cluster's processes add theirs up: server/processes/).
+   */
   scrapeMetrics?: () => Promise<string>;
 }
 
@@ -202,9 +204,9 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     config.role === 'api'
       ? []
       : [
-          // On a server, a lane's time is mostly round trips: a batch of 16 spends 0.9 ms of CPU per command against 1.25 ms
-          // for 4 (a backlog of 3000, one worker, bench notes of issue 24). The embedded database's one connection is
-          // shared with the requests: a short batch holds it for less.
+          // On a server, a lane's time is mostly round trips: a batch of 16 spends 0.9 ms of CPU per command against
+          // 1.25 ms for 4 (a backlog of 3000, one worker, bench notes of issue 24). The embedded database's one
+          // connection is shared with the requests: a short batch holds it for less.
           commandExecutor(services, {
             batch: database.kind === 'postgresql' ? 16 : 4,
             concurrency: database.kind === 'postgresql' ? 8 : 1,
@@ -275,7 +277,9 @@ const attemptMs = (config: Config) => 2 * config.webhookTimeoutMs + 1000;
 const ENDPOINT_TESTS_PER_MINUTE = 10;
 /** Legacy listings streaming at once per account (CONTRACT §1). */
 const STREAMS_PER_ACCOUNT = 2;
-/** At most one wake-up of a kind per this many ms from a process under load (the first of an idle spell goes at once). */
+/**
+ * At most one wake-up of a kind per this many ms from a process under load (the first of an idle spell goes at once).
+ */
 const WAKE_UP_SPACING_MS = 10;
 const limits = (config: Config) => ({ perEmail: config.loginLimitPerEmail, perAddress: config.loginLimitPerAddress });
 

@@ -248,10 +248,10 @@ const OLD_DEFAULT = './.data/pglite';
 
 /**
  * PGLITE_DIR, else the folder `pglite` in DATA_DIR, so that DATA_DIR moves everything the service keeps. Until
- * 2026-11-27 the default was ./.data/pglite (in the working directory) whatever DATA_DIR said. A deployment of then has a
- * DATA_DIR with files in it (the generated key, mails) and its database in ./.data/pglite: that database is kept rather
- * than a new empty one made beside the rest, and the start line says how to settle it. A DATA_DIR not made yet, or
- * empty, is a new place: its own database, whatever ./.data holds.
+ * 2026-11-27 the default was ./.data/pglite (in the working directory) whatever DATA_DIR said. A deployment of then has
+ * a DATA_DIR with files in it (the generated key, mails) and its database in ./.data/pglite: that database is kept
+ * rather than a new empty one made beside the rest, and the start line says how to settle it. A DATA_DIR not made yet,
+ * or empty, is a new place: its own database, whatever ./.data holds.
  */
 function embeddedFolder(
   pgliteDir: string | undefined,

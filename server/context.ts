@@ -19,7 +19,10 @@ export interface Context {
   authorization: string | undefined;
   /** The exact request bytes, for signatures (REST, and partner commands over /trpc). */
   rawBody: Buffer | undefined;
-  /** A body no operation can take (malformed, too deep, not an object); raised once token and signature have been checked. */
+  /**
+   * A body no operation can take (malformed, too deep, not an object); raised once token and signature have been
+   * checked.
+   */
   bodyProblem: BodyProblem | null;
   /** `x-webhook-signature` of partner commands. */
   signature: string | undefined;

@@ -20,8 +20,8 @@ const TRPC_CODE: Record<DomainErrorCode, TRPC_ERROR_CODE_KEY> = {
 };
 
 /**
- * Whether a 401 refuses the request with a token that verified (a signature, a role): its challenge then names no error,
- * since `invalid_token` tells OAuth clients to get another token, which would be refused the same way.
+ * Whether a 401 refuses the request with a token that verified (a signature, a role): its challenge then names no
+ * error, since `invalid_token` tells OAuth clients to get another token, which would be refused the same way.
  */
 export const tokenAccepted = (error: unknown): boolean => {
   const cause = error instanceof TRPCError ? error.cause : error;
@@ -116,7 +116,10 @@ export interface Problem {
   requestId?: string;
 }
 
-/** RFC 9457 problem details, the one shape of every REST failure; `code` is the stable machine-readable member (CONTRACT §3). */
+/**
+ * RFC 9457 problem details, the one shape of every REST failure; `code` is the stable machine-readable member (CONTRACT
+ * §3).
+ */
 export function problem(
   code: ProblemCode,
   status: number,

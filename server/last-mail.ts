@@ -1,7 +1,7 @@
 // `npm run -s mail:last-token` and `npm run -s mail:last-link`: the refresh token, or the portal's sign-in link, of the
-// newest mail holding one that the file mailer wrote into DATA_DIR/mail (local use without SMTP_URL). The .eml is quoted-printable
-// (a `=` is `=3D`, long lines are cut with a `=` at their end): undone here, so that what is printed can be used as it is.
-// Only DATA_DIR is read: a helper that reads mail does not judge the service's other settings.
+// newest mail holding one that the file mailer wrote into DATA_DIR/mail (local use without SMTP_URL). The .eml is
+// quoted-printable (a `=` is `=3D`, long lines are cut with a `=` at their end): undone here, so that what is printed
+// can be used as it is. Only DATA_DIR is read: a helper that reads mail does not judge the service's other settings.
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DEFAULT_DATA_DIR } from './config.ts';

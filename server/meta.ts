@@ -19,9 +19,14 @@ export type Meta = OpenApiMeta & {
     noContent?: string;
     bearer?: 'refresh';
     problems?: readonly ProblemStatus[];
-    /** What the document shows as the body, when the input schema cannot say it (a union behind an envelope); it has a meta id. */
+    /**
+     * What the document shows as the body, when the input schema cannot say it (a union behind an envelope); it has a
+     * meta id.
+     */
     body?: ZodType;
-    /** The body names exactly one of these members (a rule zod checks in a refinement, which the document cannot see). */
+    /**
+     * The body names exactly one of these members (a rule zod checks in a refinement, which the document cannot see).
+     */
     exactlyOneOf?: readonly string[];
   };
   /**

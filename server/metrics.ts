@@ -190,9 +190,9 @@ export function createMetrics(stats: StatsSource) {
 export type Metrics = ReturnType<typeof createMetrics>;
 
 /**
- * Counts every answer by method, route and status. The route is the operation's pattern (`/v3/webhook-deliveries/:id/redeliver`),
- * a known tRPC procedure (`/trpc/admin.jobs.create`), or `unmatched`: never the raw path, which would let callers
- * create a series per URL.
+ * Counts every answer by method, route and status. The route is the operation's pattern
+ * (`/v3/webhook-deliveries/:id/redeliver`), a known tRPC procedure (`/trpc/admin.jobs.create`), or `unmatched`: never
+ * the raw path, which would let callers create a series per URL.
  */
 export function httpMetrics(metrics: Metrics, procedures: ReadonlySet<string>): RequestHandler {
   return (req, res, next) => {

@@ -7,7 +7,9 @@ import { z } from 'zod';
 const wireErrorMap: z.core.$ZodErrorMap = (issue) =>
   issue.code === 'invalid_type' && issue.input === undefined ? 'Required' : undefined;
 
-/** Installs the map in zod's configuration, which every schema reads when it reports (the composition root calls it). */
+/**
+ * Installs the map in zod's configuration, which every schema reads when it reports (the composition root calls it).
+ */
 export function useWireMessages(): void {
   z.config({ customError: wireErrorMap });
 }

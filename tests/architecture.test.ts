@@ -55,7 +55,8 @@ test('only the composition root and entry points import adapters/', () => {
 /**
  * What bench/ and server/seed-bench.ts may import, besides node: built-ins, bench/ itself and domain/: benchmarks start
  * the service as a process and talk to it over HTTP; the few pieces of it they use directly are named here, each for a
- * reason, so that a benchmark cannot quietly come to measure something else than the service (a composition of its own).
+ * reason, so that a benchmark cannot quietly come to measure something else than the service (a composition of its
+ * own).
  */
 const BENCH_MODULES = new Set([
   'tests/support/process.ts', // starting the service and logging integrators in, as the process tests do
@@ -156,7 +157,7 @@ test('no file of code is over 300 lines (migrations aside)', () => {
 
 // Biome wraps code at 120 columns; what it cannot wrap (comments, string and SQL text) is counted, and the count may
 // only fall: wrap such a line when you touch it, then lower the bound.
-const LONG_LINES_LEFT = 897;
+const LONG_LINES_LEFT = 712;
 test(`at most ${LONG_LINES_LEFT} lines of code over 120 characters (the formatter wraps the rest), none added`, () => {
   const long = codeFiles().flatMap((file) =>
     readFileSync(join(root, file), 'utf8')

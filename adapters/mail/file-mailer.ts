@@ -5,7 +5,9 @@ import nodemailer from 'nodemailer';
 import type { MailMessage } from '../../domain/auth.ts';
 import type { Mailer } from '../../domain/ports.ts';
 
-/** Without SMTP: each message becomes an .eml file in the mail folder; only its location is logged, never its content. */
+/**
+ * Without SMTP: each message becomes an .eml file in the mail folder; only its location is logged, never its content.
+ */
 export class FileMailer implements Mailer {
   private readonly composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   constructor(

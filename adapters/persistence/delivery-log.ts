@@ -69,7 +69,9 @@ const list = (filter: 'log' | 'failed' | 'order') => `
     ${filter === 'order' ? 'and d.order_id = $8' : `and $8::text is null${filter === 'failed' ? ' and d.failed_at is not null' : ''}`}
   order by d.created_at desc, d.seq desc
   limit $4`;
-/** One statement each way a page is found: the failed ones' index, one order's, or the endpoint's (or account's) log. */
+/**
+ * One statement each way a page is found: the failed ones' index, one order's, or the endpoint's (or account's) log.
+ */
 const LIST = { log: list('log'), failed: list('failed'), order: list('order') };
 
 // One delivery in full: the payload is the event's body exactly as stored and sent (the claim sends the same text).

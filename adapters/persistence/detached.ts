@@ -1,8 +1,8 @@
 /**
  * How the repositories mapped by the ORM read and write: each call in a fork of its own that shares the unit's
  * transaction and is cleared after it (MikroORM's `disableIdentityMap`), and writes as one statement at once (`upsert`)
- * rather than at a flush. The unit's EntityManager so holds no entity and never flushes: MikroORM runs a flush inside an
- * AsyncLocalStorage, and the first such run turns Node's promise hooks on for the rest of the process, which cost
+ * rather than at a flush. The unit's EntityManager so holds no entity and never flushes: MikroORM runs a flush inside
+ * an AsyncLocalStorage, and the first such run turns Node's promise hooks on for the rest of the process, which cost
  * every later request 16-19 % more CPU (POST /v3/commands and GET /v3/commands/{cid}, a process after one login against
  * one without, alternating rounds). Entities read so are the caller's to change and save; a save writes every column.
  */

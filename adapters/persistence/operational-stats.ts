@@ -13,10 +13,11 @@ export interface PoolStats {
   max: number;
 }
 
-// One statement, each part on a partial index (migration 20261123060000) or the small queue of deliveries to send; ages on the database's clock, never below 0.
-// The same for every process: the queues are shared. A running command is an accepted one an executor holds now (a
-// partner command runs inside its request's transaction, which nobody else sees). Overdue counts only a delivery that could be sent: the first
-// pending one of its order (the later ones wait for it, as the claim makes them).
+// One statement, each part on a partial index (migration 20261123060000) or the small queue of deliveries to send; ages
+// on the database's clock, never below 0. The same for every process: the queues are shared. A running command is an
+// accepted one an executor holds now (a partner command runs inside its request's transaction, which nobody else sees).
+// Overdue counts only a delivery that could be sent: the first pending one of its order (the later ones wait for it, as
+// the claim makes them).
 const QUEUES = `
   select
     (select count(*) from commands where status = 'accepted' and (claim_token is null or lease_until <= now()))::int as accepted,

@@ -123,7 +123,8 @@ const AFTER = `updated_at <= $2::timestamptz and (updated_at < $2::timestamptz o
 
 /**
  * The next batch of a stream after `after`, in listing order, as `pageQuery` reads its shallow pages: per partner an
- * index range from the position on, merged. Each partner reads up to `limit` entries (41 partners: ~20,000 for 500 rows).
+ * index range from the position on, merged. Each partner reads up to `limit` entries (41 partners: ~20,000 for 500
+ * rows).
  */
 export function afterQuery(
   partnerIds: readonly string[],

@@ -5,8 +5,9 @@ import { Contact } from '../../domain/contact.ts';
 import { Invoice } from '../../domain/invoice.ts';
 import { OrderMapping } from '../../domain/order-mapping.ts';
 
-// Plain domain classes mapped from the outside; the tables themselves are defined by the migrations. Jobs, configurations,
-// commands and events are read and written with SQL of their own (the hot paths), and have no schema here.
+// Plain domain classes mapped from the outside; the tables themselves are defined by the migrations. Jobs,
+// configurations, commands and events are read and written with SQL of their own (the hot paths), and have no schema
+// here.
 const uuid = { type: 'uuid' } as const;
 const text = { type: 'text' } as const;
 const nullableText = { type: 'text', nullable: true } as const;

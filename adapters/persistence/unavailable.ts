@@ -1,10 +1,11 @@
 import { DomainError, isUnavailable } from '../../domain/errors.ts';
 
 // SQLSTATE classes and codes that say the server cannot serve now, not that the statement was wrong: 08 connection
-// exceptions (but 08P01, a protocol violation: what was sent was wrong, and sending it again fails again), 40001 and 40P01 a transaction the server rolled back (a serialization failure, a deadlock: the same work
-// sent again succeeds; not the rest of class 40, such as 40003, where whether it committed is unknown), 53 insufficient
-// resources (too many connections, disk full), 57014 a statement past its timeout, 57P0x the server shutting down,
-// crashed or still starting.
+// exceptions (but 08P01, a protocol violation: what was sent was wrong, and sending it again fails again), 40001 and
+// 40P01 a transaction the server rolled back (a serialization failure, a deadlock: the same work sent again succeeds;
+// not the rest of class 40, such as 40003, where whether it committed is unknown), 53 insufficient resources (too many
+// connections, disk full), 57014 a statement past its timeout, 57P0x the server shutting down, crashed or still
+// starting.
 const UNAVAILABLE_SQLSTATE = /^(08(?!P01)|53)|^(40001|40P01|57014|57P0[1-3])$/;
 const UNREACHABLE_ERRNO = new Set([
   'ECONNREFUSED',

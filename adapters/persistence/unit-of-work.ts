@@ -38,7 +38,10 @@ class MikroOrmUnitOfWork<S extends object> {
     private readonly options: UnitOfWorkOptions = {},
   ) {}
 
-  /** Made when first asked for: a unit that is never used (a /trpc context's, before its calls take their own) costs nothing. */
+  /**
+   * Made when first asked for: a unit that is never used (a /trpc context's, before its calls take their own) costs
+   * nothing.
+   */
   get deps(): Repositories & S {
     this.refuseIfSpent();
     return (this.unitDeps ??= new this.depsOfUnit((name) => this.repository(name)));

@@ -11,9 +11,9 @@ import type { Socket } from 'node:net';
  * written and names the socket it goes on; `undici:request:error` is published, for the same request object, before
  * the caller's promise rejects. So a failure is judged by the very socket its request went on: reused when that socket
  * had carried a request before; unanswered when the socket has read nothing since this request was written. Other ways
- * fall short: the socket info on undici's `SocketError` is missing from plain ECONNRESET and EPIPE errors and counts the
- * bytes of the connection's whole life, not of this request; a custom `connect` sees sockets made but not which request
- * goes on which. On TLS, `bytesRead` counts what was decrypted: a close_notify reads nothing.
+ * fall short: the socket info on undici's `SocketError` is missing from plain ECONNRESET and EPIPE errors and counts
+ * the bytes of the connection's whole life, not of this request; a custom `connect` sees sockets made but not which
+ * request goes on which. On TLS, `bytesRead` counts what was decrypted: a close_notify reads nothing.
  */
 
 /** Errors of a connection that ended under a request (not a timeout, a refusal or our own close). */

@@ -19,8 +19,8 @@ import { ms, p } from './report.ts';
 import type { Tenant } from './tenants.ts';
 
 /**
- * FAIRNESS_ROUNDS rounds of the quiet tenant alone and under the noise paced at NOISE_RATE, alternately first, then once
- * under unpaced noise; judged on the median round.
+ * FAIRNESS_ROUNDS rounds of the quiet tenant alone and under the noise paced at NOISE_RATE, alternately first, then
+ * once under unpaced noise; judged on the median round.
  */
 export async function fairness({
   targets,

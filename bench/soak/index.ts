@@ -7,16 +7,17 @@
 // folder of its own, SOAK_BURSTS (default 3) bursts of SOAK_BURST_SECONDS (default 60) at SOAK_EMBEDDED_RATE (default
 // 30), each after an idle gap of SOAK_IDLE_SECONDS (default 60). Either run writes its section of docs/BENCHMARKS.md.
 //
-// A trial: `SOAK_SECONDS=20 SOAK_WARMUP_SECONDS=5 SOAK_FAIRNESS_SECONDS=10 SOAK_FAIRNESS_ROUNDS=1 SOAK_IDLE_SECONDS=10 SOAK_BURST_SECONDS=10`.
+// A trial: `SOAK_SECONDS=20 SOAK_WARMUP_SECONDS=5 SOAK_FAIRNESS_SECONDS=10 SOAK_FAIRNESS_ROUNDS=1 SOAK_IDLE_SECONDS=10
+// SOAK_BURST_SECONDS=10`.
 // SOAK_NO_WRITE=1 prints the section instead of writing it.
 //
 // Webhooks go to bench/receiver.ts in a process of its own (this process only sends requests and reads answers, so
 // that its timers stay on time); the rate-limit noise of the fairness phase is autocannon in a process of its own too.
 // Nothing is pinned: the service processes, PostgreSQL, the receiver and the load share the 2 cores as they come.
 //
-// The parts: config.ts (settings, targets), processes.ts (starting and watching them), tenants.ts (accounts and the mix),
-// load.ts (the open loop), fairness.ts (the quiet tenant beside a noisy one), report.ts (checks and tables), and one file
-// for each run: postgres.ts and embedded.ts.
+// The parts: config.ts (settings, targets), processes.ts (starting and watching them), tenants.ts (accounts and the
+// mix), load.ts (the open loop), fairness.ts (the quiet tenant beside a noisy one), report.ts (checks and tables), and
+// one file for each run: postgres.ts and embedded.ts.
 import { rmSync } from 'node:fs';
 import { EMBEDDED, dataDir } from './config.ts';
 import { onEmbedded } from './embedded.ts';

@@ -67,7 +67,8 @@ export const serviceEnv = (role: 'api' | 'worker' | 'all'): Record<string, strin
   WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
   LOGIN_LIMIT_PER_EMAIL: '1000',
   LOGIN_LIMIT_PER_ADDRESS: '1000',
-  // API_RATE_LIMIT_PER_ACCOUNT (50/s) and API_CONCURRENCY_PER_ACCOUNT (4) are left at their defaults: the fairness phase measures them.
+  // API_RATE_LIMIT_PER_ACCOUNT (50/s) and API_CONCURRENCY_PER_ACCOUNT (4) are left at their defaults: the fairness
+  // phase measures them.
   LOG_LEVEL: 'info',
 });
 
@@ -81,7 +82,9 @@ export { cpuSeconds };
 /** Whether the PostgreSQL server runs on this machine: only then are its backends' process ids ours to read. */
 const LOCAL_DATABASE =
   !!DATABASE_URL && ['127.0.0.1', 'localhost', '[::1]', ''].includes(new URL(DATABASE_URL).hostname);
-/** CPU seconds used so far by the PostgreSQL backends serving this database (none known when the server is elsewhere). */
+/**
+ * CPU seconds used so far by the PostgreSQL backends serving this database (none known when the server is elsewhere).
+ */
 export async function databaseCpu(db: pg.Client) {
   if (!LOCAL_DATABASE) return new Map<number, number>();
   const { rows } = await db.query<{ pid: number }>(

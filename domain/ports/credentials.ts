@@ -9,7 +9,9 @@ export interface TokenService {
   verify(kind: TokenKind, token: string, now: Date): Promise<TokenClaims | null>;
 }
 
-/** An Ed25519 key pair of an endpoint (CONTRACT §11): the private key as the adapter keeps it, the public key as shown. */
+/**
+ * An Ed25519 key pair of an endpoint (CONTRACT §11): the private key as the adapter keeps it, the public key as shown.
+ */
 export interface SigningPair {
   /** Opaque to the core: only the signer reads it. Never leaves the service. */
   privateKey: string;
@@ -26,6 +28,8 @@ export interface KeyMaker {
 }
 
 export interface RequestSignatures {
-  /** Whether `signature` is the hex HMAC-SHA256 of `body` under `key` (hex in either case), compared in constant time. */
+  /**
+   * Whether `signature` is the hex HMAC-SHA256 of `body` under `key` (hex in either case), compared in constant time.
+   */
   matches(key: string, body: Uint8Array, signature: string): boolean;
 }

@@ -78,13 +78,15 @@ export interface DeliveryLog {
    * and due at `now` again; answers how many. Deliveries of one order still go out in their order (see `claimDue`).
    */
   redeliverFailed(of: { endpointId: string } | { accountId: string }, since: Date, now: Date): Promise<number>;
-  /** One delivery with its payload and what each attempt sent and got back; null when absent (or of another endpoint). */
+  /**
+   * One delivery with its payload and what each attempt sent and got back; null when absent (or of another endpoint).
+   */
   get(deliveryId: string, endpointId?: string): Promise<DeliveryDetail | null>;
   /** Deliveries newest first, with their attempts; `before` continues after a delivery of an earlier page. */
   list(filter: DeliveryFilter): Promise<DeliveryView[]>;
   /**
-   * The endpoint's attempts (those sent) counted by UTC hour or day, every bucket from the one holding `from` to the one
-   * holding `to` (empty ones too), oldest first.
+   * The endpoint's attempts (those sent) counted by UTC hour or day, every bucket from the one holding `from` to the
+   * one holding `to` (empty ones too), oldest first.
    */
   stats(endpointId: string, from: Date, to: Date, bucket: StatsBucket): Promise<DeliveryStats[]>;
   /**
@@ -105,13 +107,17 @@ export interface EventFeed {
   sequence(limit: number): Promise<number>;
   /** The highest position of the endpoint's events that the retention purge has deleted (0: none). */
   purgedThrough(endpointId: string): Promise<number>;
-  /** The endpoint's positioned events after `afterPosition` (0: from the oldest), oldest first; one order's when given. */
+  /**
+   * The endpoint's positioned events after `afterPosition` (0: from the oldest), oldest first; one order's when given.
+   */
   page(endpointId: string, afterPosition: number, limit: number, orderId?: string): Promise<FeedEntry[]>;
 }
 
 export interface FeedEntry {
   position: number;
   createdAt: Date;
-  /** The payload exactly as delivered: the JSON text stored, never parsed on the way (a feed page passes it on as is). */
+  /**
+   * The payload exactly as delivered: the JSON text stored, never parsed on the way (a feed page passes it on as is).
+   */
   payload: string;
 }

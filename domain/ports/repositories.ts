@@ -52,8 +52,8 @@ export interface WebhookConfigRepository {
   findForChange(accountId: string, scope: Scope): Promise<WebhookConfig | null>;
   save(config: WebhookConfig): Promise<void>;
   /**
-   * Writes the configuration's keys (current, previous and its end) and updatedAt alone: whatever the record of attempts
-   * wrote meanwhile (failing, disabled) stays as it is. The configuration must exist.
+   * Writes the configuration's keys (current, previous and its end) and updatedAt alone: whatever the record of
+   * attempts wrote meanwhile (failing, disabled) stays as it is. The configuration must exist.
    */
   saveKeys(config: WebhookConfig): Promise<void>;
   /** Clears every rotated-out key whose window ended at or before `now`; answers how many. */

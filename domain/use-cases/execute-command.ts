@@ -23,7 +23,9 @@ export type Execution =
   | { outcome: 'failed'; code: CommandError['code'] }
   | { outcome: 'retry' | 'gave up'; error: unknown };
 
-/** The claim was taken over (its lease ran out) or the command finished elsewhere: what this unit of work did is undone. */
+/**
+ * The claim was taken over (its lease ran out) or the command finished elsewhere: what this unit of work did is undone.
+ */
 class ClaimLost extends Error {}
 
 /**
@@ -49,7 +51,8 @@ export async function executeCommand(
   } catch (error) {
     if (error instanceof ClaimLost) return { outcome: 'lost' };
     if (error instanceof CommandError) return record(transact, claimed, command, error);
-    // A rule of the core the command broke (an order too large for its event): the sender's to correct, as a CommandError.
+    // A rule of the core the command broke (an order too large for its event): the sender's to correct, as a
+    // CommandError.
     if (error instanceof DomainError && error.code === 'VALIDATION_FAILED') {
       return record(
         transact,

@@ -5,7 +5,9 @@ import { admitRequest } from './admit-request.ts';
 
 const refused = () => new DomainError('UNAUTHENTICATED', 'A valid refresh token is required.');
 
-/** Step two of the login: a refresh token, still valid and of a contact that still has API access, buys an access token. */
+/**
+ * Step two of the login: a refresh token, still valid and of a contact that still has API access, buys an access token.
+ */
 export async function mintAccessToken(
   deps: Pick<Deps, 'contacts' | 'tokens' | 'clock' | 'requestLimiter'>,
   input: { refreshToken: string | null; expiresAfter?: number },

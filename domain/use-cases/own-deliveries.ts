@@ -68,7 +68,9 @@ export async function redeliverOwn(
   return { id: deliveryId, status: 'pending' as const };
 }
 
-/** POST /v3/webhook-deliveries/redeliver-failed: every failed delivery of the caller's endpoint since `since`, again. */
+/**
+ * POST /v3/webhook-deliveries/redeliver-failed: every failed delivery of the caller's endpoint since `since`, again.
+ */
 export async function redeliverOwnFailed(
   deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'deliveryLog' | 'clock'>,
   principal: Principal,

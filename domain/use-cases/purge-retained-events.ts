@@ -1,8 +1,9 @@
 import type { Deps } from '../ports.ts';
 
 /**
- * Deletes, a batch at a time, events (and their finished deliveries) past EVENT_RETENTION_DAYS; answers how many. Clears
- * the rotated-out signature keys whose window has ended on the way: they count nowhere already, and need not be kept.
+ * Deletes, a batch at a time, events (and their finished deliveries) past EVENT_RETENTION_DAYS; answers how many.
+ * Clears the rotated-out signature keys whose window has ended on the way: they count nowhere already, and need not be
+ * kept.
  */
 export async function purgeRetainedEvents(
   deps: Pick<Deps, 'deliveryLog' | 'webhookConfigs' | 'clock'>,

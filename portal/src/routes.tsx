@@ -9,8 +9,8 @@ import { Endpoint } from './pages/Endpoint';
 import { Events } from './pages/Events';
 import { OrderDetail, Orders } from './pages/Orders';
 
-// The portal's pages, in the address's fragment (`#/deliveries?status=failed`): the service serves one file at /portal/,
-// and a sign-in link's `#refresh=` never reaches the server either.
+// The portal's pages, in the address's fragment (`#/deliveries?status=failed`): the service serves one file at
+// /portal/, and a sign-in link's `#refresh=` never reaches the server either.
 
 type Page = { path: string; label: string; roles: Role[] };
 const PAGES: Page[] = [

@@ -73,8 +73,9 @@ const pretty = (text: string) => {
 export const answerText = (error: string | null) => (error ?? '').replace(/^HTTP \d{3}(: )?/, '');
 
 /**
- * A secret or key to copy: shown in a read-only field (selectable by hand too) with a button that copies it and says so.
- * The clipboard may be refused (a page not in focus, an old browser): the field is then selected for the person to copy.
+ * A secret or key to copy: shown in a read-only field (selectable by hand too) with a button that copies it and says
+ * so. The clipboard may be refused (a page not in focus, an old browser): the field is then selected for the person to
+ * copy.
  */
 export function CopyField({ id, label, value }: { id: string; label: string; value: string }) {
   const [copied, setCopied] = useState<'yes' | 'select' | null>(null);

@@ -147,7 +147,8 @@ export function createHttpApp({ router, routes, services, openApiDocument }: Htt
           path: req.url.split('?')[0],
         }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-        // pino-http puts its own in front of the logger's for the request's lines: it hands over pino's, with the error as `raw`.
+        // pino-http puts its own in front of the logger's for the request's lines: it hands over pino's, with the error
+        // as `raw`.
         err: (err: { raw?: unknown }) => safeError(err.raw ?? err),
       },
     }),
@@ -228,7 +229,10 @@ export function createHttpApp({ router, routes, services, openApiDocument }: Htt
   return services.fairUse.door(routes, operations, app);
 }
 
-/** A fault of ours is an error; the database away (a 503, an operational state /readyz shows too) a warning with its cause. */
+/**
+ * A fault of ours is an error; the database away (a 503, an operational state /readyz shows too) a warning with its
+ * cause.
+ */
 function logFailure(log: Logger, error: TRPCError, path: string | undefined) {
   const cause = error.cause ?? error;
   if (isUnavailable(cause))
@@ -236,7 +240,9 @@ function logFailure(log: Logger, error: TRPCError, path: string | undefined) {
   else if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ err: cause, procedure: path }, 'procedure failed');
 }
 
-/** Every answer of the API is one caller's (a key made for it, a token, its orders): no cache on the way may keep one. */
+/**
+ * Every answer of the API is one caller's (a key made for it, a token, its orders): no cache on the way may keep one.
+ */
 const privateAnswers: express.RequestHandler = (_req, res, next) => {
   res.setHeader('cache-control', 'no-store');
   next();

@@ -35,7 +35,8 @@ export interface BoundPort {
 export async function bindPort(port: number, timeouts: RequestTimeouts = REQUEST_TIMEOUTS): Promise<BoundPort> {
   let handler: RequestListener = starting;
   // How long a client may take to send a request: a slow or stalled sender holds a socket no longer than this (408,
-  // closed). Checked every second, not Node's default 30 s. Answers are not bounded by it (a legacy listing streams on).
+  // closed). Checked every second, not Node's default 30 s. Answers are not bounded by it (a legacy listing streams
+  // on).
   const server = createServer(
     {
       headersTimeout: timeouts.headersMs,

@@ -13,7 +13,10 @@ export function trpcProcedureOf(path: string): string | null {
   return path.startsWith('/trpc/') ? path.slice('/trpc/'.length) : null;
 }
 
-/** One failure answered outside any procedure, in the shape of the face it was asked on (tRPC's at /trpc, else a problem). */
+/**
+ * One failure answered outside any procedure, in the shape of the face it was asked on (tRPC's at /trpc, else a
+ * problem).
+ */
 export function answerEdgeFailure(
   req: Request,
   res: express.Response,

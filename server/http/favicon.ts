@@ -2,8 +2,8 @@ import type express from 'express';
 import { securityHeaders } from './portal.ts';
 
 // Browsers ask every origin for /favicon.ico whether a page names an icon or not: a 404 for each page is noise in the
-// logs and the metrics. Inline rather than a file beside this one: the build compiles server/ to dist/ and copies nothing
-// else.
+// logs and the metrics. Inline rather than a file beside this one: the build compiles server/ to dist/ and copies
+// nothing else.
 const ICON =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">' +
   '<rect width="32" height="32" rx="6" fill="#1f3a5f"/>' +

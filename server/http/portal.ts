@@ -5,7 +5,10 @@ import express from 'express';
 
 // The project's folder, from this file in server/http/ or, in a built start, in dist/server/http/.
 const above = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** Where `npm install` builds the portal (portal/, its own package: the API does not import it, it does not import the API). */
+/**
+ * Where `npm install` builds the portal (portal/, its own package: the API does not import it, it does not import the
+ * API).
+ */
 export const PORTAL_DIST = join(basename(above) === 'dist' ? dirname(above) : above, 'portal', 'dist');
 
 /**
@@ -32,9 +35,9 @@ export function securityHeaders(res: express.Response) {
 }
 
 /**
- * The integrator portal at /portal/: hashed files under /portal/assets/ cached for a year (their names change with their
- * content), the page itself never stored (it is the door to signed-in views: the back button after signing out must
- * not show one from a cache). Without a build, a 503 that says how to make one.
+ * The integrator portal at /portal/: hashed files under /portal/assets/ cached for a year (their names change with
+ * their content), the page itself never stored (it is the door to signed-in views: the back button after signing out
+ * must not show one from a cache). Without a build, a 503 that says how to make one.
  */
 export function portalRoutes(options: { localMail: boolean }, dist = PORTAL_DIST) {
   // Without SMTP_URL the sign-in mail is a file in DATA_DIR/mail: the page says so after "link sent".

@@ -67,7 +67,10 @@ export function undocumentedRoute(operations: readonly RestOperation[]): Request
   };
 }
 
-/** The name of the first path parameter of the operation this path names whose percent-escapes are not UTF-8; null when none. */
+/**
+ * The name of the first path parameter of the operation this path names whose percent-escapes are not UTF-8; null when
+ * none.
+ */
 export function undecodableParameter(
   operations: readonly RestOperation[],
   method: string,

@@ -6,7 +6,8 @@ import { payloadShapes } from './payload-docs.ts';
 import type { RouteTable } from '../routers/contracts.ts';
 import type { Meta, ProblemStatus } from '../trpc.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: the document is JSON built in steps, each checked by the OpenAPI validator
+// The document is JSON built in steps, each checked by the OpenAPI validator.
+// biome-ignore lint/suspicious/noExplicitAny: see above
 type Json = Record<string, any>;
 
 const STATUS_TEXT: Record<ProblemStatus, string> = {

@@ -4,7 +4,9 @@ import { validationError } from '../errors.ts';
 
 // The body step: what the body's rules (json-body.ts) found before any procedure ran is raised here, in its turn.
 
-/** The body, once it may be read: a body no operation takes is raised here, after whatever checks come before the body. */
+/**
+ * The body, once it may be read: a body no operation takes is raised here, after whatever checks come before the body.
+ */
 export function checkBody(ctx: Context): void {
   const problem = ctx.bodyProblem;
   if (problem) throw problem.issues ? validationError(problem.issues, problem.message) : new TRPCError(problem);

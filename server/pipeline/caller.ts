@@ -11,7 +11,8 @@ import { adminRefusal, bearerToken, isAdmin } from './credentials.ts';
 /**
  * The caller of the token, then its count and `work` in its account's lane: a tenant's burst queues there (the count of
  * one account queues on one row) instead of taking the pool from everyone; once its share is used up, the waiting ones
- * are refused as they come out, without a round trip. Token first, before any input is read: a bad token beats a bad body.
+ * are refused as they come out, without a round trip. Token first, before any input is read: a bad token beats a bad
+ * body.
  */
 export async function asCaller<T>(
   ctx: Context,

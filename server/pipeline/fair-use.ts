@@ -64,7 +64,8 @@ export function createFairUse({ share, concurrency, counter, tokens, metrics, lo
   });
   const refusals = {
     any: () => counter.refusingAny() || lanes.pacingAny(),
-    // Past its share for the rest of its window (domain/use-cases/fair-use-refusal.ts), or paced with its next turn too far away.
+    // Past its share for the rest of its window (domain/use-cases/fair-use-refusal.ts), or paced with its next turn too
+    // far away.
     check: async (input: { accessToken: string | null; roles: readonly ('brand' | 'partner')[] }) => {
       const caller = await refuseEarlyPastShare({ ...tokens, requestLimiter: counter }, input);
       if (caller) lanes.refuseWhileBehind(caller.accountId);

@@ -21,7 +21,10 @@ export const TOO_DEEP: BodyProblem = {
   code: 'BAD_REQUEST',
   message: `The body is nested deeper than ${MAX_JSON_DEPTH} levels.`,
 };
-/** A member no operation defines, refused before parsing: parsed, it would become a copy's prototype instead of a member. */
+/**
+ * A member no operation defines, refused before parsing: parsed, it would become a copy's prototype instead of a
+ * member.
+ */
 export const PROTO_MEMBER: BodyProblem = {
   code: 'BAD_REQUEST',
   message: 'The body has a member named __proto__, which no operation takes.',
@@ -175,7 +178,8 @@ export function restJsonBodies(): RequestHandler[] {
  */
 export function trpcBodies(): RequestHandler[] {
   const read = express.text({ type: () => true, limit: MAX_BODY_BYTES, verify: keepAndCheck });
-  // A body that is not JSON is 415 in tRPC's shape, saying what is taken (tRPC's own has no request id and is text/plain).
+  // A body that is not JSON is 415 in tRPC's shape, saying what is taken (tRPC's own has no request id and is
+  // text/plain).
   const jsonOnly: RequestHandler = (req, res, next) => {
     if (
       mediaType(req) === 'application/json' ||

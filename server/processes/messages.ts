@@ -25,7 +25,10 @@ export type PrimaryMessage =
   | { pbi: 'hurry' }
   /** Send your own metrics for scrape `id`. */
   | { pbi: 'report?'; id: number }
-  /** The answer to a member's scrape: every process's metrics in Prometheus' text format, or null if they could not be had. */
+  /**
+   * The answer to a member's scrape: every process's metrics in Prometheus' text format, or null if they could not be
+   * had.
+   */
   | { pbi: 'scraped'; id: number; text: string | null };
 
 const isOurs = (message: unknown): boolean =>

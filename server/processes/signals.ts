@@ -6,8 +6,8 @@
 const SAME_SIGNAL_WITHIN_MS = 1000;
 
 /**
- * SIGTERM and SIGINT: the first stops; a later one hurries the stop (skips what is left of SHUTDOWN_DELAY_MS), unless it
- * is the same signal again within SAME_SIGNAL_WITHIN_MS.
+ * SIGTERM and SIGINT: the first stops; a later one hurries the stop (skips what is left of SHUTDOWN_DELAY_MS), unless
+ * it is the same signal again within SAME_SIGNAL_WITHIN_MS.
  */
 export function onStopSignals(stop: (signal: string) => void, hurry: () => void, now = Date.now): void {
   let first: { signal: string; at: number } | null = null;

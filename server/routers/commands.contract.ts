@@ -80,7 +80,8 @@ export const brandCommands = {
       const parsed = variant.safeParse(value);
       if (!parsed.success) {
         for (const issue of parsed.error.issues) {
-          // Each member the command does not define is named by its own path, as on every other input (server/errors.ts).
+          // Each member the command does not define is named by its own path, as on every other input
+          // (server/errors.ts).
           if (issue.code === 'unrecognized_keys') {
             for (const key of issue.keys)
               ctx.addIssue({ code: 'custom', path: [...issue.path, key], message: NOT_A_MEMBER });

@@ -23,7 +23,8 @@ export const exactBoolean = () => z.boolean().pipe(z.boolean());
 
 /**
  * Whole numbers in answers, with their true bounds: zod's `.int()` alone documents JavaScript's safe range,
- * `minimum: -9007199254740991`, which generators read as a signed 64-bit field. A count has no bound above but that one.
+ * `minimum: -9007199254740991`, which generators read as a signed 64-bit field. A count has no bound above but that
+ * one.
  */
 export const count = () =>
   z

@@ -14,7 +14,8 @@ import { wireString } from '../wire-text.ts';
 import type { RouteContract } from './contracts.ts';
 import { count, exactBoolean, exactNumber, httpStatus } from './shared.contract.ts';
 
-// The key's bounds are the domain's (it checks them again for every caller); here they are documented and checked first.
+// The key's bounds are the domain's (it checks them again for every caller); here they are documented and checked
+// first.
 export const signatureKey = () => wireString().min(SIGNATURE_KEY_MIN_LENGTH).max(256);
 export const previousKeyValidFor = () =>
   exactNumber(z.number().int().min(0).max(PREVIOUS_KEY_MAX_SECONDS))

@@ -17,10 +17,10 @@ export interface ExecutorOptions extends ExecutionPolicy {
 
 /**
  * Runs accepted brand commands in lanes: a lane claims a few (one statement), executes them in one unit of work (each
- * in one of its own if any fails), and claims again while it finds a full batch. A full batch means a backlog, and starts another
- * lane (up to `concurrency`), so that lanes keep the database busy while others wait on it. A short batch means the
- * queue was empty when it was claimed: the lane ends, and whatever commits later wakes the executor again. A trickle
- * of commands so costs one claim each, not one per lane.
+ * in one of its own if any fails), and claims again while it finds a full batch. A full batch means a backlog, and
+ * starts another lane (up to `concurrency`), so that lanes keep the database busy while others wait on it. A short
+ * batch means the queue was empty when it was claimed: the lane ends, and whatever commits later wakes the executor
+ * again. A trickle of commands so costs one claim each, not one per lane.
  */
 export function commandExecutor(services: Services, options: ExecutorOptions): WorkerTask {
   const report = (command: ClaimedCommand, execution: Execution) => {
@@ -59,7 +59,8 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
           if (backlog && lanes.length < options.concurrency) start();
           await executeCommands((work) => services.unitOfWork().transaction(work), claimed, options, {
             executed: report,
-            // A command's own failure (an unknown order, say) is expected and recorded below; anything else is worth a line.
+            // A command's own failure (an unknown order, say) is expected and recorded below; anything else is worth a
+            // line.
             batchUndone: (err) => {
               if (!(err instanceof CommandError))
                 services.log.warn(

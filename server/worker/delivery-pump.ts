@@ -16,8 +16,8 @@ const STEP_FAILED = {
 } as const;
 
 /**
- * Sends due webhooks: each round (deliverDueEvents, ./delivery-round.ts) runs the domain's steps in a unit of work of its
- * own, outside any transaction; this task only loops, wakes it and tells what it did.
+ * Sends due webhooks: each round (deliverDueEvents, ./delivery-round.ts) runs the domain's steps in a unit of work of
+ * its own, outside any transaction; this task only loops, wakes it and tells what it did.
  */
 export function deliveryPump(
   services: Services,

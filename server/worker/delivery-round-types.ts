@@ -25,13 +25,17 @@ export interface DeliveryPolicy {
   scheduleMs: readonly number[];
   /** WEBHOOK_DISABLE_AFTER: how long an endpoint may fail before a failed delivery disables it. */
   disableAfterMs: number;
-  /** A round that has nothing left to do waits for a due retry itself when it comes sooner than this (the idle poll). */
+  /**
+   * A round that has nothing left to do waits for a due retry itself when it comes sooner than this (the idle poll).
+   */
   idleMs: number;
 }
 
 /** What a round needs from the process it runs in: waiting, and telling what happened. */
 export interface DeliveryRoundPorts {
-  /** Resolves once deliveries are announced (committed somewhere), after `ms` at the latest, or at once when stopping. */
+  /**
+   * Resolves once deliveries are announced (committed somewhere), after `ms` at the latest, or at once when stopping.
+   */
   waitForWork(ms: number): Promise<void>;
   /** Resolves after `ms`, or at once when stopping; an announcement does not cut it short (a backoff). */
   pause(ms: number): Promise<void>;

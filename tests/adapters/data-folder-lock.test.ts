@@ -136,7 +136,8 @@ test("processes racing to take over a dead owner's lock: exactly one gets it, th
 test('a lock 10 s stale whose recorded pid is alive on this host (reused since) is taken over, not held forever', async () => {
   const dir = dataFolder();
   await lockOfKilledProcess(dir);
-  // The dead owner's pid given to a live process since (after a reboot, say): here, the process that runs this test's runner.
+  // The dead owner's pid given to a live process since (after a reboot, say): here, the process that runs this test's
+  // runner.
   writeFileSync(
     join(`${dir}.lock`, 'holder', 'owner.json'),
     JSON.stringify({ pid: process.ppid, hostname: hostname() }),

@@ -45,7 +45,8 @@ test("/readyz's ping fails while the connection is lost, then the service works 
     'the same prepared statement on the new one',
   );
   assert.is(await run((r) => r.jobs.get('nothing')), null);
-  // The pool's word on the lost connection comes to the service's logger, not to stdout (it printed `Connection Error`).
+  // The pool's word on the lost connection comes to the service's logger, not to stdout (it printed `Connection
+  // Error`).
   assert.ok(
     warnings.some((w) => /^Connection Error: /.test(w)),
     JSON.stringify(warnings),

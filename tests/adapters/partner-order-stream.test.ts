@@ -156,7 +156,8 @@ test('a stream holds no connection while its consumer waits: a pool of one serve
       .stream(partners, { updatedSince: null, active: false }, 0, null)
       [Symbol.asyncIterator]();
     const ids = (await batches.next()).value!.map((j: { apiId: string }) => j.apiId);
-    // The consumer stalls here. Before: the stream held the pool's one connection through a cursor, and this waited for it.
+    // The consumer stalls here. Before: the stream held the pool's one connection through a cursor, and this waited for
+    // it.
     const other = await Promise.race([
       orm.em
         .fork()

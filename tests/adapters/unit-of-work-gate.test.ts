@@ -6,7 +6,8 @@ import { Account } from '../../domain/account.ts';
 import { sharedDatabase } from '../support/shared.ts';
 
 // The statement gate of a unit of work (adapters/persistence/statement-gate.ts): a repository's method asks, at each
-// call, whether a transaction is under way, and sends its BEGIN first if so. tests/adapters/unit-of-work.test.ts has the rest.
+// call, whether a transaction is under way, and sends its BEGIN first if so. tests/adapters/unit-of-work.test.ts has
+// the rest.
 const test = suite('MikroORM unit of work: the statement gate');
 const now = new Date('2026-01-01T00:00:00.000Z');
 const brand = () => new Account({ id: randomUUID(), name: 'b', role: 'brand', parentId: null, createdAt: now });

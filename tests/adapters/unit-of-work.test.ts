@@ -163,8 +163,8 @@ test("a unit whose work failed is spent: using it again throws; a transaction's 
       assert.is((refused as Error).cause, failure, 'and names the failure that spent it');
     }
     assert.throws(() => unit.deps, /spent/);
-    // A save is one statement (repositories hold no entity to flush later): in a transaction it is undone with the rest;
-    // as statements it committed when it ran, as every statement does there.
+    // A save is one statement (repositories hold no entity to flush later): in a transaction it is undone with the
+    // rest; as statements it committed when it ran, as every statement does there.
     const stored = (await units().statements((deps) => deps.accounts.get(account.id)))!.name;
     assert.is(
       stored,

@@ -1,6 +1,7 @@
-// Issue 34: the Endpoint page's health chart is drawn from the endpoint's real attempts (GET /v3/webhook-deliveries/stats),
-// a key the service makes is shown once, copies, and verifies the webhooks that follow, and the public key shown for
-// asymmetric signatures verifies their v1a signatures with no shared secret (CONTRACT §10, §11).
+// Issue 34: the Endpoint page's health chart is drawn from the endpoint's real attempts (GET
+// /v3/webhook-deliveries/stats), a key the service makes is shown once, copies, and verifies the webhooks that follow,
+// and the public key shown for asymmetric signatures verifies their v1a signatures with no shared secret (CONTRACT §10,
+// §11).
 import type { Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

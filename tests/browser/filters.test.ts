@@ -1,5 +1,5 @@
-// Issue 34: the lists filter as CONTRACT §10 lets them (deliveries by status, event type and order; events by order), and
-// the filters live in the address: a filtered list can be reloaded, linked and left with the back button.
+// Issue 34: the lists filter as CONTRACT §10 lets them (deliveries by status, event type and order; events by order),
+// and the filters live in the address: a filtered list can be reloaded, linked and left with the back button.
 import type { Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,5 +1,6 @@
 // What the portal's browser suites share: the real service on this run's database, served on a loopback port with its
-// worker running, a webhook receiver whose answer each suite chooses, Chromium, and accounts signed in through the mail.
+// worker running, a webhook receiver whose answer each suite chooses, Chromium, and accounts signed in through the
+// mail.
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -42,7 +43,9 @@ export async function startPortal(env: Record<string, string> = {}) {
   const receiver = await startReceiver(() => state.answer);
   const browser: Browser = await launchChromium();
 
-  /** A new account of `role` with one contact with API access, and an endpoint at the receiver when `hooks` is given. */
+  /**
+   * A new account of `role` with one contact with API access, and an endpoint at the receiver when `hooks` is given.
+   */
   const account = async (role: 'partner' | 'brand', hooks?: string): Promise<Account> => {
     const email = uniqueEmail(`ui-${role}`);
     const name = `UI ${role} ${email.slice(6, 14)}`;

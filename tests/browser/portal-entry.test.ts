@@ -94,7 +94,8 @@ test('Endpoint: a refused URL shows its issue beside the field; saved, it shows 
   await assertAccessible(page, 'endpoint');
 });
 
-// Size only: how fast the page loads is measured by `npm run bench:portal-load` (docs/BENCHMARKS.md), never asserted here.
+// Size only: how fast the page loads is measured by `npm run bench:portal-load` (docs/BENCHMARKS.md), never asserted
+// here.
 test('the bundle is under 250 KB gzipped; a fresh context renders the page, sent with its CSP and cacheable assets', async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const { raw, gzipped } = bundleSize(PORTAL_DIST);

@@ -26,7 +26,10 @@ export const user = (name: string) => ({
 });
 type User = ReturnType<typeof user>;
 
-/** The service, the receiver (`answer` is its status for each webhook), Chromium, and for each user an account and a page. */
+/**
+ * The service, the receiver (`answer` is its status for each webhook), Chromium, and for each user an account and a
+ * page.
+ */
 export async function startPortalTour(users: [User, 'partner' | 'brand'][], answer: () => number) {
   assert.ok(existsSync(join(PORTAL_DIST, 'index.html')), 'the portal is not built: npm run portal:build');
   const dataDir = mkdtempSync(join(tmpdir(), 'portal-test-'));

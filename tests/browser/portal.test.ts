@@ -1,6 +1,7 @@
-// The integrator portal at work in a real browser (issue 27): deliveries, events, orders, commands and signing out, with
-// Debian's Chromium driven by playwright-core against the real service on this run's database, mails read from the file
-// mailer's folder and webhooks sent to a local receiver. Without /usr/bin/chromium every test here counts as skipped.
+// The integrator portal at work in a real browser (issue 27): deliveries, events, orders, commands and signing out,
+// with Debian's Chromium driven by playwright-core against the real service on this run's database, mails read from the
+// file mailer's folder and webhooks sent to a local receiver. Without /usr/bin/chromium every test here counts as
+// skipped.
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { suite } from 'uvu';

@@ -82,7 +82,10 @@ export async function screenshot(page: Page, name: string) {
   });
 }
 
-/** Signs in through the portal's own form, then follows the link of the mail it sent; answers how long the link took to the Endpoint page. */
+/**
+ * Signs in through the portal's own form, then follows the link of the mail it sent; answers how long the link took to
+ * the Endpoint page.
+ */
 export async function signInFromMail(
   page: Page,
   o: { base: string; mailDir: string; email: string; mailsSent: () => Promise<unknown> },
@@ -100,7 +103,10 @@ export async function signInFromMail(
   return Date.now() - started;
 }
 
-/** The built portal's size: its assets as they are, and index.html with them gzipped at level 9 (as a server may send them). */
+/**
+ * The built portal's size: its assets as they are, and index.html with them gzipped at level 9 (as a server may send
+ * them).
+ */
 export function bundleSize(dist: string) {
   const assets = readdirSync(join(dist, 'assets')).map((f) => join(dist, 'assets', f));
   const gzipped = [join(dist, 'index.html'), ...assets].reduce(

@@ -51,8 +51,8 @@ export function deliveryLogContract(name: string, setup: () => Promise<Run>) {
     const claimed = (await run((r) => claimAll(r, 1000, t0, new Date(t0.getTime() + DAY), randomUUID()))).filter((d) =>
       events.some((e) => e.id === d.eventId),
     );
-    // 10:05 200 in 10 ms, 10:10 500 in 30 ms, 10:59 no answer in 20 ms; 12:00 200 in 40 ms (11:00 has none); and at 10:30
-    // an attempt that sent nothing (the endpoint disabled): not the endpoint's.
+    // 10:05 200 in 10 ms, 10:10 500 in 30 ms, 10:59 no answer in 20 ms; 12:00 200 in 40 ms (11:00 has none); and at
+    // 10:30 an attempt that sent nothing (the endpoint disabled): not the endpoint's.
     const tries: [number, number | null, number, boolean][] = [
       [5, 200, 10, true],
       [10, 500, 30, true],

@@ -128,7 +128,8 @@ export function endpointHealthContract(name: string, setup: () => Promise<Run>) 
       (await record(d, atMs, 500, { status: 'failed' })).map((n) => n.kind);
     const ok = (d: ClaimedDelivery, atMs: number) => record(d, atMs, 200, { status: 'delivered' });
     assert.equal(await fail(d1!, 1000), ['failing'], 'the first mail');
-    // Each period ends with a 2xx, so that the next failure starts a new one: only the day since the mail holds it back.
+    // Each period ends with a 2xx, so that the next failure starts a new one: only the day since the mail holds it
+    // back.
     await ok(d2!, 2000);
     assert.equal(await fail(d3!, DAY / 2 + 1000), [], '12 h after the mail');
     await ok(d4!, DAY / 2 + 2000);

@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { endpointNoticeMail, judgeEndpoint } from '../../domain/endpoint-health.ts';
 import { WebhookConfig } from '../../domain/webhook-config.ts';
 
-// Endpoint health (CONTRACT §11) on the pure domain: the rule the fake runs and the SQL mirrors (tests/contracts/endpoint-health.ts
-// holds both to it), and what a change of the configuration does to it.
+// Endpoint health (CONTRACT §11) on the pure domain: the rule the fake runs and the SQL mirrors
+// (tests/contracts/endpoint-health.ts holds both to it), and what a change of the configuration does to it.
 const test = suite('endpoint health on the pure domain');
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -7,7 +7,8 @@ import { PAYLOAD_VERSIONS, TRANSFORMERS } from '../../domain/webhook-config.ts';
 
 // The example events of POST /v3/webhook-config/test, one per type × transformer × version, as golden snapshots
 // (tests/golden/example-events.json): a change to a payload's shape shows here as a diff to review. UPDATE_GOLDEN=1
-// writes the file anew. Their validity against the OpenAPI document is tested on the real app (tests/http/example-events.test.ts).
+// writes the file anew. Their validity against the OpenAPI document is tested on the real app
+// (tests/http/example-events.test.ts).
 const test = suite('example events: golden snapshots');
 const GOLDEN = join(import.meta.dirname, '..', 'golden', 'example-events.json');
 const NOW = new Date('2026-11-27T10:00:00.000Z');

@@ -31,7 +31,10 @@ export class SequentialIds implements IdGenerator {
 
 export const allowAllTargets: WebhookTargetPolicy = { refusalReason: async () => null };
 
-/** Keys numbered as they are made: `whsec_` keys of the right shape, and key pairs whose private half names its public one. */
+/**
+ * Keys numbered as they are made: `whsec_` keys of the right shape, and key pairs whose private half names its public
+ * one.
+ */
 export class SequentialKeys implements KeyMaker {
   private n = 0;
   newSecretKey() {

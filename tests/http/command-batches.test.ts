@@ -153,7 +153,8 @@ test('a batch fails at one command: the commands before and after it run again a
     ['succeeded', 'succeeded', 'failed', 'succeeded', 'succeeded', 'succeeded'],
   );
   assert.is(undone.length, 1, 'only the first try was undone');
-  // The first try; the two before it as one batch; the failing one alone (its try, then its recorded failure); the three after it as one batch.
+  // The first try; the two before it as one batch; the failing one alone (its try, then its recorded failure); the
+  // three after it as one batch.
   assert.is(units, 5);
   for (const cid of [cids[0]!, cids[1]!, cids[3]!, cids[4]!, cids[5]!])
     assert.is((await result(cid))._type, 'CommandResultEvent');

@@ -5,7 +5,8 @@ import * as assert from 'uvu/assert';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { startReceiver } from '../support/receiver.ts';
 
-// What the console says while the service works: each delivery attempt, each command's outcome; never a payload or a key.
+// What the console says while the service works: each delivery attempt, each command's outcome; never a payload or a
+// key.
 const test = suite('the console');
 type Line = Record<string, unknown> & { level: number; msg: string };
 const lines: Line[] = [];

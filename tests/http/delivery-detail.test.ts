@@ -23,7 +23,9 @@ test.before(async () => {
 test.after(() => app.worker.stop());
 
 const LONG = 'x'.repeat(5000);
-/** An answer that would clear an operator's screen, write its clipboard (OSC 52) and colour it (C1 CSI), over two lines. */
+/**
+ * An answer that would clear an operator's screen, write its clipboard (OSC 52) and colour it (C1 CSI), over two lines.
+ */
 const ESCAPES = 'one\x1b[2J\x1b]52;c;ZXZpbA==\x07\x9b31m\r\ntwo\tthree\x00\x7f';
 
 /** Headers as the receivers below got them, by path. */

@@ -101,8 +101,8 @@ test("a purge deleting several of an endpoint's events at once: a cursor before 
   const { items, next: afterAll } = await drain(brand.accessToken);
   assert.is(items.length, 3);
 
-  // A purge that runs ahead of this app's 30 days (another process's clock or EVENT_RETENTION_DAYS: 0 days here) deletes
-  // the three in one statement (a batch larger than everything stored), while the cursors are minutes old.
+  // A purge that runs ahead of this app's 30 days (another process's clock or EVENT_RETENTION_DAYS: 0 days here)
+  // deletes the three in one statement (a batch larger than everything stored), while the cursors are minutes old.
   await app.services.unitOfWork().transaction((d) => purgeRetainedEvents(d, 0, 1_000_000));
   assert.is(
     (await app.services.unitOfWork().statements((d) => d.events.recentFor(brand.accountId, 10))).length,

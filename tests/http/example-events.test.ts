@@ -10,7 +10,8 @@ import { startReceiver } from '../support/receiver.ts';
 
 // CONTRACT §11, example events: POST /v3/webhook-config/test with { eventType } on the real app, every type in every
 // transformer × version. What arrives validates against the document's schema for that payload, and is the golden
-// snapshot (tests/golden/example-events.json, tests/domain/example-events.test.ts) but for its fresh _eid and its times.
+// snapshot (tests/golden/example-events.json, tests/domain/example-events.test.ts) but for its fresh _eid and its
+// times.
 const test = suite('example events: every type, transformer and version, as the document describes them');
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
 let app: App;

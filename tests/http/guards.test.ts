@@ -30,7 +30,8 @@ test.before(async () => {
     brand: { access: brand.accessToken, refresh: brand.refreshToken },
     partner: { access: partner.accessToken, refresh: partner.refreshToken },
   };
-  // Each with a configuration of its own (no URL, no key), so that its own role gets past every check that is not the guard's.
+  // Each with a configuration of its own (no URL, no key), so that its own role gets past every check that is not the
+  // guard's.
   await app.admin.call('webhookConfigs.upsert', {
     accountId: brand.accountId,
     scope: 'brand',

@@ -201,7 +201,8 @@ test('the paginated listing is typed by the partner shape alone; the legacy list
   });
   assert.equal(responseSchema('/v3/partner-orders').items, { $ref: '#/components/schemas/OrderStatusEvent' });
   assert.equal(responseSchema('/v3/poll/job/{version}/{orderId}'), { $ref: '#/components/schemas/OrderStatusEvent' });
-  // Both shapes share _type "OrderStatusEvent" (CONTRACT §6): no discriminator can name them; each one's own required member does.
+  // Both shapes share _type "OrderStatusEvent" (CONTRACT §6): no discriminator can name them; each one's own required
+  // member does.
   const either = (document().components as Json).schemas.OrderStatusEvent;
   assert.equal(either.oneOf, [
     { $ref: '#/components/schemas/PartnerOrderStatusEvent' },

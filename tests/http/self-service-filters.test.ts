@@ -17,7 +17,10 @@ test.after(() => app.worker.stop());
 
 const get = (path: string, token: string) => app.http.get(path).set('authorization', `Bearer ${token}`);
 
-/** A brand whose endpoint answers 200 to the first five deliveries and 500 to the sixth, with two orders of three events each. */
+/**
+ * A brand whose endpoint answers 200 to the first five deliveries and 500 to the sixth, with two orders of three events
+ * each.
+ */
 async function brandWithTwoOrders() {
   const receiver = await startReceiver(({ n }) => (n === 6 ? 500 : 200));
   const brand = await integrator(app, 'brand');

@@ -156,7 +156,8 @@ test('a receiver answering with U+0000 and a broken surrogate is recorded like a
     const fineBrand = await brandAt(app, fine.url());
     await app.admin.call('jobs.create', { brandAccountId: oddBrand, status: 'accepted' });
     await app.admin.call('jobs.create', { brandAccountId: fineBrand, status: 'accepted' });
-    // Before: the record of the batch failed on the NUL (22021), both stayed pending and were sent again after every lease.
+    // Before: the record of the batch failed on the NUL (22021), both stayed pending and were sent again after every
+    // lease.
     const [refused] = await deliveriesOnce(
       app,
       oddBrand,

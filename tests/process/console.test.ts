@@ -56,7 +56,9 @@ interface Markers {
   badToken: string;
 }
 
-/** Starts the service in this format, timing its first line; then a delivery that fails, a login and calls with tokens. */
+/**
+ * Starts the service in this format, timing its first line; then a delivery that fails, a login and calls with tokens.
+ */
 async function run(format: 'pretty' | 'json') {
   const dir = mkdtempSync(join(tmpdir(), `pbi-console-${format}-`));
   dirs.push(dir);

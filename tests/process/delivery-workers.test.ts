@@ -15,7 +15,10 @@ const server = process.env.DATABASE_URL;
 type App = Awaited<ReturnType<typeof testApp>>;
 let app: App;
 const workers: ServiceProcess[] = [];
-/** A short timeout makes short leases (the SIGKILL test); a receiver in this busy process may then be too slow (a retry). */
+/**
+ * A short timeout makes short leases (the SIGKILL test); a receiver in this busy process may then be too slow (a
+ * retry).
+ */
 const worker = (timeoutMs = 5000) => {
   const started = startService({
     DATABASE_URL: server!,
@@ -38,7 +41,10 @@ const errorsOf = (w: ServiceProcess) =>
     .slice(0, 3)
     .join('\n');
 
-/** `orders` orders of a brand whose endpoint is the receiver, `perOrder` events each, written in batches: their ids in order. */
+/**
+ * `orders` orders of a brand whose endpoint is the receiver, `perOrder` events each, written in batches: their ids in
+ * order.
+ */
 async function writeEvents(receiverUrl: string, orders: number, perOrder: number) {
   const brandId = (await app.admin.call<{ id: string }>('accounts.create', { name: 'Bulk brand', role: 'brand' })).id;
   await app.admin.call('webhookConfigs.upsert', {
@@ -108,7 +114,8 @@ test('two workers and 2,000 events: every webhook-id received once, the events o
 
 test('events committed one at a time while two workers claim: each arrives within seconds, none held back by a claim', async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
-  // A claim that locked a delivery committed after its own snapshot, and then lost it, would hold it for a lease (42 s).
+  // A claim that locked a delivery committed after its own snapshot, and then lost it, would hold it for a lease (42
+  // s).
   const receiver = await startReceiver();
   const [a, b] = [worker(), worker()];
   await Promise.all([a.listening, b.listening]);

@@ -29,7 +29,9 @@ async function brandWithOrder() {
   return { brand, apiId };
 }
 
-/** Sends `n` RefreshOrder commands over REST (the API process is this one; it runs no executor); answers their _cids. */
+/**
+ * Sends `n` RefreshOrder commands over REST (the API process is this one; it runs no executor); answers their _cids.
+ */
 async function sendCommands(brand: Awaited<ReturnType<typeof integrator>>, orderId: string, n: number) {
   const cids = Array.from({ length: n }, () => randomUUID());
   for (let i = 0; i < n; i += 50) {

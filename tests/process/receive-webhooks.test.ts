@@ -49,7 +49,8 @@ test('prints a real event as verified, once, and an example marked as one, every
     }
     const example = { _eid: 'evt-example', _type: 'OrderStatusEvent', orderId: 'example-order' };
     const real = { _eid: 'evt-real', _type: 'OrderStatusEvent', orderId: 'my-order' };
-    // The example first, and under the id the real event comes with next: had it been seen, the real one would be skipped.
+    // The example first, and under the id the real event comes with next: had it been seen, the real one would be
+    // skipped.
     assert.is(await post('evt-1', example, true), 204);
     assert.is(await post('evt-1', real, false), 204);
     assert.is(await post('evt-1', real, false), 204, 'a retry');

@@ -12,7 +12,10 @@ test.after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** Runs a copy of tests/run.ts over just these suite files (a stub in place of the shared database); its exit and output. */
+/**
+ * Runs a copy of tests/run.ts over just these suite files (a stub in place of the shared database); its exit and
+ * output.
+ */
 function runSuites(files: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), 'pbi-runner-'));
   dirs.push(dir);

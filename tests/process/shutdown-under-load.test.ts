@@ -9,8 +9,9 @@ import { integratorLoggedIn, processClient, startService } from '../support/proc
 import { onPostgres, skipWhen } from '../support/skip.ts';
 
 // SIGTERM while brand commands pour in, on the embedded database kept on disk: every request the service took is
-// answered (202, never a 5xx or a hang; a connection racing the close is refused or reset, unanswered), it exits 0, and after a restart on the same data every accepted
-// command runs well within one lease (COMMAND_LEASE_MS, 60 s by default): nothing was left claimed or lost.
+// answered (202, never a 5xx or a hang; a connection racing the close is refused or reset, unanswered), it exits 0, and
+// after a restart on the same data every accepted command runs well within one lease (COMMAND_LEASE_MS, 60 s by
+// default): nothing was left claimed or lost.
 const test = suite('SIGTERM under load');
 const ADMIN = 'shutdown-admin-token-0123456789';
 const dirs: string[] = [];

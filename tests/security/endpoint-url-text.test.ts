@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 
 // CONTRACT §7: whitespace or a control character anywhere in an endpoint's URL is 400 naming `url`, for integrators and
-// admins alike, and nothing is stored. A CR/LF stored as given reached the failing-endpoint mail, where it started lines
-// of the sender's choosing (a Bcc: header).
+// admins alike, and nothing is stored. A CR/LF stored as given reached the failing-endpoint mail, where it started
+// lines of the sender's choosing (a Bcc: header).
 const test = suite('endpoint URLs: whitespace and control characters refused, for integrators and admins');
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
 let app: App;

@@ -6,9 +6,9 @@ import { appWithMailbox } from '../support/integrators.ts';
 
 // Tenant isolation as a property: random worlds of brands, master partners and their children, with or without a
 // partner configuration of their own, and jobs assigned at random. Every account reads and writes every job, and the
-// answer must be what SPEC §4.2 and CONTRACT §5 allow, computed here from the world alone (the oracle): the single-order
-// poll of brands and partners, both partner commands' ownership rule, command results across accounts, and the
-// listings and the feed holding nothing from outside the caller's scope. FUZZ_SEED/FUZZ_PATH replay a failure.
+// answer must be what SPEC §4.2 and CONTRACT §5 allow, computed here from the world alone (the oracle): the
+// single-order poll of brands and partners, both partner commands' ownership rule, command results across accounts, and
+// the listings and the feed holding nothing from outside the caller's scope. FUZZ_SEED/FUZZ_PATH replay a failure.
 const test = suite('tenant isolation over random account hierarchies');
 type App = Awaited<ReturnType<typeof appWithMailbox>>;
 let app: App;

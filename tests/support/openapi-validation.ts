@@ -98,7 +98,10 @@ export function checkedAgent<A extends object>(agent: A, document: OpenAPIObject
   });
 }
 
-/** Checks a value against a component schema of the document (a payload the API sends, not an answer): the problems found. */
+/**
+ * Checks a value against a component schema of the document (a payload the API sends, not an answer): the problems
+ * found.
+ */
 export function componentChecker(document: OpenAPIObject) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);

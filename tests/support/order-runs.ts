@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import * as assert from 'uvu/assert';
 import type { Received } from './receiver.ts';
 
-// The issue's reproduction of out-of-order webhooks: many UpdateCustomer commands on one order, sent a few at a time, so
-// that the executor's batches hold several of the order's changes in one transaction; then the receiver's first
+// The issue's reproduction of out-of-order webhooks: many UpdateCustomer commands on one order, sent a few at a time,
+// so that the executor's batches hold several of the order's changes in one transaction; then the receiver's first
 // receipts of the order's events are compared with the brand's feed (CONTRACT §7: they come in feed order).
 
 /** Sends `count` UpdateCustomer commands on `orderId`, `atOnce` at a time; answers their _cids. */
@@ -41,8 +41,8 @@ export async function wholeFeed(
 }
 
 /**
- * The order's OrderStatusEvents as the receiver first got them, against the feed: the same _eids in the same order. On a
- * failure, the inverted pairs and the receiver's last states name what went wrong.
+ * The order's OrderStatusEvents as the receiver first got them, against the feed: the same _eids in the same order. On
+ * a failure, the inverted pairs and the receiver's last states name what went wrong.
  */
 export function assertFirstReceiptsInFeedOrder(
   received: readonly Received[],

@@ -19,8 +19,8 @@ export interface ServiceProcess {
 export const startService = (env: Record<string, string>) => startScript('server/main.ts', env);
 
 /**
- * Starts a TypeScript entry point (under tsx; `javascript`: a JavaScript one, as is) that logs `{"port":N,"role":…}` once
- * it listens; optionally pinned to one CPU (benchmarks). Only the last 256 KiB of its output are kept.
+ * Starts a TypeScript entry point (under tsx; `javascript`: a JavaScript one, as is) that logs `{"port":N,"role":…}`
+ * once it listens; optionally pinned to one CPU (benchmarks). Only the last 256 KiB of its output are kept.
  */
 export function startScript(
   script: string,
@@ -97,7 +97,9 @@ export function processClient(port: number, adminToken: string) {
   };
 }
 
-/** The refresh token of the newest mail to `email` that the file mailer wrote into `dataDir` (quoted-printable undone). */
+/**
+ * The refresh token of the newest mail to `email` that the file mailer wrote into `dataDir` (quoted-printable undone).
+ */
 export async function mailedToken(dataDir: string, email: string, timeoutMs = 5000): Promise<string> {
   const { readdir, readFile } = await import('node:fs/promises');
   const dir = join(dataDir, 'mail');
@@ -134,7 +136,9 @@ export async function integratorLoggedIn(
   return { accountId, token: ((await res.json()) as { access_token: string }).access_token };
 }
 
-/** A partner account with a partner-format configuration and a contact, logged in through the mail: its access token. */
+/**
+ * A partner account with a partner-format configuration and a contact, logged in through the mail: its access token.
+ */
 export async function partnerLoggedIn(
   client: ReturnType<typeof processClient>,
   dataDir: string,

@@ -59,14 +59,16 @@ const OWNED_ROWS: Record<string, string> = {
   event_feed_purged: 'endpoint_id in (select id from webhook_configs where account_id = any($ids))',
 };
 
-/** Tables of no account: shared reference data, and counters keyed by address (login_rate_limits: bookkeeping, above). */
+/**
+ * Tables of no account: shared reference data, and counters keyed by address (login_rate_limits: bookkeeping, above).
+ */
 const NO_ACCOUNTS = new Set(['cancellation_reasons', 'login_rate_limits']);
 
 /**
  * A fingerprint of the rows that belong to these accounts in every table of the schema (as `snapshot`, but blind to
- * other accounts, whose work may go on meanwhile: other suites' deliveries, their commands run by a worker): equal before
- * and after means nothing of these accounts was stored, changed or removed. A table added later is in it at once when
- * its rows name their account in `account_id`; one that names it otherwise fails here until OWNED_ROWS says how.
+ * other accounts, whose work may go on meanwhile: other suites' deliveries, their commands run by a worker): equal
+ * before and after means nothing of these accounts was stored, changed or removed. A table added later is in it at once
+ * when its rows name their account in `account_id`; one that names it otherwise fails here until OWNED_ROWS says how.
  */
 export async function snapshotOf(database: Database, accountIds: readonly string[]): Promise<Record<string, string>> {
   for (const id of accountIds) if (!/^[0-9a-f-]{36}$/i.test(id)) throw new Error(`not an account id: ${id}`);

@@ -27,7 +27,10 @@ interface Holder {
   hostname: string;
 }
 
-/** Lock folders this process holds: its own pid in a record means an earlier life of it only when it is not one of these. */
+/**
+ * Lock folders this process holds: its own pid in a record means an earlier life of it only when it is not one of
+ * these.
+ */
 const held = new Set<string>();
 
 /**
@@ -61,7 +64,8 @@ export async function lockDataFolder(
       await nameOwner(lockPath, me);
     } catch (error) {
       await release?.().catch(() => {});
-      // ENOTEMPTY: proper-lockfile found the lock stale but cannot remove a folder that names its holder: ours to judge.
+      // ENOTEMPTY: proper-lockfile found the lock stale but cannot remove a folder that names its holder: ours to
+      // judge.
       const code = (error as NodeJS.ErrnoException).code;
       // The lock just taken vanished before its owner was named in it: a racer judged it abandoned and moved it away
       // (proper-lockfile's own takeover of a stale lock races ours). Whoever holds it now is judged in the next round.
@@ -162,8 +166,8 @@ async function readOwner(path: string): Promise<Holder | null> {
 
 /**
  * A holder lives while its lock is renewed (an owner renews it every 2 s; a claimer, which renews nothing, counts from
- * its claim's time), for as long as the lock's staleness. On this host a dead pid ends that at once; a live pid does not
- * prolong it: the pid of an owner gone long ago may belong to another process by now (after a reboot, say).
+ * its claim's time), for as long as the lock's staleness. On this host a dead pid ends that at once; a live pid does
+ * not prolong it: the pid of an owner gone long ago may belong to another process by now (after a reboot, say).
  */
 async function isAlive(holder: Holder | null, lockPath: string, claimPath?: string): Promise<boolean> {
   const info = await stat(claimPath ?? lockPath).catch(() => null);

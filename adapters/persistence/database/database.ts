@@ -95,7 +95,9 @@ export class StatementCount {
   count = 0;
   private readonly listeners = new Set<(statement: string) => void>();
 
-  /** Calls `listener` with each statement's name (a prepared statement's) or text until the answered function is called. */
+  /**
+   * Calls `listener` with each statement's name (a prepared statement's) or text until the answered function is called.
+   */
   watch(listener: (statement: string) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -99,5 +99,8 @@ export const notifyWork =
     }
   };
 
-/** The announcement's statement, by name: a request's measured round trips leave it out (it is coalesced across requests). */
+/**
+ * The announcement's statement, by name: a request's measured round trips leave it out (it is coalesced across
+ * requests).
+ */
 export const WORK_ANNOUNCEMENT = 'work-announce';

@@ -1,5 +1,6 @@
 // The typed client of /v3: paths and bodies come from schema.d.ts, generated from the service's own /openapi.json at
-// install and before each type check (npm run portal:api-types), so a change of the API the portal does not follow fails it.
+// install and before each type check (npm run portal:api-types), so a change of the API the portal does not follow
+// fails it.
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from './schema';
 import { accessToken, localProblem, signOut, SignedOut, type Problem } from './session';

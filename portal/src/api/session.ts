@@ -145,7 +145,9 @@ export class SignedOut extends Error {}
 
 export type Exchanged = { token: string; expiresAt: number; identity: Identity };
 
-/** A refresh token exchanged for an access token, without touching the session: the access token, or why it was refused. */
+/**
+ * A refresh token exchanged for an access token, without touching the session: the access token, or why it was refused.
+ */
 export async function exchange(refresh: string): Promise<Exchanged | { refused: string }> {
   const response = await fetch('/v3/auth/access-token', {
     method: 'POST',
@@ -238,7 +240,9 @@ export async function checkPendingLink(): Promise<LinkCheck> {
   return { outcome: 'ask', current: { ...mine.identity, ...(await namesOf(mine.token)) }, link: checked };
 }
 
-/** The account's name and the contact's e-mail an access token speaks for (GET /v3/me); none when it could not be read. */
+/**
+ * The account's name and the contact's e-mail an access token speaks for (GET /v3/me); none when it could not be read.
+ */
 async function namesOf(token: string): Promise<{ accountName?: string; email?: string }> {
   try {
     const response = await fetch('/v3/me', { headers: { authorization: `Bearer ${token}` } });

@@ -152,7 +152,9 @@ export function Orders() {
   );
 }
 
-/** One order as the single-order poll shows it, in the endpoint's configured version, with its events and deliveries. */
+/**
+ * One order as the single-order poll shows it, in the endpoint's configured version, with its events and deliveries.
+ */
 export function OrderDetail() {
   const id = useParams().id!;
   const order = useQuery({

@@ -16,7 +16,10 @@ const oddBodies = () =>
     .oneof(fc.constantFrom('[]', '"text"', '42', 'null', 'true', '[{}]'), deeplyNested())
     .map((raw) => ({ __raw: raw }));
 
-/** A path segment as a client might write it: percent-encoded, an unpaired surrogate as the bytes UTF-8 has no reading for. */
+/**
+ * A path segment as a client might write it: percent-encoded, an unpaired surrogate as the bytes UTF-8 has no reading
+ * for.
+ */
 const segment = (value: string) => {
   try {
     return encodeURIComponent(value);

@@ -19,7 +19,9 @@ export const replay = process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SE
 export const tokens: Record<string, string | null> = { none: null };
 const ids: string[] = [];
 export const lastSnapshot: { value?: Record<string, string> } = {};
-/** FUZZ_STATS=1: how the answers spread over operations and statuses, to see that the generators reach past the guards. */
+/**
+ * FUZZ_STATS=1: how the answers spread over operations and statuses, to see that the generators reach past the guards.
+ */
 const stats = new Map<string, number>();
 export const count = (key: string) => {
   if (process.env.FUZZ_STATS) stats.set(key, (stats.get(key) ?? 0) + 1);
@@ -78,7 +80,10 @@ export function withFuzzApp(test: Test) {
   });
 }
 
-/** Ids of other shapes than the store's: almost a uuid, a uuid and more, a number, a long one (CONTRACT §3: they name nothing). */
+/**
+ * Ids of other shapes than the store's: almost a uuid, a uuid and more, a number, a long one (CONTRACT §3: they name
+ * nothing).
+ */
 const oddIds = () =>
   fc.oneof(
     fc.uuid().map((u) => `${u}x`),

@@ -26,7 +26,8 @@ test('a partner token is 401; invalid envelopes and bodies are 400 with issues a
   assert.is(refused.status, 401);
   assert.match(refused.body.detail, 'needs a brand access token');
   const cid = randomUUID();
-  // The rows of this suite's accounts only: other suites' work goes on meanwhile (this app's worker delivers their events).
+  // The rows of this suite's accounts only: other suites' work goes on meanwhile (this app's worker delivers their
+  // events).
   const ours = () => snapshotOf(app.database, [brand.accountId, otherBrand.accountId, partner.accountId]);
   const before = await ours();
   for (const [body, path] of [

@@ -3,7 +3,8 @@ import { ADMIN_TOKEN } from '../../support/app.ts';
 import { appWithMailbox, integrator } from '../../support/integrators.ts';
 
 // What the fair-use suites share: two app instances with a small share per account (on PostgreSQL two processes' worth,
-// sharing the counters), a partner and a brand, the listing they call, the door's metrics and the wait for a new second.
+// sharing the counters), a partner and a brand, the listing they call, the door's metrics and the wait for a new
+// second.
 export type App = Awaited<ReturnType<typeof appWithMailbox>>;
 export let app: App;
 export let twin: App;

@@ -133,7 +133,10 @@ test("/trpc answers a body of another media type in tRPC's shape, not a problem"
   assertTrpcError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
 });
 
-/** Sends only the head of a request that declares `length` body bytes; answers what came back and whether the server closed. */
+/**
+ * Sends only the head of a request that declares `length` body bytes; answers what came back and whether the server
+ * closed.
+ */
 async function declared(base: string, path: string, length: number) {
   const { hostname, port } = new URL(base);
   const socket = net.connect(Number(port), hostname);

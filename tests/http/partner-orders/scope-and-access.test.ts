@@ -19,7 +19,8 @@ import {
   withPartnerOrders,
 } from './support.ts';
 
-// Whose orders a partner sees (a master's scope, a child's, its own), who is refused (403, 400, 401), and the single poll.
+// Whose orders a partner sees (a master's scope, a child's, its own), who is refused (403, 400, 401), and the single
+// poll.
 const test = suite('partner order polling over REST: who sees what');
 withPartnerOrders(test);
 

@@ -98,7 +98,9 @@ export function postAlone(
 
 const checkAnswer = answerChecker(document());
 
-/** Every failure is a 503 SERVICE_UNAVAILABLE problem with Retry-After, as documented, and tells nothing of its cause. */
+/**
+ * Every failure is a 503 SERVICE_UNAVAILABLE problem with Retry-After, as documented, and tells nothing of its cause.
+ */
 export function assertUnavailable(failures: readonly Outcome[]) {
   assert.equal(
     failures.filter((o) => o.status !== 503).map((o) => `${o.what} ${o.status}: ${o.body.slice(0, 200)}`),

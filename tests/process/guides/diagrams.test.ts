@@ -7,7 +7,10 @@ const test = suite('the architecture guide: its diagrams');
 
 const DIAGRAM_TYPES = /^(?:(?:flowchart|graph) (?:TB|TD|BT|RL|LR)|sequenceDiagram)$/;
 
-/** What Mermaid would refuse, or draw other than meant, in a flowchart: every label is quoted, nothing else is free text. */
+/**
+ * What Mermaid would refuse, or draw other than meant, in a flowchart: every label is quoted, nothing else is free
+ * text.
+ */
 function flowchartProblems(lines: string[]): string[] {
   const SHAPES = ['[""]', '("")', '{""}', '([""])', '((""))', '[[""]]', '{{""}}', '>""]', '[("")]'];
   const TOKEN = new RegExp(

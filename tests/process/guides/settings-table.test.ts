@@ -2,7 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { operators, read } from './support.ts';
 
-// docs/operators.md: its settings table names exactly the settings server/config.ts reads, with their ranges and defaults.
+// docs/operators.md: its settings table names exactly the settings server/config.ts reads, with their ranges and
+// defaults.
 const test = suite('the operators guide: the settings table');
 
 /** The members of config.ts's zod object for the environment, each with the source of its schema. */

@@ -111,7 +111,9 @@ test("brand commands: another brand's order is not found and stays byte for byte
         jobs.push({ ...j, apiId, invoiceId, owner, sender: others[j.sender % others.length]!, shared });
       }
 
-      /** Everything of the order that a command could touch: its poll as its owner, its row, its invoice, its events. */
+      /**
+       * Everything of the order that a command could touch: its poll as its owner, its row, its invoice, its events.
+       */
       const stateOf = async (job: OrderOfBrand) => ({
         polled: (await get(`/v3/poll/job/*/${job.apiId}`, job.owner)).text,
         row: (await sql<{ r: string }>('select to_jsonb(j)::text as r from jobs j where api_id = ?', [job.apiId]))[0]

@@ -178,8 +178,8 @@ test("delivery log, feed and replay: each account sees and replays exactly its e
         }
         assert.equal(fed, expected, `the feed of ${x.role} ${x.id}`);
 
-        // One of its own deliveries in full; another endpoint's deliveries (one of each other endpoint) and an unknown id:
-        // 404, over REST and typed RPC.
+        // One of its own deliveries in full; another endpoint's deliveries (one of each other endpoint) and an unknown
+        // id: 404, over REST and typed RPC.
         if (mine[0]) {
           const res = await get(`/v3/webhook-deliveries/${mine[0].id}`, x);
           assert.equal([res.status, res.body.id], [200, mine[0].id], `its own delivery in full (${x.id})`);

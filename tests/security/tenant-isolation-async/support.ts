@@ -19,11 +19,14 @@ import { closeAtEnd } from '../../support/shared.ts';
 //   is 404 and changes nothing, and no delivery row appears.
 // The oracle is computed from the world alone; the ground truth is read from the database. FUZZ_SEED/FUZZ_PATH replay
 // a failure; ISOLATION_RUNS sets the number of worlds per property.
-// This file holds what the suites beside it share: the app and its webhook receiver, accounts, requests, the oracle's helpers.
+// This file holds what the suites beside it share: the app and its webhook receiver, accounts, requests, the oracle's
+// helpers.
 export type App = Awaited<ReturnType<typeof appWithMailbox>>;
 export type Json = Record<string, any>;
 export type Role = 'brand' | 'partner';
-/** What an account's own configuration is: none, one without a URL, one whose endpoint answers 200, one answering 500. */
+/**
+ * What an account's own configuration is: none, one without a URL, one whose endpoint answers 200, one answering 500.
+ */
 export type Kind = 'none' | 'quiet' | 'ok' | 'fail';
 export let app: App;
 export let hooks: Awaited<ReturnType<typeof hookReceiver>>;

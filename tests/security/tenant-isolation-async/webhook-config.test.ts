@@ -20,7 +20,8 @@ import {
   type Kind,
 } from './support.ts';
 
-// Webhook configuration self-service (CONTRACT §7, §10): GET, PUT and the endpoint test address the caller's own, nothing else.
+// Webhook configuration self-service (CONTRACT §7, §10): GET, PUT and the endpoint test address the caller's own,
+// nothing else.
 const test = suite('tenant isolation of the webhook configuration');
 withIsolationApp(test);
 
@@ -192,8 +193,8 @@ test('webhook configuration: each account reads, tests and replaces its own; smu
           assert.is(now.get(a.id), model.get(a.id), `${a.role} ${a.id}'s configuration is untouched by ${x.id}`);
         model = now;
 
-        // Rotating the key (CONTRACT §11): another's ids in the body are refused with nothing changed; the clean rotation
-        // changes the caller's own configuration, and nobody else's.
+        // Rotating the key (CONTRACT §11): another's ids in the body are refused with nothing changed; the clean
+        // rotation changes the caller's own configuration, and nobody else's.
         const rotatedKey = `rotated-key-${randomUUID()}`;
         const sneakyRotation = await post('/v3/webhook-config/rotate-key', x, {
           signatureKey: rotatedKey,

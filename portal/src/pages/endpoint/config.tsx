@@ -7,7 +7,9 @@ type Issue = NonNullable<components['schemas']['Problem']['issues']>[number];
 /** The query of the caller's endpoint: what every change of it refreshes. */
 export const CONFIG_KEY = ['webhook-config'] as const;
 
-/** The issues a refused change named for one field, under that field (its id `<field>-issue` is what the field cites). */
+/**
+ * The issues a refused change named for one field, under that field (its id `<field>-issue` is what the field cites).
+ */
 export function FieldIssues({
   issues,
   field,
