@@ -174,9 +174,24 @@ export async function runCli(
               ...(o.asymmetric && { asymmetric: true }),
               ...(o.previousValidFor !== undefined && { previousKeyValidFor: o.previousValidFor }),
             }),
-          ),
+          ).then((answer) => (answer.ok ? answer : operatorsFix(answer, o))),
         ),
     );
+
+  /** The service's 409 tells an integrator what to PUT; an operator is told the command that fixes it. */
+  const operatorsFix = <T>(
+    refused: Outcome<T> & { ok: false },
+    o: { account: string; scope: string; asymmetric?: boolean },
+  ): Outcome<T> => {
+    if (refused.error.code !== 'CONFLICT') return refused;
+    const message = o.asymmetric
+      ? 'This configuration does not sign asymmetrically: turn it on first (admin.webhookConfigs.upsert with ' +
+        'asymmetricSigning: true), then rotate its pair.'
+      : 'This configuration has no signature key to rotate: give it one with ' +
+        `webhooks set --account ${o.account} --scope ${o.scope} --key <signatureKey> (and its transformer), ` +
+        'or run rotate-key without --key to have one made.';
+    return { ok: false, error: { ...refused.error, message } };
+  };
 
   const jobs = command(program, 'jobs', 'jobs (orders)');
   command(jobs, 'create', 'create a job for a brand')

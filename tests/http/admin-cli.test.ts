@@ -121,6 +121,16 @@ test('accounts, contacts and webhook configurations', async () => {
     `webhooks rotate-key --account ${partner.id} --scope partner --key cli-signing-key-2026-11-27`,
     /CONFLICT/,
   );
+  // The operator is told the command that fixes it, not the integrator's PUT.
+  const conflict = await cli(
+    `webhooks rotate-key --account ${partner.id} --scope partner --key cli-signing-key-2026-11-27`,
+  );
+  assert.match(conflict.err, `webhooks set --account ${partner.id} --scope partner --key <signatureKey>`);
+  assert.not.match(conflict.err, 'PUT /v3/webhook-config');
+  const pair = await cli(`webhooks rotate-key --account ${brand.id} --scope brand --asymmetric`);
+  assert.is(pair.code, 1, pair.out);
+  assert.match(pair.err, /CONFLICT[\s\S]*asymmetricSigning: true/);
+  assert.not.match(pair.err, 'PUT /v3/webhook-config');
 });
 
 test('jobs, cancellation reasons and order mappings', async () => {
