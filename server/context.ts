@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Principal } from '../domain/auth.ts';
 import type { BodyProblem } from './pipeline/json-body.ts';
 import type { Logger } from './logger.ts';
 import type { Services, UnitOfWork } from './services.ts';
@@ -24,6 +25,8 @@ export interface Context {
    * checked.
    */
   bodyProblem: BodyProblem | null;
+  /** The caller whose token the fair-use door verified already (only while it checks: some account is refused). */
+  verifiedCaller: Principal | null;
   /** `x-webhook-signature` of partner commands. */
   signature: string | undefined;
   clientAddress: string;
@@ -35,6 +38,7 @@ type RequestWithExtras = IncomingMessage & {
   rawBody?: Buffer;
   ip?: string;
   bodyProblem?: BodyProblem;
+  verifiedCaller?: Principal;
 };
 
 export const contextFactory =
@@ -50,6 +54,7 @@ export const contextFactory =
       authorization: req.headers.authorization,
       rawBody: r.rawBody,
       bodyProblem: r.bodyProblem ?? null,
+      verifiedCaller: r.verifiedCaller ?? null,
       signature:
         typeof req.headers['x-webhook-signature'] === 'string' ? req.headers['x-webhook-signature'] : undefined,
       clientAddress: r.ip ?? req.socket.remoteAddress ?? 'unknown',
