@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import type { Principal } from '../domain/auth.ts';
 import type { BodyProblem } from './pipeline/json-body.ts';
 import type { Logger } from './logger.ts';
 import type { Services, UnitOfWork } from './services.ts';
@@ -25,8 +24,6 @@ export interface Context {
    * checked.
    */
   bodyProblem: BodyProblem | null;
-  /** The caller whose token the fair-use door verified already (only while it checks: some account is refused). */
-  verifiedCaller: Principal | null;
   /** `x-webhook-signature` of partner commands. */
   signature: string | undefined;
   clientAddress: string;
@@ -38,7 +35,6 @@ type RequestWithExtras = IncomingMessage & {
   rawBody?: Buffer;
   ip?: string;
   bodyProblem?: BodyProblem;
-  verifiedCaller?: Principal;
 };
 
 export const contextFactory =
@@ -54,7 +50,6 @@ export const contextFactory =
       authorization: req.headers.authorization,
       rawBody: r.rawBody,
       bodyProblem: r.bodyProblem ?? null,
-      verifiedCaller: r.verifiedCaller ?? null,
       signature:
         typeof req.headers['x-webhook-signature'] === 'string' ? req.headers['x-webhook-signature'] : undefined,
       clientAddress: r.ip ?? req.socket.remoteAddress ?? 'unknown',

@@ -25,16 +25,13 @@ const REFRESH_TOKEN_SENT =
 /**
  * The caller, when its token verifies, has a role this endpoint serves and belongs to a contact that has API access
  * now; not yet counted. An account already refused for the rest of its window is refused before the lookup, so that a
- * tenant hammering past its share costs no database round trip. `verified`: the claims of this very token, when the
- * edge verified it already (refuseEarlyPastShare, while some account is refused); it is not verified again.
+ * tenant hammering past its share costs no database round trip.
  */
 export async function identifyCaller(
   deps: Pick<Deps, 'contacts' | 'tokens' | 'clock' | 'requestLimiter'>,
-  input: { accessToken: string | null; roles: readonly Role[]; verified?: Principal | null },
+  input: { accessToken: string | null; roles: readonly Role[] },
 ): Promise<Principal> {
-  const claims =
-    (input.accessToken && input.verified) ||
-    (input.accessToken ? await deps.tokens.verify('access', input.accessToken, deps.clock.now()) : null);
+  const claims = input.accessToken ? await deps.tokens.verify('access', input.accessToken, deps.clock.now()) : null;
   if (!claims) {
     // A refresh token only buys access tokens: a caller who sends one here is a step short, and is told which.
     if (input.accessToken && (await deps.tokens.verify('refresh', input.accessToken, deps.clock.now()))) {

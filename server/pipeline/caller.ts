@@ -20,7 +20,7 @@ export async function asCaller<T>(
   work: (principal: Principal) => Promise<T>,
 ): Promise<T> {
   const caller = await ctx.unit.statements((deps) =>
-    identifyCaller(deps, { accessToken: bearerToken(ctx.authorization), roles, verified: ctx.verifiedCaller }),
+    identifyCaller(deps, { accessToken: bearerToken(ctx.authorization), roles }),
   );
   return ctx.services.fairUse.admit(
     caller.accountId,

@@ -1,7 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { pathToRegexp } from 'path-to-regexp';
 import type { Role } from '../../domain/account.ts';
-import type { Principal } from '../../domain/auth.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { problemFor } from '../errors.ts';
 import { countAnswer } from '../metrics.ts';
@@ -17,11 +16,7 @@ const FAIR_USE_ROUTE = 'fair use';
 
 /** What the door needs: whether anyone may be refused now, the refusal itself, and where to count and log. */
 export interface DoorServices {
-  /** `check` answers the caller it let through (its token verified), null when it could not tell. */
-  refusals: {
-    any(): boolean;
-    check(input: { accessToken: string; roles: readonly Role[] }): Promise<Principal | null>;
-  };
+  refusals: { any(): boolean; check(input: { accessToken: string; roles: readonly Role[] }): Promise<void> };
   metrics: Metrics;
   log: Logger;
 }
@@ -55,11 +50,7 @@ export function fairUseDoor(
     services.refusals
       .check({ accessToken, roles })
       .then(
-        (caller) => {
-          // The procedure's token step takes this caller as verified (server/context.ts), instead of verifying again.
-          if (caller) (req as IncomingMessage & { verifiedCaller?: Principal }).verifiedCaller = caller;
-          app(req, res);
-        },
+        () => app(req, res),
         (error: unknown) => {
           if (!(error instanceof DomainError)) {
             services.log.error({ err: error }, 'the early fair-use check failed; the request takes its usual path');

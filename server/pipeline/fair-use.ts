@@ -69,7 +69,6 @@ export function createFairUse({ share, concurrency, counter, tokens, metrics, lo
     check: async (input: { accessToken: string | null; roles: readonly ('brand' | 'partner')[] }) => {
       const caller = await refuseEarlyPastShare({ ...tokens, requestLimiter: counter }, input);
       if (caller) lanes.refuseWhileBehind(caller.accountId);
-      return caller;
     },
   };
   return {

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LOGIN_STATUS_MESSAGE } from '../../domain/auth.ts';
-import { authenticate, identifyCaller } from '../../domain/use-cases/authenticate.ts';
+import { authenticate } from '../../domain/use-cases/authenticate.ts';
 import { refuseEarlyPastShare } from '../../domain/use-cases/fair-use-refusal.ts';
 import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { createContact } from '../../domain/use-cases/create-contact.ts';
@@ -154,35 +154,6 @@ test("an account past its share is refused before the request path, by its valid
   await early(refresh); // a refresh token is judged where it is used
   await early(`${token}x`); // an unverified token is left to authenticate (401)
   await early(null);
-});
-
-test("a token the edge verified already is not verified again; the contact's access and the role still are", async () => {
-  const deps = fakeDeps();
-  const { withAccess } = await world(deps);
-  const refresh = await loginAndReadToken(deps, 'ops@partner.example');
-  const { access_token } = await mintAccessToken(deps, { refreshToken: refresh });
-  const verified = (await deps.tokens.verify('access', access_token, deps.clock.now()))!;
-  let verifications = 0;
-  const verify = deps.tokens.verify.bind(deps.tokens);
-  deps.tokens.verify = (...args) => {
-    verifications++;
-    return verify(...args);
-  };
-  const caller = await identifyCaller(deps, { accessToken: access_token, roles: ['partner'], verified });
-  assert.equal([caller.accountId, verifications], [verified.accountId, 0]);
-  await rejectsWith(
-    identifyCaller(deps, { accessToken: access_token, roles: ['brand'], verified }),
-    'REQUEST_UNAUTHENTICATED',
-  );
-  await rejectsWith(identifyCaller(deps, { accessToken: null, roles: ['partner'], verified }), 'UNAUTHENTICATED');
-  await setContactApiAccess(deps, { contactId: withAccess.id, apiAccess: false });
-  await rejectsWith(
-    identifyCaller(deps, { accessToken: access_token, roles: ['partner'], verified }),
-    'UNAUTHENTICATED',
-  );
-  assert.is(verifications, 0);
-  await identifyCaller(deps, { accessToken: `${access_token}x`, roles: ['partner'] }).catch(() => {});
-  assert.is(verifications, 2, 'without one, the token is verified (and, refused, tried as a refresh token)');
 });
 
 test.run();
