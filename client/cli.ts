@@ -185,11 +185,12 @@ export async function runCli(
   ): Outcome<T> => {
     if (refused.error.code !== 'CONFLICT') return refused;
     const message = o.asymmetric
-      ? 'This configuration does not sign asymmetrically: turn it on first (admin.webhookConfigs.upsert with ' +
-        'asymmetricSigning: true), then rotate its pair.'
-      : 'This configuration has no signature key to rotate: give it one with ' +
-        `webhooks set --account ${o.account} --scope ${o.scope} --key <signatureKey> (and its transformer), ` +
-        'or run rotate-key without --key to have one made.';
+      ? 'This configuration does not sign asymmetrically, and this CLI cannot turn that on: the integrator does ' +
+        '(asymmetric signing on its webhook configuration), or an internal tool calls admin.webhookConfigs.upsert ' +
+        'with asymmetricSigning: true; then rotate its pair.'
+      : 'This configuration has no signature key to rotate: run ' +
+        `webhooks rotate-key --account ${o.account} --scope ${o.scope} without --key, which makes one and shows it ` +
+        'once. (webhooks set --key replaces the whole configuration: its URL, transformer and version too.)';
     return { ok: false, error: { ...refused.error, message } };
   };
 

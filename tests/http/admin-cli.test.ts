@@ -125,7 +125,9 @@ test('accounts, contacts and webhook configurations', async () => {
   const conflict = await cli(
     `webhooks rotate-key --account ${partner.id} --scope partner --key cli-signing-key-2026-11-27`,
   );
-  assert.match(conflict.err, `webhooks set --account ${partner.id} --scope partner --key <signatureKey>`);
+  assert.match(conflict.err, `webhooks rotate-key --account ${partner.id} --scope partner without --key`);
+  const { value: taken } = await both(`webhooks rotate-key --account ${partner.id} --scope partner`);
+  assert.match(taken.signatureKey, /^whsec_/, 'the advice works: without --key, a configuration without one takes one');
   assert.not.match(conflict.err, 'PUT /v3/webhook-config');
   const pair = await cli(`webhooks rotate-key --account ${brand.id} --scope brand --asymmetric`);
   assert.is(pair.code, 1, pair.out);
