@@ -1,7 +1,7 @@
-import { defineConfig } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
-import { entities } from './adapters/persistence/schemas.ts';
+import { defineConfig } from '@mikro-orm/postgresql';
 import { migrationsList } from './adapters/persistence/migrations/index.ts';
+import { entities } from './adapters/persistence/schemas.ts';
 
 /** Everything but the connection: adapters/persistence/database.ts adds the server or the embedded one. */
 export const baseConfig = defineConfig({

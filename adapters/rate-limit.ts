@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import {
+  type RateLimiterAbstract,
   RateLimiterMemory,
   RateLimiterPostgres,
   RateLimiterRes,
-  type RateLimiterAbstract,
 } from 'rate-limiter-flexible';
 import type { LoginRateLimiter, RateLimiter } from '../domain/ports.ts';
 

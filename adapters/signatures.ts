@@ -2,10 +2,10 @@ import {
   createHmac,
   createPrivateKey,
   generateKeyPairSync,
+  type KeyObject,
   randomBytes,
   sign,
   timingSafeEqual,
-  type KeyObject,
 } from 'node:crypto';
 import type { KeyMaker, RequestSignatures, SigningPair } from '../domain/ports.ts';
 

@@ -1,4 +1,4 @@
-import { SignJWT, jwtVerify } from 'jose';
+import { jwtVerify, SignJWT } from 'jose';
 import type { TokenClaims, TokenKind } from '../domain/auth.ts';
 import type { IdGenerator, TokenService } from '../domain/ports.ts';
 

@@ -3,7 +3,7 @@
 import { createServer } from 'node:http';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
-import { countQuery, pageQuery, rowsToJobs, type JobRow } from '../adapters/persistence/partner-order-queries.ts';
+import { countQuery, type JobRow, pageQuery, rowsToJobs } from '../adapters/persistence/partner-order-queries.ts';
 import { JOB_COLUMNS } from '../adapters/persistence/rows.ts';
 import { POLLED_EID, renderOrderStatus } from '../domain/payloads.ts';
 

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { startScript, type ServiceProcess } from '../tests/support/process.ts';
+import { type ServiceProcess, startScript } from '../tests/support/process.ts';
 
 const root = join(import.meta.dirname, '..');
 const PEERS = join(root, 'node_modules', '.cache', 'pbi-bench-peers');

@@ -16,8 +16,8 @@ import pg from 'pg';
 import { integratorLoggedIn, processClient, type ServiceProcess } from '../tests/support/process.ts';
 import { startBuiltPeer, startBuiltService } from './built.ts';
 import { steadyFlow } from './command-flow.ts';
-import { polledFlow, POLL_MS, type PolledFlow } from './command-polling.ts';
-import { writeCommandsSection, type Kind, type Sample } from './commands-report.ts';
+import { POLL_MS, type PolledFlow, polledFlow } from './command-polling.ts';
+import { type Kind, type Sample, writeCommandsSection } from './commands-report.ts';
 import { cpuSeconds, loadAverage, percentile } from './report.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import { integratorLoggedIn, processClient, type ServiceProcess } from '../tests/support/process.ts';
 import { startBuiltPeer, startBuiltService } from './built.ts';
-import { benchPaths, prepare, type BenchPath, type PathName } from './cpu-fixtures.ts';
-import { writeCpuSection, type Measured } from './cpu-report.ts';
+import { type BenchPath, benchPaths, type PathName, prepare } from './cpu-fixtures.ts';
+import { type Measured, writeCpuSection } from './cpu-report.ts';
 import { roundTripProxy } from './pg-round-trips.ts';
 import { loadAverage } from './report.ts';
 

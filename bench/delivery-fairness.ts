@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { startScript, type ServiceProcess } from '../tests/support/process.ts';
+import { type ServiceProcess, startScript } from '../tests/support/process.ts';
 import { startBuiltService } from './built.ts';
 import { codeLine, loadAverage, percentile, writeSection } from './report.ts';
 

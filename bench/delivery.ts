@@ -13,7 +13,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startScript, type ServiceProcess } from '../tests/support/process.ts';
+import { type ServiceProcess, startScript } from '../tests/support/process.ts';
 import { startBuiltPeer, startBuiltService } from './built.ts';
 import { codeLine, cpuSeconds, loadAverage, median, percentile, postgresCpuSeconds, writeSection } from './report.ts';
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { integratorLoggedIn, processClient, type ServiceProcess } from '../tests/support/process.ts';
 import { startBuiltPeer, startBuiltService } from './built.ts';
-import { feedReader, type Bare, type Drain } from './events-feed-reader.ts';
+import { type Bare, type Drain, feedReader } from './events-feed-reader.ts';
 import { writeEventsFeedSection } from './events-feed-report.ts';
 import { event, insertEvents } from './sample-events.ts';
 

@@ -10,6 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { integratorLoggedIn, processClient, startScript } from '../tests/support/process.ts';
+
 const ADMIN = 'bench-admin-token-0123456789';
 const dataDir = mkdtempSync(join(tmpdir(), 'fair-'));
 if (!process.env.DATABASE_URL) throw new Error('bench:fairness needs DATABASE_URL (a PostgreSQL server)');

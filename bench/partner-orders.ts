@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { startScript, startService, type ServiceProcess } from '../tests/support/process.ts';
-import { writePartnerOrdersSection, type LegacySample, type Sample } from './partner-orders-report.ts';
+import { type ServiceProcess, startScript, startService } from '../tests/support/process.ts';
+import { type LegacySample, type Sample, writePartnerOrdersSection } from './partner-orders-report.ts';
 import { loadAverage, median } from './report.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;

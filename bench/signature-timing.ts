@@ -2,7 +2,7 @@
 // hmacSignatures.matches (the service's check) with a signature wrong in its first byte against one wrong in its last
 // byte, interleaved in many rounds, and the same for a naive string comparison (===) as the peer that leaks. Writes
 // its section of docs/BENCHMARKS.md.
-import { hmacSignatures, hexSignature } from '../adapters/signatures.ts';
+import { hexSignature, hmacSignatures } from '../adapters/signatures.ts';
 import { median, writeSection } from './report.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 31);

@@ -15,16 +15,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { integratorLoggedIn, processClient, startScript, type ServiceProcess } from '../tests/support/process.ts';
+import { integratorLoggedIn, processClient, type ServiceProcess, startScript } from '../tests/support/process.ts';
 import { freePort } from '../tests/support/temp-postgres.ts';
 import { loadAverage } from './report.ts';
 import {
   key,
-  startKey,
-  writeWholeMachineSection,
   type Sample,
   type Start,
+  startKey,
   type Target,
+  writeWholeMachineSection,
 } from './whole-machine-report.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;

@@ -1,7 +1,7 @@
 // The admin CLI's deliveries commands (client/cli.ts): the webhook delivery log, one delivery in full as a reader
 // follows it, and redelivery.
 import { type Command, Option } from 'commander';
-import { outcome, type AdminClient, type Outcome } from './admin-client.ts';
+import { type AdminClient, type Outcome, outcome } from './admin-client.ts';
 import { positiveInt } from './cli-arguments.ts';
 import { cell, type Row } from './cli-output.ts';
 

@@ -3,10 +3,10 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Argument, Command, CommanderError, Option } from 'commander';
-import { createAdminClient, outcome, type AdminClient, type Outcome } from './admin-client.ts';
+import { type AdminClient, createAdminClient, type Outcome, outcome } from './admin-client.ts';
 import { onOff, seconds } from './cli-arguments.ts';
 import { deliveryCommands } from './cli-deliveries.ts';
-import { pickJob, render, type Row } from './cli-output.ts';
+import { pickJob, type Row, render } from './cli-output.ts';
 
 export interface CliIo {
   stdout(text: string): void;

@@ -1,7 +1,7 @@
-import { CommandError, type BrandCommand, type BrandCommandType, type CommandResult } from './command.ts';
+import { type BrandCommand, type BrandCommandType, CommandError, type CommandResult } from './command.ts';
 import { Job } from './job.ts';
 import { emitOrderStatus } from './order-events.ts';
-import { mapOrder, type MappedOrder } from './order-mapping.ts';
+import { type MappedOrder, mapOrder } from './order-mapping.ts';
 import { renderInvoice } from './payloads.ts';
 import type { Deps } from './ports.ts';
 import { eventFor, receiverOf } from './receivers.ts';

@@ -1,4 +1,4 @@
-import { CommandError, type CommandEnvelope } from './command.ts';
+import { type CommandEnvelope, CommandError } from './command.ts';
 import { Invoice } from './invoice.ts';
 import { Job } from './job.ts';
 import { renderCommandOutcome, renderInvoice, renderOrderStatus, renderTestEvent } from './payloads.ts';

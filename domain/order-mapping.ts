@@ -3,11 +3,11 @@ import { DomainError, type Issue } from './errors.ts';
 import {
   CUSTOMER_BILLING_KEYS,
   CUSTOMER_KEYS,
-  SHIPPING_ADDRESS_KEYS,
   type Customer,
   type CustomerBilling,
   type OrderDocument,
   type Product,
+  SHIPPING_ADDRESS_KEYS,
   type ShippingAddress,
 } from './job.ts';
 

@@ -4,14 +4,14 @@ import type { Links, Mailer, WebhookSender, WebhookTargetPolicy } from './ports/
 import type { Repositories } from './ports/repositories.ts';
 import type { Clock, IdGenerator } from './ports/time-and-ids.ts';
 
+export type * from './ports/commands.ts';
+export type * from './ports/credentials.ts';
+export type * from './ports/events.ts';
+export type * from './ports/limits.ts';
+export type * from './ports/messaging.ts';
 // The core's ports, one file a job (domain/ports/), re-exported here; and what a use case is handed, by name.
 export type * from './ports/repositories.ts';
-export type * from './ports/commands.ts';
-export type * from './ports/events.ts';
 export type * from './ports/time-and-ids.ts';
-export type * from './ports/messaging.ts';
-export type * from './ports/credentials.ts';
-export type * from './ports/limits.ts';
 
 export interface Deferrer {
   /**

@@ -1,5 +1,5 @@
 import { DomainError } from './errors.ts';
-import { MAX_EVENT_BYTES, OutboxEvent, type EventType } from './event.ts';
+import { type EventType, MAX_EVENT_BYTES, OutboxEvent } from './event.ts';
 import { partnerConfigOf } from './partner-scope.ts';
 import type { Deps } from './ports.ts';
 import { defaultFormatFor, type PayloadFormat, type Scope, type WebhookConfig } from './webhook-config.ts';

@@ -1,7 +1,7 @@
 import type { Role } from './account.ts';
+import type { DisabledReason } from './endpoint-health.ts';
 import { conflict, invalid } from './errors.ts';
 import type { SigningPair } from './ports/credentials.ts';
-import type { DisabledReason } from './endpoint-health.ts';
 
 export type Scope = Role;
 export type Transformer = 'default' | 'partner-format';

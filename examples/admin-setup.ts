@@ -1,7 +1,7 @@
 // An internal tool on the typed client: a brand, a partner with a contact and a webhook configuration, and a job.
 // Run it against a service: ADMIN_URL=http://localhost:3000 ADMIN_TOKEN=… npx tsx examples/admin-setup.ts
 import { pathToFileURL } from 'node:url';
-import { createAdminClient, outcome, type AdminClient } from '../client/admin-client.ts';
+import { type AdminClient, createAdminClient, outcome } from '../client/admin-client.ts';
 
 export async function setUp(client: AdminClient, suffix: string) {
   const brand = await client.admin.accounts.create.mutate({ name: `Wallbox Brand ${suffix}`, role: 'brand' });

@@ -1,5 +1,5 @@
-import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
 
 // Served by the service at /portal/ (server/http/portal.ts): hashed files under /portal/assets/, cached for a year.
 export default defineConfig({

@@ -1,7 +1,8 @@
 // npm start: the built JavaScript (dist/) when it was built from the sources as they are now, else the TypeScript
 // sources under tsx. Either runs in this process (no second node between a process manager's signal and the service).
-import { pathToFileURL } from 'node:url';
+
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { builtHash, outDir, root, sourceHash } from './source-hash.mjs';
 
 const built = builtHash();

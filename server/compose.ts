@@ -3,14 +3,15 @@ import express from 'express';
 import { FileMailer } from '../adapters/mail/file-mailer.ts';
 import { RetryingMailer } from '../adapters/mail/retrying-mailer.ts';
 import { SmtpMailer } from '../adapters/mail/smtp-mailer.ts';
-import { openDatabase, type Database } from '../adapters/persistence/database/open.ts';
+import { type Database, openDatabase } from '../adapters/persistence/database/open.ts';
+import { operationalStats } from '../adapters/persistence/operational-stats.ts';
 import { unitsOfWork } from '../adapters/persistence/unit-of-work.ts';
 import { notifyWork, workAnnouncer } from '../adapters/persistence/wake-ups/announcer.ts';
 import { listenForWork } from '../adapters/persistence/wake-ups/listener.ts';
 import { FlexibleLoginRateLimiter, FlexibleRateLimiter } from '../adapters/rate-limit.ts';
-import { InMemoryStreamSlots, PostgresStreamSlots } from '../adapters/stream-slots.ts';
 import { loadJwtKey } from '../adapters/secret.ts';
 import { hmacSignatures, keyMaker } from '../adapters/signatures.ts';
+import { InMemoryStreamSlots, PostgresStreamSlots } from '../adapters/stream-slots.ts';
 import { AdjustableClock, randomIds, systemClock } from '../adapters/system.ts';
 import { JoseTokenService } from '../adapters/tokens.ts';
 import { ScriptedWebhookSender } from '../adapters/webhooks/scripted-sender.ts';
@@ -26,25 +27,24 @@ import type {
   WebhookSender,
   WebhookTargetPolicy,
 } from '../domain/ports.ts';
+import type { Config } from './config.ts';
 import { createHttpApp, healthRoutes, metricsRoute } from './http/app.ts';
 import { undocumentedRoute } from './http/rest-routes.ts';
-import { createFairUse } from './pipeline/fair-use.ts';
-import { createDeferrer } from './worker/deferrer.ts';
-import type { Config } from './config.ts';
 import { createLogger, failureLevel, type Logger } from './logger.ts';
+import { createMetrics } from './metrics.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
+import { createFairUse } from './pipeline/fair-use.ts';
 import { routeTable } from './routers/contracts.ts';
 import { appRouter } from './routers/index.ts';
 import { seedDemo } from './seed-demo.ts';
 import type { Services, UnitOfWork } from './services.ts';
 import { commandExecutor, commandResultPurge } from './worker/command-executor.ts';
+import { createDeferrer } from './worker/deferrer.ts';
 import { deliveryPump, eventRetentionPurge } from './worker/delivery-pump.ts';
 import { eventSequencer } from './worker/event-sequencer.ts';
-import { createMetrics } from './metrics.ts';
-import { operationalStats } from '../adapters/persistence/operational-stats.ts';
 import { WorkSignal } from './worker/wake-up-signal.ts';
-import { useWireMessages } from './zod-messages.ts';
 import { createWorker } from './worker/worker.ts';
+import { useWireMessages } from './zod-messages.ts';
 
 export interface BuildOverrides {
   logger?: Logger;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { BodyProblem } from './pipeline/json-body.ts';
 import type { Logger } from './logger.ts';
+import type { BodyProblem } from './pipeline/json-body.ts';
 import type { Services, UnitOfWork } from './services.ts';
 
 export type Transport = 'rest' | 'trpc';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { wireString } from './wire-text.ts';
 import type { DeliveryPosition } from '../domain/delivery.ts';
 import type { FeedCursor } from '../domain/use-cases/read-event-feed.ts';
+import { wireString } from './wire-text.ts';
 
 // Opaque cursors: two numbers in base64url JSON. Opaque to integrators (the document says: pass `next` back as it is),
 // readable to us: a cursor that does not decode is a 400, never a 500.

@@ -1,4 +1,4 @@
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 
 import { isUnavailable } from '../domain/errors.ts';

@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import { DatabaseSetupError } from '../adapters/persistence/database/database.ts';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { startLine } from './console-lines.ts';
 import { createLogger } from './logger.ts';
 import { layoutOf } from './processes/layout.ts';

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** What the queue and pool gauges read (the persistence adapter's operational stats). */
 export interface StatsSource {

@@ -1,11 +1,11 @@
-import type { Deps } from '../domain/ports.ts';
 import { JOB_STATUSES } from '../domain/job.ts';
+import type { Deps } from '../domain/ports.ts';
 import { createAccount } from '../domain/use-cases/create-account.ts';
 import { createContact } from '../domain/use-cases/create-contact.ts';
 import { createJob } from '../domain/use-cases/create-job.ts';
-import { upsertWebhookConfig } from '../domain/use-cases/upsert-webhook-config.ts';
 import { setJobStatus } from '../domain/use-cases/set-job-status.ts';
-import { DEMO_ENDPOINT_URL, historyLength, seedDeliveryHistory, type ScriptedSenders } from './seed-demo-history.ts';
+import { upsertWebhookConfig } from '../domain/use-cases/upsert-webhook-config.ts';
+import { DEMO_ENDPOINT_URL, historyLength, type ScriptedSenders, seedDeliveryHistory } from './seed-demo-history.ts';
 import type { Services } from './services.ts';
 
 /** Fixed ids, so that the README's curl examples work on every demo database. */

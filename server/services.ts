@@ -1,8 +1,8 @@
 import type { Deps } from '../domain/ports.ts';
-import type { FairUse } from './pipeline/fair-use.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
+import type { FairUse } from './pipeline/fair-use.ts';
 
 export interface TestClockControl {
   advance(seconds: number): Date;

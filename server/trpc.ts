@@ -1,7 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import { DomainError } from '../domain/errors.ts';
 import type { Context } from './context.ts';
-import { GENERIC_INTERNAL_DETAIL, issuesOf, problem, retryAfterOf, type ProblemCode } from './errors.ts';
+import { GENERIC_INTERNAL_DETAIL, issuesOf, type ProblemCode, problem, retryAfterOf } from './errors.ts';
 import type { Meta } from './meta.ts';
 
 export type { Meta, ProblemStatus } from './meta.ts';

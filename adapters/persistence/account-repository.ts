@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../../domain/account.ts';
 import type { AccountRepository, PartnerFamily } from '../../domain/ports.ts';
+import { DETACHED, UnitReads } from './detached.ts';
 import { withDriverConnection } from './driver.ts';
 import type { FamilyMemo } from './family-memo.ts';
-import { toConfig, type ConfigRow } from './rows.ts';
-import { DETACHED, UnitReads } from './detached.ts';
+import { type ConfigRow, toConfig } from './rows.ts';
 import { isStoredId } from './stored-ids.ts';
 
 // One round trip for everything that decides a polling scope (see PartnerFamily).

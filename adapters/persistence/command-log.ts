@@ -2,8 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StoredCommand } from '../../domain/command.ts';
 import type { CommandLog, CommandState, FinishedCommand } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
-import type { WorkNotices } from './wake-ups/notices.ts';
 import { isStoredId } from './stored-ids.ts';
+import type { WorkNotices } from './wake-ups/notices.ts';
 
 // jsonb arrives parsed from the driver, or as text where the ORM's setup keeps it raw.
 export const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);

@@ -1,8 +1,8 @@
-import { raw, type EntityManager } from '@mikro-orm/postgresql';
+import { type EntityManager, raw } from '@mikro-orm/postgresql';
 import { Contact, normalizeEmail } from '../../domain/contact.ts';
 import type { ContactRepository } from '../../domain/ports.ts';
-import { withDriverConnection } from './driver.ts';
 import { DETACHED, UnitReads } from './detached.ts';
+import { withDriverConnection } from './driver.ts';
 import { isStoredId } from './stored-ids.ts';
 
 export class MikroOrmContactRepository implements ContactRepository {

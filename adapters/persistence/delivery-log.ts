@@ -8,8 +8,8 @@ import type {
 } from '../../domain/delivery.ts';
 import type { DeliveryLog } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
-import type { WorkNotices } from './wake-ups/notices.ts';
 import { isStoredId } from './stored-ids.ts';
+import type { WorkNotices } from './wake-ups/notices.ts';
 
 // The delivery log (`deliveries` and `delivery_attempts`) and its replays, one statement each, prepared. A replay puts
 // the delivery back in the sender's queue (`delivery_queue`, see delivery-queue.ts) with its event's feed position, so

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
-import { WARN_EVERY_MS, type EndpointNotice } from '../../domain/endpoint-health.ts';
+import { type EndpointNotice, WARN_EVERY_MS } from '../../domain/endpoint-health.ts';
 import type { ClaimRequest, DeliveryQueue } from '../../domain/ports.ts';
 import type { WebhookConfig } from '../../domain/webhook-config.ts';
 import { withDriverConnection } from './driver.ts';
-import { toConfig, type ConfigRow } from './rows.ts';
+import { type ConfigRow, toConfig } from './rows.ts';
 
 // The sender's side of the queue: one statement each, prepared, on a pooled connection for just that statement (the
 // sender never holds a connection while it sends). The queue is `delivery_queue` (migration 20261129100000): the

@@ -3,7 +3,7 @@ import type { JobIdentifier } from '../../domain/command.ts';
 import type { Job } from '../../domain/job.ts';
 import type { JobRepository } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
-import { JOB_COLUMNS, jobValues, toJob, type JobRow } from './rows.ts';
+import { JOB_COLUMNS, type JobRow, jobValues, toJob } from './rows.ts';
 
 const COLUMN = {
   jobApiId: 'api_id',

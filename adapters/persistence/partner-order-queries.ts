@@ -4,7 +4,7 @@ import type { Job } from '../../domain/job.ts';
 import type { OrderFilter } from '../../domain/orders.ts';
 import type { PartnerOrderQueries } from '../../domain/ports.ts';
 import { withDriverConnection } from './driver.ts';
-import { JOB_COLUMNS, toJob, type JobRow } from './rows.ts';
+import { JOB_COLUMNS, type JobRow, toJob } from './rows.ts';
 import { unavailableOr } from './unavailable.ts';
 
 export type { JobRow };

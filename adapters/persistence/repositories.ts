@@ -29,8 +29,8 @@ import { MikroOrmInvoiceRepository } from './invoice-repository.ts';
 import { SqlJobRepository } from './job-repository.ts';
 import { MikroOrmOrderMappingRepository } from './order-mapping-repository.ts';
 import { SqlPartnerOrderQueries } from './partner-order-queries.ts';
-import { SqlWebhookConfigRepository } from './webhook-config-repository.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
+import { SqlWebhookConfigRepository } from './webhook-config-repository.ts';
 
 /**
  * The repositories of one unit of work, all on its EntityManager, each built when first asked for. A save is one

@@ -1,5 +1,5 @@
 import { Job, type JobStatus } from '../../domain/job.ts';
-import { WebhookConfig, type Scope } from '../../domain/webhook-config.ts';
+import { type Scope, WebhookConfig } from '../../domain/webhook-config.ts';
 
 // Rows as the driver hands them over past the ORM, and the domain objects they are: the hot paths (listings,
 // commands, the executor) read and write jobs and configurations with SQL of their own.

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WebhookConfigRepository } from '../../domain/ports.ts';
-import { WebhookConfig, type Scope } from '../../domain/webhook-config.ts';
+import { type Scope, WebhookConfig } from '../../domain/webhook-config.ts';
 import { withDriverConnection } from './driver.ts';
 import type { FamilyMemo } from './family-memo.ts';
-import { CONFIG_COLUMNS, configValues, pairValues, toConfig, type ConfigRow } from './rows.ts';
+import { CONFIG_COLUMNS, type ConfigRow, configValues, pairValues, toConfig } from './rows.ts';
 import { isStoredId } from './stored-ids.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, Client, request, type Dispatcher } from 'undici';
+import { Agent, Client, type Dispatcher, request } from 'undici';
 import { isSuccess, type SentAttempt } from '../../domain/delivery.ts';
 import type { Clock, WebhookRequest, WebhookSender } from '../../domain/ports.ts';
 import { signatureHeaders } from '../signatures.ts';

@@ -4,24 +4,26 @@ import { join } from 'node:path';
 import { processClient } from '../../tests/support/process.ts';
 import {
   ADMIN,
-  BURSTS,
   BURST_SECONDS,
+  BURSTS,
   DATABASE_URL,
+  dataDir,
   EMBEDDED_RATE,
   IDLE_SECONDS,
   JOBS,
-  RSS_GROWTH_TARGET,
-  WARMUP_SECONDS,
-  dataDir,
   loadAverage,
+  RSS_GROWTH_TARGET,
   since,
   sleep,
+  WARMUP_SECONDS,
 } from './config.ts';
-import { Stats, errorSamples, openLoop, targetOf } from './load.ts';
+import { errorSamples, openLoop, Stats, targetOf } from './load.ts';
 import {
   cpuSeconds,
+  growth,
   launch,
   metricsOf,
+  type ReceiverSide,
   rssMb,
   run,
   sampler,
@@ -29,11 +31,8 @@ import {
   sumOf,
   untilDrained,
   watched,
-  growth,
-  type ReceiverSide,
 } from './processes.ts';
 import {
-  STORED_SQL,
   completeness,
   endpointTable,
   logLine,
@@ -44,11 +43,12 @@ import {
   p,
   pct,
   publish,
+  STORED_SQL,
+  type StoredEvent,
   settingsLine,
   tooMany,
-  type StoredEvent,
 } from './report.ts';
-import { SLOTS, makeTenant, tenantsFor, type Tenant } from './tenants.ts';
+import { makeTenant, SLOTS, type Tenant, tenantsFor } from './tenants.ts';
 
 export async function onEmbedded({ receiver, base: receiverBase, hooks }: ReceiverSide) {
   const T = tenantsFor(EMBEDDED_RATE);

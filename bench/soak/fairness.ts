@@ -3,17 +3,17 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { median } from '../report.ts';
 import {
+  diskStallMs,
   FAIRNESS_ROUNDS,
   FAIRNESS_SECONDS,
   NOISE_CONNECTIONS,
   NOISE_RATE,
   QUIET_RATE,
-  diskStallMs,
   root,
   since,
   sleep,
 } from './config.ts';
-import { Stats, addResults, openLoop, type NoiseResult, type Target } from './load.ts';
+import { addResults, type NoiseResult, openLoop, Stats, type Target } from './load.ts';
 import { children } from './processes.ts';
 import { ms, p } from './report.ts';
 import type { Tenant } from './tenants.ts';

@@ -19,7 +19,7 @@
 // mix), load.ts (the open loop), fairness.ts (the quiet tenant beside a noisy one), report.ts (checks and tables), and
 // one file for each run: postgres.ts and embedded.ts.
 import { rmSync } from 'node:fs';
-import { EMBEDDED, dataDir } from './config.ts';
+import { dataDir, EMBEDDED } from './config.ts';
 import { onEmbedded } from './embedded.ts';
 import { onPostgres } from './postgres.ts';
 import { launch, receiverClient, run } from './processes.ts';

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import { sleep } from './config.ts';
 import { ms } from './report.ts';
-import { KINDS, SLOTS, requestFor, type Kind, type Request, type Tenant } from './tenants.ts';
+import { KINDS, type Kind, type Request, requestFor, SLOTS, type Tenant } from './tenants.ts';
 
 export interface KindStats {
   latencies: number[];

@@ -5,24 +5,24 @@ import { integratorLoggedIn, processClient } from '../../tests/support/process.t
 import {
   ADMIN,
   DATABASE_URL,
+  dataDir,
   FAIRNESS_ROUNDS,
   FAIRNESS_SECONDS,
   FAIRNESS_TARGET,
   JOBS,
+  loadAverage,
   NOISE_CONNECTIONS,
   NOISE_RATE,
   QUIET_RATE,
   RATE,
   RSS_GROWTH_TARGET,
   SECONDS,
-  WARMUP_SECONDS,
-  dataDir,
-  loadAverage,
   since,
   tag,
+  WARMUP_SECONDS,
 } from './config.ts';
 import { fairness } from './fairness.ts';
-import { Stats, errorSamples, openLoop, targetOf } from './load.ts';
+import { errorSamples, openLoop, Stats, targetOf } from './load.ts';
 import {
   cpuBetween,
   databaseCpu,
@@ -30,16 +30,15 @@ import {
   growth,
   launch,
   metricsOf,
+  type ReceiverSide,
   run,
   sampler,
   serviceEnv,
   sumOf,
   untilDrained,
   watched,
-  type ReceiverSide,
 } from './processes.ts';
 import {
-  STORED_SQL,
   completeness,
   endpointTable,
   logLine,
@@ -50,11 +49,12 @@ import {
   p,
   pct,
   publish,
+  STORED_SQL,
+  type StoredEvent,
   settingsLine,
   tooMany,
-  type StoredEvent,
 } from './report.ts';
-import { PARTNER_SHARE, SLOTS, WRITE_SHARE, makeTenant, tenantsFor, type Tenant } from './tenants.ts';
+import { makeTenant, PARTNER_SHARE, SLOTS, type Tenant, tenantsFor, WRITE_SHARE } from './tenants.ts';
 
 export async function onPostgres({ receiver, base: receiverBase, hooks }: ReceiverSide) {
   const T = tenantsFor(RATE);

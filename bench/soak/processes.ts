@@ -4,9 +4,9 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { startScript, type ServiceProcess } from '../../tests/support/process.ts';
-import { ADMIN, DATABASE_URL, DRAIN_TIMEOUT_SECONDS, EMBEDDED, dataDir, sleep } from './config.ts';
+import { type ServiceProcess, startScript } from '../../tests/support/process.ts';
 import { cpuSeconds } from '../report.ts';
+import { ADMIN, DATABASE_URL, DRAIN_TIMEOUT_SECONDS, dataDir, EMBEDDED, sleep } from './config.ts';
 
 const started: { proc: ServiceProcess; name: string }[] = [];
 export const children: ChildProcess[] = [];

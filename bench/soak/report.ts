@@ -1,8 +1,8 @@
 // What the soak reports: the completeness of the webhooks, and the pieces of its sections of docs/BENCHMARKS.md.
 import { percentile, writeSection } from '../report.ts';
-import { NO_WRITE, env } from './config.ts';
+import { env, NO_WRITE } from './config.ts';
 import type { KindStats, Stats } from './load.ts';
-import { growth, watched, type Sampled } from './processes.ts';
+import { growth, type Sampled, watched } from './processes.ts';
 import { KINDS, type Kind } from './tenants.ts';
 
 export interface StoredEvent {

@@ -2,7 +2,7 @@
 // the mix of requests they send.
 import { createHmac, randomUUID } from 'node:crypto';
 import { integratorLoggedIn, type processClient } from '../../tests/support/process.ts';
-import { JOBS, PER_ACCOUNT_CAP, dataDir, tag } from './config.ts';
+import { dataDir, JOBS, PER_ACCOUNT_CAP, tag } from './config.ts';
 
 /**
  * An account as the load generator sees it: its token, its feed cursor, its answered _cids, and its legacy listings

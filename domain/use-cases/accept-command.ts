@@ -1,5 +1,5 @@
 import type { Principal } from '../auth.ts';
-import { canonicalForm, replayOf, type BrandCommand, type BrandCommandType } from '../command.ts';
+import { type BrandCommand, type BrandCommandType, canonicalForm, replayOf } from '../command.ts';
 import type { Deps } from '../ports.ts';
 
 export interface AcceptedAnswer {

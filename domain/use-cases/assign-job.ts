@@ -1,7 +1,7 @@
 import { notFound } from '../errors.ts';
 import type { Job } from '../job.ts';
 import { emitOrderStatus } from '../order-events.ts';
-import { requirePartner, type JobDeps } from './create-job.ts';
+import { type JobDeps, requirePartner } from './create-job.ts';
 
 /** The new partner gets the job's events from now on; the former one gets none, this one included. */
 export async function assignJob(deps: JobDeps, input: { apiId: string; partnerId: string }): Promise<Job> {

@@ -1,4 +1,4 @@
-import { isSuccess, stateAfter, type ClaimedDelivery, type DeliveryResult } from '../delivery.ts';
+import { type ClaimedDelivery, type DeliveryResult, isSuccess, stateAfter } from '../delivery.ts';
 import type { EndpointNotice } from '../endpoint-health.ts';
 import type { Deps } from '../ports.ts';
 import { keysInForce, pairsInForce } from '../webhook-config.ts';

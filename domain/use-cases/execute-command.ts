@@ -1,6 +1,6 @@
-import { runBrandCommand, type BrandCommandDeps } from '../brand-commands.ts';
+import { type BrandCommandDeps, runBrandCommand } from '../brand-commands.ts';
+import { type BrandCommand, type ClaimedCommand, CommandError, type CommandOutcome } from '../command.ts';
 import { emitCommandOutcome } from '../command-events.ts';
-import { CommandError, type BrandCommand, type ClaimedCommand, type CommandOutcome } from '../command.ts';
 import { DomainError, isUnavailable } from '../errors.ts';
 import type { Deps } from '../ports.ts';
 import { receiverOf } from '../receivers.ts';

@@ -1,4 +1,4 @@
-import { endpointNoticeMail, type EndpointNotice } from '../endpoint-health.ts';
+import { type EndpointNotice, endpointNoticeMail } from '../endpoint-health.ts';
 import type { Deps } from '../ports.ts';
 
 /**

@@ -1,17 +1,17 @@
 import type { Principal } from '../auth.ts';
 import {
   bucketStart,
-  STATS_BUCKET_MS,
-  STATS_MAX_BUCKETS,
   type DeliveryDetail,
   type DeliveryPosition,
   type DeliveryStats,
   type DeliveryStatus,
   type DeliveryView,
+  STATS_BUCKET_MS,
+  STATS_MAX_BUCKETS,
   type StatsBucket,
 } from '../delivery.ts';
-import type { EventType } from '../event.ts';
 import { invalid, notFound } from '../errors.ts';
+import type { EventType } from '../event.ts';
 import { integratorEndpoint } from '../integrator-endpoint.ts';
 import type { Deps } from '../ports.ts';
 

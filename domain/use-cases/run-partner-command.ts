@@ -1,10 +1,10 @@
 import type { Principal } from '../auth.ts';
-import { canonicalForm, replayOf, type CommandEnvelope, type JobIdentifier } from '../command.ts';
+import { type CommandEnvelope, canonicalForm, type JobIdentifier, replayOf } from '../command.ts';
+import { emitCommandOutcome } from '../command-events.ts';
 import { conflict, DomainError, notFound } from '../errors.ts';
 import type { Job } from '../job.ts';
 import { emitOrderStatus } from '../order-events.ts';
 import { partnerConfigOf } from '../partner-scope.ts';
-import { emitCommandOutcome } from '../command-events.ts';
 import { renderOrderStatus } from '../payloads.ts';
 import type { Deps } from '../ports.ts';
 import { payloadFormatOf, type Receiver } from '../receivers.ts';

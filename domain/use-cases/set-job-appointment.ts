@@ -1,7 +1,7 @@
 import type { Principal } from '../auth.ts';
 import type { CommandEnvelope, JobIdentifier } from '../command.ts';
 import { checkAppointmentWindow } from '../job.ts';
-import { runPartnerCommand, type PartnerCommandDeps } from './run-partner-command.ts';
+import { type PartnerCommandDeps, runPartnerCommand } from './run-partner-command.ts';
 
 export interface SetJobAppointmentCommand extends CommandEnvelope {
   _type: 'SetJobAppointment';

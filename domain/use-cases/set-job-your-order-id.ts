@@ -1,6 +1,6 @@
 import type { Principal } from '../auth.ts';
 import type { CommandEnvelope, JobIdentifier } from '../command.ts';
-import { runPartnerCommand, type PartnerCommandDeps } from './run-partner-command.ts';
+import { type PartnerCommandDeps, runPartnerCommand } from './run-partner-command.ts';
 
 export interface SetJobYourOrderIdCommand extends CommandEnvelope {
   _type: 'SetJobYourOrderId';

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth.ts';
 import { isSuccess } from '../delivery.ts';
-import { renderExampleEvent, type ExampleEventType } from '../example-events.ts';
 import { DomainError } from '../errors.ts';
+import { type ExampleEventType, renderExampleEvent } from '../example-events.ts';
 import { integratorEndpoint } from '../integrator-endpoint.ts';
 import type { Deps } from '../ports.ts';
 import { keysInForce, pairsInForce } from '../webhook-config.ts';

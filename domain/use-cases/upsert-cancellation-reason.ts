@@ -1,4 +1,4 @@
-import { CancellationReason, type CancellationOutcome } from '../cancellation.ts';
+import { type CancellationOutcome, CancellationReason } from '../cancellation.ts';
 import { invalid } from '../errors.ts';
 import type { Deps } from '../ports.ts';
 

@@ -4,20 +4,20 @@ import { createHashRouter, RouterProvider } from 'react-router';
 import {
   acceptLink,
   accessToken,
+  type CheckedLink,
   checkPendingLink,
   declineLink,
   hasPendingLink,
+  type Identity,
   onLinkOpened,
   onSignedOut,
   refreshToken,
   SignedOut,
   signOut,
-  type CheckedLink,
-  type Identity,
 } from './api/session';
 import { ConfirmLink, describeIdentity, SwitchAccount } from './identity';
-import { portalRoutes, type Notice } from './routes';
 import { newQueryClient } from './query';
+import { type Notice, portalRoutes } from './routes';
 import { SignIn } from './SignIn';
 
 type Session =

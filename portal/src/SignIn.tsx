@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { api, call } from './api/client';
 import { signIn } from './api/session';
 import { rememberLinkAskedFor, rememberPageForSignIn } from './api/sign-in-memory';

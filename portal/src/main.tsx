@@ -1,8 +1,8 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { takeTokenFromAddress, watchAddressForLinks } from './api/session';
 import { App } from './App';
+import { takeTokenFromAddress, watchAddressForLinks } from './api/session';
 import { newQueryClient } from './query';
 import './portal.css';
 

@@ -1,7 +1,7 @@
 // Server state through TanStack Query: one client per session (the portal keys it by the signed-in contact, so that
 // nothing one account loaded is ever shown to another), problems as the errors it hands on.
 import { QueryClient } from '@tanstack/react-query';
-import { SignedOut, type Problem } from './api/session';
+import { type Problem, SignedOut } from './api/session';
 
 declare module '@tanstack/react-query' {
   interface Register {

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
-import { Navigate, NavLink, Outlet, ScrollRestoration, useLocation, useMatches, type RouteObject } from 'react-router';
-import { signOut, type Identity, type Role } from './api/session';
+import { Navigate, NavLink, Outlet, type RouteObject, ScrollRestoration, useLocation, useMatches } from 'react-router';
+import { type Identity, type Role, signOut } from './api/session';
 import { Who } from './identity';
 import { Commands } from './pages/Commands';
 import { Deliveries } from './pages/Deliveries';

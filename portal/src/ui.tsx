@@ -1,5 +1,5 @@
 import type { UseQueryResult } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { type ReactNode, useState } from 'react';
 import type { Problem } from './api/session';
 
 /** The service's problem: its detail, and the request id to quote. */

@@ -1,14 +1,16 @@
 import type { RequestListener } from 'node:http';
-import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import type { TRPCError } from '@trpc/server';
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import express from 'express';
 import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import { createOpenApiExpressMiddleware, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import { isUnavailable } from '../../domain/errors.ts';
-import { contextFactory, type Context } from '../context.ts';
+import { type Context, contextFactory } from '../context.ts';
 import { problem, retryAfterOf, tokenAccepted } from '../errors.ts';
-import { AMBIGUOUS_PATH, isAmbiguousPath } from './ambiguous-path.ts';
+import { type Logger, safeError } from '../logger.ts';
+import { httpMetrics } from '../metrics.ts';
+import { adminRefusal, bearerChallenge, isAdmin } from '../pipeline/credentials.ts';
 import {
   bodilessIsEmptyJson,
   jsonBodiesOnly,
@@ -17,18 +19,16 @@ import {
   restJsonBodies,
   trpcBodies,
 } from '../pipeline/json-body.ts';
-import { safeError, type Logger } from '../logger.ts';
+import type { RouteTable } from '../routers/contracts.ts';
+import type { Services } from '../services.ts';
+import { AMBIGUOUS_PATH, isAmbiguousPath } from './ambiguous-path.ts';
 import { edgeErrors } from './edge-errors.ts';
 import { eventsFeedRoute } from './events-feed.ts';
-import { legacyOrdersRoute } from './legacy-orders.ts';
 import { faviconRoute } from './favicon.ts';
+import { legacyOrdersRoute } from './legacy-orders.ts';
 import { portalRoutes } from './portal.ts';
-import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
 import { requestIdFor } from './request-id.ts';
-import type { Services } from '../services.ts';
-import { httpMetrics } from '../metrics.ts';
-import { adminRefusal, bearerChallenge, isAdmin } from '../pipeline/credentials.ts';
-import type { RouteTable } from '../routers/contracts.ts';
+import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
 
 export interface HttpAppOptions {
   /** The app router; tests may hand in a router that adds procedures of their own. */

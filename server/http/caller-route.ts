@@ -1,8 +1,8 @@
 import { TRPCError } from '@trpc/server';
 import type { Request, Response } from 'express';
 import { isUnavailable } from '../../domain/errors.ts';
-import { bearerChallenge } from '../pipeline/credentials.ts';
 import { problem, problemFor, tokenAccepted } from '../errors.ts';
+import { bearerChallenge } from '../pipeline/credentials.ts';
 import { isGone } from './trpc-to-openapi-workarounds.ts';
 
 // What the REST routes that call a procedure themselves share (the legacy listing's stream, the event feed's stored

@@ -2,7 +2,7 @@ import type { ErrorRequestHandler } from 'express';
 import { MALFORMED, PROTO_MEMBER, TOO_DEEP } from '../pipeline/json-body.ts';
 import { AMBIGUOUS_PATH, isAmbiguousPath } from './ambiguous-path.ts';
 import { answerEdgeFailure } from './faces.ts';
-import { undecodableParameter, type RestOperation } from './rest-routes.ts';
+import { type RestOperation, undecodableParameter } from './rest-routes.ts';
 
 /** Failures before any procedure (body reading, path decoding): each answered in its face's shape. */
 export function edgeErrors(operations: readonly RestOperation[]): ErrorRequestHandler {

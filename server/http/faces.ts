@@ -2,7 +2,7 @@ import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type express from 'express';
 import type { Request } from 'express';
 import type { Issue } from '../../domain/errors.ts';
-import { problem, trpcFailure, type ProblemCode } from '../errors.ts';
+import { type ProblemCode, problem, trpcFailure } from '../errors.ts';
 
 /**
  * Which face a request was asked on, by its path (without the query): tRPC's at `/trpc` and under it, answered in

@@ -1,8 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { contextFactory } from '../context.ts';
-import { answerProblem, singleValues } from './caller-route.ts';
 import { legacyStreamRouter } from '../routers/partner-orders.ts';
 import type { Services } from '../services.ts';
+import { answerProblem, singleValues } from './caller-route.ts';
 
 /**
  * GET /v3/partner-orders streamed: `[`, then each batch of rendered orders as the repository's keyset reads

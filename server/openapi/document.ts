@@ -1,10 +1,10 @@
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
-import { z, type ZodType } from 'zod';
+import { type ZodType, z } from 'zod';
 import { problemCodes } from '../errors.ts';
-import { OPERATION_EXAMPLES } from './examples.ts';
-import { payloadShapes } from './payload-docs.ts';
 import type { RouteTable } from '../routers/contracts.ts';
 import type { Meta, ProblemStatus } from '../trpc.ts';
+import { OPERATION_EXAMPLES } from './examples.ts';
+import { payloadShapes } from './payload-docs.ts';
 
 // The document is JSON built in steps, each checked by the OpenAPI validator.
 // biome-ignore lint/suspicious/noExplicitAny: see above

@@ -2,10 +2,10 @@
 // (portal/src/api/schema.d.ts) are generated from it, so a change of the REST face shows in the portal's type check.
 // Usage: tsx server/openapi/emit.ts <file>
 import { writeFileSync } from 'node:fs';
-import { buildOpenApiDocument } from './document.ts';
 import { routeTable } from '../routers/contracts.ts';
 import { appRouter } from '../routers/index.ts';
 import { useWireMessages } from '../zod-messages.ts';
+import { buildOpenApiDocument } from './document.ts';
 
 useWireMessages();
 const target = process.argv[2];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { COMMAND_ERROR_CODES, COMMAND_TYPES, type CommandType } from '../../domain/command.ts';
 import { PAYLOAD_VERSIONS } from '../../domain/webhook-config.ts';
-import { closed, ref, str, type Schema } from './payload-schema.ts';
+import { closed, ref, type Schema, str } from './payload-schema.ts';
 
 // Documentation of the payloads the domain renders (domain/payloads.ts). The service does not validate its answers
 // against it (the renderer is the single source, covered by golden tests, and checking 50 items a page costs ~10 %);

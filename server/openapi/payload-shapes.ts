@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { CUSTOMER_BILLING_KEYS, CUSTOMER_KEYS, JOB_STATUSES, SHIPPING_ADDRESS_KEYS } from '../../domain/job.ts';
 import { PAYLOAD_VERSIONS } from '../../domain/webhook-config.ts';
-import { closed, ref, str, time, type Schema } from './payload-schema.ts';
+import { closed, ref, type Schema, str, time } from './payload-schema.ts';
 
 const nullableObject = (keys: readonly string[]): Schema => ({
   ...closed(Object.fromEntries(keys.map((k) => [k, str])), keys),

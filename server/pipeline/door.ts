@@ -3,13 +3,13 @@ import { pathToRegexp } from 'path-to-regexp';
 import type { Role } from '../../domain/account.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { problemFor } from '../errors.ts';
-import { countAnswer } from '../metrics.ts';
 import { requestIdFor } from '../http/request-id.ts';
 import type { RestOperation } from '../http/rest-routes.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
-import { bearerToken } from './credentials.ts';
+import { countAnswer } from '../metrics.ts';
 import type { RouteTable } from '../routers/contracts.ts';
+import { bearerToken } from './credentials.ts';
 
 /** The route the metrics count these answers under. */
 const FAIR_USE_ROUTE = 'fair use';

@@ -1,7 +1,7 @@
 import express, { type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
-import { answerEdgeFailure } from '../http/faces.ts';
-import { NOT_A_MEMBER } from '../errors.ts';
 import type { Issue } from '../../domain/errors.ts';
+import { NOT_A_MEMBER } from '../errors.ts';
+import { answerEdgeFailure } from '../http/faces.ts';
 
 /**
  * What a request body may be before anything parses or walks it (CONTRACT §3): at most 1 MiB, nested at most 64

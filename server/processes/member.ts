@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
-import { bindPort } from '../http/bind-port.ts';
 import type { BuiltApp } from '../compose.ts';
 import type { Config } from '../config.ts';
+import { bindPort } from '../http/bind-port.ts';
 import type { Logger } from '../logger.ts';
 import { drainer } from './drain.ts';
 import { isPrimaryMessage, type MemberMessage } from './messages.ts';

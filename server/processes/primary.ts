@@ -1,15 +1,15 @@
 import cluster, { type Worker as Member } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
-import { bindPort, type BoundPort } from '../http/bind-port.ts';
 import type { Config } from '../config.ts';
 import { readyLine } from '../console-lines.ts';
+import { type BoundPort, bindPort } from '../http/bind-port.ts';
 import type { Logger } from '../logger.ts';
-import type { Layout } from './layout.ts';
 import { metricsGatherer } from './gather-metrics.ts';
+import type { Layout } from './layout.ts';
 import { isMemberMessage, type PrimaryMessage } from './messages.ts';
 import { RESTART_LIMIT, restartPolicy } from './restarts.ts';
-import { onStopSignals } from './signals.ts';
 import type { Refuse } from './serve.ts';
+import { onStopSignals } from './signals.ts';
 
 type Role = 'api' | 'worker';
 

@@ -1,7 +1,7 @@
-import { bindPort, type BoundPort } from '../http/bind-port.ts';
 import type { BuildOverrides, BuiltApp } from '../compose.ts';
 import type { Config } from '../config.ts';
 import { readyLine } from '../console-lines.ts';
+import { type BoundPort, bindPort } from '../http/bind-port.ts';
 import type { Logger } from '../logger.ts';
 import { drainer } from './drain.ts';
 import { onStopSignals } from './signals.ts';

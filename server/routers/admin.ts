@@ -6,18 +6,18 @@ import { createInvoice } from '../../domain/use-cases/create-invoice.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
 import { getDelivery } from '../../domain/use-cases/get-delivery.ts';
 import { listDeliveries } from '../../domain/use-cases/list-deliveries.ts';
-import { redeliver, redeliverFailedOf } from '../../domain/use-cases/redeliver.ts';
 import { lookUpCommand } from '../../domain/use-cases/look-up-command.ts';
+import { redeliver, redeliverFailedOf } from '../../domain/use-cases/redeliver.ts';
 import { rotateSignatureKey } from '../../domain/use-cases/rotate-signature-key.ts';
 import { setContactApiAccess } from '../../domain/use-cases/set-contact-api-access.ts';
 import { setJobStatus } from '../../domain/use-cases/set-job-status.ts';
 import { upsertCancellationReason } from '../../domain/use-cases/upsert-cancellation-reason.ts';
 import { upsertOrderMapping } from '../../domain/use-cases/upsert-order-mapping.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import { adminRoutes } from './admin.contract.ts';
 import { adminProcedure } from '../pipeline/procedures.ts';
 import { router } from '../trpc.ts';
 import { deliveryDetailView, deliveryView, jobView } from '../views.ts';
+import { adminRoutes } from './admin.contract.ts';
 
 const ok = { ok: true } as const;
 

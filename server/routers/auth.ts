@@ -1,9 +1,9 @@
 import { mintAccessToken } from '../../domain/use-cases/mint-access-token.ts';
 import { requestRefreshToken } from '../../domain/use-cases/request-refresh-token.ts';
-import { authRoutes } from './auth.contract.ts';
 import { bearerToken } from '../pipeline/credentials.ts';
 import { publicProcedure } from '../pipeline/procedures.ts';
 import { router } from '../trpc.ts';
+import { authRoutes } from './auth.contract.ts';
 
 export const authRouter = router({
   login: publicProcedure

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { BRAND_COMMAND_TYPES, type BrandCommand, type BrandCommandType } from '../../domain/command.ts';
 import type { AcceptedAnswer } from '../../domain/use-cases/accept-command.ts';
-import { commandOutcomeEvent } from '../openapi/payload-docs.ts';
 import { NOT_A_MEMBER } from '../errors.ts';
+import { commandOutcomeEvent } from '../openapi/payload-docs.ts';
 import { reference, wireString } from '../wire-text.ts';
 import type { RouteContract } from './contracts.ts';
 import { envelope, optionalText } from './shared.contract.ts';

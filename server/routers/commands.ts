@@ -1,8 +1,8 @@
 import { acceptCommand } from '../../domain/use-cases/accept-command.ts';
 import { pollCommandResult } from '../../domain/use-cases/poll-command-result.ts';
-import { commandRoutes } from './commands.contract.ts';
 import { guardedProcedure } from '../pipeline/procedures.ts';
 import { router } from '../trpc.ts';
+import { commandRoutes } from './commands.contract.ts';
 
 export const commandsRouter = router({
   send: guardedProcedure

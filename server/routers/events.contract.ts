@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { FEED_LIMIT } from '../../domain/use-cases/read-event-feed.ts';
 import { feedCursor } from '../cursors.ts';
-import { reference } from '../wire-text.ts';
 import { deliveredEvent } from '../openapi/payload-docs.ts';
+import { reference } from '../wire-text.ts';
 import type { RouteContract } from './contracts.ts';
 import { boundedQueryInt } from './shared.contract.ts';
 

@@ -1,12 +1,12 @@
-import { readEventFeed } from '../../domain/use-cases/read-event-feed.ts';
 import type { Principal } from '../../domain/auth.ts';
 import type { Deps } from '../../domain/ports.ts';
+import { readEventFeed } from '../../domain/use-cases/read-event-feed.ts';
 import type { Context } from '../context.ts';
 import { encodeFeedCursor } from '../cursors.ts';
 import { failureLevel } from '../logger.ts';
-import { eventRoutes } from './events.contract.ts';
 import { guardedProcedure } from '../pipeline/procedures.ts';
 import { router } from '../trpc.ts';
+import { eventRoutes } from './events.contract.ts';
 
 const feedRead = guardedProcedure.meta(eventRoutes.feed.meta).input(eventRoutes.feed.input);
 

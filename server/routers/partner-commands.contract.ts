@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { SetJobAppointmentCommand } from '../../domain/use-cases/set-job-appointment.ts';
 import type { SetJobYourOrderIdCommand } from '../../domain/use-cases/set-job-your-order-id.ts';
-import { orderStatusEvent } from '../openapi/payload-docs.ts';
 import type { Meta } from '../meta.ts';
+import { orderStatusEvent } from '../openapi/payload-docs.ts';
 import { reference } from '../wire-text.ts';
 import type { RouteContract } from './contracts.ts';
 import {

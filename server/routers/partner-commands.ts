@@ -1,8 +1,8 @@
 import { setJobAppointment } from '../../domain/use-cases/set-job-appointment.ts';
 import { setJobYourOrderId } from '../../domain/use-cases/set-job-your-order-id.ts';
-import { partnerCommandRoutes } from './partner-commands.contract.ts';
 import { signedProcedure } from '../pipeline/procedures.ts';
 import { router } from '../trpc.ts';
+import { partnerCommandRoutes } from './partner-commands.contract.ts';
 
 export const partnerCommandsRouter = router({
   setJobAppointment: signedProcedure

@@ -1,12 +1,12 @@
 import type { z } from 'zod';
 import type { Principal } from '../../domain/auth.ts';
-import type { Deps } from '../../domain/ports.ts';
 import { PAGE_SIZE } from '../../domain/orders.ts';
+import type { Deps } from '../../domain/ports.ts';
 import { listPartnerOrdersPage, streamPartnerOrders } from '../../domain/use-cases/list-partner-orders.ts';
 import { pollOrder } from '../../domain/use-cases/poll-order.ts';
-import { partnerOrderRoutes } from './partner-orders.contract.ts';
 import { guardedProcedure } from '../pipeline/procedures.ts';
 import { router } from '../trpc.ts';
+import { partnerOrderRoutes } from './partner-orders.contract.ts';
 
 // One guard and one input for the legacy listing, whichever face serves it.
 const legacyListing = guardedProcedure.meta(partnerOrderRoutes.legacy.meta).input(partnerOrderRoutes.legacy.input);

@@ -2,9 +2,9 @@ import { getWebhookConfig } from '../../domain/use-cases/get-webhook-config.ts';
 import { rotateSignatureKey } from '../../domain/use-cases/rotate-signature-key.ts';
 import { testWebhookEndpoint } from '../../domain/use-cases/test-webhook-endpoint.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import { webhookConfigRoutes } from './webhook-config.contract.ts';
 import { guardedProcedure } from '../pipeline/procedures.ts';
 import { router } from '../trpc.ts';
+import { webhookConfigRoutes } from './webhook-config.contract.ts';
 
 /** An integrator's own configuration; its scope is the caller's role. */
 export const webhookConfigRouter = router({

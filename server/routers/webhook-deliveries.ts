@@ -6,10 +6,10 @@ import {
   redeliverOwnFailed,
 } from '../../domain/use-cases/own-deliveries.ts';
 import { encodeDeliveryCursor } from '../cursors.ts';
-import { webhookDeliveryRoutes } from './webhook-deliveries.contract.ts';
 import { guardedProcedure } from '../pipeline/procedures.ts';
 import { router } from '../trpc.ts';
 import { deliveryDetailView, deliveryView } from '../views.ts';
+import { webhookDeliveryRoutes } from './webhook-deliveries.contract.ts';
 
 /** The caller's own delivery log, and replay (CONTRACT §10). Other endpoints' deliveries do not exist for it. */
 export const webhookDeliveriesRouter = router({

@@ -1,8 +1,8 @@
-import { failureLevel, type Logger } from '../logger.ts';
+import { type ClaimedCommand, CommandError } from '../../domain/command.ts';
 import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
-import { CommandError, type ClaimedCommand } from '../../domain/command.ts';
-import { executeCommands, type Execution, type ExecutionPolicy } from '../../domain/use-cases/execute-command.ts';
+import { type Execution, type ExecutionPolicy, executeCommands } from '../../domain/use-cases/execute-command.ts';
 import { purgeCommandResults } from '../../domain/use-cases/purge-command-results.ts';
+import { failureLevel, type Logger } from '../logger.ts';
 import type { Services } from '../services.ts';
 import type { WorkerTask } from './worker.ts';
 

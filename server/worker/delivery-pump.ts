@@ -1,9 +1,9 @@
 import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
 import type { EndpointNotice } from '../../domain/endpoint-health.ts';
-import { failureLevel, type Logger } from '../logger.ts';
 import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-events.ts';
+import { failureLevel, type Logger } from '../logger.ts';
 import type { Services } from '../services.ts';
-import { deliverDueEvents, type DeliveryPolicy } from './delivery-round.ts';
+import { type DeliveryPolicy, deliverDueEvents } from './delivery-round.ts';
 import type { WorkSignal } from './wake-up-signal.ts';
 import type { WorkerTask } from './worker.ts';
 

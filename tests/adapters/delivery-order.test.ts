@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import pg from 'pg';
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
 import { OutboxEvent } from '../../domain/event.ts';
 import { WebhookConfig } from '../../domain/webhook-config.ts';

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openDatabase, type Database } from '../../adapters/persistence/database/open.ts';
+import { type Database, openDatabase } from '../../adapters/persistence/database/open.ts';
 import { mikroOrmAutocommit } from '../../adapters/persistence/unit-of-work.ts';
 
 // The embedded database's one connection, lost in the middle of a readiness ping: the ping fails, and afterwards

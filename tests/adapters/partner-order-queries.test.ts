@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { withDriverConnection } from '../../adapters/persistence/driver.ts';
-import { countQuery, pageQuery, rowsToJobs, type JobRow } from '../../adapters/persistence/partner-order-queries.ts';
+import { countQuery, type JobRow, pageQuery, rowsToJobs } from '../../adapters/persistence/partner-order-queries.ts';
 import { INACTIVE_STATUSES, JOB_STATUSES } from '../../domain/job.ts';
 import { sharedDatabase } from '../support/shared.ts';
 

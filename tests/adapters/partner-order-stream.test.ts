@@ -1,11 +1,11 @@
 // The partner listing's stream: keyset batches that give every row once, whatever the ties, the rate of rows or the
 // pool, and a failing read ahead (the page shapes: partner-order-queries.test.ts).
 import { randomUUID } from 'node:crypto';
+import { MikroORM } from '@mikro-orm/postgresql';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SqlPartnerOrderQueries } from '../../adapters/persistence/partner-order-queries.ts';
 import { INACTIVE_STATUSES, JOB_STATUSES } from '../../domain/job.ts';
-import { MikroORM } from '@mikro-orm/postgresql';
 import { baseConfig } from '../../mikro-orm.config.ts';
 import { sharedDatabase } from '../support/shared.ts';
 

@@ -1,8 +1,8 @@
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
-import { deliveryLogContract } from '../contracts/delivery-log.ts';
 import { deliveryContract } from '../contracts/deliveries.ts';
 import { deliveryByEndpointContract } from '../contracts/deliveries-by-endpoint.ts';
 import { deliveryClaimContract } from '../contracts/deliveries-claims.ts';
+import { deliveryLogContract } from '../contracts/delivery-log.ts';
 import { endpointHealthContract } from '../contracts/endpoint-health.ts';
 import { endpointHealthRecordContract } from '../contracts/endpoint-health-records.ts';
 import { orderRepositoryContract } from '../contracts/order-repositories.ts';

@@ -1,8 +1,8 @@
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { JoseTokenService } from '../../adapters/tokens.ts';
 import { randomIds } from '../../adapters/system.ts';
+import { JoseTokenService } from '../../adapters/tokens.ts';
 
 const test = suite('jose token service');
 const key = new TextEncoder().encode('k'.repeat(40));

@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { Browser } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Browser } from 'playwright-core';
-import { startService, type ServiceProcess } from '../support/process.ts';
+import { type ServiceProcess, startService } from '../support/process.ts';
 import { onPostgres, skipUnless, skipWhen } from '../support/skip.ts';
 import { assertAccessible, freePort, hasChromium, launchChromium, NO_CHROMIUM } from './support.ts';
 

@@ -6,8 +6,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PORTAL_DIST } from '../../server/http/portal.ts';
 import { skipUnless } from '../support/skip.ts';
-import { assertAccessible, hasChromium, NO_CHROMIUM, screenshot, bundleSize } from './support.ts';
 import { base, browser, receiver, signIn, startPortalTour, stopPortalTour, user } from './portal-tour.ts';
+import { assertAccessible, bundleSize, hasChromium, NO_CHROMIUM, screenshot } from './support.ts';
 
 const test = suite('portal in a browser: first steps');
 const partner = user('portal-partner');

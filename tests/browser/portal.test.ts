@@ -7,8 +7,8 @@ import type { Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { skipUnless } from '../support/skip.ts';
-import { assertAccessible, hasChromium, NO_CHROMIUM, screenshot } from './support.ts';
 import { app, base, receiver, signIn, startPortalTour, stopPortalTour, user } from './portal-tour.ts';
+import { assertAccessible, hasChromium, NO_CHROMIUM, screenshot } from './support.ts';
 
 const test = suite('portal in a browser');
 let failing = false;

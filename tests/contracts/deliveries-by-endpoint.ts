@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OutboxEvent } from '../../domain/event.ts';
 import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { at, account, claimAll, type Run, DAY, NO_HEALTH } from './samples.ts';
+import { account, at, claimAll, DAY, NO_HEALTH, type Run } from './samples.ts';
 
 /**
  * An endpoint's deliveries as the log gives them to it: paged with before, redelivered one by one (only by their

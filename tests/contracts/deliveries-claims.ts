@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import type { DeliveryResult } from '../../domain/delivery.ts';
 import { OutboxEvent } from '../../domain/event.ts';
 import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { at, account, claimAll, type Run, DAY, NO_HEALTH } from './samples.ts';
+import { account, at, claimAll, DAY, NO_HEALTH, type Run } from './samples.ts';
 
 /**
  * What the sender's queue claims and records: one order's deliveries in the order written, at most a share of one

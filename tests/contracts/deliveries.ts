@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import type { DeliveryResult } from '../../domain/delivery.ts';
 import { OutboxEvent } from '../../domain/event.ts';
 import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { at, account, claimAll, type Run, DAY, NO_HEALTH } from './samples.ts';
+import { account, at, claimAll, DAY, NO_HEALTH, type Run } from './samples.ts';
 
 /**
  * One behaviour per port of the sender's delivery queue and the delivery log, held by the in-memory fake and the SQL

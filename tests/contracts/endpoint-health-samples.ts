@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import type { AttemptExchange, ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
 import { OutboxEvent } from '../../domain/event.ts';
 import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { at, account, claimAll, DAY, NO_HEALTH, type Run } from './samples.ts';
+import { account, at, claimAll, DAY, NO_HEALTH, type Run } from './samples.ts';
 
 /** A suite's samples: they work through the unit of work its `before` makes, which `current` gives once made. */
 export function endpointHealthSamples(current: () => Run) {

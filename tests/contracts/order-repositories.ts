@@ -9,7 +9,7 @@ import { Invoice } from '../../domain/invoice.ts';
 import { Job } from '../../domain/job.ts';
 import { OrderMapping } from '../../domain/order-mapping.ts';
 import type { Repositories } from '../../domain/ports.ts';
-import { at, account, job, type Run } from './samples.ts';
+import { account, at, job, type Run } from './samples.ts';
 
 /** One behaviour per repository port of orders, held by the in-memory fake and the MikroORM adapter alike. */
 export function orderRepositoryContract(name: string, setup: () => Promise<Run>) {

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ClaimedCommand } from '../../domain/command.ts';
 import { OutboxEvent } from '../../domain/event.ts';
-import { at, account, type Run } from './samples.ts';
+import { account, at, type Run } from './samples.ts';
 
 /**
  * One behaviour per port of the command log, the command queue, the outbox and the feed, held by the in-memory fake

@@ -5,7 +5,7 @@ import { Account } from '../../domain/account.ts';
 import { Contact } from '../../domain/contact.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { at, account, type Run, NO_HEALTH } from './samples.ts';
+import { account, at, NO_HEALTH, type Run } from './samples.ts';
 
 /**
  * One behaviour per repository port, held by the in-memory fake and the MikroORM adapter alike (the orders' ports:

@@ -2,13 +2,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LOGIN_STATUS_MESSAGE } from '../../domain/auth.ts';
 import { authenticate } from '../../domain/use-cases/authenticate.ts';
-import { refuseEarlyPastShare } from '../../domain/use-cases/fair-use-refusal.ts';
 import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { createContact } from '../../domain/use-cases/create-contact.ts';
+import { refuseEarlyPastShare } from '../../domain/use-cases/fair-use-refusal.ts';
 import { mintAccessToken } from '../../domain/use-cases/mint-access-token.ts';
 import { requestRefreshToken } from '../../domain/use-cases/request-refresh-token.ts';
 import { setContactApiAccess } from '../../domain/use-cases/set-contact-api-access.ts';
-import { CountingRateLimiter, fakeDeps, type FakeDeps } from '../fakes.ts';
+import { CountingRateLimiter, type FakeDeps, fakeDeps } from '../fakes.ts';
 import { rejectsWith } from './helpers.ts';
 
 const test = suite('authentication use cases');

@@ -8,7 +8,7 @@ import { setJobStatus } from '../../domain/use-cases/set-job-status.ts';
 import { upsertCancellationReason } from '../../domain/use-cases/upsert-cancellation-reason.ts';
 import { upsertOrderMapping } from '../../domain/use-cases/upsert-order-mapping.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import { fakeDeps, type FakeDeps } from '../fakes.ts';
+import { type FakeDeps, fakeDeps } from '../fakes.ts';
 import { rejectsWith } from './helpers.ts';
 
 const test = suite('jobs and their events');

@@ -7,7 +7,7 @@ import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
 import { setJobAppointment } from '../../domain/use-cases/set-job-appointment.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import { fakeDeps, type FakeDeps } from '../fakes.ts';
+import { type FakeDeps, fakeDeps } from '../fakes.ts';
 import { rejectsWith } from './helpers.ts';
 
 // Who a partner is for polling and for commands (SPEC §4.2, CONTRACT §5), on in-memory fakes: the rules that keep

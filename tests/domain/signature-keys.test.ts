@@ -10,7 +10,7 @@ import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-event
 import { rotateSignatureKey } from '../../domain/use-cases/rotate-signature-key.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
 import { keysInForce } from '../../domain/webhook-config.ts';
-import { fakeDeps, type ScriptedWebhookSender, type FakeDeps } from '../fakes.ts';
+import { type FakeDeps, fakeDeps, type ScriptedWebhookSender } from '../fakes.ts';
 import { rejectsWith } from './helpers.ts';
 
 const test = suite('signature key rotation on the pure domain');

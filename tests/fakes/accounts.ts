@@ -1,6 +1,6 @@
-import { DomainError } from '../../domain/errors.ts';
 import type { Account } from '../../domain/account.ts';
-import { normalizeEmail, type Contact } from '../../domain/contact.ts';
+import { type Contact, normalizeEmail } from '../../domain/contact.ts';
+import { DomainError } from '../../domain/errors.ts';
 import type {
   AccountRepository,
   ContactRepository,

@@ -1,3 +1,13 @@
+import {
+  type AttemptExchange,
+  type ClaimedDelivery,
+  type DeliveryAttempt,
+  type DeliveryResult,
+  type DeliveryStatus,
+  isSuccess,
+  type SentAttempt,
+} from '../../domain/delivery.ts';
+import { type EndpointNotice, judgeEndpoint } from '../../domain/endpoint-health.ts';
 import type { OutboxEvent } from '../../domain/event.ts';
 import type {
   ClaimRequest,
@@ -9,16 +19,6 @@ import type {
   WebhookRequest,
   WebhookSender,
 } from '../../domain/ports.ts';
-import {
-  isSuccess,
-  type AttemptExchange,
-  type ClaimedDelivery,
-  type DeliveryAttempt,
-  type DeliveryResult,
-  type DeliveryStatus,
-  type SentAttempt,
-} from '../../domain/delivery.ts';
-import { judgeEndpoint, type EndpointNotice } from '../../domain/endpoint-health.ts';
 import type { InMemoryWebhookConfigRepository } from './accounts.ts';
 import { copy } from './table.ts';
 

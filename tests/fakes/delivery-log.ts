@@ -1,15 +1,16 @@
 // The in-memory delivery log, over the store of deliveries in deliveries.ts (which re-exports it for tests/fakes.ts).
-import type { DeliveryLog } from '../../domain/ports.ts';
+
 import {
   bucketStart,
-  isSuccess,
-  STATS_BUCKET_MS,
   type DeliveryDetail,
   type DeliveryFilter,
   type DeliveryStats,
   type DeliveryView,
+  isSuccess,
+  STATS_BUCKET_MS,
   type StatsBucket,
 } from '../../domain/delivery.ts';
+import type { DeliveryLog } from '../../domain/ports.ts';
 import type { InMemoryWebhookConfigRepository } from './accounts.ts';
 import type { DeliveryRow, InMemoryDeliveryStore } from './deliveries.ts';
 

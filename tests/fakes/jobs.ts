@@ -1,9 +1,9 @@
-import { SEEDED_CANCELLATION_REASONS, type CancellationReason } from '../../domain/cancellation.ts';
+import { type CancellationReason, SEEDED_CANCELLATION_REASONS } from '../../domain/cancellation.ts';
+import type { JobIdentifier } from '../../domain/command.ts';
 import type { Invoice } from '../../domain/invoice.ts';
 import { INACTIVE_STATUSES, type Job } from '../../domain/job.ts';
-import type { OrderFilter } from '../../domain/orders.ts';
 import type { OrderMapping } from '../../domain/order-mapping.ts';
-import type { JobIdentifier } from '../../domain/command.ts';
+import type { OrderFilter } from '../../domain/orders.ts';
 import type {
   CancellationReasonRepository,
   InvoiceRepository,

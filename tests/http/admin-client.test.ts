@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAdminClient, outcome } from '../../client/admin-client.ts';
-import { ADMIN_TOKEN, testApp, listening } from '../support/app.ts';
+import { ADMIN_TOKEN, listening, testApp } from '../support/app.ts';
 
 const test = suite('the typed admin client and its example');
 const root = join(import.meta.dirname, '..', '..');

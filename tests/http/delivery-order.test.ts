@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
-import { startReceiver } from '../support/receiver.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { assertFirstReceiptsInFeedOrder, updateCustomerInRuns, wholeFeed } from '../support/order-runs.ts';
+import { startReceiver } from '../support/receiver.ts';
 
 // CONTRACT §7 on the app as served, on either database: one order's webhooks reach the receiver, first receipts, in the
 // order of the feed, though the executor's batches write several of its events in one transaction.

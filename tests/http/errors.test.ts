@@ -1,13 +1,13 @@
-import { z } from 'zod';
 import supertest from 'supertest';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { z } from 'zod';
 import { DomainError } from '../../domain/errors.ts';
 import { createHttpApp } from '../../server/http/app.ts';
 import { buildOpenApiDocument } from '../../server/openapi/document.ts';
-import { routeTable, type RouteContract, type RouteTable } from '../../server/routers/contracts.ts';
-import { appRouter } from '../../server/routers/index.ts';
 import { baseProcedure, publicProcedure } from '../../server/pipeline/procedures.ts';
+import { type RouteContract, type RouteTable, routeTable } from '../../server/routers/contracts.ts';
+import { appRouter } from '../../server/routers/index.ts';
 import { router } from '../../server/trpc.ts';
 import { testApp } from '../support/app.ts';
 import { checkedAgent } from '../support/openapi-validation.ts';

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { appWithMailbox, integrator, refreshTokenFor } from '../support/integrators.ts';
 import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-events.ts';
 import { feedCursor } from '../../server/cursors.ts';
+import { appWithMailbox, integrator, refreshTokenFor } from '../support/integrators.ts';
 
 // The feed's horizon is the cursor's own time against EVENT_RETENTION_DAYS on the service's clock. This app runs no
 // worker, so no purge runs unless the test runs one: the answer cannot depend on how far a purge has got.

@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { verifyAsymmetricWebhook } from '../../examples/verify-webhook.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
-import { startReceiver, type Received } from '../support/receiver.ts';
+import { type Received, startReceiver } from '../support/receiver.ts';
 
 // CONTRACT §11: keys made for the integrator (rotate-key without a key), and asymmetric signatures (Standard Webhooks
 // v1a, Ed25519) that receivers verify with a public key, rotated with a window as HMAC keys are.

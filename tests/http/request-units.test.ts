@@ -1,9 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { WORK_ANNOUNCEMENT } from '../../adapters/persistence/wake-ups/announcer.ts';
 import { ADMIN_TOKEN } from '../support/app.ts';
+import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { sharedDatabase } from '../support/shared.ts';
 
 // What one request costs the database: the EntityManager forks it makes (one unit of work per request, shared by

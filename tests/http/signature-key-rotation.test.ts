@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { verifyWebhook } from '../../examples/verify-webhook.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
-import { startReceiver, type Received } from '../support/receiver.ts';
+import { type Received, startReceiver } from '../support/receiver.ts';
 
 // CONTRACT §11, key rotation, on the real app and database, the window moved by the test clock. The receivers verify
 // with examples/verify-webhook.ts (the standardwebhooks library), which checks the timestamp against the real time:

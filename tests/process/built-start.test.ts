@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 // @ts-expect-error: plain JavaScript (the start reads it without compiling), no types
 import { builtHash, hashFile, root, sourceHash } from '../../scripts/source-hash.mjs';
-import { startScript, startService, type ServiceProcess } from '../support/process.ts';
+import { type ServiceProcess, startScript, startService } from '../support/process.ts';
 import { onPostgres, skipWhen } from '../support/skip.ts';
 
 // `npm start` runs the build (dist/, npm run build) when it is current, else the sources under tsx: both must be the

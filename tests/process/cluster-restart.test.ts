@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startService, type ServiceProcess } from '../support/process.ts';
+import { type ServiceProcess, startService } from '../support/process.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
 
 // The primary's restart of a process that died (server/processes/primary.ts, with the delay restarts.ts answers):

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { integratorLoggedIn, processClient, startService, type ServiceProcess } from '../support/process.ts';
+import { integratorLoggedIn, processClient, type ServiceProcess, startService } from '../support/process.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
 import { ADMIN, adminUrl, sql, urlOf } from './cluster-support.ts';
 

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertFirstReceiptsInFeedOrder, updateCustomerInRuns, wholeFeed } from '../support/order-runs.ts';
-import { integratorLoggedIn, processClient, startService, type ServiceProcess } from '../support/process.ts';
+import { integratorLoggedIn, processClient, type ServiceProcess, startService } from '../support/process.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
 

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import type { OutboxEvent } from '../../domain/event.ts';
 import { eventFor, receiverOf } from '../../domain/receivers.ts';
 import { testApp } from '../support/app.ts';
-import { startService, type ServiceProcess } from '../support/process.ts';
+import { type ServiceProcess, startService } from '../support/process.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
 

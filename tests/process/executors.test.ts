@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
-import { startService, type ServiceProcess } from '../support/process.ts';
+import { type ServiceProcess, startService } from '../support/process.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
 
 // Executors in processes of their own, sharing the PostgreSQL server of the suite (CI's second pass).

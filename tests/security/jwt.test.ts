@@ -1,5 +1,5 @@
 import { createHmac, generateKeyPairSync, randomUUID } from 'node:crypto';
-import { exportJWK, importPKCS8, SignJWT, UnsecuredJWT, type JWTHeaderParameters } from 'jose';
+import { exportJWK, importPKCS8, type JWTHeaderParameters, SignJWT, UnsecuredJWT } from 'jose';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { JWT_SECRET } from '../support/app.ts';

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { systemClock } from '../../adapters/system.ts';
+import { type ResolveAll, UndiciWebhookSender } from '../../adapters/webhooks/sender.ts';
 import { DnsWebhookTargetPolicy } from '../../adapters/webhooks/target-policy.ts';
-import { UndiciWebhookSender, type ResolveAll } from '../../adapters/webhooks/sender.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { startReceiver } from '../support/receiver.ts';
 

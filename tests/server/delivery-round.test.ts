@@ -8,8 +8,8 @@ import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { createContact } from '../../domain/use-cases/create-contact.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import { deliverDueEvents, type DeliveryPolicy, type DeliveryRoundPorts } from '../../server/worker/delivery-round.ts';
-import { fakeDeps, ScriptedWebhookSender, type FakeDeps } from '../fakes.ts';
+import { type DeliveryPolicy, type DeliveryRoundPorts, deliverDueEvents } from '../../server/worker/delivery-round.ts';
+import { type FakeDeps, fakeDeps, ScriptedWebhookSender } from '../fakes.ts';
 
 // The worker's delivery round on the fakes: its schedule of claims, sends and records, its share per endpoint, and what
 // it reports.

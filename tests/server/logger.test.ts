@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { failureLevel, safeError } from '../../server/logger.ts';
 import { databaseUnavailable, unavailableOr } from '../../adapters/persistence/unavailable.ts';
+import { failureLevel, safeError } from '../../server/logger.ts';
 import { sharedDatabase } from '../support/shared.ts';
 
 const test = suite('log lines');

@@ -1,14 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Meta } from '../../server/meta.ts';
-import { routeTable } from '../../server/routers/contracts.ts';
-import { appRouter } from '../../server/routers/index.ts';
 import {
   adminProcedure,
   guardedProcedure,
   publicProcedure,
   signedProcedure,
 } from '../../server/pipeline/procedures.ts';
+import { routeTable } from '../../server/routers/contracts.ts';
+import { appRouter } from '../../server/routers/index.ts';
 
 const test = suite('the route table and the router agree');
 

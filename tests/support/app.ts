@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import supertest from 'supertest';
 import { pino } from 'pino';
-import { buildApp, type BuildOverrides } from '../../server/compose.ts';
+import supertest from 'supertest';
+import { type BuildOverrides, buildApp } from '../../server/compose.ts';
 import { loadConfig } from '../../server/config.ts';
 import { buildOpenApiDocument } from '../../server/openapi/document.ts';
 import { routeTable } from '../../server/routers/contracts.ts';

@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
-import { RecordingMailer } from '../fakes.ts';
 import type { BuildOverrides } from '../../server/compose.ts';
+import { RecordingMailer } from '../fakes.ts';
 import { testApp, uniqueEmail } from './app.ts';
 
 type App = Awaited<ReturnType<typeof testApp>>;

@@ -1,9 +1,10 @@
 // A process of its own around the embedded data folder's lock, for the lock tests: it says `ready`, waits for a line
 // on stdin, tries to take the lock of the folder in argv[2], says `locked` or `refused`, holds the lock for argv[3] ms
 // (until killed when absent), then lets it go. LOCK_TAKER_HOSTNAME makes it look like a process of another host.
-import os from 'node:os';
-import { syncBuiltinESMExports } from 'node:module';
+
 import { once } from 'node:events';
+import { syncBuiltinESMExports } from 'node:module';
+import os from 'node:os';
 import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 

@@ -1,5 +1,5 @@
-import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { closeAtEnd } from './shared.ts';
 
 /**

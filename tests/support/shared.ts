@@ -1,4 +1,4 @@
-import { openDatabase, type Database } from '../../adapters/persistence/database/open.ts';
+import { type Database, openDatabase } from '../../adapters/persistence/database/open.ts';
 
 // One database for the whole run: the embedded one in memory, or the server named by DATABASE_URL.
 // Suites keep apart by creating their own accounts, ids and e-mail addresses.

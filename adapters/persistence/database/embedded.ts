@@ -5,7 +5,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { baseConfig } from '../../../mikro-orm.config.ts';
 import { lockDataFolder } from './data-folder-lock.ts';
-import { driverLog, migrate, ping, StatementCount, type Database, type DatabaseOptions } from './database.ts';
+import { type Database, type DatabaseOptions, driverLog, migrate, ping, StatementCount } from './database.ts';
 
 /**
  * PGlite is one PostgreSQL backend behind a socket: whatever a connection leaves in the session (prepared

@@ -2,7 +2,7 @@ import type { Database, DatabaseOptions } from './database.ts';
 import { openEmbedded } from './embedded.ts';
 import { openServer } from './server.ts';
 
-export { DatabaseSetupError, type Database } from './database.ts';
+export { type Database, DatabaseSetupError } from './database.ts';
 
 /** Opens the database, brings its schema up to date and hands back the ORM. */
 export function openDatabase(options: DatabaseOptions): Promise<Database> {

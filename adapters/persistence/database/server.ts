@@ -1,7 +1,7 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { baseConfig } from '../../../mikro-orm.config.ts';
-import { DatabaseSetupError, driverLog, migrate, ping, type Database, StatementCount } from './database.ts';
+import { type Database, DatabaseSetupError, driverLog, migrate, ping, StatementCount } from './database.ts';
 
 export async function openServer(
   url: string,

@@ -9,8 +9,8 @@ import { Migration20261123020000_command_hot_claims } from './Migration202611230
 import { Migration20261123030000_event_feed } from './Migration20261123030000_event_feed.ts';
 import { Migration20261123040000_claim_with_created_at } from './Migration20261123040000_claim_with_created_at.ts';
 import { Migration20261123050000_feed_purge_horizon } from './Migration20261123050000_feed_purge_horizon.ts';
-import { Migration20261123070000_stream_slots } from './Migration20261123070000_stream_slots.ts';
 import { Migration20261123060000_running_commands_idx } from './Migration20261123060000_running_commands_idx.ts';
+import { Migration20261123070000_stream_slots } from './Migration20261123070000_stream_slots.ts';
 import { Migration20261123080000_unlogged_counters } from './Migration20261123080000_unlogged_counters.ts';
 import { Migration20261127100000_previous_signature_key } from './Migration20261127100000_previous_signature_key.ts';
 import { Migration20261127110000_endpoint_health } from './Migration20261127110000_endpoint_health.ts';

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { BackgroundWork } from '../../../domain/ports.ts';
 import type pg from 'pg';
+import type { BackgroundWork } from '../../../domain/ports.ts';
 import { unavailableOr } from '../unavailable.ts';
 import { WORK_CHANNEL } from './notices.ts';
 

@@ -3,7 +3,7 @@
 // fails it.
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from './schema';
-import { accessToken, localProblem, signOut, SignedOut, type Problem } from './session';
+import { accessToken, localProblem, type Problem, SignedOut, signOut } from './session';
 
 const bearer: Middleware = {
   async onRequest({ request }) {

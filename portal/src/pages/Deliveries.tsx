@@ -1,11 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, call } from '../api/client';
-import type { Role } from '../api/session';
 import type { operations } from '../api/schema';
-import { formatUtc, parseUtcInput, utcInputText } from '../dates';
+import type { Role } from '../api/session';
 import { UtcDateInput } from '../DateInput';
+import { formatUtc, parseUtcInput, utcInputText } from '../dates';
 import { answerText, Empty, Loaded, MutationProblem } from '../ui';
 import { Redeliver, refreshWhileSettling, ShortId } from './delivery-parts';
 import { OrderField, submittedOrder } from './OrderField';

@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, call } from '../api/client';
-import type { Role } from '../api/session';
 import type { operations } from '../api/schema';
+import type { Role } from '../api/session';
 import { formatDuration, formatUtc } from '../dates';
 import { answerText, Empty, Json, Loaded } from '../ui';
 import { Redeliver, refreshWhileSettling, ShortId } from './delivery-parts';

@@ -1,9 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useState, type FormEvent } from 'react';
-import { useMe } from '../identity';
+import { type FormEvent, lazy, Suspense, useState } from 'react';
 import { api, call } from '../api/client';
 import type { operations } from '../api/schema';
 import { formatDuration, formatUtc } from '../dates';
+import { useMe } from '../identity';
 import { Empty, Loaded, Loading, MutationProblem } from '../ui';
 import { CONFIG_KEY, type Config, FieldIssues } from './endpoint/config';
 import { Keys } from './endpoint/Keys';

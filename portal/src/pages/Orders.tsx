@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, call } from '../api/client';
 import type { Role } from '../api/session';
-import { Empty, Json, Loaded } from '../ui';
-import { formatUtc, parseUtcInput } from '../dates';
 import { UtcDateInput } from '../DateInput';
+import { formatUtc, parseUtcInput } from '../dates';
+import { Empty, Json, Loaded } from '../ui';
 
 const PAGE_SIZE = 20;
 

@@ -9,7 +9,7 @@ import { createJob } from '../../../domain/use-cases/create-job.ts';
 import { executeCommand, executeCommands, type RunInUnit } from '../../../domain/use-cases/execute-command.ts';
 import { pollCommandResult } from '../../../domain/use-cases/poll-command-result.ts';
 import { purgeCommandResults } from '../../../domain/use-cases/purge-command-results.ts';
-import { fakeDeps, type FakeDeps } from '../../fakes.ts';
+import { type FakeDeps, fakeDeps } from '../../fakes.ts';
 import { rejectsWith } from '../helpers.ts';
 import { envelope, world } from './support.ts';
 

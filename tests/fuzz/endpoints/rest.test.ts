@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { document } from '../../support/app.ts';
 import { snapshot } from '../../support/snapshot.ts';
-import { app, count, deeplyNested, lastSnapshot, replay, RUNS, text, tokens, withFuzzApp } from './support.ts';
+import { app, count, deeplyNested, lastSnapshot, RUNS, replay, text, tokens, withFuzzApp } from './support.ts';
 
 // Every REST operation of the document, its bodies and queries mutated: never a 5xx, answers as documented, a 4xx
 // changes nothing.

@@ -1,6 +1,6 @@
-import type { Test } from 'uvu';
 import fc from 'fast-check';
 import supertest from 'supertest';
+import type { Test } from 'uvu';
 import { ADMIN_TOKEN } from '../../support/app.ts';
 import { appWithMailbox, integrator } from '../../support/integrators.ts';
 

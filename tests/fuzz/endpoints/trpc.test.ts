@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { appRouter } from '../../../server/routers/index.ts';
 import { snapshot } from '../../support/snapshot.ts';
-import { app, count, deeplyNested, lastSnapshot, raw, replay, RUNS, text, tokens, withFuzzApp } from './support.ts';
+import { app, count, deeplyNested, lastSnapshot, RUNS, raw, replay, text, tokens, withFuzzApp } from './support.ts';
 
 // Every /trpc procedure, random input, each kind of token: never a 5xx, tRPC's error shapes, a 4xx changes nothing.
 const test = suite('fuzz: every endpoint: /trpc');

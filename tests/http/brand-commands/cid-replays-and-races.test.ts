@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
 import type { Principal } from '../../../domain/auth.ts';
 import type { BrandCommand } from '../../../domain/command.ts';
 import { DomainError } from '../../../domain/errors.ts';
 import { acceptCommand } from '../../../domain/use-cases/accept-command.ts';
-import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
 import {
   app,
   brand,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { snapshotOf } from '../../support/snapshot.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { snapshotOf } from '../../support/snapshot.ts';
 import {
   app,
   brand,

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { ADMIN_TOKEN } from '../../support/app.ts';
 import { appWithMailbox, integrator } from '../../support/integrators.ts';
 import {
+  type App,
   answeredAtTheDoor,
   app,
   brand,
@@ -12,7 +13,6 @@ import {
   partner,
   waitForNextWindow,
   withFairUseApps,
-  type App,
 } from './support.ts';
 
 // API_RATE_LIMIT_PER_ACCOUNT (CONTRACT §1): authenticated requests a second per account; beyond, 429 with Retry-After,

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { onPostgres, skipUnless } from '../../support/skip.ts';
 import {
+  type App,
   answeredAtTheDoor,
   app,
   brand,
@@ -11,7 +12,6 @@ import {
   twin,
   waitForNextWindow,
   withFairUseApps,
-  type App,
 } from './support.ts';
 
 // On PostgreSQL: two app instances (two processes' worth) share the counters, and an account already refused is

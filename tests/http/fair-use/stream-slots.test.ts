@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { onPostgres, skipUnless } from '../../support/skip.ts';
-import { app, partner, twin, waitForNextWindow, withFairUseApps, type App } from './support.ts';
+import { type App, app, partner, twin, waitForNextWindow, withFairUseApps } from './support.ts';
 
 // The legacy listing's stream slots: at most 2 of an account stream at once, a finished one frees its slot, a dead
 // holder's is taken over.

@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import http from 'node:http';
 import {
-  allOrders,
   ApiProblem,
+  allOrders,
   commandOutcome,
   legacyOrders,
   logIn,
   order,
   requestRefreshToken,
+  type Session,
   sendBrandCommand,
   sendPartnerCommand,
-  type Session,
 } from '../../../examples/api-client.ts';
 import { uniqueEmail } from '../../support/app.ts';
 import { integrator, tokenMailedTo } from '../../support/integrators.ts';

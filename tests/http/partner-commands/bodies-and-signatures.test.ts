@@ -3,7 +3,6 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   APPOINTMENT,
-  YOUR_ORDER_ID,
   app,
   appointment,
   brand,
@@ -16,6 +15,7 @@ import {
   sign,
   tag,
   withPartnerCommandsApp,
+  YOUR_ORDER_ID,
 } from './support.ts';
 
 // Which bodies are refused (400 with issues) and how a partner command is signed, over REST and over /trpc; the

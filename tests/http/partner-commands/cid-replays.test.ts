@@ -3,7 +3,6 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   APPOINTMENT,
-  YOUR_ORDER_ID,
   app,
   appointment,
   brand,
@@ -13,6 +12,7 @@ import {
   post,
   tag,
   withPartnerCommandsApp,
+  YOUR_ORDER_ID,
 } from './support.ts';
 
 // A _cid sent again, over either transport or at once, replays the first answer; another body under it is 409, and a

@@ -3,7 +3,6 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   APPOINTMENT,
-  YOUR_ORDER_ID,
   app,
   appointment,
   brand,
@@ -12,6 +11,7 @@ import {
   job,
   post,
   withPartnerCommandsApp,
+  YOUR_ORDER_ID,
 } from './support.ts';
 
 // What a partner command changes and stores: the events for each receiver, the job's own reference.

@@ -3,7 +3,6 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   APPOINTMENT,
-  YOUR_ORDER_ID,
   app,
   appointment,
   brand,
@@ -17,6 +16,7 @@ import {
   stranger,
   tag,
   withPartnerCommandsApp,
+  YOUR_ORDER_ID,
 } from './support.ts';
 
 // Which job a partner command finds by each identifier, and which jobs a partner may command (its own, a master its

@@ -3,23 +3,23 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { processClient } from '../../support/process.ts';
 import { onPostgres, skipUnless } from '../../support/skip.ts';
+import { restartableReceiver } from './receiver.ts';
+import { assertUnavailable, type Outcome, timed } from './requests.ts';
 import {
   ADMIN,
-  server,
-  sleep,
-  service,
-  tempDir,
-  sqlOn,
+  brandWithOrders,
+  deliveriesOf,
   errorsOf,
   refreshOrder,
-  brandWithOrders,
-  untilExecuted,
   resultEventsPerCid,
-  deliveriesOf,
+  server,
+  service,
+  sleep,
+  sqlOn,
+  tempDir,
+  untilExecuted,
   withFaultServer,
 } from './support.ts';
-import { restartableReceiver } from './receiver.ts';
-import { assertUnavailable, timed, type Outcome } from './requests.ts';
 
 // PostgreSQL stopped and started while integrators send commands and probes ask /readyz.
 const test = suite('faults on PostgreSQL: the database restarted under load');

@@ -3,19 +3,19 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { processClient } from '../../support/process.ts';
 import { onPostgres, skipUnless } from '../../support/skip.ts';
+import { restartableReceiver } from './receiver.ts';
 import {
   ADMIN,
-  sleep,
-  service,
-  tempDir,
-  sqlOn,
-  refreshOrder,
   brandWithOrders,
-  untilExecuted,
   deliveriesOf,
+  refreshOrder,
+  service,
+  sleep,
+  sqlOn,
+  tempDir,
+  untilExecuted,
   withFaultServer,
 } from './support.ts';
-import { restartableReceiver } from './receiver.ts';
 
 // A webhook receiver away for a while: the retry schedule brings every event written meanwhile.
 const test = suite('faults on PostgreSQL: a webhook receiver away');

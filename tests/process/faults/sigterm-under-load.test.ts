@@ -3,22 +3,22 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { processClient } from '../../support/process.ts';
 import { onPostgres, skipUnless } from '../../support/skip.ts';
-import {
-  ADMIN,
-  sleep,
-  service,
-  tempDir,
-  sqlOn,
-  errorsOf,
-  refreshOrder,
-  brandWithOrders,
-  untilExecuted,
-  resultEventsPerCid,
-  deliveriesOf,
-  withFaultServer,
-} from './support.ts';
 import { restartableReceiver } from './receiver.ts';
 import { postAlone } from './requests.ts';
+import {
+  ADMIN,
+  brandWithOrders,
+  deliveriesOf,
+  errorsOf,
+  refreshOrder,
+  resultEventsPerCid,
+  service,
+  sleep,
+  sqlOn,
+  tempDir,
+  untilExecuted,
+  withFaultServer,
+} from './support.ts';
 
 // SIGTERM under load with deliveries under way: a clean exit, and nothing lost after a restart.
 const test = suite('faults on PostgreSQL: SIGTERM under load');

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Test } from 'uvu';
-import { integratorLoggedIn, type processClient, startService, type ServiceProcess } from '../../support/process.ts';
-import { startTempPostgres, type TempPostgres } from '../../support/temp-postgres.ts';
+import { integratorLoggedIn, type processClient, type ServiceProcess, startService } from '../../support/process.ts';
 import { onPostgres } from '../../support/skip.ts';
+import { startTempPostgres, type TempPostgres } from '../../support/temp-postgres.ts';
 
 // Faults on PostgreSQL (CI's second pass, with DATABASE_URL): the database restarted under load, a webhook receiver
 // away for a while, a delivery worker killed with SIGKILL, and SIGTERM under load with deliveries under way, a suite

@@ -2,18 +2,18 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { processClient } from '../../support/process.ts';
 import { onPostgres, skipUnless } from '../../support/skip.ts';
+import { restartableReceiver } from './receiver.ts';
 import {
   ADMIN,
-  sleep,
-  service,
-  tempDir,
-  sqlOn,
-  errorsOf,
   brandWithOrders,
   deliveriesOf,
+  errorsOf,
+  service,
+  sleep,
+  sqlOn,
+  tempDir,
   withFaultServer,
 } from './support.ts';
-import { restartableReceiver } from './receiver.ts';
 
 // A delivery worker killed with SIGKILL while holding deliveries: the lease hands them to another.
 const test = suite('faults on PostgreSQL: a delivery worker killed');

@@ -3,17 +3,17 @@ import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
+  type Account,
   account,
   app,
   get,
+  type Json,
   outcomeOf,
   post,
-  replay,
   RUNS,
+  replay,
   sql,
   withIsolationApp,
-  type Account,
-  type Json,
 } from './support.ts';
 
 // Brand commands on another brand's order (CONTRACT §5): see support.ts for the properties' common ground.

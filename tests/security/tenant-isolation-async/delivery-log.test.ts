@@ -3,21 +3,21 @@ import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
+  type Account,
   accountsOf,
   app,
   get,
   hierarchy,
   hooks,
   ids,
+  type Json,
+  type Kind,
   post,
-  replay,
   RUNS,
+  replay,
   sleep,
   sql,
   withIsolationApp,
-  type Account,
-  type Json,
-  type Kind,
 } from './support.ts';
 
 // The delivery log, the feed and replay (CONTRACT §10).

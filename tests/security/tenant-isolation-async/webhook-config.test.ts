@@ -3,21 +3,21 @@ import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
+  type Account,
   accountsOf,
   app,
   get,
   hierarchy,
   hooks,
   ids,
-  post,
-  put,
-  replay,
-  RUNS,
-  sql,
-  withIsolationApp,
-  type Account,
   type Json,
   type Kind,
+  post,
+  put,
+  RUNS,
+  replay,
+  sql,
+  withIsolationApp,
 } from './support.ts';
 
 // Webhook configuration self-service (CONTRACT §7, §10): GET, PUT and the endpoint test address the caller's own,

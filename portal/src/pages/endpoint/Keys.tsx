@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { type FormEvent, useState } from 'react';
 import { api, call } from '../../api/client';
 import type { operations } from '../../api/schema';
 import { formatUtc } from '../../dates';
