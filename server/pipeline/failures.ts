@@ -3,8 +3,6 @@ import type { Context } from '../context.ts';
 import { translateError } from '../errors.ts';
 import { isGone, restGone } from '../http/trpc-to-openapi-workarounds.ts';
 
-// The last step, under every procedure: whatever failed is translated once, for the face that asked.
-
 /** A procedure's failure as its face answers it: domain errors and schema issues translated once, here. */
 export function failureFor(ctx: Context, error: TRPCError): TRPCError {
   const translated = translateError(error);

@@ -2,8 +2,6 @@ import type { Deps } from '../../domain/ports.ts';
 import type { Context } from '../context.ts';
 import type { Meta } from '../meta.ts';
 
-// The last step before the use case: its part of the request's unit of work.
-
 /**
  * The use case's part of the request's unit of work, handed to the procedure as `deps`: by default a mutation in one
  * transaction, a query as statements (meta `unit`). A procedure that fails undoes what its transaction did (its error,
