@@ -165,10 +165,11 @@ test('Events: the feed pages with next, back and forward move between pages, and
   await assertAccessible(page, 'events');
   await screenshot(page, 'events');
   await next.click();
+  // The next page once it is shown: while it loads, the list is not there at all.
   await page.waitForFunction(
     (before) =>
       document.querySelector('main')?.textContent?.includes('No newer events yet') ||
-      document.querySelector('ul.events')?.textContent !== before,
+      (document.querySelector('ul.events li') !== null && document.querySelector('ul.events')?.textContent !== before),
     firstPage,
   );
   const [secondPage, secondUrl] = [await page.locator('main').innerText(), page.url()];
