@@ -1,5 +1,5 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { ConfigError } from '../config.ts';
 import { problem, trpcFailure } from '../errors.ts';
 import { trpcProcedureOf } from './faces.ts';
@@ -24,6 +24,11 @@ export interface BoundPort {
   port: number;
   /** Hands every request from now on to the built app. */
   serve(app: RequestListener): void;
+  /**
+   * Closes the connections that carry no request: kept-alive ones between requests (Node's closeIdleConnections) and
+   * ones that never sent a byte, which Node counts as busy (a client's pool opens them ahead of its requests).
+   */
+  closeIdle(): void;
 }
 
 /**
@@ -46,6 +51,19 @@ export async function bindPort(port: number, timeouts: RequestTimeouts = REQUEST
     (req, res) => handler(req, res),
   );
   server.keepAliveTimeout = 65_000;
+  // Node's headersTimeout starts at a request's first byte: a connection that sends nothing would be held for ever.
+  const silent = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    silent.add(socket);
+    const timer = setTimeout(() => {
+      silent.delete(socket);
+      if (socket.bytesRead === 0) socket.destroy();
+    }, timeouts.headersMs).unref();
+    socket.once('close', () => {
+      clearTimeout(timer);
+      silent.delete(socket);
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, () => {
@@ -60,6 +78,10 @@ export async function bindPort(port: number, timeouts: RequestTimeouts = REQUEST
     port: (server.address() as AddressInfo).port,
     serve: (app) => {
       handler = app;
+    },
+    closeIdle: () => {
+      server.closeIdleConnections();
+      for (const socket of silent) if (socket.bytesRead === 0) socket.destroy();
     },
   };
 }

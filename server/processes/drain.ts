@@ -1,6 +1,6 @@
-import type { Server } from 'node:http';
 import type { BuiltApp } from '../compose.ts';
 import type { Config } from '../config.ts';
+import type { BoundPort } from '../http/bind-port.ts';
 import type { Logger } from '../logger.ts';
 
 /** How long the requests under way (and the worker's claims) may take to finish after the delay. */
@@ -11,13 +11,18 @@ const FINISH_WITHIN_MS = 15_000;
  * SHUTDOWN_DELAY_MS of serving on (an HTTP API only), then no new connections, the requests under way and the worker's
  * claims finished, the database closed. `stop` is idempotent; `hurry` ends the delay (a second signal).
  */
-export function drainer(config: Config, log: Logger, built: BuiltApp, server: Server | null) {
+export function drainer(
+  config: Config,
+  log: Logger,
+  built: BuiltApp,
+  listener: Pick<BoundPort, 'server' | 'closeIdle'> | null,
+) {
   let stopped: Promise<void> | null = null;
   let skipDelay = () => {};
 
   async function drain(reason: string) {
     // Only an HTTP API behind a balancer has traffic to drain; a worker stops at once.
-    const delayMs = server === null || config.role === 'worker' ? 0 : config.shutdownDelayMs;
+    const delayMs = listener === null || config.role === 'worker' ? 0 : config.shutdownDelayMs;
     log.info(
       { signal: reason, delayMs },
       delayMs > 0
@@ -39,16 +44,16 @@ export function drainer(config: Config, log: Logger, built: BuiltApp, server: Se
       log.error('requests did not finish within 15 s; exiting');
       process.exit(1);
     }, FINISH_WITHIN_MS).unref();
-    if (server) {
+    if (listener) {
       await new Promise<void>((resolve) => {
         // A kept-alive connection busy at the close stays open once its answer is out, until its keep-alive timeout:
         // close connections as they fall idle, so that the listener closes when the last answer is out.
-        const idle = setInterval(() => server.closeIdleConnections(), 100);
-        server.close(() => {
+        const idle = setInterval(() => listener.closeIdle(), 100);
+        listener.server.close(() => {
           clearInterval(idle);
           resolve();
         });
-        server.closeIdleConnections();
+        listener.closeIdle();
       });
     }
     await built.close();

@@ -1,7 +1,6 @@
-import type { Server } from 'node:http';
 import type { BuiltApp } from '../compose.ts';
 import type { Config } from '../config.ts';
-import { bindPort } from '../http/bind-port.ts';
+import { type BoundPort, bindPort } from '../http/bind-port.ts';
 import type { Logger } from '../logger.ts';
 import { drainer } from './drain.ts';
 import { isPrimaryMessage, type MemberMessage } from './messages.ts';
@@ -18,7 +17,7 @@ const SCRAPE_TIMEOUT_MS = 5000;
 export async function serveAsMember(config: Config, log: Logger, refuse: Refuse) {
   const tell = (message: MemberMessage) => process.send?.(message);
   let built: BuiltApp | null = null;
-  let server: Server | null = null;
+  let listener: BoundPort | null = null;
   let drain: ReturnType<typeof drainer> | null = null;
   let stopAsked = false;
   const scrapes = new Map<number, (text: string | null) => void>();
@@ -32,7 +31,7 @@ export async function serveAsMember(config: Config, log: Logger, refuse: Refuse)
   const stop = async () => {
     stopAsked = true;
     if (!built) return; // still building: it stops once built
-    drain ??= drainer(config, log, built, server);
+    drain ??= drainer(config, log, built, listener);
     await drain.stop('the primary');
     process.exit(0); // the IPC channel would keep the process alive
   };
@@ -82,14 +81,14 @@ export async function serveAsMember(config: Config, log: Logger, refuse: Refuse)
   tell({ pbi: 'built' });
 
   async function listen() {
-    if (!built || server || stopAsked) return;
+    if (!built || listener || stopAsked) return;
     try {
       const http = await bindPort(config.port); // through the primary: every API process shares its listening socket
       if (stopAsked) {
         http.server.close();
         return;
       }
-      server = http.server;
+      listener = http;
       http.serve(built.app);
     } catch (error) {
       refuse(error);

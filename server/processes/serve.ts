@@ -47,7 +47,7 @@ export async function serveAlone(config: Config, log: Logger, refuse: Refuse) {
   const built = await buildOrRefuse(config, log, refuse, http.port);
   http.serve(built.app);
   if (config.role !== 'api') built.worker.start();
-  const drain = drainer(config, log, built, http.server);
+  const drain = drainer(config, log, built, http);
   onStopSignals(
     (signal) => void drain.stop(signal),
     () => drain.hurry(),

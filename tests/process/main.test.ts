@@ -104,6 +104,20 @@ test('SHUTDOWN_DELAY_MS: after SIGTERM the process is not ready but serves for t
   assert.match(service.output(), /"msg":"stopped"/);
 });
 
+test('a connection opened ahead of a request that never came (a client pool does this) does not hold up the stop', async () => {
+  const { connect } = await import('node:net');
+  const service = startService({ PGLITE_DIR: 'memory://', SHUTDOWN_DELAY_MS: '0' });
+  const port = await service.listening;
+  const idle = connect(port, '127.0.0.1');
+  await new Promise((resolve) => idle.once('connect', resolve));
+  const signalled = Date.now();
+  service.child.kill('SIGTERM');
+  assert.is(await service.exited, 0, service.output().slice(-2000));
+  assert.ok(Date.now() - signalled < 5000, `stopped ${Date.now() - signalled} ms after the signal`);
+  assert.not.match(service.output(), /did not finish/);
+  idle.destroy();
+});
+
 test('the same signal twice within a second (npm start relays the one the terminal also sends) is one stop: it still serves for the delay', async () => {
   const service = startService({ PGLITE_DIR: 'memory://', ADMIN_TOKEN: ADMIN, SHUTDOWN_DELAY_MS: '1500' });
   const port = await service.listening;

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -39,6 +40,50 @@ test('headers that never end, and a body that never comes, are answered 408 and 
   } finally {
     await new Promise((resolve) => bound.server.close(resolve));
   }
+});
+
+/** A connection that sends nothing at all; resolves true if the server closes it within `ms`. */
+async function silent(port: number, ms: number) {
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const closed = await Promise.race([
+    new Promise<boolean>((resolve) => socket.once('close', () => resolve(true))),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms)),
+  ]);
+  socket.destroy();
+  return closed;
+}
+
+test('a connection that never sends a byte is closed once the headers are due (Node would hold it for ever)', async () => {
+  const bound = await bindPort(0, { headersMs: 300, requestMs: 600 });
+  bound.serve((_req, res) => res.end('ok'));
+  try {
+    assert.ok(await silent(bound.port, 3000), 'closed');
+  } finally {
+    await new Promise((resolve) => bound.server.close(resolve));
+  }
+});
+
+test('closeIdle closes a connection that never sent a byte, and one between requests, so that the server closes', async () => {
+  const bound = await bindPort(0);
+  bound.serve((_req, res) => res.end('ok'));
+  const kept = new http.Agent({ keepAlive: true });
+  await new Promise<void>((resolve, reject) =>
+    http
+      .get({ port: bound.port, host: '127.0.0.1', agent: kept, path: '/' }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      })
+      .on('error', reject),
+  );
+  const pending = silent(bound.port, 5000);
+  await new Promise((resolve) => setTimeout(resolve, 200)); // connected
+  const closedAt = new Promise<number>((resolve) => bound.server.close(() => resolve(Date.now())));
+  const asked = Date.now();
+  bound.closeIdle();
+  assert.ok(await pending, 'the silent connection closed');
+  assert.ok((await closedAt) - asked < 2000, 'the server closed once both were gone');
+  kept.destroy();
 });
 
 test("the service's own timeouts are bounded: headers within 10 s, the whole request within 30 s", async () => {
