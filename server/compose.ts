@@ -60,6 +60,11 @@ export interface BuildOverrides {
    * What GET /metrics answers, given this process's registry (a cluster's processes add theirs up: server/processes/).
    */
   scrapeMetrics?: () => Promise<string>;
+  /**
+   * False in all but one process of a cluster: what holds for the whole start (the server's settings, a generated
+   * JWT key) is said once.
+   */
+  sayStartAdvice?: boolean;
 }
 
 /** The composition root: the one place that picks adapters and wires them to the core and the edge. */
@@ -75,6 +80,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
       poolSize: config.databasePoolSize,
       timeoutMs: config.databaseTimeoutMs,
       notice: (message) => log.warn(message),
+      settingsAdvice: overrides.sayStartAdvice === false ? undefined : (message) => log.warn(message),
       driverWarning: (message) => log.warn({ source: 'connection pool' }, message),
       // Said as it begins, not with the next block of lines: the step may keep the event loop busy for seconds.
       progress: (message) => {
@@ -88,7 +94,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   const clock = overrides.clock ?? testClock ?? systemClock;
   const ids = overrides.ids ?? randomIds;
   const jwtKey = await loadJwtKey(config.jwtSecret, config.dataDir);
-  if (jwtKey.generated)
+  if (jwtKey.generated && overrides.sayStartAdvice !== false)
     log.warn({ path: jwtKey.path }, 'JWT_SECRET is not set: using a generated key kept in the data folder');
 
   const webhookSender =

@@ -79,8 +79,16 @@ export function readyLine(
     const processes = cluster.api + 1;
     const connections = processes * cluster.connectionsEach;
     return {
-      message: `ready: ${url} (API reference: ${url}/docs); ${cluster.api} API processes and a worker, at most ${connections} database connections (${cluster.connectionsEach} each)`,
-      fields: { port, role: config.role, url, docs: `${url}/docs`, processes, databaseConnections: connections },
+      message: `ready: ${url} (integrator portal: ${url}/portal, API reference: ${url}/docs); ${cluster.api} API processes and a worker, at most ${connections} database connections (${cluster.connectionsEach} each)`,
+      fields: {
+        port,
+        role: config.role,
+        url,
+        portal: `${url}/portal`,
+        docs: `${url}/docs`,
+        processes,
+        databaseConnections: connections,
+      },
     };
   }
   if (config.role === 'worker') {

@@ -8,7 +8,10 @@ import { layoutOf } from './processes/layout.ts';
 /** A setting that cannot work: one plain sentence naming it and the fix, and exit code 1. */
 function refuseToStart(error: unknown): never {
   if (!(error instanceof ConfigError) && !(error instanceof DatabaseSetupError)) throw error;
-  console.error(error.message);
+  // A cluster's processes meet the same cause together: the primary prints the line once (server/processes/). A small
+  // message on an idle IPC channel is written before send() returns, so exiting at once loses nothing; a channel that
+  // cannot take it leaves the line to this process.
+  if (!(cluster.isWorker && process.send?.({ pbi: 'refused', line: error.message }))) console.error(error.message);
   process.exit(1);
 }
 

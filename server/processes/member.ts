@@ -71,7 +71,11 @@ export async function serveAsMember(config: Config, log: Logger, refuse: Refuse)
       tell({ pbi: 'scrape', id });
     });
 
-  built = await buildOrRefuse(config, log, refuse, config.port, { scrapeMetrics });
+  // The worker says what holds for the whole start (every cluster has one); the API processes would repeat it.
+  built = await buildOrRefuse(config, log, refuse, config.port, {
+    scrapeMetrics,
+    sayStartAdvice: config.role === 'worker',
+  });
   if (stopAsked) {
     await built.close();
     process.exit(0);

@@ -13,7 +13,12 @@ export type MemberMessage =
   /** An API process answering GET /metrics asks for every process's metrics. */
   | { pbi: 'scrape'; id: number }
   /** Its own metrics, for the primary's scrape `id`. */
-  | { pbi: 'report'; id: number; metrics: MetricsJson };
+  | { pbi: 'report'; id: number; metrics: MetricsJson }
+  /**
+   * Its start cannot work (a setting, the database): the one line that says why, for the primary to print once
+   * however many processes meet the same cause. It exits 1 once sent.
+   */
+  | { pbi: 'refused'; line: string };
 
 /** From the primary to a member. */
 export type PrimaryMessage =

@@ -55,6 +55,7 @@ export async function runPrimary(
   let ready = false;
   let stopping = false;
   let exitCode = 0;
+  const refusals = new Set<string>();
 
   const send = (member: Member, message: PrimaryMessage) => {
     if (member.isConnected()) member.send(message);
@@ -93,9 +94,18 @@ export async function runPrimary(
         case 'report':
           metrics.reported(message.id, message.metrics);
           break;
+        case 'refused':
+          // Every process of a start that cannot work meets the same cause: one line for it.
+          if (!refusals.has(message.line)) console.error(message.line);
+          refusals.add(message.line);
+          break;
       }
     });
-    member.on('exit', (code, signal) => exited(member, code, signal));
+    // Its last messages (why it refused to start) are read once its channel has closed, which may come after its exit.
+    member.on('exit', (code, signal) => {
+      if (member.isConnected()) member.once('disconnect', () => exited(member, code, signal));
+      else exited(member, code, signal);
+    });
   }
 
   /**
@@ -140,7 +150,9 @@ export async function runPrimary(
     const state = members.get(member)!;
     members.delete(member);
     if (stopping) {
-      if (code !== 0) {
+      // One that was still being built when the stop came has nothing to drain: it either stopped or said why it could
+      // not start.
+      if (code !== 0 && state.built) {
         exitCode = 1;
         log.error({ role: state.role, pid: member.process.pid, code, signal }, 'a process did not drain');
       }
@@ -177,7 +189,10 @@ export async function runPrimary(
     stopping = true;
     exitCode = code;
     for (const timer of pendingForks) clearTimeout(timer);
-    log.info({ signal: reason, processes: members.size }, 'shutting down: every process drains');
+    log.info(
+      { signal: reason, processes: members.size },
+      code !== 0 && !ready ? 'shutting down: a process could not start' : 'shutting down: every process drains',
+    );
     starting?.server.close();
     starting?.server.closeAllConnections();
     if (members.size === 0) return finish();

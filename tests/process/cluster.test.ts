@@ -86,8 +86,7 @@ test('two API processes and the worker start under one primary; the ready line c
     WEB_CONCURRENCY: '2',
     DATABASE_POOL_SIZE: '5',
     ADMIN_TOKEN: ADMIN,
-    DATA_DIR: dataDir,
-    JWT_SECRET: 'cluster-test-secret-0123456789-0123456789',
+    DATA_DIR: dataDir, // no JWT_SECRET: the processes share the key generated in it
     SHUTDOWN_DELAY_MS: '1500',
     WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
   });
@@ -97,7 +96,7 @@ test('two API processes and the worker start under one primary; the ready line c
   port = ready.port as number;
   assert.is(
     ready.msg,
-    `ready: http://localhost:${port} (API reference: http://localhost:${port}/docs); 2 API processes and a worker, at most 15 database connections (5 each)`,
+    `ready: http://localhost:${port} (integrator portal: http://localhost:${port}/portal, API reference: http://localhost:${port}/docs); 2 API processes and a worker, at most 15 database connections (5 each)`,
   );
   assert.is(ready.processes, 3);
   assert.is(ready.databaseConnections, 15);
@@ -112,6 +111,11 @@ test('two API processes and the worker start under one primary; the ready line c
     () => lines().find((l) => l.msg === 'worker started' && typeof l.pid === 'number'),
     5000,
   );
+  // What holds for the whole start is said once, not by each of its three processes.
+  const said = (start: string) => lines().filter((l) => l.msg?.toString().startsWith(start)).length;
+  assert.is(said('JWT_SECRET is not set'), 1);
+  const [setting] = await sql<{ autovacuum: string }>(adminUrl(), 'show autovacuum');
+  assert.is(said('autovacuum is off'), setting?.autovacuum === 'off' ? 1 : 0);
   const children = members();
   assert.is(children.length, 3, 'the primary has three processes');
   for (const pid of pids) assert.ok(children.includes(pid));

@@ -21,6 +21,11 @@ export interface DatabaseOptions {
   embeddedCheckpointMs?: number;
   /** Told about what opening did that an operator should know (a database created). */
   notice?: (message: string) => void;
+  /**
+   * Told what the server's settings should be (autovacuum off); the same for every process of a start, so a cluster
+   * leaves it to one of them. Not checked when absent.
+   */
+  settingsAdvice?: ((message: string) => void) | undefined;
   /** Told what a slow step of opening is doing (creating the embedded database, migrating), as it begins. */
   progress?: (message: string) => void;
   onLockCompromised?: (error: Error) => void;

@@ -10,11 +10,13 @@ export async function openServer(
     timeoutMs,
     progress,
     driverWarning,
+    settingsAdvice,
   }: {
     poolSize: number;
     timeoutMs?: number | undefined;
     progress?: ((message: string) => void) | undefined;
     driverWarning?: ((message: string) => void) | undefined;
+    settingsAdvice?: ((message: string) => void) | undefined;
   },
   notice: (message: string) => void = () => {},
 ): Promise<Database> {
@@ -43,9 +45,11 @@ export async function openServer(
   });
   // The command and delivery queues update every row they carry: without autovacuum their dead rows pile up until
   // every claim steps over them (claims ten to fifty times slower after a few thousand commands, in bench/commands).
-  const [setting] = await orm.em.getConnection().execute<{ autovacuum: string }[]>('show autovacuum');
+  const [setting] = settingsAdvice
+    ? await orm.em.getConnection().execute<{ autovacuum: string }[]>('show autovacuum')
+    : [];
   if (setting?.autovacuum === 'off')
-    notice(
+    settingsAdvice?.(
       'autovacuum is off on this PostgreSQL server: the command and delivery queues will slow down as their tables bloat; turn it on, or VACUUM them regularly',
     );
   return { orm, statements, kind: 'postgresql', url, ping: () => ping(orm), close: () => orm.close() };
