@@ -272,9 +272,13 @@ function embeddedFolder(
   return { pgliteDir: kept ? old : inDataDir, pgliteDirOfOldDefault: kept };
 }
 
+/**
+ * Whether DATA_DIR holds what a deployment writes (the generated key, mails); the embedded database's own folder, lock
+ * and creation marker are left out: a first start interrupted while it created them is still a new place.
+ */
 function holdsFiles(dir: string): boolean {
   try {
-    return readdirSync(dir).length > 0;
+    return readdirSync(dir).some((entry) => !['pglite', 'pglite.lock', 'pglite.creating'].includes(entry));
   } catch {
     return false; // not made yet
   }

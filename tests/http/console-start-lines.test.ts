@@ -76,6 +76,14 @@ function checkFolders(dir: string) {
   assert.equal(at({ DATA_DIR: 'state' }), ['/state/pglite', false], 'a DATA_DIR not made yet is a new place');
   mkdirSync(join(dir, 'state'));
   assert.equal(at({ DATA_DIR: 'state' }), ['/state/pglite', false], 'so is an empty one');
+  mkdirSync(join(dir, 'state', 'pglite'));
+  mkdirSync(join(dir, 'state', 'pglite.lock'));
+  writeFileSync(join(dir, 'state', 'pglite.creating'), '');
+  assert.equal(
+    at({ DATA_DIR: 'state' }),
+    ['/state/pglite', false],
+    'so is one where a first start was interrupted while it created the database',
+  );
   writeFileSync(join(dir, 'state', 'jwt-secret'), 'a key');
   assert.equal(
     at({ DATA_DIR: 'state' }),

@@ -138,4 +138,24 @@ for (const slash of ['', '/']) {
   });
 }
 
+test('a first start stopped while it creates the embedded database leaves nothing that changes the next start', async () => {
+  const dataDir = tempDir();
+  const first = startService({ DATA_DIR: dataDir });
+  for (const deadline = Date.now() + 60_000; !first.output().includes('creating the embedded database'); ) {
+    assert.ok(Date.now() < deadline && first.child.exitCode === null, first.output());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 300)); // part of the way into the creation
+  first.child.kill('SIGINT'); // Ctrl-C: no handler is set yet, so it ends where it stands
+  await first.exited;
+  assert.ok(existsSync(join(dataDir, 'pglite.creating')), 'the creation was under way');
+
+  const next = startService({ DATA_DIR: dataDir });
+  const port = await next.listening;
+  assert.match(next.output(), `creating the embedded database in ${join(dataDir, 'pglite')}`);
+  assert.is((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
+  assert.not.ok(existsSync(join(dataDir, 'pglite.creating')), 'the marker is gone once the database is made');
+  assert.is(await next.stop('SIGTERM'), 0);
+});
+
 test.run();

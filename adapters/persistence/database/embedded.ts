@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
@@ -34,16 +34,24 @@ export async function openEmbedded(options: DatabaseOptions): Promise<Database> 
   const inMemory = options.pgliteDir === 'memory://';
   const dir = inMemory ? options.pgliteDir : resolve(options.pgliteDir);
   let release: (() => Promise<void>) | null = null;
+  // Beside the folder while a database is being created in it: a start stopped meanwhile (Ctrl-C on a first start)
+  // leaves a folder that is not a database yet, which the next start empties and creates again.
+  const creatingMarker = `${dir}.creating`;
   if (!inMemory) {
     await mkdir(dir, { recursive: true });
     release = await lockDataFolder(dir, options.onLockCompromised);
+    if (existsSync(creatingMarker))
+      for (const entry of await readdir(dir)) await rm(join(dir, entry), { recursive: true, force: true });
   }
 
   const progress = options.progress ?? (() => {});
+  const creating = !inMemory && !existsSync(join(dir, 'PG_VERSION'));
   if (inMemory) progress('creating the embedded database in memory');
-  else if (existsSync(join(dir, 'PG_VERSION'))) progress(`opening the embedded database in ${dir}`);
-  else
+  else if (!creating) progress(`opening the embedded database in ${dir}`);
+  else {
     progress(`creating the embedded database in ${dir} (a first start takes a few seconds, longer on a busy machine)`);
+    await writeFile(creatingMarker, `${process.pid}\n`);
+  }
   const db = await PGlite.create(inMemory ? undefined : dir);
   // A second slot lets a replacement connection in while the socket of a lost one is still being torn down;
   // the pool below never uses more than one at a time.
@@ -66,6 +74,7 @@ export async function openEmbedded(options: DatabaseOptions): Promise<Database> 
     pool: { min: 1, max: 1, afterCreate: startCleanSession(statements) },
   });
   await migrate(orm, progress);
+  if (creating) await rm(creatingMarker, { force: true });
   // PGlite runs no checkpointer: without checkpoints, a process killed replays at its next start all the WAL written
   // since it opened the folder (14 s after 1.3 GB here), and pg_wal grows without end. A failed one waits for the next.
   const checkpoints = inMemory
