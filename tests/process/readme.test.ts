@@ -94,6 +94,11 @@ async function runScenario(name: string) {
   }
 }
 
+test("the first start's lines the README shows count the migrations there are", async () => {
+  const { migrationsList } = await import('../../adapters/persistence/migrations/index.ts');
+  assert.match(readme, `INFO: migrating the schema: ${migrationsList.length} migrations to apply`);
+});
+
 test('every curl example of the README is in a walk-through the tests run', () => {
   const unrun = allBlocks()
     .filter((m) => !m[1] && /\bcurl\b/.test(m[3]!))

@@ -119,7 +119,7 @@ const expectations: Record<string, Expectation> = {
   },
   'embedded-one-process': {
     shows: [
-      /is in use by another process[\s\S]*exit code 1[\s\S]*SERVICE_ROLE: "worker" needs DATABASE_URL[\s\S]*exit code 1/,
+      /The embedded database in \S+ is in use by another process[\s\S]*exit code 1[\s\S]*SERVICE_ROLE: "worker" needs DATABASE_URL[\s\S]*exit code 1/,
     ],
   },
 };
