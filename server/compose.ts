@@ -60,10 +60,7 @@ export interface BuildOverrides {
    * What GET /metrics answers, given this process's registry (a cluster's processes add theirs up: server/processes/).
    */
   scrapeMetrics?: () => Promise<string>;
-  /**
-   * False in all but one process of a cluster: what holds for the whole start (the server's settings, a generated
-   * JWT key) is said once.
-   */
+  /** False in all but one process of a cluster: what holds for the whole start (settings, a generated key) is said once. */
   sayStartAdvice?: boolean;
 }
 

@@ -79,7 +79,9 @@ export function readyLine(
     const processes = cluster.api + 1;
     const connections = processes * cluster.connectionsEach;
     return {
-      message: `ready: ${url} (integrator portal: ${url}/portal, API reference: ${url}/docs); ${cluster.api} API processes and a worker, at most ${connections} database connections (${cluster.connectionsEach} each)`,
+      message:
+        `${readyLine({ role: 'all' }, port).message}; ${cluster.api} API processes and a worker, ` +
+        `at most ${connections} database connections (${cluster.connectionsEach} each)`,
       fields: {
         port,
         role: config.role,

@@ -130,7 +130,7 @@ test('a process that does not drain within 15 s (a send that hangs) makes the pr
   }
 });
 
-test("a start that cannot work (no server at DATABASE_URL) stops at once with exit code 1, the processes' line once, no restarts", async () => {
+test("a start that cannot work (no server at DATABASE_URL) stops at once: exit 1, the processes' line once", async () => {
   // No server is needed: every process of the start meets the same refused connection.
   const doomed = startService({
     DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere',

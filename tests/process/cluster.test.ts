@@ -96,7 +96,8 @@ test('two API processes and the worker start under one primary; the ready line c
   port = ready.port as number;
   assert.is(
     ready.msg,
-    `ready: http://localhost:${port} (integrator portal: http://localhost:${port}/portal, API reference: http://localhost:${port}/docs); 2 API processes and a worker, at most 15 database connections (5 each)`,
+    `ready: http://localhost:${port} (integrator portal: http://localhost:${port}/portal, API reference: ` +
+      `http://localhost:${port}/docs); 2 API processes and a worker, at most 15 database connections (5 each)`,
   );
   assert.is(ready.processes, 3);
   assert.is(ready.databaseConnections, 15);

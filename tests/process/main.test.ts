@@ -104,7 +104,7 @@ test('SHUTDOWN_DELAY_MS: after SIGTERM the process is not ready but serves for t
   assert.match(service.output(), /"msg":"stopped"/);
 });
 
-test('a connection opened ahead of a request that never came (a client pool does this) does not hold up the stop', async () => {
+test('a connection opened ahead of a request that never came (as client pools do) does not hold up a stop', async () => {
   const { connect } = await import('node:net');
   const service = startService({ PGLITE_DIR: 'memory://', SHUTDOWN_DELAY_MS: '0' });
   const port = await service.listening;

@@ -138,7 +138,7 @@ for (const slash of ['', '/']) {
   });
 }
 
-test('a first start stopped while it creates the embedded database leaves nothing that changes the next start', async () => {
+test('a first start stopped while it creates the embedded database leaves nothing that changes the next', async () => {
   const dataDir = tempDir();
   const first = startService({ DATA_DIR: dataDir });
   for (const deadline = Date.now() + 60_000; !first.output().includes('creating the embedded database'); ) {

@@ -54,7 +54,7 @@ async function silent(port: number, ms: number) {
   return closed;
 }
 
-test('a connection that never sends a byte is closed once the headers are due (Node would hold it for ever)', async () => {
+test('a connection that never sends a byte is closed once headers are due (Node would hold it for ever)', async () => {
   const bound = await bindPort(0, { headersMs: 300, requestMs: 600 });
   bound.serve((_req, res) => res.end('ok'));
   try {
@@ -64,7 +64,7 @@ test('a connection that never sends a byte is closed once the headers are due (N
   }
 });
 
-test('closeIdle closes a connection that never sent a byte, and one between requests, so that the server closes', async () => {
+test('closeIdle closes connections that never sent a byte and ones between requests: the server closes', async () => {
   const bound = await bindPort(0);
   bound.serve((_req, res) => res.end('ok'));
   const kept = new http.Agent({ keepAlive: true });

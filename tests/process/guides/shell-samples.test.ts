@@ -73,7 +73,11 @@ const expectations: Record<string, Expectation> = {
   },
   cluster: {
     shows: [
-      /"msg":"ready: http:\/\/localhost:\d+ \(integrator portal: http:\/\/localhost:\d+\/portal, API reference: http:\/\/localhost:\d+\/docs\); 2 API processes and a worker, at most 60 database connections \(20 each\)"/,
+      new RegExp(
+        String.raw`"msg":"ready: http://localhost:\d+ \(integrator portal: http://localhost:\d+/portal, ` +
+          String.raw`API reference: http://localhost:\d+/docs\); 2 API processes and a worker, ` +
+          String.raw`at most 60 database connections \(20 each\)"`,
+      ),
       /^db_pool_connections\{state="max"\} 60$/m,
       /^4$/m,
     ],
