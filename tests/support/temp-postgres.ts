@@ -19,6 +19,23 @@ export function freePort(): Promise<number> {
   });
 }
 
+const asRoot = userInfo().uid === 0;
+
+/** `command args` as the OS user that runs the servers: `postgres` when this process is root, else this process's. */
+export const argvAsServerUser = (command: string, args: string[]): [string, string[]] =>
+  asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+
+/** A fresh folder (mode 0700) under the system's temporary folder, owned by the OS user that runs the servers. */
+export async function serverUserFolder(prefix: string): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (asRoot) {
+    const { stdout } = await run('id', ['-u', 'postgres']);
+    const { stdout: gid } = await run('id', ['-g', 'postgres']);
+    chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
+  }
+  return dir;
+}
+
 export interface TempPostgres {
   port: number;
   /** A postgres:// URL of `database` on this server (user postgres, trust authentication). */
@@ -41,16 +58,8 @@ export interface TempPostgres {
  * `-c name=value` options of the server.
  */
 export async function startTempPostgres(settings: Record<string, string> = {}): Promise<TempPostgres> {
-  const dir = mkdtempSync(join(tmpdir(), 'pbi-pg-'));
-  const asRoot = userInfo().uid === 0;
-  const argvOf = (command: string, args: string[]): [string, string[]] =>
-    asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
-  const as = (command: string, args: string[]) => run(...argvOf(command, args), { timeout: 60_000 });
-  if (asRoot) {
-    const { stdout } = await run('id', ['-u', 'postgres']);
-    const { stdout: gid } = await run('id', ['-g', 'postgres']);
-    chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
-  }
+  const dir = await serverUserFolder('pbi-pg-');
+  const as = (command: string, args: string[]) => run(...argvAsServerUser(command, args), { timeout: 60_000 });
   const data = join(dir, 'data');
   const logFile = join(dir, 'server.log');
   let port = 0;
@@ -83,7 +92,7 @@ export async function startTempPostgres(settings: Record<string, string> = {}): 
     },
     destroySync() {
       try {
-        execFileSync(...argvOf('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']), {
+        execFileSync(...argvAsServerUser('pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '30', 'stop']), {
           stdio: 'ignore',
           timeout: 30_000,
         });
