@@ -18,7 +18,6 @@ import { ScriptedWebhookSender } from '../adapters/webhooks/scripted-sender.ts';
 import { UndiciWebhookSender } from '../adapters/webhooks/sender.ts';
 import { DnsWebhookTargetPolicy } from '../adapters/webhooks/target-policy.ts';
 import type {
-  BackgroundWork,
   Clock,
   IdGenerator,
   LoginRateLimiter,
@@ -34,6 +33,7 @@ import { createLogger, failureLevel, type Logger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 import { createFairUse } from './pipeline/fair-use.ts';
+import { openReadReplicas } from './read-replicas.ts';
 import { routeTable } from './routers/contracts.ts';
 import { appRouter } from './routers/index.ts';
 import { seedDemo } from './seed-demo.ts';
@@ -155,19 +155,20 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
           { spacingMs: WAKE_UP_SPACING_MS },
         )
       : null;
-  const announce = {
-    committed: (kinds: ReadonlySet<BackgroundWork>) => (announcer ? announcer.announce(kinds) : signal.wake(kinds)),
-  };
+  const metrics = createMetrics({ ...operationalStats(database.orm), statementsSent: () => database.statements.count });
+  const replicas = openReadReplicas(config, metrics, log);
   // Mails after the answer, each in a unit of work of its own (made when it runs: the units are built just below).
   const deferrer = createDeferrer((work) => unitOfWork().transaction(work), log);
   const unitOfWork: () => UnitOfWork = unitsOfWork(
     database.orm,
     { ...perProcess, deferrer } satisfies ProcessServices,
-    announce,
+    {
+      committed: (kinds) => (announcer ? announcer.announce(kinds) : signal.wake(kinds)),
+      replicas,
+    },
   );
 
   let shuttingDown = false;
-  const metrics = createMetrics({ ...operationalStats(database.orm), statementsSent: () => database.statements.count });
   const services: Services = {
     config,
     log,
@@ -263,6 +264,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
       await deferrer.drain();
       await (webhookSender as Partial<UndiciWebhookSender>).close?.();
       await announcer?.close();
+      await replicas?.close();
       if (!overrides.database) await database.close();
     },
   };

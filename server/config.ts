@@ -1,57 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { duration, flag, int, postgresUrl, schedule } from './config-values.ts';
 
 /** Where the service keeps what it writes (DATA_DIR's default): the generated key, mails, the embedded database. */
 export const DEFAULT_DATA_DIR = './.data';
-
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const toMs = (part: string) => {
-  const match = DURATION.exec(part);
-  return match ? Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]) : NaN;
-};
-
-const flag = z
-  .enum(['1', '0', 'true', 'false'])
-  .optional()
-  .transform((v) => v === '1' || v === 'true');
-const int = (min: number, max: number, fallback: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .optional()
-    .transform((v) => (v === undefined ? fallback : Number(v)))
-    .pipe(z.number().int().min(min).max(max));
-
-const schedule = z
-  .string()
-  .optional()
-  .transform((value, ctx) => {
-    const parts = (value ?? '5s,5m,30m,2h,5h,10h,10h').split(',').map((p) => p.trim());
-    const delays = parts.map(toMs);
-    if (delays.some((d) => !Number.isFinite(d))) {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'must be comma-separated delays such as 5s,5m,2h (units ms, s, m, h, d)',
-      });
-      return z.NEVER;
-    }
-    return delays;
-  });
-
-const duration = (fallback: string) =>
-  z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
-      const ms = toMs((value ?? fallback).trim());
-      if (!Number.isFinite(ms) || ms <= 0) {
-        ctx.addIssue({ code: 'custom', message: 'must be a duration such as 5d, 12h or 30m (units ms, s, m, h, d)' });
-        return z.NEVER;
-      }
-      return ms;
-    });
 
 const envSchema = z.object({
   SERVICE_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
@@ -62,16 +15,13 @@ const envSchema = z.object({
     .optional()
     .transform((v) => (v === undefined ? null : Number(v)))
     .pipe(z.number().int().min(1, 'must be 1 or more').max(1024).nullable()),
-  DATABASE_URL: z
+  DATABASE_URL: postgresUrl.optional(),
+  DATABASE_REPLICA_URL: z // one or more, separated by commas (CONTRACT §12)
     .string()
-    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
-    // Messages never repeat the value: it holds the password. A `/`, `#` or `?` left in a password ends the address
-    // part early, so the URL either does not parse or leaves an `@` (and the password's tail) in its path or query.
-    .refine(
-      (v) => URL.canParse(v) && !/@/.test((({ pathname, search, hash }) => pathname + search + hash)(new URL(v))),
-      'is not a URL that can be read; percent-encode reserved characters (such as / # ? @ :) in the user name and password',
-    )
+    .transform((v) => v.split(',').map((url) => url.trim()))
+    .pipe(z.array(postgresUrl))
     .optional(),
+  REPLICA_MAX_LAG_MS: int(0, 3_600_000, 1000),
   DATABASE_POOL_SIZE: int(1, 1000, 20),
   DATABASE_TIMEOUT_MS: int(0, 3_600_000, 10_000),
   PGLITE_DIR: z.string().min(1).optional(),
@@ -122,6 +72,9 @@ export interface Config {
    */
   webConcurrency: number | null;
   databaseUrl: string | undefined;
+  /** Streaming replicas that may answer the reads of CONTRACT §12 within `replicaMaxLagMs` (none: the primary). */
+  databaseReplicaUrls: string[];
+  replicaMaxLagMs: number;
   /** Connections to the PostgreSQL server per process. */
   databasePoolSize: number;
   /**
@@ -195,16 +148,22 @@ export function loadConfig(
     throw new ConfigError(`Invalid settings:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
-  if (e.SERVICE_ROLE !== 'all' && !e.DATABASE_URL) {
-    throw new ConfigError(
-      `Invalid settings:\n  SERVICE_ROLE: "${e.SERVICE_ROLE}" needs DATABASE_URL; the embedded database serves one process, so run SERVICE_ROLE=all without a server`,
+  const refuse = (line: string) => {
+    throw new ConfigError(`Invalid settings:\n  ${line}`);
+  };
+  if (e.SERVICE_ROLE !== 'all' && !e.DATABASE_URL)
+    refuse(
+      `SERVICE_ROLE: "${e.SERVICE_ROLE}" needs DATABASE_URL; the embedded database serves one process, so run SERVICE_ROLE=all without a server`,
     );
-  }
+  if (e.DATABASE_REPLICA_URL && !e.DATABASE_URL)
+    refuse('DATABASE_REPLICA_URL: the embedded database has no replicas; set DATABASE_URL to its primary, or unset it');
   return {
     role: e.SERVICE_ROLE,
     port: e.PORT,
     webConcurrency: e.WEB_CONCURRENCY,
     databaseUrl: e.DATABASE_URL,
+    databaseReplicaUrls: e.DATABASE_REPLICA_URL ?? [],
+    replicaMaxLagMs: e.REPLICA_MAX_LAG_MS,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
     ...embeddedFolder(e.PGLITE_DIR, e.DATA_DIR, Boolean(e.DATABASE_URL)),

@@ -31,7 +31,8 @@ export type Meta = OpenApiMeta & {
   };
   /**
    * How the use case runs in the request's unit of work: by default a mutation in one transaction, a query as
-   * statements; `statements` for a mutation that writes nothing, or whose one write is a single atomic statement.
+   * statements; `statements` for a mutation that writes nothing, or whose one write is a single atomic statement;
+   * `replica` for the reads of CONTRACT §12, which a read replica may answer.
    */
-  unit?: 'transaction' | 'statements';
+  unit?: 'transaction' | 'statements' | 'replica';
 };

@@ -61,6 +61,12 @@ export function createMetrics(stats: StatsSource) {
 
   const metrics = {
     registry,
+    readsServed: new Counter({
+      name: 'db_reads_total',
+      help: 'Reads a read replica may answer (CONTRACT §12), by the database that answered: primary, or a replica.',
+      labelNames: ['database'],
+      registers,
+    }),
     httpRequests: new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests answered, by route and status.',
@@ -184,7 +190,38 @@ export function createMetrics(stats: StatsSource) {
       for (const state of ['used', 'free', 'pending', 'max'] as const) this.set({ state }, pool[state]);
     },
   });
-  return metrics;
+  return { ...metrics, watchReplicas: (views: () => ReplicaView[]) => replicaGauges(registers, views) };
+}
+
+/** A read replica as the gauges show it (adapters/persistence/replicas/replica-set.ts). */
+interface ReplicaView {
+  name: string;
+  lagMs: number | null;
+  usable: boolean;
+}
+
+/** Each read replica's lag (CONTRACT §12) and whether reads go to it; in a cluster the worst process's view. */
+function replicaGauges(registers: Registry[], views: () => ReplicaView[]) {
+  new Gauge({
+    name: 'db_replica_lag_seconds',
+    help: "How far a read replica's answers may be behind the primary (measured against the primary's WAL position).",
+    labelNames: ['replica'],
+    registers,
+    aggregator: 'max',
+    collect() {
+      for (const view of views()) if (view.lagMs !== null) this.set({ replica: view.name }, view.lagMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'db_replica_up',
+    help: 'Whether reads go to a read replica now: it answers, within REPLICA_MAX_LAG_MS of the primary.',
+    labelNames: ['replica'],
+    registers,
+    aggregator: 'min',
+    collect() {
+      for (const view of views()) this.set({ replica: view.name }, view.usable ? 1 : 0);
+    },
+  });
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -21,6 +21,11 @@ export interface UnitOfWork {
    * (accepting a command), where a transaction would only add round trips.
    */
   statements<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
+  /**
+   * The same, where the reads CONTRACT §12 names may be answered by a read replica within REPLICA_MAX_LAG_MS, for the
+   * rest of the unit (a legacy listing reads its batches after its procedure has answered).
+   */
+  replica<T>(work: (deps: Deps) => Promise<T>): Promise<T>;
 }
 
 /** What procedures may use: built once by the composition root and handed over in every context. */

@@ -7,7 +7,7 @@ import type {
   StatsBucket,
 } from '../../domain/delivery.ts';
 import type { DeliveryLog } from '../../domain/ports.ts';
-import { withDriverConnection } from './driver.ts';
+import { type ReadOn, withDriverConnection } from './driver.ts';
 import { isStoredId } from './stored-ids.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
 
@@ -156,11 +156,12 @@ export class SqlDeliveryLog implements DeliveryLog {
   constructor(
     private readonly em: EntityManager,
     private readonly notices: WorkNotices,
+    private readonly reads: ReadOn = withDriverConnection,
   ) {}
 
   async get(deliveryId: string, endpointId?: string): Promise<DeliveryDetail | null> {
     if (!isStoredId(deliveryId) || (endpointId !== undefined && !isStoredId(endpointId))) return null;
-    return withDriverConnection(this.em, async (client) => {
+    return this.reads(this.em, async (client) => {
       const {
         rows: [r],
       } = await client.query<ListRow & { endpoint_id: string; payload: string }>({
@@ -218,7 +219,7 @@ export class SqlDeliveryLog implements DeliveryLog {
   list(filter: DeliveryFilter): Promise<DeliveryView[]> {
     if (filter.accountId != null && !isStoredId(filter.accountId)) return Promise.resolve([]);
     const way = filter.orderId !== undefined ? 'order' : filter.status === 'failed' ? 'failed' : 'log';
-    return withDriverConnection(this.em, async (client) => {
+    return this.reads(this.em, async (client) => {
       const { rows } = await client.query<ListRow>({
         name: `deliveries-list-${way}-v3`,
         text: LIST[way],
@@ -239,7 +240,7 @@ export class SqlDeliveryLog implements DeliveryLog {
 
   async stats(endpointId: string, from: Date, to: Date, bucket: StatsBucket): Promise<DeliveryStats[]> {
     if (!isStoredId(endpointId)) return [];
-    const { rows } = await withDriverConnection(this.em, (client) =>
+    const { rows } = await this.reads(this.em, (client) =>
       client.query<{
         start: Date;
         attempts: number;

@@ -27,3 +27,9 @@ export async function withDriverConnection<T>(
     await knex.client.releaseConnection(client);
   }
 }
+
+/**
+ * Where a read that a replica may answer (CONTRACT §12) runs: on a replica when the unit of work allows it, else as
+ * withDriverConnection does.
+ */
+export type ReadOn = <T>(em: EntityManager, work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EventFeed, FeedEntry } from '../../domain/ports.ts';
-import { withDriverConnection } from './driver.ts';
+import { type ReadOn, withDriverConnection } from './driver.ts';
 
 /*
  * Why the feed does not page by `events.seq`: an identity value is taken when a row is inserted, not when its
@@ -42,7 +42,10 @@ const ORDER_PAGE = `
   order by position limit $3`;
 
 export class SqlEventFeed implements EventFeed {
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly reads: ReadOn = withDriverConnection,
+  ) {}
 
   /**
    * A round in one statement (sequence_round, migration 20261129130000): its own transaction, which holds the advisory
@@ -64,7 +67,7 @@ export class SqlEventFeed implements EventFeed {
   async purgedThrough(endpointId: string): Promise<number> {
     const {
       rows: [row],
-    } = await withDriverConnection(this.em, (client) =>
+    } = await this.reads(this.em, (client) =>
       client.query<{ position: string }>({
         name: 'feed-purged-through',
         text: 'select position from event_feed_purged where endpoint_id = $1',
@@ -75,7 +78,7 @@ export class SqlEventFeed implements EventFeed {
   }
 
   page(endpointId: string, afterPosition: number, limit: number, orderId?: string): Promise<FeedEntry[]> {
-    return withDriverConnection(this.em, async (client) => {
+    return this.reads(this.em, async (client) => {
       const { rows } = await client.query<{ position: string; created_at: Date; payload: string }>({
         ...(orderId === undefined
           ? { name: 'feed-page', text: PAGE, values: [endpointId, afterPosition, limit] }

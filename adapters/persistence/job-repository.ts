@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JobIdentifier } from '../../domain/command.ts';
 import type { Job } from '../../domain/job.ts';
 import type { JobRepository } from '../../domain/ports.ts';
-import { withDriverConnection } from './driver.ts';
+import { type ReadOn, withDriverConnection } from './driver.ts';
 import { JOB_COLUMNS, type JobRow, jobValues, toJob } from './rows.ts';
 
 const COLUMN = {
@@ -26,10 +26,13 @@ const CREATED_AT = JOB_COLUMNS.split(',')
  */
 export class SqlJobRepository implements JobRepository {
   private readonly read = new Set<string>();
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly reads: ReadOn = withDriverConnection,
+  ) {}
 
-  private async select(name: string, text: string, values: unknown[]): Promise<Job[]> {
-    const jobs = await withDriverConnection(this.em, async (client) =>
+  private async select(name: string, text: string, values: unknown[], on = withDriverConnection): Promise<Job[]> {
+    const jobs = await on(this.em, async (client) =>
       (await client.query<JobRow>({ name, text, values })).rows.map(toJob),
     );
     for (const job of jobs) this.read.add(job.apiId);
@@ -37,7 +40,11 @@ export class SqlJobRepository implements JobRepository {
   }
 
   async get(apiId: string) {
-    return (await this.select('job-get', `select ${JOB_COLUMNS} from jobs where api_id = $1`, [apiId]))[0] ?? null;
+    // A replica may answer it (the single-order poll; only a unit that allows it asks one).
+    return (
+      (await this.select('job-get', `select ${JOB_COLUMNS} from jobs where api_id = $1`, [apiId], this.reads))[0] ??
+      null
+    );
   }
 
   async getForChange(apiId: string) {

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Job } from '../../domain/job.ts';
 import type { OrderFilter } from '../../domain/orders.ts';
 import type { PartnerOrderQueries } from '../../domain/ports.ts';
-import { withDriverConnection } from './driver.ts';
+import { type ReadOn, withDriverConnection } from './driver.ts';
 import { JOB_COLUMNS, type JobRow, toJob } from './rows.ts';
 import { unavailableOr } from './unavailable.ts';
 
@@ -169,16 +169,17 @@ export class SqlPartnerOrderQueries implements PartnerOrderQueries {
   constructor(
     private readonly em: EntityManager,
     private readonly batch = BATCH,
+    private readonly reads: ReadOn = withDriverConnection,
   ) {}
 
   page(partnerIds: readonly string[], filter: OrderFilter, offset: number, limit: number): Promise<Job[]> {
     const query = pageQuery(partnerIds, filter, offset, limit);
-    return withDriverConnection(this.em, async (client) => rowsToJobs((await client.query<JobRow>(query)).rows));
+    return this.reads(this.em, async (client) => rowsToJobs((await client.query<JobRow>(query)).rows));
   }
 
   count(partnerIds: readonly string[], filter: OrderFilter): Promise<number> {
     const query = countQuery(partnerIds, filter);
-    return withDriverConnection(this.em, async (client) => (await client.query<{ n: number }>(query)).rows[0]!.n);
+    return this.reads(this.em, async (client) => (await client.query<{ n: number }>(query)).rows[0]!.n);
   }
 
   /**
@@ -234,7 +235,7 @@ export class SqlPartnerOrderQueries implements PartnerOrderQueries {
       gone = resolve;
     });
     // A database away is said as such (a 503 while no byte of the answer is out), however far the stream got.
-    const rows = withDriverConnection(this.em, (client) => {
+    const rows = this.reads(this.em, (client) => {
       const answer = this.next(client, partnerIds, filter, offset, after, size);
       gone();
       return answer;

@@ -22,6 +22,7 @@ import { MikroOrmCommandQueue } from './command-queue.ts';
 import { MikroOrmContactRepository } from './contact-repository.ts';
 import { SqlDeliveryLog } from './delivery-log.ts';
 import { SqlDeliveryQueue } from './delivery-queue.ts';
+import { type ReadOn, withDriverConnection } from './driver.ts';
 import { SqlEventFeed } from './event-feed.ts';
 import { SqlEventOutbox } from './event-outbox.ts';
 import { FamilyMemo } from './family-memo.ts';
@@ -57,6 +58,8 @@ export class UnitRepositories implements Repositories {
   constructor(
     private readonly em: EntityManager,
     private readonly notices: WorkNotices,
+    /** Where the reads a replica may answer run (CONTRACT §12): the unit of work decides. */
+    private readonly reads: ReadOn = withDriverConnection,
   ) {}
 
   get accounts() {
@@ -69,10 +72,10 @@ export class UnitRepositories implements Repositories {
     return (this.configRepository ??= new SqlWebhookConfigRepository(this.em, this.families));
   }
   get jobs() {
-    return (this.jobRepository ??= new SqlJobRepository(this.em));
+    return (this.jobRepository ??= new SqlJobRepository(this.em, this.reads));
   }
   get partnerOrders() {
-    return (this.orderQueries ??= new SqlPartnerOrderQueries(this.em));
+    return (this.orderQueries ??= new SqlPartnerOrderQueries(this.em, undefined, this.reads));
   }
   get invoices() {
     return (this.invoiceRepository ??= new MikroOrmInvoiceRepository(this.em));
@@ -87,7 +90,7 @@ export class UnitRepositories implements Repositories {
     return (this.outbox ??= new SqlEventOutbox(this.em, this.notices));
   }
   get eventFeed() {
-    return (this.feed ??= new SqlEventFeed(this.em));
+    return (this.feed ??= new SqlEventFeed(this.em, this.reads));
   }
   get commands() {
     return (this.commandLog ??= new MikroOrmCommandLog(this.em, this.notices));
@@ -99,7 +102,7 @@ export class UnitRepositories implements Repositories {
     return (this.sendQueue ??= new SqlDeliveryQueue(this.em));
   }
   get deliveryLog() {
-    return (this.log ??= new SqlDeliveryLog(this.em, this.notices));
+    return (this.log ??= new SqlDeliveryLog(this.em, this.notices, this.reads));
   }
 
   /** What the work left to write once it is done: the events it emitted (two statements, whatever their number). */

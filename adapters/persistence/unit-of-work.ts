@@ -1,6 +1,8 @@
 import { type EntityManager, type MikroORM, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { DomainError } from '../../domain/errors.ts';
 import type { BackgroundWork, Repositories } from '../../domain/ports.ts';
+import { type ReadOn, withDriverConnection } from './driver.ts';
+import type { ReplicaSet } from './replicas/replica-set.ts';
 import { UnitRepositories } from './repositories.ts';
 import { gate } from './statement-gate.ts';
 import { unavailableOr } from './unavailable.ts';
@@ -9,6 +11,8 @@ import { WorkNotices } from './wake-ups/notices.ts';
 export interface UnitOfWorkOptions {
   /** Called after a commit that created background work: it wakes the workers (see wake-ups/announcer.ts). */
   committed?: (kinds: ReadonlySet<BackgroundWork>) => void;
+  /** The read replicas, for units that allow them (`replica`). */
+  replicas?: ReplicaSet | undefined;
 }
 
 /**
@@ -31,6 +35,12 @@ class MikroOrmUnitOfWork<S extends object> {
   private begun: Promise<void> | undefined;
   private readonly gated = new Map<keyof Repositories, object>();
   private unitDeps: (Repositories & S) | undefined;
+  /** Set by `replica`: from then on the §12 reads may go to a replica (outside transactions). */
+  private replicaReads = false;
+  private readonly readOn: ReadOn = (em, work) =>
+    this.replicaReads && this.options.replicas && !em.getTransactionContext()
+      ? this.options.replicas.read(work, () => withDriverConnection(em, work))
+      : withDriverConnection(em, work);
 
   constructor(
     private readonly orm: MikroORM,
@@ -51,7 +61,7 @@ class MikroOrmUnitOfWork<S extends object> {
   private open(): UnitRepositories {
     this.refuseIfSpent();
     this.fork ??= this.orm.em.fork();
-    return (this.made ??= new UnitRepositories(this.fork, this.notices));
+    return (this.made ??= new UnitRepositories(this.fork, this.notices, this.readOn));
   }
 
   /** A repository as the unit's work gets it: each of its methods first begins the transaction under way, if any. */
@@ -103,6 +113,12 @@ class MikroOrmUnitOfWork<S extends object> {
       // A commit or rollback that failed half-way leaves the context behind: nothing may run on it again.
       this.fork?.resetTransactionContext();
     }
+  }
+
+  /** Statements, where the reads CONTRACT §12 names may be answered by a replica from now on. */
+  replica<T>(work: (deps: Repositories & S) => Promise<T>): Promise<T> {
+    this.replicaReads = true;
+    return this.statements(work);
   }
 
   /** Runs work as statements that commit each on its own (reads, and writes of one atomic statement). */

@@ -33,6 +33,7 @@ export const events = {
 export const eventRoutes = {
   feed: {
     meta: {
+      unit: 'replica',
       roles: ['brand', 'partner'],
       openapi: {
         method: 'GET',

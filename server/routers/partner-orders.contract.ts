@@ -50,6 +50,7 @@ export const partnerOrders = {
 export const partnerOrderRoutes = {
   paginated: {
     meta: {
+      unit: 'replica',
       roles: ['partner'],
       openapi: {
         method: 'GET',
@@ -67,6 +68,7 @@ export const partnerOrderRoutes = {
   },
   legacy: {
     meta: {
+      unit: 'replica',
       roles: ['partner'],
       openapi: {
         method: 'GET',
@@ -82,6 +84,7 @@ export const partnerOrderRoutes = {
   },
   poll: {
     meta: {
+      unit: 'replica',
       roles: ['brand', 'partner'],
       openapi: {
         method: 'GET',

@@ -134,6 +134,7 @@ export const webhookDeliveries = {
 export const webhookDeliveryRoutes = {
   list: {
     meta: {
+      unit: 'replica',
       roles: ['brand', 'partner'],
       openapi: {
         method: 'GET',
@@ -151,6 +152,7 @@ export const webhookDeliveryRoutes = {
   },
   stats: {
     meta: {
+      unit: 'replica',
       roles: ['brand', 'partner'],
       openapi: {
         method: 'GET',
@@ -170,6 +172,7 @@ export const webhookDeliveryRoutes = {
   },
   get: {
     meta: {
+      unit: 'replica',
       roles: ['brand', 'partner'],
       openapi: {
         method: 'GET',

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { skipUnless } from '../support/skip.ts';
-import { replicaToolsMissing, startReplicaPair, type TempReplicaPair } from '../support/temp-replica.ts';
+import { replicaToolsMissing, sql, startReplicaPair, type TempReplicaPair } from '../support/temp-replica.ts';
 
 // The fixture for tests of read replicas (tests/support/temp-replica.ts): a primary and a hot standby streaming from
 // it, and the ways a test bends the standby (replay paused, stopped, frozen), each shown to do what it says.
@@ -21,16 +21,6 @@ test.after(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function sql<T = Record<string, unknown>>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const client = new pg.Client(url);
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    return (await client.query(text, values)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 const onPrimary = (text: string, values: unknown[] = []) => sql(pair!.primary.url('postgres'), text, values);
 const onReplica = (text: string, values: unknown[] = []) => sql(pair!.replica.url('postgres'), text, values);
 const idsOnReplica = async () =>

@@ -31,6 +31,10 @@ for (const [env, setting] of [
   [{ WEBHOOK_RETRY_SCHEDULE: '5s,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],
   [{ SERVICE_ROLE: 'worker' }, 'SERVICE_ROLE'],
   [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+  [
+    { DATABASE_REPLICA_URL: 'postgres://postgres@127.0.0.1:1/replica' },
+    'DATABASE_REPLICA_URL: the embedded database has no replicas',
+  ],
 ] as const) {
   test(`a bad ${setting} stops the process with exit code 1, naming the setting`, async () => {
     const service = startService({ PGLITE_DIR: 'memory://', ...env });

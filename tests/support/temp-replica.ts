@@ -57,7 +57,11 @@ export const replicaToolsMissing = (): string | null => {
 };
 
 /** One statement on a connection of its own. */
-async function sql<T>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+export async function sql<T = Record<string, unknown>>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
   const client = new pg.Client(url);
   client.on('error', () => {});
   await client.connect();
