@@ -21,7 +21,7 @@ const envSchema = z.object({
     .transform((v) => v.split(',').map((url) => url.trim()))
     .pipe(z.array(postgresUrl))
     .optional(),
-  REPLICA_MAX_LAG_MS: int(0, 3_600_000, 1000),
+  REPLICA_MAX_LAG_MS: int(0, 3_600_000, 2000),
   DATABASE_POOL_SIZE: int(1, 1000, 20),
   DATABASE_TIMEOUT_MS: int(0, 3_600_000, 10_000),
   PGLITE_DIR: z.string().min(1).optional(),
@@ -156,7 +156,9 @@ export function loadConfig(
       `SERVICE_ROLE: "${e.SERVICE_ROLE}" needs DATABASE_URL; the embedded database serves one process, so run SERVICE_ROLE=all without a server`,
     );
   if (e.DATABASE_REPLICA_URL && !e.DATABASE_URL)
-    refuse('DATABASE_REPLICA_URL: the embedded database has no replicas; set DATABASE_URL to its primary, or unset it');
+    throw new ConfigError(
+      'DATABASE_REPLICA_URL: the embedded database has no replicas; set DATABASE_URL to the primary',
+    );
   return {
     role: e.SERVICE_ROLE,
     port: e.PORT,

@@ -9,7 +9,9 @@ import type { Metrics } from './metrics.ts';
  */
 export function openReadReplicas(config: Config, metrics: Metrics, log: Logger): ReplicaSet | undefined {
   if (!config.databaseUrl || config.databaseReplicaUrls.length === 0 || config.role === 'worker') return undefined;
-  const replicas = new ReplicaSet(config.databaseUrl, config.databaseReplicaUrls, config.replicaMaxLagMs, {
+  const replicas = new ReplicaSet(config.databaseUrl, config.databaseReplicaUrls, {
+    maxLagMs: config.replicaMaxLagMs,
+    poolSize: config.databasePoolSize,
     served: (database) => metrics.readsServed.inc({ database }),
     told: (message, fields) => log.warn(fields, message),
   });
@@ -17,7 +19,7 @@ export function openReadReplicas(config: Config, metrics: Metrics, log: Logger):
   replicas.start();
   log.info(
     { replicas: replicas.views().map((r) => r.name), maxLagMs: config.replicaMaxLagMs },
-    `read replicas: ${config.databaseReplicaUrls.length}, read while within ${config.replicaMaxLagMs} ms of the primary`,
+    `read replicas: ${config.databaseReplicaUrls.length}, read within ${config.replicaMaxLagMs} ms of the primary`,
   );
   return replicas;
 }

@@ -67,7 +67,7 @@ export class SqlEventFeed implements EventFeed {
   async purgedThrough(endpointId: string): Promise<number> {
     const {
       rows: [row],
-    } = await this.reads(this.em, (client) =>
+    } = await withDriverConnection(this.em, (client) =>
       client.query<{ position: string }>({
         name: 'feed-purged-through',
         text: 'select position from event_feed_purged where endpoint_id = $1',

@@ -2,7 +2,7 @@ import { type EntityManager, type MikroORM, UniqueConstraintViolationException }
 import { DomainError } from '../../domain/errors.ts';
 import type { BackgroundWork, Repositories } from '../../domain/ports.ts';
 import { type ReadOn, withDriverConnection } from './driver.ts';
-import type { ReplicaSet } from './replicas/replica-set.ts';
+import type { ReadSession, ReplicaSet } from './replicas/replica-set.ts';
 import { UnitRepositories } from './repositories.ts';
 import { gate } from './statement-gate.ts';
 import { unavailableOr } from './unavailable.ts';
@@ -37,9 +37,10 @@ class MikroOrmUnitOfWork<S extends object> {
   private unitDeps: (Repositories & S) | undefined;
   /** Set by `replica`: from then on the §12 reads may go to a replica (outside transactions). */
   private replicaReads = false;
+  private readSession: ReadSession | undefined;
   private readonly readOn: ReadOn = (em, work) =>
     this.replicaReads && this.options.replicas && !em.getTransactionContext()
-      ? this.options.replicas.read(work, () => withDriverConnection(em, work))
+      ? (this.readSession ??= this.options.replicas.session()).read(work, () => withDriverConnection(em, work))
       : withDriverConnection(em, work);
 
   constructor(

@@ -1,6 +1,6 @@
 import pg from 'pg';
 
-/** How often the primary's WAL position and each replica's replay position are read. */
+/** How often the primary's WAL position, and each replica's replay position, are read. */
 const CHECK_EVERY_MS = 200;
 /** A replica that takes longer than this to connect or to answer a check is left until it answers again. */
 const ANSWER_WITHIN_MS = 1000;
@@ -12,7 +12,7 @@ const SAMPLES_KEPT_MS = 60_000;
 export interface ReplicaView {
   /** host:port/database, never the credentials. */
   name: string;
-  /** How far behind the primary its answers may be (null until a first check placed it). */
+  /** How far behind the primary its answers may be (null until a check placed it). */
   lagMs: number | null;
   /** Whether reads go to it now. */
   usable: boolean;
@@ -21,10 +21,16 @@ export interface ReplicaView {
 interface Replica {
   name: string;
   pool: pg.Pool;
-  /** The latest primary sample time the replica is known to have replayed to (0: none yet). */
-  caughtUpTo: number;
-  /** Its last check or read failed: left until a check succeeds. */
+  /** The time of the newest primary sample it has replayed past (null: none). */
+  caughtUpTo: number | null;
+  /** Its last check failed, or a read found it away: left until a check answers. */
   failed: boolean;
+  checking: boolean;
+}
+
+/** Where the reads of one unit of work go: the first read picks, the others follow (one source per request). */
+export interface ReadSession {
+  read<T>(work: (client: pg.PoolClient) => Promise<T>, onPrimary: () => Promise<T>): Promise<T>;
 }
 
 /** A WAL position (`16/B374D848`) as a number that orders. */
@@ -38,104 +44,129 @@ const nameOf = (url: string) => {
   return `${u.hostname}:${u.port || 5432}${u.pathname}`;
 };
 
+class NoAnswer extends Error {}
+
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     promise,
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+      timer = setTimeout(() => reject(new NoAnswer(`no answer within ${ms} ms`)), ms);
     }),
   ]).finally(() => clearTimeout(timer));
 }
 
+/** Work on a pooled connection, bounded: a connection that does not answer in time is closed, never given back. */
+async function bounded<T>(pool: pg.Pool, ms: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const connecting = pool.connect();
+  let client: pg.PoolClient;
+  try {
+    client = await within(connecting, ms);
+  } catch (error) {
+    connecting.then(
+      (late) => late.release(true),
+      () => {},
+    ); // one that comes too late is closed
+    throw error;
+  }
+  try {
+    const answer = await within(work(client), ms);
+    client.release();
+    return answer;
+  } catch (error) {
+    client.release(error instanceof Error ? error : true);
+    throw error;
+  }
+}
+
+/** A refused or broken connection says the replica is away; a slow read or an SQL error says nothing of it. */
+const saysAway = (error: unknown) =>
+  !(error instanceof NoAnswer) && !/^[0-9A-Z]{5}$/.test(String((error as { code?: unknown }).code));
+
 /**
  * The streaming replicas of CONTRACT §12 and how far each lags. The lag is measured against the primary's own WAL
- * position, not the replica's last replayed commit time (wrong on a quiet primary): every CHECK_EVERY_MS the
- * primary's position is sampled with the time, and a replica that has replayed past a sample holds everything the
- * primary had committed when it was taken. Its lag is the age of the newest such sample, so it keeps growing while the
- * replica stops or hangs, and the replica is left as soon as it passes `maxLagMs`.
+ * position, not the replica's last replayed commit time (wrong on a quiet primary): every CHECK_EVERY_MS the primary's
+ * write position is sampled, and a replica that has replayed past a sample holds everything the primary had committed
+ * when it was taken. A sample is dated `asyncSlackMs` earlier than it was read: a commit without synchronous_commit
+ * (the delivery records) is visible before its WAL is written, for up to three wal_writer_delay. A replica's lag is
+ * the age of the newest sample it has passed, so it keeps growing while the replica stops or hangs, and it is left as
+ * soon as that passes `maxLagMs`. The clock is monotonic.
  */
 export class ReplicaSet {
   private readonly replicas: Replica[];
   private readonly primary: pg.Pool;
   private samples: { at: number; lsn: bigint }[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private checking = false;
+  private sampling = false;
+  private primaryAway = false;
   private turn = 0;
   private readonly now: () => number;
-  private readonly told: (message: string, fields: Record<string, unknown>) => void;
-  private readonly served: (database: string) => void;
 
   constructor(
     primaryUrl: string,
     replicaUrls: readonly string[],
-    private readonly maxLagMs: number,
-    hooks: {
+    private readonly options: {
+      maxLagMs: number;
+      /** Connections to each replica (as to the primary: DATABASE_POOL_SIZE). */
+      poolSize: number;
       /** A §12 read was answered by `database` (`primary`, or a replica's name). */
       served?: (database: string) => void;
-      /** A replica failed, or answers again. */
+      /** A replica, or the primary's sampling, failed or answers again. */
       told?: (message: string, fields: Record<string, unknown>) => void;
       now?: () => number;
-    } = {},
+    },
   ) {
-    this.now = hooks.now ?? Date.now;
-    this.told = hooks.told ?? (() => {});
-    this.served = hooks.served ?? (() => {});
+    this.now = options.now ?? (() => performance.now());
     const quiet = (pool: pg.Pool) => pool.on('error', () => {}); // an idle connection lost: the next check says so
-    this.primary = quiet(new pg.Pool({ connectionString: primaryUrl, max: 1, connectionTimeoutMillis: 5000 }));
+    this.primary = quiet(new pg.Pool({ connectionString: primaryUrl, max: 1, keepAlive: true }));
     this.replicas = replicaUrls.map((url) => ({
       name: nameOf(url),
-      pool: quiet(
-        new pg.Pool({
-          connectionString: url,
-          max: 10,
-          connectionTimeoutMillis: ANSWER_WITHIN_MS,
-          statement_timeout: READ_WITHIN_MS,
-        }),
-      ),
-      caughtUpTo: 0,
+      pool: quiet(new pg.Pool({ connectionString: url, max: options.poolSize, keepAlive: true })),
+      caughtUpTo: null,
       failed: false,
+      checking: false,
     }));
   }
 
   start(): void {
-    this.timer ??= setInterval(() => void this.check(), CHECK_EVERY_MS).unref();
-    void this.check();
+    this.timer ??= setInterval(() => this.check(), CHECK_EVERY_MS).unref();
+    this.check();
   }
 
   views(): ReplicaView[] {
     const now = this.now();
     return this.replicas.map((r) => ({
       name: r.name,
-      lagMs: r.caughtUpTo === 0 ? null : now - r.caughtUpTo,
+      lagMs: r.caughtUpTo === null ? null : Math.max(0, Math.round(now - r.caughtUpTo)),
       usable: this.usable(r, now),
     }));
   }
 
-  /**
-   * Runs a read on a replica that is within the lag, else (none is, or the replica fails or hangs) on the primary by
-   * `onPrimary`.
-   */
-  async read<T>(work: (client: pg.PoolClient) => Promise<T>, onPrimary: () => Promise<T>): Promise<T> {
-    const now = this.now();
-    const usable = this.replicas.filter((r) => this.usable(r, now));
-    const replica = usable[this.turn++ % Math.max(usable.length, 1)];
-    if (replica) {
-      let client: pg.PoolClient | undefined;
-      try {
-        client = await replica.pool.connect();
-        const answer = await within(work(client), READ_WITHIN_MS);
-        client.release();
-        this.served(replica.name);
+  /** The reads of one unit of work: on the replica the first of them picked, while it serves them, else the primary. */
+  session(): ReadSession {
+    let chosen: Replica | 'primary' | undefined;
+    return {
+      read: async (work, onPrimary) => {
+        if (chosen === undefined) {
+          const usable = this.replicas.filter((r) => this.usable(r, this.now()));
+          chosen = usable[this.turn++ % Math.max(usable.length, 1)] ?? 'primary';
+        }
+        if (chosen !== 'primary') {
+          const replica = chosen;
+          try {
+            const answer = await bounded(replica.pool, READ_WITHIN_MS, work);
+            this.options.served?.(replica.name);
+            return answer;
+          } catch (error) {
+            if (saysAway(error)) this.fail(replica, error);
+            chosen = 'primary'; // the rest of the request too: a fresher source never goes back to an older one
+          }
+        }
+        const answer = await onPrimary();
+        this.options.served?.('primary');
         return answer;
-      } catch (error) {
-        client?.release(error instanceof Error ? error : true); // not given back: it may still be waiting
-        this.fail(replica, error);
-      }
-    }
-    const answer = await onPrimary();
-    this.served('primary');
-    return answer;
+      },
+    };
   }
 
   async close(): Promise<void> {
@@ -144,54 +175,68 @@ export class ReplicaSet {
   }
 
   private usable(r: Replica, now: number): boolean {
-    return !r.failed && r.caughtUpTo > 0 && now - r.caughtUpTo <= this.maxLagMs;
+    return !r.failed && r.caughtUpTo !== null && now - r.caughtUpTo <= this.options.maxLagMs;
   }
 
   private fail(r: Replica, error: unknown) {
     if (!r.failed)
-      this.told('a read replica failed: its reads go to the primary until it answers', { replica: r.name, err: error });
+      this.options.told?.('a read replica failed: its reads go to the primary', { replica: r.name, err: error });
     r.failed = true;
   }
 
-  private async check(): Promise<void> {
-    if (this.checking) return; // a check that hangs (a replica that does not answer) does not pile up others
-    this.checking = true;
-    try {
-      const at = this.now();
-      try {
-        const { rows } = await within(
-          this.primary.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn'),
-          ANSWER_WITHIN_MS,
-        );
-        this.samples.push({ at, lsn: position(rows[0]!.lsn) });
-        this.samples = this.samples.filter((s) => s.at >= at - SAMPLES_KEPT_MS);
-      } catch {
-        // The primary away: no new sample, so every replica's lag grows until it answers again.
+  /** A sample of the primary, and a check of each replica, each on its own: one that hangs holds up no other. */
+  private check(): void {
+    if (!this.sampling) {
+      this.sampling = true;
+      void this.sample().finally(() => {
+        this.sampling = false;
+      });
+    }
+    for (const r of this.replicas)
+      if (!r.checking) {
+        r.checking = true;
+        void this.checkReplica(r).finally(() => {
+          r.checking = false;
+        });
       }
-      await Promise.all(this.replicas.map((r) => this.checkReplica(r)));
-    } finally {
-      this.checking = false;
+  }
+
+  private async sample(): Promise<void> {
+    const read = this.now();
+    try {
+      const { rows } = await bounded(this.primary, ANSWER_WITHIN_MS, (client) =>
+        client.query<{ lsn: string; slack: number }>(
+          `select pg_current_wal_lsn()::text as lsn,
+             3 * (select setting::int from pg_settings where name = 'wal_writer_delay') as slack`,
+        ),
+      );
+      this.samples.push({ at: read - rows[0]!.slack, lsn: position(rows[0]!.lsn) });
+      this.samples = this.samples.filter((s) => s.at >= read - SAMPLES_KEPT_MS);
+      if (this.primaryAway) this.options.told?.('read replicas: the primary answers again', {});
+      this.primaryAway = false;
+    } catch (error) {
+      // No new sample: every replica's lag grows until the primary answers again.
+      if (!this.primaryAway)
+        this.options.told?.("read replicas: the primary's WAL position cannot be read", { err: error });
+      this.primaryAway = true;
     }
   }
 
   private async checkReplica(r: Replica): Promise<void> {
     try {
-      const { rows } = await within(
-        r.pool.query<{ lsn: string | null }>('select pg_last_wal_replay_lsn()::text as lsn'),
-        ANSWER_WITHIN_MS,
+      const { rows } = await bounded(r.pool, ANSWER_WITHIN_MS, (client) =>
+        client.query<{ lsn: string | null }>('select pg_last_wal_replay_lsn()::text as lsn'),
       );
       const replayed = rows[0]?.lsn;
       if (!replayed) throw new Error('not a streaming replica (pg_last_wal_replay_lsn() is null)');
       const at = position(replayed);
-      // Samples are in time order, their positions never decreasing: the newest one the replica has passed.
-      for (let i = this.samples.length - 1; i >= 0; i--) {
-        const sample = this.samples[i]!;
-        if (sample.lsn > at) continue;
-        if (sample.at > r.caughtUpTo) r.caughtUpTo = sample.at;
-        break;
-      }
-      if (r.failed)
-        this.told('a read replica answers again: reads go to it once it is within the lag', { replica: r.name });
+      // Samples are in time order, their positions never decreasing: the newest one it has passed, found afresh each
+      // time (a URL that comes to reach another, older server is judged by what that one has).
+      let reached: number | null = null;
+      for (let i = this.samples.length - 1; i >= 0 && reached === null; i--)
+        if (this.samples[i]!.lsn <= at) reached = this.samples[i]!.at;
+      r.caughtUpTo = reached;
+      if (r.failed) this.options.told?.('a read replica answers again', { replica: r.name });
       r.failed = false;
     } catch (error) {
       this.fail(r, error);
