@@ -27,7 +27,13 @@ export const receivers: (() => Promise<void>)[] = [];
 export const pools: pg.Pool[] = [];
 export const dirs: string[] = [];
 /** One database per test on the test's own server. */
-export const DATABASES = ['faults_restart', 'faults_receiver', 'faults_sigkill', 'faults_sigterm'] as const;
+export const DATABASES = [
+  'faults_restart',
+  'faults_receiver',
+  'faults_sigkill',
+  'faults_sigterm',
+  'faults_hosts',
+] as const;
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A service process on the test's own server, database `database`; settings besides these come from `extra`. */
