@@ -33,7 +33,7 @@ import { createLogger, failureLevel, type Logger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
 import { createFairUse } from './pipeline/fair-use.ts';
-import { openReadReplicas } from './read-replicas.ts';
+import { readReplicas } from './read-replicas.ts';
 import { routeTable } from './routers/contracts.ts';
 import { appRouter } from './routers/index.ts';
 import { seedDemo } from './seed-demo.ts';
@@ -60,7 +60,7 @@ export interface BuildOverrides {
    * What GET /metrics answers, given this process's registry (a cluster's processes add theirs up: server/processes/).
    */
   scrapeMetrics?: () => Promise<string>;
-  /** False in all but one process of a cluster: what holds for the whole start (settings, a generated key) is said once. */
+  /** False in all but one process of a cluster: what holds for the whole start (settings, a key) is said once. */
   sayStartAdvice?: boolean;
 }
 
@@ -156,7 +156,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
         )
       : null;
   const metrics = createMetrics({ ...operationalStats(database.orm), statementsSent: () => database.statements.count });
-  const replicas = openReadReplicas(config, metrics, log);
+  const reads = readReplicas(config, metrics, log);
   // Mails after the answer, each in a unit of work of its own (made when it runs: the units are built just below).
   const deferrer = createDeferrer((work) => unitOfWork().transaction(work), log);
   const unitOfWork: () => UnitOfWork = unitsOfWork(
@@ -164,7 +164,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     { ...perProcess, deferrer } satisfies ProcessServices,
     {
       committed: (kinds) => (announcer ? announcer.announce(kinds) : signal.wake(kinds)),
-      replicas,
+      ...reads,
     },
   );
 
@@ -264,7 +264,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
       await deferrer.drain();
       await (webhookSender as Partial<UndiciWebhookSender>).close?.();
       await announcer?.close();
-      await replicas?.close();
+      await reads.replicas?.close();
       if (!overrides.database) await database.close();
     },
   };

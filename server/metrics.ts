@@ -190,6 +190,7 @@ export function createMetrics(stats: StatsSource) {
       for (const state of ['used', 'free', 'pending', 'max'] as const) this.set({ state }, pool[state]);
     },
   });
+  metrics.readsServed.inc({ database: 'primary' }, 0); // shown from the start, as 0
   return { ...metrics, watchReplicas: (views: () => ReplicaView[]) => replicaGauges(registers, views) };
 }
 

@@ -68,6 +68,7 @@ test('only the composition root and entry points import adapters/', () => {
 const BENCH_MODULES = new Set([
   'tests/support/process.ts', // starting the service and logging integrators in, as the process tests do
   'tests/support/temp-postgres.ts', // a free port for a start, as the process tests find one
+  'tests/support/temp-replica.ts', // a primary and a streaming replica of its own, as the replica tests make
   'adapters/persistence/partner-order-queries.ts',
   'adapters/persistence/rows.ts', // the bare listing peer runs the service's own SQL
   'adapters/signatures.ts', // the signature-timing bench and the bare sender sign as the service does
@@ -164,7 +165,7 @@ test('no file of code is over 300 lines (migrations aside)', () => {
 
 // Biome wraps code at 120 columns; what it cannot wrap (comments, string and SQL text) is counted, and the count may
 // only fall: wrap such a line when you touch it, then lower the bound.
-const LONG_LINES_LEFT = 712;
+const LONG_LINES_LEFT = 709;
 test(`at most ${LONG_LINES_LEFT} lines of code over 120 characters (the formatter wraps the rest), none added`, () => {
   const long = codeFiles().flatMap((file) =>
     readFileSync(join(root, file), 'utf8')

@@ -13,6 +13,8 @@ export interface UnitOfWorkOptions {
   committed?: (kinds: ReadonlySet<BackgroundWork>) => void;
   /** The read replicas, for units that allow them (`replica`). */
   replicas?: ReplicaSet | undefined;
+  /** Without replicas, told of each read a replica could have answered: the primary answered it. */
+  served?: (database: 'primary') => void;
 }
 
 /**
@@ -38,10 +40,13 @@ class MikroOrmUnitOfWork<S extends object> {
   /** Set by `replica`: from then on the §12 reads may go to a replica (outside transactions). */
   private replicaReads = false;
   private readSession: ReadSession | undefined;
-  private readonly readOn: ReadOn = (em, work) =>
-    this.replicaReads && this.options.replicas && !em.getTransactionContext()
-      ? (this.readSession ??= this.options.replicas.session()).read(work, () => withDriverConnection(em, work))
-      : withDriverConnection(em, work);
+  private readonly readOn: ReadOn = (em, work) => {
+    if (!this.replicaReads || em.getTransactionContext()) return withDriverConnection(em, work);
+    if (this.options.replicas)
+      return (this.readSession ??= this.options.replicas.session()).read(work, () => withDriverConnection(em, work));
+    this.options.served?.('primary');
+    return withDriverConnection(em, work);
+  };
 
   constructor(
     private readonly orm: MikroORM,

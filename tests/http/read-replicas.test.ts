@@ -107,7 +107,7 @@ test('the feed and the poll are read from the replica: a write it has not replay
   await until('the tight app back on the replica once it caught up', () => replicaUp(tight));
 });
 
-test('a replica stopped, then started: every read answered (by the primary meanwhile), then read there again', async () => {
+test('a replica stopped, then started: every read answered (by the primary meanwhile), then read there', async () => {
   if (skipUnless(!missing, missing ?? '')) return;
   const before = await served(tight);
   await pair.replica.stop();

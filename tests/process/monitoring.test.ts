@@ -26,6 +26,8 @@ const NO_PROMTOOL =
   "needs promtool (Debian's prometheus package: apt-get install -y --no-install-recommends prometheus)";
 /** Series Prometheus makes itself for every target, which no /metrics answers. */
 const PROMETHEUS_OWN = new Set(['up']);
+/** Metrics a process has only with DATABASE_REPLICA_URL (CONTRACT §12): looked for in server/metrics.ts instead. */
+const WITH_REPLICAS = ['db_replica_lag_seconds', 'db_replica_up'];
 
 const promtool = (...args: string[]) => {
   const run = spawnSync('promtool', args, { cwd: dir, encoding: 'utf8', timeout: 60_000 });
@@ -209,7 +211,10 @@ test("every metric name of the rules and the dashboard is on a running service's
     const inRules = used(ruleExpressions(readFileSync(RULES, 'utf8')));
     const inDashboard = used(dashboardExpressions(dashboard()));
     assert.ok(inRules.length >= 10 && inDashboard.length >= 20, `${inRules.length} and ${inDashboard.length} names`);
-    const missing = (names: string[]) => names.filter((n) => !exported.has(n) && !PROMETHEUS_OWN.has(n));
+    const metricsSource = readFileSync(join(import.meta.dirname, '..', '..', 'server', 'metrics.ts'), 'utf8');
+    for (const name of WITH_REPLICAS) assert.match(metricsSource, `name: '${name}'`);
+    const missing = (names: string[]) =>
+      names.filter((n) => !exported.has(n) && !PROMETHEUS_OWN.has(n) && !WITH_REPLICAS.includes(n));
     assert.equal(missing(inRules), [], 'alerts.yml: names no /metrics answers');
     assert.equal(missing(inDashboard), [], 'grafana-dashboard.json: names no /metrics answers');
 

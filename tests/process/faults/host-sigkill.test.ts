@@ -29,7 +29,7 @@ const COMMAND_LEASE_MS = 3000;
 // WEBHOOK_TIMEOUT_MS 800: a delivery lease of 2 × (2 × 0.8 s + 1 s) = 5.2 s (server/compose.ts).
 const DELIVERY_LEASE_MS = 5200;
 
-test('a host killed whole under load: the other takes over its leases, nothing lost, nothing run twice, order kept', async () => {
+test('a host killed whole under load: the other takes over, nothing lost, nothing run twice, order kept', async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
   const dataDir = tempDir();
   const settings = {
@@ -138,7 +138,8 @@ test('a host killed whole under load: the other takes over its leases, nothing l
   // What an operator reads off a host's death (the bound is untilExecuted's above; this is the measure).
   console.log(
     `    ${cids.length} commands accepted, all run ${allRun} ms after the kill (lease ${COMMAND_LEASE_MS} ms); ` +
-      `${events.length} events, all received ${allDelivered} ms after it (lease ${DELIVERY_LEASE_MS} ms, ${held.size} held)`,
+      `${events.length} events, all received ${allDelivered} ms after it ` +
+      `(lease ${DELIVERY_LEASE_MS} ms, ${held.size} held)`,
   );
   await Promise.all([survivor.api.stop(), survivor.worker.stop()]);
 });
