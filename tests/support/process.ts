@@ -25,13 +25,16 @@ export const startService = (env: Record<string, string>) => startScript('server
 export function startScript(
   script: string,
   env: Record<string, string>,
-  options: { cpu?: number; nodeArgs?: string[]; javascript?: boolean } = {},
+  options: { cpu?: number; nodeArgs?: string[]; javascript?: boolean; netns?: string } = {},
 ): ServiceProcess {
   const args = [...(options.nodeArgs ?? []), ...(options.javascript ? [] : ['--import', 'tsx']), script];
+  // In a network namespace (a host of its own: tests/support/netns-host.ts), `ip netns exec` becomes the process.
   const [command, argv] =
-    options.cpu === undefined
-      ? [process.execPath, args]
-      : ['taskset', ['-c', String(options.cpu), process.execPath, ...args]];
+    options.netns !== undefined
+      ? ['ip', ['netns', 'exec', options.netns, process.execPath, ...args]]
+      : options.cpu === undefined
+        ? [process.execPath, args]
+        : ['taskset', ['-c', String(options.cpu), process.execPath, ...args]];
   const child = spawn(command, argv, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', WEB_CONCURRENCY: '1', ...env },

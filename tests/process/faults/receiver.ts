@@ -11,7 +11,7 @@ export interface Arrival {
  * A webhook receiver that can be stopped (its port then refuses connections) and started again on the same port.
  * Records each request when it has arrived whole, then answers 200 after `delayMs`.
  */
-export async function restartableReceiver(delayMs = 0) {
+export async function restartableReceiver(delayMs = 0, host = '127.0.0.1') {
   const arrivals: Arrival[] = [];
   let unanswered = 0;
   let current: http.Server | null = null;
@@ -40,7 +40,7 @@ export async function restartableReceiver(delayMs = 0) {
         });
       });
       srv.once('error', reject);
-      srv.listen(port, '127.0.0.1', () => {
+      srv.listen(port, host, () => {
         port = (srv.address() as { port: number }).port;
         current = srv;
         resolve();
@@ -51,7 +51,7 @@ export async function restartableReceiver(delayMs = 0) {
     get port() {
       return port;
     },
-    url: (path = '/hooks') => `http://127.0.0.1:${port}${path}`,
+    url: (path = '/hooks') => `http://${host}:${port}${path}`,
     arrivals,
     /** Requests received and not answered yet: sends under way. */
     unanswered: () => unanswered,

@@ -66,11 +66,12 @@ export function postAlone(
   path: string,
   token: string,
   body: string,
+  host = '127.0.0.1',
 ): Promise<{ status: number } | { error: string }> {
   return new Promise((resolve) => {
     const req = http.request(
       {
-        host: '127.0.0.1',
+        host,
         port,
         path,
         method: 'POST',

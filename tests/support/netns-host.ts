@@ -1,0 +1,70 @@
+import { execFileSync } from 'node:child_process';
+import { userInfo } from 'node:os';
+
+// A "host" of a test's own: a network namespace joined to this one by a veth pair, so that processes started in it
+// (startScript's `netns`) reach this side, and are reached, only over that link, which the test can take down (a
+// network partition) and bring back. Needs root and iproute2; `netnsUnavailable` says why not otherwise.
+
+export interface NetnsHost {
+  /** The namespace's name, for `ip netns exec`. */
+  name: string;
+  /** This side's address on the link: servers the host must reach listen on it. */
+  outsideIp: string;
+  /** The host's own address: its servers are reached there. */
+  insideIp: string;
+  /** Takes the link down: the host and this side no longer reach each other (connections stay, packets are lost). */
+  cut(): void;
+  heal(): void;
+  destroy(): void;
+}
+
+const ip = (...args: string[]) => execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+
+export function netnsUnavailable(): string | null {
+  if (userInfo().uid !== 0) return 'needs root (ip netns)';
+  try {
+    ip('netns', 'list');
+    return null;
+  } catch {
+    return 'needs iproute2 (ip netns)';
+  }
+}
+
+/** A host on subnet 10.200.<n>.0/24 (n from the process id, so that runs side by side do not collide). */
+export function startNetnsHost(): NetnsHost {
+  const n = 20 + (process.pid % 200);
+  const name = `pbi-host-${process.pid}`;
+  const [outside, inside] = [`pbi${process.pid}a`.slice(0, 15), `pbi${process.pid}b`.slice(0, 15)];
+  const host: NetnsHost = {
+    name,
+    outsideIp: `10.200.${n}.1`,
+    insideIp: `10.200.${n}.2`,
+    cut: () => ip('link', 'set', outside, 'down'),
+    heal: () => ip('link', 'set', outside, 'up'),
+    destroy() {
+      for (const args of [
+        ['netns', 'del', name],
+        ['link', 'del', outside],
+      ])
+        try {
+          ip(...args);
+        } catch {
+          /* gone already */
+        }
+    },
+  };
+  try {
+    ip('netns', 'add', name);
+    ip('link', 'add', outside, 'type', 'veth', 'peer', 'name', inside);
+    ip('link', 'set', inside, 'netns', name);
+    ip('addr', 'add', `${host.outsideIp}/24`, 'dev', outside);
+    ip('link', 'set', outside, 'up');
+    ip('netns', 'exec', name, 'ip', 'addr', 'add', `${host.insideIp}/24`, 'dev', inside);
+    ip('netns', 'exec', name, 'ip', 'link', 'set', inside, 'up');
+    ip('netns', 'exec', name, 'ip', 'link', 'set', 'lo', 'up');
+  } catch (error) {
+    host.destroy();
+    throw error;
+  }
+  return host;
+}
