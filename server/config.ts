@@ -130,6 +130,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Lines for people (a terminal's default) or JSON lines (the default anywhere else: files, collectors). */
   logFormat: LogFormat;
+  /** OpenTelemetry's own settings name an OTLP endpoint for traces (CONTRACT §13): the process exports them. */
+  tracing: boolean;
 }
 
 export type LogFormat = 'pretty' | 'json';
@@ -196,6 +198,7 @@ export function loadConfig(
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT ?? (stdoutIsTerminal ? 'pretty' : 'json'),
+    tracing: tracingOf(env),
   };
 }
 
@@ -243,4 +246,14 @@ function holdsFiles(dir: string): boolean {
   } catch {
     return false; // not made yet
   }
+}
+
+/** CONTRACT §13: traces over OTLP/HTTP when OpenTelemetry's settings name an endpoint for them (read by its SDK). */
+function tracingOf(env: NodeJS.ProcessEnv): boolean {
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL;
+  if (protocol && protocol !== 'http/protobuf' && protocol !== 'http/json')
+    throw new ConfigError(
+      `OTEL_EXPORTER_OTLP_PROTOCOL: traces go over OTLP/HTTP: http/protobuf or http/json, not ${protocol}`,
+    );
+  return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
 }

@@ -13,13 +13,20 @@ const FLUSH_EVERY_MS = 1000;
  * request under load), but never held longer than a second, and whatever is left goes out when the process exits,
  * however it exits.
  */
-export function createLogger(level: string, format: 'pretty' | 'json' = 'json', colors = false): Logger {
+/** `fields`: what each line carries besides (the trace and span ids of the span it is written in, when tracing). */
+export function createLogger(
+  level: string,
+  format: 'pretty' | 'json' = 'json',
+  colors = false,
+  fields?: () => Record<string, string>,
+): Logger {
   const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   setInterval(() => destination.flush(), FLUSH_EVERY_MS).unref();
   process.once('exit', () => destination.flushSync());
   return pino(
     {
       level,
+      ...(fields && { mixin: fields }),
       serializers: { err: safeError },
       base: { service: 'partner-brand-api' },
       timestamp: pino.stdTimeFunctions.isoTime,

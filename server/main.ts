@@ -22,7 +22,11 @@ try {
   refuseToStart(error);
 }
 
-const log = createLogger(config.logLevel, config.logFormat, Boolean(process.stdout.isTTY));
+// Tracing before anything else is loaded (CONTRACT §13); with no OTLP endpoint set, nothing of it loads.
+const tracing = config.tracing ? await import('../adapters/tracing.ts') : null;
+const traces = await tracing?.startTracing(process.env);
+if (traces) process.once('beforeExit', () => void traces.shutdown()); // the last spans go out
+const log = createLogger(config.logLevel, config.logFormat, Boolean(process.stdout.isTTY), tracing?.traceIdsOfLogLine);
 // The last line before dying must reach the log (the logger flushes on exit).
 process.on('uncaughtException', (err) => {
   log.fatal({ err }, 'uncaught exception; exiting');

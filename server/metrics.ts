@@ -257,7 +257,8 @@ export function countAnswer(
   metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
 }
 
-function routeOf(pattern: unknown, url: string, procedures: ReadonlySet<string>): string {
+/** The route an answer is counted (and traced) under. */
+export function routeOf(pattern: unknown, url: string, procedures: ReadonlySet<string>): string {
   if (typeof pattern === 'string') return pattern;
   const path = url.split('?')[0] ?? '';
   if (path.startsWith('/trpc/')) {

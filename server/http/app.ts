@@ -29,6 +29,7 @@ import { legacyOrdersRoute } from './legacy-orders.ts';
 import { portalRoutes } from './portal.ts';
 import { requestIdFor } from './request-id.ts';
 import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
+import { traceRequests } from './trace-requests.ts';
 
 export interface HttpAppOptions {
   /** The app router; tests may hand in a router that adds procedures of their own. */
@@ -130,6 +131,7 @@ export function createHttpApp({ router, routes, services, openApiDocument }: Htt
   app.set('etag', false);
 
   const operations = documentedOperations(openApiDocument);
+  if (services.config.tracing) app.use(traceRequests(new Set(Object.keys(routes))));
   app.use(httpMetrics(services.metrics, new Set(Object.keys(routes))));
   app.use(
     pinoHttp({

@@ -32,6 +32,10 @@ for (const [env, setting] of [
   [{ SERVICE_ROLE: 'worker' }, 'SERVICE_ROLE'],
   [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
   [
+    { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+    'OTEL_EXPORTER_OTLP_PROTOCOL',
+  ],
+  [
     { DATABASE_REPLICA_URL: 'postgres://postgres@127.0.0.1:1/replica' },
     'DATABASE_REPLICA_URL: the embedded database has no replicas',
   ],

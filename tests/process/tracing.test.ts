@@ -1,0 +1,152 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { integratorLoggedIn, processClient, type ServiceProcess, startService } from '../support/process.ts';
+
+// CONTRACT §13 from outside: the service started with OpenTelemetry's settings exports its spans over OTLP/HTTP (JSON
+// here) to a receiver in this process, which keeps every body it gets.
+const test = suite('traces over OTLP (CONTRACT §13)');
+const ADMIN = 'tracing-admin-token-0123456789';
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  attributes?: { key: string; value: Record<string, unknown> }[];
+}
+const bodies: string[] = [];
+let receiver: Server;
+let endpoint = '';
+const dirs: string[] = [];
+const started: ServiceProcess[] = [];
+
+const spans = (): (OtlpSpan & { service: string })[] =>
+  bodies.flatMap((body) =>
+    (
+      JSON.parse(body) as {
+        resourceSpans: {
+          resource: { attributes: { key: string; value: { stringValue?: string } }[] };
+          scopeSpans: { spans: OtlpSpan[] }[];
+        }[];
+      }
+    ).resourceSpans.flatMap((r) =>
+      r.scopeSpans.flatMap((s) =>
+        s.spans.map((span) => ({
+          ...span,
+          service: r.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '',
+        })),
+      ),
+    ),
+  );
+const attribute = (span: OtlpSpan, key: string) => {
+  const value = span.attributes?.find((a) => a.key === key)?.value;
+  return value?.stringValue ?? (value?.intValue === undefined ? undefined : Number(value.intValue));
+};
+async function spanNamed(name: string, timeoutMs = 10_000) {
+  for (const deadline = Date.now() + timeoutMs; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    const found = spans().find((s) => s.name === name);
+    if (found) return found;
+    assert.ok(Date.now() < deadline, `no span "${name}" within ${timeoutMs} ms: ${spans().map((s) => s.name)}`);
+  }
+}
+
+test.before(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      if (req.url === '/v1/traces') bodies.push(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  endpoint = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+});
+
+test.after(async () => {
+  for (const p of started) await p.stop('SIGKILL');
+  receiver.closeAllConnections();
+  await new Promise((resolve) => receiver.close(resolve));
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+test('request spans: named by method and route, parented by traceparent, with nothing private in them', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pbi-tracing-'));
+  dirs.push(dataDir);
+  const service = startService({
+    PGLITE_DIR: 'memory://',
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: ADMIN,
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+    LOG_FORMAT: 'json',
+  });
+  started.push(service);
+  const client = processClient(await service.listening, ADMIN);
+  const marker = `marker${randomBytes(6).toString('hex')}`;
+  const brand = await integratorLoggedIn(client, dataDir, 'brand', `${marker}@example.com`);
+  const { apiId } = await client.admin<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
+
+  const traceId = randomBytes(16).toString('hex');
+  const parentId = randomBytes(8).toString('hex');
+  const sent = await client.rest('/v3/commands', {
+    method: 'POST',
+    token: brand.token,
+    headers: { traceparent: `00-${traceId}-${parentId}-01` },
+    body: JSON.stringify({ _v: '1.0.0', _cid: randomUUID(), _type: 'RefreshOrder', orderId: apiId, note: marker }),
+  });
+  assert.ok([202, 400].includes(sent.status), String(sent.status));
+  const polled = await client.rest(`/v3/poll/job/1.3.0/${apiId}`, { token: brand.token });
+  assert.is(polled.status, 200);
+
+  const command = await spanNamed('POST /v3/commands');
+  assert.is(command.traceId, traceId, 'the incoming traceparent is its parent');
+  assert.is(command.parentSpanId, parentId);
+  assert.is(command.service, 'partner-brand-integration-api');
+  assert.is(attribute(command, 'http.request.method'), 'POST');
+  assert.is(attribute(command, 'http.route'), '/v3/commands');
+  assert.is(attribute(command, 'http.response.status_code'), sent.status);
+  const poll = await spanNamed('GET /v3/poll/job/{version}/{orderId}');
+  assert.is(attribute(poll, 'http.response.status_code'), 200);
+  assert.not.ok(poll.parentSpanId, 'a request without traceparent starts a trace');
+  await spanNamed('POST admin.jobs.create');
+
+  // Nothing private: no token, e-mail address, payload or body reached the collector.
+  const everything = bodies.join('\n');
+  for (const secret of [marker, brand.token, ADMIN]) assert.not.ok(everything.includes(secret), 'a private value');
+  // Log lines written inside a span carry its ids (the log is written out in blocks: wait for it).
+  const traced = () =>
+    service
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{') && l.includes('"path":"/v3/commands"') && l.includes(`"trace_id":"${traceId}"`));
+  for (const deadline = Date.now() + 5000; traced().length === 0; await new Promise((r) => setTimeout(r, 50)))
+    assert.ok(
+      Date.now() < deadline,
+      `no log line of the traced request with its trace id:\n${service.output().slice(-2000)}`,
+    );
+  const lines = traced();
+  assert.match(lines[0]!, /"span_id":"[0-9a-f]{16}"/);
+});
+
+test('with no OTLP endpoint set, nothing is exported and log lines carry no trace ids', async () => {
+  const before = bodies.length;
+  const service = startService({ PGLITE_DIR: 'memory://', ADMIN_TOKEN: ADMIN, LOG_FORMAT: 'json' });
+  started.push(service);
+  const client = processClient(await service.listening, ADMIN);
+  await client.admin('accounts.create', { name: 'Untraced', role: 'brand' });
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  assert.is(bodies.length, before);
+  assert.not.match(service.output(), /"trace_id"/);
+});
+
+test.run();
