@@ -134,10 +134,10 @@ ${codeLine()}
 
 The built service (\`SERVICE_ROLE=api\`, pinned to CPU 0) with no OTLP endpoint set, against the same with
 \`OTEL_EXPORTER_OTLP_ENDPOINT\` naming a collector in the bench's process (CPU 1) that takes every export
-(http/protobuf, the default batch processor; ${(exported / 1024).toFixed(0)} KiB received over the run). What a traced request adds: the
-SDK loaded, its AsyncLocalStorage context across every await, one server span per request, the trace ids on each log
-line, and the batched export. With no endpoint set, none of it loads: the request pipeline differs by one test of a
-setting when the app is built.
+(http/protobuf, the default batch processor; ${(exported / 1024).toFixed(0)} KiB received over the run). What a traced
+request adds: the SDK loaded, its AsyncLocalStorage context across every await, one server span per request, the trace
+ids on each log line, and the batched export. With no endpoint set, none of it loads: the request pipeline differs by
+one test of a setting when the app is built.
 
 | path | µs / request, no endpoint | µs / request, exported | traced costs |
 |---|---:|---:|---:|
