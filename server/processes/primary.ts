@@ -199,6 +199,7 @@ export async function runPrimary(
     for (const member of members.keys()) send(member, { pbi: 'stop' });
     setTimeout(() => {
       log.error({ processes: members.size }, 'processes did not stop in time; killing them');
+      exitCode = 1;
       for (const member of members.keys()) member.process.kill('SIGKILL');
     }, config.shutdownDelayMs + KILL_AFTER_MS).unref();
   }
