@@ -51,14 +51,15 @@ export async function bindPort(port: number, timeouts: RequestTimeouts = REQUEST
     (req, res) => handler(req, res),
   );
   server.keepAliveTimeout = 65_000;
-  // Node's headersTimeout starts at a request's first byte: a connection that sends nothing would be held for ever.
+  // Node's headersTimeout starts at a request's first byte: a connection that sends nothing would be held for ever. It
+  // gets as long as an idle kept-alive one (a balancer's pool opens some ahead of its requests, and uses them late).
   const silent = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     silent.add(socket);
     const timer = setTimeout(() => {
       silent.delete(socket);
       if (socket.bytesRead === 0) socket.destroy();
-    }, timeouts.headersMs).unref();
+    }, server.keepAliveTimeout).unref();
     socket.once('close', () => {
       clearTimeout(timer);
       silent.delete(socket);
