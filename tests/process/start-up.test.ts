@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -156,6 +156,16 @@ test('a first start stopped while it creates the embedded database leaves nothin
   assert.is((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);
   assert.not.ok(existsSync(join(dataDir, 'pglite.creating')), 'the marker is gone once the database is made');
   assert.is(await next.stop('SIGTERM'), 0);
+});
+
+test('PGLITE_DIR on a folder that holds files but no database: refused in one line, the files left alone', async () => {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'notes.txt'), 'not a database');
+  const service = startService({ PGLITE_DIR: dir });
+  assert.is(await exitsAtOnce(service), 1);
+  assertOneClearLine(service.output(), /PGLITE_DIR: \S+ holds files but no database/);
+  assert.is(readFileSync(join(dir, 'notes.txt'), 'utf8'), 'not a database');
+  assert.not.ok(existsSync(`${dir}.creating`));
 });
 
 test.run();

@@ -5,7 +5,15 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { baseConfig } from '../../../mikro-orm.config.ts';
 import { lockDataFolder } from './data-folder-lock.ts';
-import { type Database, type DatabaseOptions, driverLog, migrate, ping, StatementCount } from './database.ts';
+import {
+  type Database,
+  type DatabaseOptions,
+  DatabaseSetupError,
+  driverLog,
+  migrate,
+  ping,
+  StatementCount,
+} from './database.ts';
 
 /**
  * PGlite is one PostgreSQL backend behind a socket: whatever a connection leaves in the session (prepared
@@ -49,6 +57,14 @@ export async function openEmbedded(options: DatabaseOptions): Promise<Database> 
   if (inMemory) progress('creating the embedded database in memory');
   else if (!creating) progress(`opening the embedded database in ${dir}`);
   else {
+    // What is in the folder then is ours to remove (an interrupted creation) only with the marker: anything else is
+    // someone's, and stays.
+    if ((await readdir(dir)).length > 0) {
+      await release?.();
+      throw new DatabaseSetupError(
+        `PGLITE_DIR: ${dir} holds files but no database; empty it, or point PGLITE_DIR at an empty or new folder`,
+      );
+    }
     progress(`creating the embedded database in ${dir} (a first start takes a few seconds, longer on a busy machine)`);
     await writeFile(creatingMarker, `${process.pid}\n`);
   }
