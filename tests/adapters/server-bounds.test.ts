@@ -13,7 +13,7 @@ test.after(async () => {
   await database?.close();
 });
 
-test('a connection carries DATABASE_TIMEOUT_MS as statement_timeout and idle_in_transaction_session_timeout', async () => {
+test('a connection carries DATABASE_TIMEOUT_MS as statement and idle-in-transaction timeouts', async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
   database = await openDatabase({
     url: process.env.DATABASE_URL,

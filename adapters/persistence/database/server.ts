@@ -70,7 +70,9 @@ function bounded(timeoutMs: number | undefined) {
   const waitMs = timeoutMs || 10_000;
   return {
     connection: {
-      ...(timeoutMs > 0 && { statement_timeout: timeoutMs }),
+      // A transaction whose process went silent (a host cut off mid-work) holds its row locks, and the claims under
+      // them, until the server gives up on it: after the same bound, not TCP's two hours.
+      ...(timeoutMs > 0 && { statement_timeout: timeoutMs, idle_in_transaction_session_timeout: timeoutMs }),
       connectionTimeoutMillis: Math.min(waitMs, 5000),
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
