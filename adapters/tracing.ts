@@ -7,10 +7,6 @@ export interface Tracing {
 
 const DEFAULT_SERVICE_NAME = 'partner-brand-integration-api';
 
-/** Whether OpenTelemetry's own settings ask for traces (CONTRACT §13): an OTLP endpoint for them. */
-export const tracingAsked = (env: NodeJS.ProcessEnv) =>
-  Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
-
 /**
  * Starts exporting traces over OTLP/HTTP as OpenTelemetry's settings say (endpoint, `OTEL_EXPORTER_OTLP_PROTOCOL`
  * `http/protobuf` or `http/json`, `OTEL_SERVICE_NAME`, `OTEL_BSP_SCHEDULE_DELAY`), with W3C trace context and
@@ -18,7 +14,7 @@ export const tracingAsked = (env: NodeJS.ProcessEnv) =>
  * loads, and the API's calls elsewhere stay no-ops.
  */
 export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing> {
-  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf';
   const [{ TracerProvider, BatchSpanProcessor }, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }] =
     await Promise.all([
       import('@opentelemetry/sdk-trace'),

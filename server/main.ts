@@ -22,10 +22,13 @@ try {
   refuseToStart(error);
 }
 
-// Tracing before anything else is loaded (CONTRACT §13); with no OTLP endpoint set, nothing of it loads.
-const tracing = config.tracing ? await import('../adapters/tracing.ts') : null;
+// Tracing before anything else is loaded (CONTRACT §13), in the processes that serve or work (a cluster's primary does
+// neither); with no OTLP endpoint set, nothing of it loads.
+const traced = config.tracing && (cluster.isWorker || layoutOf(config).kind === 'one');
+const tracing = traced ? await import('../adapters/tracing.ts') : null;
 const traces = await tracing?.startTracing(process.env);
-if (traces) process.once('beforeExit', () => void traces.shutdown()); // the last spans go out
+// The last spans go out when a process stops (a drain ends in process.exit, where nothing would wait for them).
+const flushTraces = traces && (() => traces.shutdown());
 const log = createLogger(config.logLevel, config.logFormat, Boolean(process.stdout.isTTY), tracing?.traceIdsOfLogLine);
 // The last line before dying must reach the log (the logger flushes on exit).
 process.on('uncaughtException', (err) => {
@@ -42,7 +45,7 @@ process.on('unhandledRejection', (err) => {
 const layout = layoutOf(config);
 if (cluster.isWorker) {
   const { serveAsMember } = await import('./processes/member.ts');
-  await serveAsMember(config, log.child({ pid: process.pid }), refuseToStart);
+  await serveAsMember(config, log.child({ pid: process.pid }), refuseToStart, flushTraces);
 } else {
   const start = startLine(config);
   log.info(start.fields, start.message);
@@ -53,6 +56,6 @@ if (cluster.isWorker) {
     await runPrimary(config, layout, log, refuseToStart, import.meta.url);
   } else {
     const { serveAlone } = await import('./processes/serve.ts');
-    await serveAlone(config, log, refuseToStart);
+    await serveAlone(config, log, refuseToStart, flushTraces);
   }
 }

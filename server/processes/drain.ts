@@ -16,6 +16,8 @@ export function drainer(
   log: Logger,
   built: BuiltApp,
   listener: Pick<BoundPort, 'server' | 'closeIdle'> | null,
+  /** What the process sends out last, once the app is closed (the trace exporter's last spans). */
+  flush?: () => Promise<void>,
 ) {
   let stopped: Promise<void> | null = null;
   let skipDelay = () => {};
@@ -57,6 +59,7 @@ export function drainer(
       });
     }
     await built.close();
+    await flush?.();
     log.info('stopped');
   }
 

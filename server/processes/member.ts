@@ -14,7 +14,7 @@ const SCRAPE_TIMEOUT_MS = 5000;
  * shared port once its app is built, or the worker (SERVICE_ROLE=worker), which serves no port. It stops when the
  * primary says so; should the primary die, node:cluster ends it at once (its claims are taken up after their leases).
  */
-export async function serveAsMember(config: Config, log: Logger, refuse: Refuse) {
+export async function serveAsMember(config: Config, log: Logger, refuse: Refuse, flush?: () => Promise<void>) {
   const tell = (message: MemberMessage) => process.send?.(message);
   let built: BuiltApp | null = null;
   let listener: BoundPort | null = null;
@@ -31,7 +31,7 @@ export async function serveAsMember(config: Config, log: Logger, refuse: Refuse)
   const stop = async () => {
     stopAsked = true;
     if (!built) return; // still building: it stops once built
-    drain ??= drainer(config, log, built, listener);
+    drain ??= drainer(config, log, built, listener, flush);
     await drain.stop('the primary');
     process.exit(0); // the IPC channel would keep the process alive
   };

@@ -32,7 +32,7 @@ export async function buildOrRefuse(
 }
 
 /** One process doing all its role says: HTTP, background work or both. */
-export async function serveAlone(config: Config, log: Logger, refuse: Refuse) {
+export async function serveAlone(config: Config, log: Logger, refuse: Refuse, flush?: () => Promise<void>) {
   // The port before anything else, every role: a port that cannot be had stops the process before it opens the
   // database or claims work (whatever it claimed would wait a lease for another process). Until the app is built the
   // port answers that the service is starting; the rest of the code is loaded meanwhile.
@@ -47,7 +47,7 @@ export async function serveAlone(config: Config, log: Logger, refuse: Refuse) {
   const built = await buildOrRefuse(config, log, refuse, http.port);
   http.serve(built.app);
   if (config.role !== 'api') built.worker.start();
-  const drain = drainer(config, log, built, http);
+  const drain = drainer(config, log, built, http, flush);
   onStopSignals(
     (signal) => void drain.stop(signal),
     () => drain.hurry(),

@@ -138,6 +138,27 @@ test('request spans: named by method and route, parented by traceparent, with no
   assert.match(lines[0]!, /"span_id":"[0-9a-f]{16}"/);
 });
 
+test('a stop sends the last spans out: exported on SIGTERM, long before the batch would have gone', async () => {
+  const before = spans().length;
+  const service = startService({
+    PGLITE_DIR: 'memory://',
+    ADMIN_TOKEN: ADMIN,
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '600000',
+  });
+  started.push(service);
+  const client = processClient(await service.listening, ADMIN);
+  await client.admin('accounts.create', { name: 'Last words', role: 'brand' });
+  assert.is(await service.stop('SIGTERM'), 0);
+  assert.ok(
+    spans()
+      .slice(before)
+      .some((s) => s.name === 'POST admin.accounts.create'),
+    'the span of the last request was exported at the stop',
+  );
+});
+
 test('with no OTLP endpoint set, nothing is exported and log lines carry no trace ids', async () => {
   const before = bodies.length;
   const service = startService({ PGLITE_DIR: 'memory://', ADMIN_TOKEN: ADMIN, LOG_FORMAT: 'json' });
