@@ -30,9 +30,33 @@ export function netnsUnavailable(): string | null {
   }
 }
 
-/** A host on subnet 10.200.<n>.0/24 (n from the process id, so that runs side by side do not collide). */
+/** Namespaces of earlier runs whose process is gone (a run killed before its cleanup): removed, links and all. */
+function removeLeftovers() {
+  const names = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }).match(/pbi-host-\d+/g) ?? [];
+  for (const name of names) {
+    const pid = Number(name.slice('pbi-host-'.length));
+    try {
+      process.kill(pid, 0);
+    } catch {
+      for (const args of [
+        ['netns', 'del', name],
+        ['link', 'del', `pbi${pid}a`.slice(0, 15)],
+      ])
+        try {
+          ip(...args);
+        } catch {
+          /* gone already */
+        }
+    }
+  }
+}
+
+/** A host on a subnet 10.200.<n>.0/24 that no link of this machine uses yet. */
 export function startNetnsHost(): NetnsHost {
-  const n = 20 + (process.pid % 200);
+  removeLeftovers();
+  const used = execFileSync('ip', ['-o', '-4', 'addr'], { encoding: 'utf8' });
+  let n = 20 + (process.pid % 200);
+  while (used.includes(`10.200.${n}.`)) n = 20 + ((n - 19) % 200);
   const name = `pbi-host-${process.pid}`;
   const [outside, inside] = [`pbi${process.pid}a`.slice(0, 15), `pbi${process.pid}b`.slice(0, 15)];
   const host: NetnsHost = {
@@ -40,7 +64,13 @@ export function startNetnsHost(): NetnsHost {
     outsideIp: `10.200.${n}.1`,
     insideIp: `10.200.${n}.2`,
     cut: () => ip('link', 'set', outside, 'down'),
-    heal: () => ip('link', 'set', outside, 'up'),
+    heal() {
+      try {
+        ip('link', 'set', outside, 'up');
+      } catch {
+        /* destroyed already */
+      }
+    },
     destroy() {
       for (const args of [
         ['netns', 'del', name],
