@@ -9,18 +9,10 @@ import { netnsUnavailable, startNetnsHost } from '../../support/netns-host.ts';
 import { processClient, type ServiceProcess, startScript } from '../../support/process.ts';
 import { onPostgres, skipUnless } from '../../support/skip.ts';
 import { startTempPostgres } from '../../support/temp-postgres.ts';
+import { assertFirstReceiptsInFeedOrder, assertRanOnce, eventsInFeedOrder } from './host-checks.ts';
 import { restartableReceiver } from './receiver.ts';
 import { postAlone } from './requests.ts';
-import {
-  ADMIN,
-  brandWithOrders,
-  errorsOf,
-  JWT_SECRET,
-  refreshOrder,
-  resultEventsPerCid,
-  sleep,
-  untilExecuted,
-} from './support.ts';
+import { ADMIN, brandWithOrders, errorsOf, JWT_SECRET, refreshOrder, sleep, untilExecuted } from './support.ts';
 
 // Two hosts, each an API process and a worker, on one PostgreSQL server; one of them lives in a network namespace
 // (tests/support/netns-host.ts) whose link is taken down under load, cutting it off from PostgreSQL and the receiver
@@ -146,42 +138,15 @@ test('a host cut off under load, then back: the other takes over, nothing lost o
       [],
       'commands accepted before the cut that waited for the link',
     );
-    const results = await resultEventsPerCid(sql, brand.accountId);
-    assert.equal(
-      cids.filter((cid) => results.get(cid) !== 1).map((cid) => `${cid}: ${results.get(cid) ?? 0}`),
-      [],
-      'each accepted command ran exactly once',
-    );
-    for (const deadline = Date.now() + 10_000; ; await sleep(100)) {
-      const [left] = await sql<{ n: number }>(
-        'select count(*)::int as n from events where account_id = $1 and position is null',
-        [brand.accountId],
-      );
-      if (left!.n === 0) break;
-      assert.ok(Date.now() < deadline, `${left!.n} events without a feed position`);
-    }
-    const events = await sql<{ id: string; order_id: string | null }>(
-      `select id::text as id, order_id from events where account_id = $1 order by position`,
-      [brand.accountId],
-    );
+    await assertRanOnce(sql, brand.accountId, cids);
+    const events = await eventsInFeedOrder(sql, brand.accountId);
     const allDelivered =
       (await receiver.untilAll(
         events.map((e) => e.id),
         60_000,
         'every event, after the cut',
       )) - cutAt;
-    const firstAt = new Map<string, number>();
-    for (const a of receiver.arrivals) if (!firstAt.has(a.id)) firstAt.set(a.id, a.at);
-    const inversions: string[] = [];
-    const lastOfOrder = new Map<string, { id: string; at: number }>();
-    for (const e of events) {
-      if (e.order_id === null) continue;
-      const at = firstAt.get(e.id)!;
-      const before = lastOfOrder.get(e.order_id);
-      if (before && before.at > at) inversions.push(`${e.order_id}: ${before.id} after ${e.id}`);
-      lastOfOrder.set(e.order_id, { id: e.id, at });
-    }
-    assert.equal(inversions, [], "each order's events first received in feed order");
+    assertFirstReceiptsInFeedOrder(events, receiver.arrivals);
     // The cut-off host is back: it serves again.
     assert.is((await fetch(`http://${host.insideIp}:${ports[1]}/readyz`)).status, 200);
     console.log(

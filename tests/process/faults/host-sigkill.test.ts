@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { processClient } from '../../support/process.ts';
 import { onPostgres, skipUnless } from '../../support/skip.ts';
+import { assertFirstReceiptsInFeedOrder, assertRanOnce, eventsInFeedOrder } from './host-checks.ts';
 import { restartableReceiver } from './receiver.ts';
 import { postAlone } from './requests.ts';
 import {
@@ -10,7 +11,6 @@ import {
   brandWithOrders,
   errorsOf,
   refreshOrder,
-  resultEventsPerCid,
   service,
   sleep,
   sqlOn,
@@ -92,28 +92,11 @@ test('a host killed whole under load: the other takes over, nothing lost, nothin
     throw new Error(`${error.message}\n${errorsOf(survivor.worker)}`);
   });
   const allRun = Date.now() - killedAt;
-  const results = await resultEventsPerCid(sql, brand.accountId);
-  assert.equal(
-    cids.filter((cid) => results.get(cid) !== 1).map((cid) => `${cid}: ${results.get(cid) ?? 0}`),
-    [],
-    'each accepted command ran exactly once',
-  );
+  await assertRanOnce(sql, brand.accountId, cids);
 
   // Every event reaches the receiver, and each order's first receipts come in feed order (once the survivor's
   // sequencer has given the last of them their positions).
-  for (const deadline = Date.now() + 10_000; ; await sleep(100)) {
-    const [left] = await sql<{ n: number }>(
-      'select count(*)::int as n from events where account_id = $1 and position is null',
-      [brand.accountId],
-    );
-    if (left!.n === 0) break;
-    assert.ok(Date.now() < deadline, `${left!.n} events without a feed position`);
-  }
-  const events = await sql<{ id: string; order_id: string | null; position: string }>(
-    `select id::text as id, order_id, position from events where account_id = $1 and position is not null
-     order by position`,
-    [brand.accountId],
-  );
+  const events = await eventsInFeedOrder(sql, brand.accountId);
   const allDelivered =
     (await receiver.untilAll(
       events.map((e) => e.id),
@@ -129,18 +112,7 @@ test('a host killed whole under load: the other takes over, nothing lost, nothin
     [],
     'events received twice that no worker held at the kill',
   );
-  const firstAt = new Map<string, number>();
-  for (const a of receiver.arrivals) if (!firstAt.has(a.id)) firstAt.set(a.id, a.at);
-  const inversions: string[] = [];
-  const lastOfOrder = new Map<string, { id: string; at: number }>();
-  for (const e of events) {
-    if (e.order_id === null) continue;
-    const at = firstAt.get(e.id)!;
-    const before = lastOfOrder.get(e.order_id);
-    if (before && before.at > at) inversions.push(`${e.order_id}: ${before.id} after ${e.id}`);
-    lastOfOrder.set(e.order_id, { id: e.id, at });
-  }
-  assert.equal(inversions, [], "each order's events first received in feed order");
+  assertFirstReceiptsInFeedOrder(events, receiver.arrivals);
   // What an operator reads off a host's death (the bound is untilExecuted's above; this is the measure).
   console.log(
     `    ${cids.length} commands accepted, all run ${allRun} ms after the kill (lease ${COMMAND_LEASE_MS} ms); ` +
