@@ -24,7 +24,11 @@ export function traceRequests(procedures: ReadonlySet<string>): RequestHandler {
         .replace(/:(\w+)/g, '{$1}')
         .replace(/^\/trpc\//, '');
       span.updateName(`${req.method} ${route}`);
-      span.setAttributes({ 'http.route': route, 'http.response.status_code': res.statusCode });
+      // A path that matched no route has none (never the raw path, which could carry anything).
+      span.setAttributes({
+        ...(route !== 'unmatched' && { 'http.route': route }),
+        'http.response.status_code': res.statusCode,
+      });
       if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     };

@@ -119,6 +119,10 @@ test('request spans: named by method and route, parented by traceparent, with no
   assert.is(attribute(poll, 'http.response.status_code'), 200);
   assert.not.ok(poll.parentSpanId, 'a request without traceparent starts a trace');
   await spanNamed('POST admin.jobs.create');
+  assert.is((await client.rest(`/v3/nowhere/${marker}`, { token: brand.token })).status, 404);
+  const unmatched = await spanNamed('GET unmatched');
+  assert.is(attribute(unmatched, 'http.route'), undefined, 'no route for a path that matched none');
+  assert.is(attribute(unmatched, 'http.response.status_code'), 404);
 
   // Nothing private: no token, e-mail address, payload or body reached the collector.
   const everything = bodies.join('\n');
