@@ -4,7 +4,7 @@ import { type Database, openDatabase } from '../../adapters/persistence/database
 import { ADMIN_TOKEN } from '../support/app.ts';
 import { appWithMailbox, integrator } from '../support/integrators.ts';
 import { skipUnless } from '../support/skip.ts';
-import { replicaToolsMissing, startReplicaPair, type TempReplicaPair } from '../support/temp-replica.ts';
+import { replicaToolsMissing, sql, startReplicaPair, type TempReplicaPair } from '../support/temp-replica.ts';
 
 // CONTRACT §12 on a real streaming replica (tests/support/temp-replica.ts): the listings, the poll, the feed and the
 // delivery log read from a replica within REPLICA_MAX_LAG_MS, and from the primary when it lags, stops or hangs.
@@ -67,6 +67,9 @@ test.before(async () => {
     version: '1.3.0',
   });
   for (let i = 0; i < 3; i++) await loose.admin.call('jobs.create', { brandAccountId: brand.accountId });
+  // Their feed positions, given on the primary (no worker runs here), replayed before anything reads the replica: a
+  // feed read positions what it finds on the primary, which a replica has a moment later.
+  await sql(pair.primary.url('pbi'), 'select sequence_round(1000)');
   await pair.caughtUp();
   await until('both apps reading the replica', async () => (await replicaUp(loose)) && (await replicaUp(tight)));
 });
@@ -160,6 +163,8 @@ test('the feed stays gap-free across switches between the replica and the primar
     seen.push(...read.items.map((e) => e._eid));
     after = read.next ?? after;
   }
+  await sql(pair.primary.url('pbi'), 'select sequence_round(1000)');
+  await pair.caughtUp();
   const all = (await feed(loose, undefined, 500)).items.map((e) => e._eid);
   assert.equal(seen, all, 'every event once, in feed order');
 });
