@@ -51,15 +51,15 @@ export class SqlEventFeed implements EventFeed {
    * A round in one statement (sequence_round, migration 20261129130000): its own transaction, which holds the advisory
    * lock and commits the positions; or the unit's transaction when it runs in one.
    */
-  async sequence(limit: number): Promise<number> {
+  async sequence(limit: number, waitForRound = false): Promise<number> {
     const {
       rows: [round],
     } = await withDriverConnection(this.em, (client) =>
-      client.query<{ n: number }>({
-        name: 'feed-sequence-round',
-        text: 'select sequence_round($1) as n',
-        values: [limit],
-      }),
+      client.query<{ n: number }>(
+        waitForRound
+          ? { name: 'feed-sequence-round-waiting', text: 'select sequence_round_waiting($1) as n', values: [limit] }
+          : { name: 'feed-sequence-round', text: 'select sequence_round($1) as n', values: [limit] },
+      ),
     );
     return round!.n;
   }

@@ -103,8 +103,10 @@ export interface EventFeed {
    * under way (then nothing, 0): positions grow in the order events commit, and every round commits its positions at
    * once, so that a reader never passes a position that is filled in later. Outside a transaction the round is one of
    * its own, committed when it answers; inside the unit's transaction it commits with it. Answers how many got one.
+   * `waitForRound`: a round under way is waited for, then this one runs (a reader's: that round's snapshot may be
+   * older than what the reader saw commit).
    */
-  sequence(limit: number): Promise<number>;
+  sequence(limit: number, waitForRound?: boolean): Promise<number>;
   /** The highest position of the endpoint's events that the retention purge has deleted (0: none). */
   purgedThrough(endpointId: string): Promise<number>;
   /**

@@ -29,10 +29,11 @@ export interface FeedPage {
 /**
  * GET /v3/events: the events of the caller's endpoint after `after`, oldest first, each exactly as delivered (one
  * order's, with `orderId`: the same cursors, the same rules).
- * Events committed but not positioned yet are positioned first (the feed commits that round before it answers; a round
- * another process is running positions them instead), so that a reader sees what committed before it asked; the page
- * is read after that, never from positions that could still be rolled back. That round is a courtesy: when it fails,
- * the failure is told to `ports` and the page is read all the same (the worker's sequencer positions the rest).
+ * Events committed but not positioned yet are positioned first (the feed commits that round before it answers, after
+ * any round another process is running: that one may not hold them), so that a reader sees what committed before it
+ * asked; the page is read after that, never from positions that could still be rolled back. That round is a courtesy:
+ * when it fails, the failure is told to `ports` and the page is read all the same (the worker's sequencer positions
+ * the rest).
  * A cursor is GONE once it is older than the retention window (CONTRACT §10), decided from its own time on the clock,
  * whether or not the purge has got that far; or once the purge has deleted an event after it.
  */
@@ -57,7 +58,7 @@ export async function readEventFeed(
     if (input.after.position < (await deps.eventFeed.purgedThrough(endpoint.id))) throw gone();
   }
   try {
-    await deps.eventFeed.sequence(SEQUENCE_ON_READ);
+    await deps.eventFeed.sequence(SEQUENCE_ON_READ, true);
   } catch (error) {
     ports.sequencingFailed(error);
   }

@@ -57,7 +57,7 @@ export interface DeliveryRow {
 export class InMemoryEventFeed implements EventFeed {
   private readonly positions = new Map<string, number>();
   constructor(private readonly outbox: InMemoryEventOutbox) {}
-  async sequence(limit: number) {
+  async sequence(limit: number, _waitForRound?: boolean) {
     const pending = this.outbox.stored.filter((e) => e.endpointId && !this.positions.has(e.id)).slice(0, limit);
     for (const e of pending) this.positions.set(e.id, this.positions.size + 1);
     return pending.length;

@@ -19,6 +19,7 @@ import { Migration20261129100000_delivery_queue } from './Migration2026112910000
 import { Migration20261129110000_log_filters } from './Migration20261129110000_log_filters.ts';
 import { Migration20261129120000_asymmetric_signing } from './Migration20261129120000_asymmetric_signing.ts';
 import { Migration20261129130000_sequence_round } from './Migration20261129130000_sequence_round.ts';
+import { Migration20261129140000_sequence_round_waiting } from './Migration20261129140000_sequence_round_waiting.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -43,4 +44,8 @@ export const migrationsList = [
   { name: 'Migration20261129110000_log_filters', class: Migration20261129110000_log_filters },
   { name: 'Migration20261129120000_asymmetric_signing', class: Migration20261129120000_asymmetric_signing },
   { name: 'Migration20261129130000_sequence_round', class: Migration20261129130000_sequence_round },
+  {
+    name: 'Migration20261129140000_sequence_round_waiting',
+    class: Migration20261129140000_sequence_round_waiting,
+  },
 ];

@@ -1,6 +1,8 @@
+import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { integrator } from '../../support/integrators.ts';
+import { onPostgres, skipUnless } from '../../support/skip.ts';
 import { app, configure, createJob, get, type Json, setStatus, withSelfServiceApp } from './support.ts';
 
 // The event feed (GET /v3/events): every event of the caller's endpoint, oldest first, page by page from a cursor.
@@ -101,6 +103,32 @@ test("a child partner without a configuration reads its master's feed; no endpoi
   const none = await get('/v3/events', brand.accessToken);
   assert.is(none.status, 404);
   assert.match(none.body.detail, /PUT \/v3\/webhook-config/);
+});
+
+test('a read during another round waits for it, then sees the event committed before it asked', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL): a round held by another connection')) return;
+  const brand = await integrator(app, 'brand');
+  await configure(brand.accountId, 'brand', null);
+  const first = await createJob(brand.accountId);
+  assert.is((await drain(brand.accessToken)).items.length, 1);
+  // A round under way elsewhere (its snapshot taken before the next event commits): the sequencer's lock, held.
+  const round = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await round.connect();
+  try {
+    await round.query('begin');
+    await round.query("select pg_advisory_xact_lock(x'70626931'::int)");
+    const second = await createJob(brand.accountId);
+    const read = get('/v3/events?limit=10', brand.accessToken);
+    setTimeout(() => void round.query('commit'), 300);
+    const res = await read;
+    assert.equal(
+      res.body.items.map((e: Json) => e.orderId),
+      [first, second],
+      'the event committed before the read, positioned after the round it waited for',
+    );
+  } finally {
+    await round.end();
+  }
 });
 
 test('limit and cursor are checked: out of bounds or foreign is 400, never 500', async () => {
