@@ -7,9 +7,10 @@ import { type ReadOn, withDriverConnection } from './driver.ts';
  * transaction commits. A writer that inserts seq 10 and commits late lets a reader see 11 first; a reader that
  * remembers "after 11" never sees 10. So events get a second number, their feed position, once they have committed:
  *
- * - One sequencer at a time (a transaction-scoped advisory lock; a round that finds it taken does nothing) gives the
- *   committed events that have none their positions from a sequence, in `seq` order, and commits them all at once. The
- *   delivery claim runs a round too, under the same lock (it waits for it): deliveries are sent in feed order.
+ * - One sequencer at a time (a transaction-scoped advisory lock; a worker's round that finds it taken does nothing, a
+ *   reader's waits for it) gives the committed events that have none their positions from a sequence, in `seq` order,
+ *   and commits them all at once. The delivery claim runs a round too, under the same lock (it waits for it):
+ *   deliveries are sent in feed order.
  * - A round sees only events committed before its statement began; an event committing later gets its position in a
  *   later round, and every later round draws larger numbers (it starts after the previous round committed). So
  *   positions grow in the order events became visible, and a reader that has seen position p has seen every position
