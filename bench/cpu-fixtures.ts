@@ -1,5 +1,8 @@
-// What bench/cpu-per-request needs in the database, made through the service's own API, and the five requests it sends.
+// What bench/cpu-per-request (and bench/tracing-cost) needs in the database, made through the service's own API, the
+// five requests it sends, and the sender.
+
 import { createHmac, randomUUID } from 'node:crypto';
+import { Pool } from 'undici';
 import { integratorLoggedIn, type processClient } from '../tests/support/process.ts';
 
 type Client = ReturnType<typeof processClient>;
@@ -166,4 +169,36 @@ export function benchPaths(f: Fixtures): Record<PathName, BenchPath> {
       next: () => ({ method: 'GET', path: '/v3/events', token: f.partnerToken }),
     },
   };
+}
+
+/**
+ * `amount` requests of one path from `connections` clients, each sending its next request when its answer is in
+ * (undici, in this process, on CPU 1). Answers other than the path's own status, and connection errors, are counted.
+ */
+export async function send(port: number, path: BenchPath, amount: number, connections: number) {
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections, pipelining: 1 });
+  let left = amount;
+  let unexpected = 0;
+  const statuses: Record<number, number> = {};
+  const client = async () => {
+    while (left-- > 0) {
+      const r = path.next();
+      try {
+        const res = await pool.request({
+          method: r.method,
+          path: r.path,
+          headers: { ...r.headers, authorization: `Bearer ${r.token}` },
+          body: r.body,
+        });
+        await res.body.dump();
+        statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+        if (res.statusCode !== path.expect) unexpected++;
+      } catch {
+        unexpected++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, client));
+  await pool.close();
+  return { unexpected, statuses };
 }

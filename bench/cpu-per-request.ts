@@ -9,10 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Pool } from 'undici';
 import { integratorLoggedIn, processClient, type ServiceProcess } from '../tests/support/process.ts';
 import { startBuiltPeer, startBuiltService } from './built.ts';
-import { type BenchPath, benchPaths, type PathName, prepare } from './cpu-fixtures.ts';
+import { type BenchPath, benchPaths, type PathName, prepare, send } from './cpu-fixtures.ts';
 import { type Measured, writeCpuSection } from './cpu-report.ts';
 import { roundTripProxy } from './pg-round-trips.ts';
 import { loadAverage } from './report.ts';
@@ -57,38 +56,6 @@ function cpuMicros(pid: number) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK;
-}
-
-/**
- * `amount` requests of one path from `connections` clients, each sending its next request when its answer is in
- * (undici, in this process, on CPU 1). Answers other than the path's own status, and connection errors, are counted.
- */
-async function send(port: number, path: BenchPath, amount: number, connections: number) {
-  const pool = new Pool(`http://127.0.0.1:${port}`, { connections, pipelining: 1 });
-  let left = amount;
-  let unexpected = 0;
-  const statuses: Record<number, number> = {};
-  const client = async () => {
-    while (left-- > 0) {
-      const r = path.next();
-      try {
-        const res = await pool.request({
-          method: r.method,
-          path: r.path,
-          headers: { ...r.headers, authorization: `Bearer ${r.token}` },
-          body: r.body,
-        });
-        await res.body.dump();
-        statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
-        if (res.statusCode !== path.expect) unexpected++;
-      } catch {
-        unexpected++;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, client));
-  await pool.close();
-  return { unexpected, statuses };
 }
 
 function serviceEnv(database: Record<string, string>, dataDir: string, role: 'all' | 'api'): Record<string, string> {

@@ -8,10 +8,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Pool } from 'undici';
 import { processClient, type ServiceProcess } from '../tests/support/process.ts';
 import { startBuiltService } from './built.ts';
-import { type BenchPath, benchPaths, type PathName, prepare } from './cpu-fixtures.ts';
+import { benchPaths, type PathName, prepare, send } from './cpu-fixtures.ts';
 import { codeLine, loadAverage, median, writeSection } from './report.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
@@ -68,28 +67,6 @@ started.push(setup);
 const paths = benchPaths(await prepare(processClient(await setup.listening, ADMIN), dataDir));
 await setup.stop();
 
-async function send(port: number, path: BenchPath, amount: number) {
-  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONNECTIONS, pipelining: 1 });
-  let left = amount;
-  let unexpected = 0;
-  const client = async () => {
-    while (left-- > 0) {
-      const r = path.next();
-      const res = await pool.request({
-        method: r.method,
-        path: r.path,
-        headers: { ...r.headers, authorization: `Bearer ${r.token}` },
-        body: r.body,
-      });
-      await res.body.dump();
-      if (res.statusCode !== path.expect) unexpected++;
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, client));
-  await pool.close();
-  return unexpected;
-}
-
 /** µs of the service's CPU per request of each path, in a fresh process. */
 async function measure(traced: boolean): Promise<Record<PathName, number>> {
   const service = startBuiltService(env(traced), { cpu: 0 });
@@ -97,11 +74,11 @@ async function measure(traced: boolean): Promise<Record<PathName, number>> {
   try {
     const port = await service.listening;
     const pid = service.child.pid!;
-    for (const name of PATHS) await send(port, paths[name], 500); // warm-up
+    for (const name of PATHS) await send(port, paths[name], 500, CONNECTIONS); // warm-up
     const out = {} as Record<PathName, number>;
     for (const name of PATHS) {
       const before = cpuMicros(pid);
-      const unexpected = await send(port, paths[name], REQUESTS);
+      const { unexpected } = await send(port, paths[name], REQUESTS, CONNECTIONS);
       out[name] = (cpuMicros(pid) - before) / REQUESTS;
       if (unexpected > 0) throw new Error(`${unexpected} unexpected answers on ${name}`);
     }

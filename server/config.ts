@@ -150,12 +150,9 @@ export function loadConfig(
     throw new ConfigError(`Invalid settings:\n  ${lines.join('\n  ')}`);
   }
   const e = parsed.data;
-  const refuse = (line: string) => {
-    throw new ConfigError(`Invalid settings:\n  ${line}`);
-  };
   if (e.SERVICE_ROLE !== 'all' && !e.DATABASE_URL)
-    refuse(
-      `SERVICE_ROLE: "${e.SERVICE_ROLE}" needs DATABASE_URL; the embedded database serves one process, so run SERVICE_ROLE=all without a server`,
+    throw new ConfigError(
+      `Invalid settings:\n  SERVICE_ROLE: "${e.SERVICE_ROLE}" needs DATABASE_URL; the embedded database serves one process, so run SERVICE_ROLE=all without a server`,
     );
   if (e.DATABASE_REPLICA_URL && !e.DATABASE_URL)
     throw new ConfigError(
