@@ -9,6 +9,7 @@ export type * from './ports/credentials.ts';
 export type * from './ports/events.ts';
 export type * from './ports/limits.ts';
 export type * from './ports/messaging.ts';
+export type * from './ports/operators.ts';
 // The core's ports, one file a job (domain/ports/), re-exported here; and what a use case is handed, by name.
 export type * from './ports/repositories.ts';
 export type * from './ports/time-and-ids.ts';

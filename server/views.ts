@@ -1,5 +1,8 @@
+import type { Account } from '../domain/account.ts';
+import type { Contact } from '../domain/contact.ts';
 import type { DeliveryDetail, DeliveryView } from '../domain/delivery.ts';
 import type { Job } from '../domain/job.ts';
+import type { CommandEntry } from '../domain/ports.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -61,4 +64,31 @@ export const deliveryDetailView = (d: DeliveryDetail) => ({
     request: a.request,
     response: a.response,
   })),
+});
+
+/** An account as the operator console shows it. */
+export const accountView = (a: Account) => ({
+  id: a.id,
+  name: a.name,
+  role: a.role,
+  parentId: a.parentId,
+  createdAt: a.createdAt.toISOString(),
+});
+
+export const contactView = (c: Contact) => ({
+  id: c.id,
+  email: c.email,
+  apiAccess: c.apiAccess,
+  createdAt: c.createdAt.toISOString(),
+});
+
+/** A command found by its `_cid` (admin.commands.find). */
+export const commandEntryView = (c: CommandEntry) => ({
+  accountId: c.accountId,
+  cid: c.cid,
+  type: c.type,
+  status: c.status,
+  result: c.result,
+  createdAt: c.createdAt.toISOString(),
+  finishedAt: iso(c.finishedAt),
 });

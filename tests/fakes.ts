@@ -22,6 +22,7 @@ import {
   InMemoryOrderMappingRepository,
   InMemoryPartnerOrderQueries,
 } from './fakes/jobs.ts';
+import { InMemoryOperatorSearch } from './fakes/operators.ts';
 import {
   allowAllTargets,
   CountingLoginLimiter,
@@ -38,6 +39,7 @@ export * from './fakes/accounts.ts';
 export * from './fakes/commands.ts';
 export * from './fakes/deliveries.ts';
 export * from './fakes/jobs.ts';
+export * from './fakes/operators.ts';
 export * from './fakes/services.ts';
 
 export const inMemoryRepositories = () => {
@@ -47,9 +49,11 @@ export const inMemoryRepositories = () => {
   const deliveries = new InMemoryDeliveryStore();
   const events = new InMemoryEventOutbox(deliveries);
   const eventFeed = new InMemoryEventFeed(events);
+  const accounts = new InMemoryAccountRepository(webhookConfigs);
+  const contacts = new InMemoryContactRepository();
   return {
-    accounts: new InMemoryAccountRepository(webhookConfigs),
-    contacts: new InMemoryContactRepository(),
+    accounts,
+    contacts,
     webhookConfigs,
     jobs,
     partnerOrders: new InMemoryPartnerOrderQueries(jobs),
@@ -62,6 +66,7 @@ export const inMemoryRepositories = () => {
     commandQueue: new InMemoryCommandQueue(commands),
     deliveryQueue: new InMemoryDeliveryQueue(deliveries, webhookConfigs, eventFeed),
     deliveryLog: new InMemoryDeliveryLog(deliveries, webhookConfigs),
+    operatorSearch: new InMemoryOperatorSearch({ accounts, contacts, configs: webhookConfigs, commands, deliveries }),
   } satisfies Repositories;
 };
 

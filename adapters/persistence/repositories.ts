@@ -10,6 +10,7 @@ import type {
   EventFeed,
   InvoiceRepository,
   JobRepository,
+  OperatorSearch,
   OrderMappingRepository,
   PartnerOrderQueries,
   Repositories,
@@ -28,6 +29,7 @@ import { SqlEventOutbox } from './event-outbox.ts';
 import { FamilyMemo } from './family-memo.ts';
 import { MikroOrmInvoiceRepository } from './invoice-repository.ts';
 import { SqlJobRepository } from './job-repository.ts';
+import { SqlOperatorSearch } from './operator-search.ts';
 import { MikroOrmOrderMappingRepository } from './order-mapping-repository.ts';
 import { SqlPartnerOrderQueries } from './partner-order-queries.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
@@ -52,6 +54,7 @@ export class UnitRepositories implements Repositories {
   private queue?: CommandQueue;
   private sendQueue?: DeliveryQueue;
   private log?: DeliveryLog;
+  private search?: OperatorSearch;
 
   private readonly families = new FamilyMemo();
 
@@ -103,6 +106,9 @@ export class UnitRepositories implements Repositories {
   }
   get deliveryLog() {
     return (this.log ??= new SqlDeliveryLog(this.em, this.notices, this.reads));
+  }
+  get operatorSearch() {
+    return (this.search ??= new SqlOperatorSearch(this.em));
   }
 
   /** What the work left to write once it is done: the events it emitted (two statements, whatever their number). */

@@ -235,6 +235,7 @@ const REPOSITORY_NAMES: readonly (keyof Repositories)[] = [
   'commandQueue',
   'deliveryQueue',
   'deliveryLog',
+  'operatorSearch',
 ];
 
 /** A failure as the core knows it: a unique index's violation is a CONFLICT, the database away UNAVAILABLE. */

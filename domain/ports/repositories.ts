@@ -9,6 +9,7 @@ import type { OrderFilter } from '../orders.ts';
 import type { Scope, WebhookConfig } from '../webhook-config.ts';
 import type { CommandLog, CommandQueue } from './commands.ts';
 import type { DeliveryLog, DeliveryQueue, EventFeed, EventOutbox } from './events.ts';
+import type { OperatorSearch } from './operators.ts';
 
 // The repositories of a unit of work, one per aggregate or read side, and the set a unit hands its work.
 // `get`/`find` answer null when absent; `save` inserts or updates the whole aggregate. Writes become visible to other
@@ -133,4 +134,5 @@ export interface Repositories {
   commandQueue: CommandQueue;
   deliveryQueue: DeliveryQueue;
   deliveryLog: DeliveryLog;
+  operatorSearch: OperatorSearch;
 }

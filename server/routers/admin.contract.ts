@@ -8,6 +8,7 @@ import { JOB_STATUSES } from '../../domain/job.ts';
 import { DELIVERY_LIST_LIMIT } from '../../domain/use-cases/list-deliveries.ts';
 import { PAYLOAD_VERSIONS, SCOPES, TRANSFORMERS } from '../../domain/webhook-config.ts';
 import { reference, wireString } from '../wire-text.ts';
+import { consoleInputs as operator } from './admin-console.contract.ts';
 import type { RouteContract } from './contracts.ts';
 import { dateTime, id, optionalText, text } from './shared.contract.ts';
 import { previousKeyValidFor, signatureKey } from './webhook-config.contract.ts';
@@ -163,23 +164,34 @@ const internal = <I extends RouteContract['input']>(input: I) => ({ meta: {}, in
 
 /** The admin router's routes, by its sub-routers. */
 export const adminRoutes = {
-  accounts: { create: internal(admin.createAccount) },
+  accounts: {
+    create: internal(admin.createAccount),
+    search: internal(operator.searchAccounts),
+    get: internal(operator.getAccount),
+  },
   contacts: { create: internal(admin.createContact), setApiAccess: internal(admin.setApiAccess) },
-  webhookConfigs: { upsert: internal(admin.upsertWebhookConfig), rotateKey: internal(admin.rotateWebhookKey) },
+  webhookConfigs: {
+    upsert: internal(admin.upsertWebhookConfig),
+    rotateKey: internal(admin.rotateWebhookKey),
+    list: internal(operator.listWebhookConfigs),
+  },
   jobs: {
     create: internal(admin.createJob),
     assign: internal(admin.assignJob),
     setStatus: internal(admin.setJobStatus),
+    get: internal(operator.getJob),
   },
   invoices: { create: internal(admin.createInvoice) },
   cancellationReasons: { upsert: internal(admin.upsertCancellationReason) },
   orderMappings: { upsert: internal(admin.upsertOrderMapping) },
   deliveries: {
     list: internal(admin.listDeliveries),
+    search: internal(operator.searchDeliveries),
     get: internal(admin.getDelivery),
     redeliver: internal(admin.redeliver),
     redeliverFailed: internal(admin.redeliverFailed),
   },
-  commands: { get: internal(admin.getCommand) },
+  commands: { get: internal(admin.getCommand), find: internal(operator.findCommands) },
+  gauges: { summary: internal(operator.gauges) },
   testClock: { advance: internal(admin.advanceClock) },
 } satisfies Record<string, Record<string, RouteContract>>;

@@ -18,6 +18,7 @@ import { adminProcedure } from '../pipeline/procedures.ts';
 import { router } from '../trpc.ts';
 import { deliveryDetailView, deliveryView, jobView } from '../views.ts';
 import { adminRoutes } from './admin.contract.ts';
+import { consoleProcedures } from './admin-console.ts';
 
 const ok = { ok: true } as const;
 
@@ -31,6 +32,7 @@ export const adminRouter = router({
         const account = await createAccount(ctx.deps, input);
         return { id: account.id };
       }),
+    ...consoleProcedures.accounts,
   }),
   contacts: router({
     create: adminProcedure
@@ -63,6 +65,7 @@ export const adminRouter = router({
         const { config, generatedKey } = await rotateSignatureKey(ctx.deps, input);
         return { ...config.view(), ...(generatedKey !== null && { signatureKey: generatedKey }) };
       }),
+    ...consoleProcedures.webhookConfigs,
   }),
   jobs: router({
     create: adminProcedure
@@ -77,6 +80,7 @@ export const adminRouter = router({
       .meta(adminRoutes.jobs.setStatus.meta)
       .input(adminRoutes.jobs.setStatus.input)
       .mutation(async ({ ctx, input }) => jobView(await setJobStatus(ctx.deps, input))),
+    ...consoleProcedures.jobs,
   }),
   invoices: router({
     create: adminProcedure
@@ -110,6 +114,7 @@ export const adminRouter = router({
       .meta(adminRoutes.deliveries.list.meta)
       .input(adminRoutes.deliveries.list.input)
       .query(async ({ ctx, input }) => ({ items: (await listDeliveries(ctx.deps, input ?? {})).map(deliveryView) })),
+    ...consoleProcedures.deliveries,
     get: adminProcedure
       .meta(adminRoutes.deliveries.get.meta)
       .input(adminRoutes.deliveries.get.input)
@@ -136,7 +141,9 @@ export const adminRouter = router({
           ? { status: state.status, result: null, finishedAt: null }
           : { status: state.status, result: state.result, finishedAt: state.finishedAt.toISOString() };
       }),
+    ...consoleProcedures.commands,
   }),
+  gauges: router(consoleProcedures.gauges),
   testClock: router({
     advance: adminProcedure
       .meta(adminRoutes.testClock.advance.meta)

@@ -5,6 +5,7 @@ import { deliveryClaimContract } from '../contracts/deliveries-claims.ts';
 import { deliveryLogContract } from '../contracts/delivery-log.ts';
 import { endpointHealthContract } from '../contracts/endpoint-health.ts';
 import { endpointHealthRecordContract } from '../contracts/endpoint-health-records.ts';
+import { operatorSearchContract } from '../contracts/operator-search.ts';
 import { orderRepositoryContract } from '../contracts/order-repositories.ts';
 import { queueContract } from '../contracts/queues.ts';
 import { repositoryContract } from '../contracts/repositories.ts';
@@ -22,6 +23,7 @@ for (const contract of [
   deliveryLogContract,
   endpointHealthContract,
   endpointHealthRecordContract,
+  operatorSearchContract,
 ]) {
   contract('in-memory', async () => {
     const repositories = inMemoryRepositories();

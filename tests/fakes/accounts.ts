@@ -11,7 +11,7 @@ import type { Scope, WebhookConfig } from '../../domain/webhook-config.ts';
 import { Table } from './table.ts';
 
 export class InMemoryAccountRepository implements AccountRepository {
-  private readonly table = new Table<Account>();
+  readonly table = new Table<Account>();
   constructor(private readonly configs: InMemoryWebhookConfigRepository) {}
   async get(id: string) {
     return this.table.get(id);
@@ -36,7 +36,7 @@ export class InMemoryAccountRepository implements AccountRepository {
 }
 
 export class InMemoryContactRepository implements ContactRepository {
-  private readonly table = new Table<Contact>();
+  readonly table = new Table<Contact>();
   async get(id: string) {
     return this.table.get(id);
   }
@@ -63,7 +63,7 @@ export class InMemoryContactRepository implements ContactRepository {
 }
 
 export class InMemoryWebhookConfigRepository implements WebhookConfigRepository {
-  private readonly table = new Table<WebhookConfig>();
+  readonly table = new Table<WebhookConfig>();
   byId(id: string) {
     return this.table.find((c) => c.id === id);
   }

@@ -5,6 +5,7 @@ import { copy, Table } from './table.ts';
 interface CommandRow extends StoredCommand {
   result: Record<string, unknown> | null;
   finishedAt: Date | null;
+  createdAt: Date;
   seq: number;
   attempts: number;
   leaseUntil: Date | null;
@@ -16,7 +17,7 @@ interface CommandRow extends StoredCommand {
 export class InMemoryCommandLog implements CommandLog {
   readonly table = new Table<CommandRow>();
   private seq = 0;
-  private take(command: Omit<StoredCommand, 'status'>, queued: boolean) {
+  private take(command: Omit<StoredCommand, 'status'>, queued: boolean, at: Date) {
     const held = this.table.get(`${command.accountId}/${command.cid}`);
     if (held)
       return {
@@ -32,6 +33,7 @@ export class InMemoryCommandLog implements CommandLog {
       status: 'accepted',
       result: null,
       finishedAt: null,
+      createdAt: at,
       seq: ++this.seq,
       attempts: 0,
       leaseUntil: null,
@@ -40,11 +42,11 @@ export class InMemoryCommandLog implements CommandLog {
     });
     return null;
   }
-  async claim(command: Omit<StoredCommand, 'status' | 'answer'>) {
-    return this.take({ ...command, answer: null }, false);
+  async claim(command: Omit<StoredCommand, 'status' | 'answer'>, at: Date) {
+    return this.take({ ...command, answer: null }, false, at);
   }
-  async accept(command: Omit<StoredCommand, 'status'>) {
-    return this.take(command, true);
+  async accept(command: Omit<StoredCommand, 'status'>, at: Date) {
+    return this.take(command, true, at);
   }
   async finish(accountId: string, cid: string, outcome: FinishedCommand, at: Date) {
     const held = this.table.get(`${accountId}/${cid}`)!;
