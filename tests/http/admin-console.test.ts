@@ -62,7 +62,7 @@ test.before(async () => {
 });
 test.after(() => app.worker.stop());
 
-test('accounts.search finds an account by a part of a contact e-mail address, in any case, and says which', async () => {
+test('accounts.search finds an account by a part of a contact e-mail address, any case, and says which', async () => {
   const { items } = await app.admin.query<{ items: Json[] }>('accounts.search', { text: `DISPATCH-${tag}` });
   assert.equal(
     items.map((a) => [a.id, a.name, a.role, a.parentId, a.matchedEmails]),
