@@ -46,10 +46,11 @@ export function portalRoutes(options: { localMail: boolean }, dist = PORTAL_DIST
   routes.get('/portal', (_req, res) => {
     res.redirect(301, '/portal/');
   });
-  routes.get('/portal/', (_req, res) => {
+  /** A page of the build, or a 503 that says how to make one. */
+  const page = (file: string, head: string) => (_req: express.Request, res: express.Response) => {
     securityHeaders(res);
-    const index = join(dist, 'index.html');
-    if (!existsSync(index)) {
+    const path = join(dist, file);
+    if (!existsSync(path)) {
       res
         .status(503)
         .type('text/plain')
@@ -58,8 +59,14 @@ export function portalRoutes(options: { localMail: boolean }, dist = PORTAL_DIST
     }
     res.setHeader('content-security-policy', PORTAL_CSP);
     res.setHeader('cache-control', 'no-store');
-    res.type('html').send(readFileSync(index, 'utf8').replace('<head>', `<head>${mailDelivery}`));
+    res.type('html').send(readFileSync(path, 'utf8').replace('<head>', `<head>${head}`));
+  };
+  routes.get('/portal/', page('index.html', mailDelivery));
+  // The operator console (docs/operators.md): the same build, a page of its own, signed in with ADMIN_TOKEN.
+  routes.get('/portal/operator', (_req, res) => {
+    res.redirect(301, '/portal/operator/');
   });
+  routes.get('/portal/operator/', page('operator.html', ''));
   routes.use(
     '/portal/assets',
     (_req, res, next) => {
