@@ -132,10 +132,9 @@ const entersPortal = (file: string, specifier: string) =>
   specifier.startsWith('.') && targetOf(file, specifier).startsWith('portal/');
 
 /** `import type` specifiers: erased by the build, so nothing of what they name runs in the page. */
+const TYPE_IMPORT = /(?:^|\n)\s*import\s+type\s[^'"]*?from\s+['"]([^'"]+)['"]/g;
 const typeImportsOf = (file: string) =>
-  [...readFileSync(join(root, file), 'utf8').matchAll(/(?:^|\n)\s*import\s+type\s[^'"]*?from\s+['"]([^'"]+)['"]/g)].map(
-    (m) => m[1]!,
-  );
+  [...readFileSync(join(root, file), 'utf8').matchAll(TYPE_IMPORT)].map((m) => m[1]!);
 /** The typed RPC's router: the operator console's client takes its type, as internal tools are meant to. */
 const ROUTER_TYPE = 'server/routers/index.ts';
 

@@ -59,7 +59,7 @@ async function searchAccount(page: Page, text: string) {
   await page.getByRole('button', { name: 'Search' }).click();
 }
 
-test("a contact's e-mail finds the failing endpoint's account; its failed delivery is read and redelivered", async () => {
+test("a contact's e-mail finds the failing account; its failed delivery is read and redelivered", async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const page = await signedIn();
   await searchAccount(page, failing.email.toUpperCase());
@@ -103,7 +103,7 @@ test('API access granted in the console: the contact can sign in to the portal',
   assert.match(await mailedLink(portal.mailDir, partner.email), '/portal/#refresh=');
 });
 
-test('a wrong token signs in nothing, and is not kept; a right one is kept in the tab only, until signing out', async () => {
+test('a wrong token signs in nothing and is not kept; a right one is kept in the tab, until signing out', async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const page = await portal.newPage();
   await page.goto(`${portal.base}/portal/operator/`);
