@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ADMIN_TOKEN } from '../support/app.ts';
 import { skipUnless } from '../support/skip.ts';
-import { type Account, startPortal } from './fixture.ts';
+import { type Account, shot, startPortal } from './fixture.ts';
 import { assertAccessible, hasChromium, mailedLink, NO_CHROMIUM } from './support.ts';
 
 const test = suite('the operator console');
@@ -22,6 +22,26 @@ const failedDeliveries = async () =>
       status: 'failed',
     })
   ).items;
+
+/** A brand command of the failing account's contact, run: its `_cid`. */
+async function sentCommand() {
+  const refresh = decodeURIComponent((await portal.link(failing.email)).split('#refresh=')[1]!);
+  const { body } = await portal.app.http
+    .post('/v3/auth/access-token')
+    .set('authorization', `Bearer ${refresh}`)
+    .send({});
+  const cid = `console-${Date.now()}`;
+  const sent = await portal.app.http
+    .post('/v3/commands')
+    .set('authorization', `Bearer ${body.access_token}`)
+    .send({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId });
+  assert.is(sent.status, 202, JSON.stringify(sent.body));
+  await portal.until(async () => {
+    const { items } = await portal.app.admin.query<{ items: Json[] }>('commands.find', { cid });
+    return items[0]?.status === 'succeeded';
+  }, 'the command');
+  return cid;
+}
 
 /** A new order of the failing account, once its delivery has failed. */
 async function failedOrder() {
@@ -143,14 +163,17 @@ test('axe finds nothing serious on any page of the console', async () => {
   await page.getByRole('heading', { name: 'Failed deliveries' }).waitFor();
   await page.getByRole('link', { name: new RegExp(`of order ${orderId}`) }).waitFor();
   await assertAccessible(page, 'an account');
+  await shot(page, 'operator-account');
   await page.getByRole('link', { name: new RegExp(`of order ${orderId}`) }).click();
   await page.getByRole('button', { name: 'Redeliver' }).waitFor();
   await assertAccessible(page, 'a delivery');
+  await shot(page, 'operator-delivery');
 
   await page.getByRole('link', { name: 'Endpoints' }).click();
   await page.getByLabel('Show').selectOption('failing');
   await page.getByRole('link', { name: failing.name }).waitFor();
   await assertAccessible(page, 'Endpoints');
+  await shot(page, 'operator-endpoints');
 
   await page.getByRole('link', { name: 'Deliveries' }).click();
   await page.getByLabel('Search by').selectOption('orderId');
@@ -163,17 +186,29 @@ test('axe finds nothing serious on any page of the console', async () => {
   await page.getByLabel('Command _cid').fill('nobody-sent-this');
   await page.getByRole('button', { name: 'Look up' }).click();
   await page.getByText('No account holds a command').waitFor();
+  await assertAccessible(page, 'Commands, none found');
+  const cid = await sentCommand();
+  await page.getByLabel('Command _cid').fill(cid);
+  await page.getByRole('button', { name: 'Look up' }).click();
+  await page.getByRole('heading', { name: /RefreshOrder succeeded/ }).waitFor();
+  await page.getByLabel("The command's result").getByText('CommandResultEvent').waitFor();
   await assertAccessible(page, 'Commands');
+  await shot(page, 'operator-command');
+  await page.getByRole('link', { name: 'deliveries of this _cid' }).click();
+  await page.getByRole('cell', { name: 'CommandResultEvent' }).waitFor();
+  assert.is(await page.getByLabel('Search by').inputValue(), 'cid');
 
   await page.getByRole('link', { name: 'Jobs' }).click();
   await page.getByLabel('Order id').fill(orderId);
   await page.getByRole('button', { name: 'Look up' }).click();
   await page.getByRole('link', { name: 'deliveries of this order' }).waitFor();
   await assertAccessible(page, 'Jobs');
+  await shot(page, 'operator-job');
 
   await page.getByRole('link', { name: 'Gauges' }).click();
   await page.getByText('webhook_endpoints_failing').waitFor();
   await assertAccessible(page, 'Gauges');
+  await shot(page, 'operator-gauges');
 });
 
 test.run();

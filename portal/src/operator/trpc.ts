@@ -1,5 +1,7 @@
 // The operator console's client: tRPC's own, typed by the service's router (the typed RPC face internal tools use), so
 // that every input and answer here is the procedure's own type. Only the type crosses over: the build erases it.
+// @trpc/client is the service's own package (found in the project's node_modules, above the portal's), so the client
+// and the router are always of one tRPC version.
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../../../server/routers/index.ts';

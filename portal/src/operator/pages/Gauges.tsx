@@ -32,18 +32,27 @@ export function Gauges() {
               </tr>
             </thead>
             <tbody>
-              {data.gauges.flatMap((g) =>
-                (g.samples.length ? g.samples : [{ labels: {}, value: Number.NaN }]).map((s) => (
-                  <tr key={`${g.name}{${labelsOf(s.labels)}}`}>
-                    <th scope="row" title={g.help}>
-                      <code>{g.name}</code>
-                      {Object.keys(s.labels).length > 0 && <span className="muted"> {labelsOf(s.labels)}</span>}
-                      <div className="muted hint">{g.help}</div>
-                    </th>
-                    <td>{Number.isNaN(s.value) ? '—' : s.value}</td>
-                  </tr>
-                )),
-              )}
+              {data.gauges.map((g) => (
+                <tr key={g.name}>
+                  <th scope="row">
+                    <code>{g.name}</code>
+                    <div className="muted hint gauge-help">{g.help}</div>
+                  </th>
+                  <td>
+                    {g.samples.length === 1 && Object.keys(g.samples[0]!.labels).length === 0 ? (
+                      g.samples[0]!.value
+                    ) : (
+                      <ul className="samples">
+                        {g.samples.map((s) => (
+                          <li key={labelsOf(s.labels)}>
+                            {labelsOf(s.labels)}: {s.value}
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </td>
+                </tr>
+              ))}
             </tbody>
           </table>
         )}
