@@ -35,6 +35,9 @@ for (const [name, ...runs] of queue) {
     const [errors, passed, skipped, tests] = await run();
     [total, ran, unrun] = [total + tests, ran + passed, unrun + skipped];
     if (errors !== true) process.stdout.write(`\n${errors}\n`);
+    // uvu returns from its `finally`, which drops a hook's error: all that is left of it is tests that did not run.
+    else if (passed + skipped < tests)
+      process.stdout.write(`\n   FAIL  a hook of ${name} threw (uvu loses its error)\n`);
   }
 }
 await closeShared();
