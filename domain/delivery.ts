@@ -59,6 +59,8 @@ export interface DeliveryResult {
   endpointId: string;
   /** The claim under which it was sent: an outcome counts only while this claim is still the delivery's current one. */
   claimToken: string;
+  /** The delivery's own time (its event's): where its log is kept. */
+  createdAt: Date;
   attempt: DeliveryAttempt;
   /**
    * Null when no request was made at all (the endpoint disabled, without a URL, or gone): such an attempt says nothing

@@ -8,6 +8,7 @@ import type {
 } from '../../domain/delivery.ts';
 import type { DeliveryLog } from '../../domain/ports.ts';
 import { type ReadOn, withDriverConnection } from './driver.ts';
+import { ITS_ATTEMPTS, ITS_EVENT, prepareHistoryDays, purgeHistoryBefore } from './history.ts';
 import { isStoredId } from './stored-ids.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
 
@@ -17,7 +18,7 @@ import type { WorkNotices } from './wake-ups/notices.ts';
 // sequencer when it gets one, as every new delivery is.
 
 /** The URL the last attempt went to; the endpoint's current one before any attempt (CONTRACT §10). */
-const URL = `coalesce((select a.request_url from delivery_attempts a where a.delivery_id = d.id and a.request_url is not null
+const URL = `coalesce((select a.request_url from delivery_attempts a where ${ITS_ATTEMPTS} and a.request_url is not null
   order by a.id desc limit 1), w.url) as url`;
 
 // A delivery being sent right now (queued under a live lease) is left to its sender: sending it twice at once would
@@ -34,7 +35,7 @@ const REDELIVER = `
   queued as (
     insert into delivery_queue (delivery_id, event_id, endpoint_id, order_id, position, attempts, next_attempt_at, created_at)
     select t.id, t.event_id, t.endpoint_id, t.order_id, e.position, t.attempts, $2, t.created_at
-    from target t join events e on e.id = t.event_id where not t.busy and e.position is not null
+    from target t join events e on e.id = t.event_id and e.created_at = t.created_at where not t.busy and e.position is not null
     -- The queued row as it is now: one claimed since this statement's snapshot is left to its sender.
     on conflict (delivery_id) do update set next_attempt_at = excluded.next_attempt_at, lease_until = null, claim_token = null
       where delivery_queue.lease_until is null or delivery_queue.lease_until <= $2)
@@ -50,7 +51,7 @@ const REDELIVER_FAILED = `
   queued as (
     insert into delivery_queue (delivery_id, event_id, endpoint_id, order_id, position, attempts, next_attempt_at, created_at)
     select a.id, a.event_id, a.endpoint_id, a.order_id, e.position, a.attempts, $3, a.created_at
-    from again a join events e on e.id = a.event_id where e.position is not null
+    from again a join events e on e.id = a.event_id and e.created_at = a.created_at where e.position is not null
     on conflict (delivery_id) do nothing)
   select count(*) as count from again`;
 
@@ -62,8 +63,8 @@ const list = (filter: 'log' | 'failed' | 'order') => `
   select d.id, d.seq, d.event_id, e.type as event_type, d.order_id, d.account_id, e.scope, ${URL}, d.status, d.created_at,
     case when d.status = 'pending' then d.next_attempt_at end as next_attempt_at,
     coalesce((select json_agg(json_build_object('at', a.at, 'statusCode', a.status_code, 'durationMs', a.duration_ms, 'error', a.error) order by a.id)
-              from delivery_attempts a where a.delivery_id = d.id), '[]') as attempts
-  from deliveries d join events e on e.id = d.event_id left join webhook_configs w on w.id = d.endpoint_id
+              from delivery_attempts a where ${ITS_ATTEMPTS}), '[]') as attempts
+  from deliveries d join events e on ${ITS_EVENT} left join webhook_configs w on w.id = d.endpoint_id
   where ($1::uuid is null or d.account_id = $1) and ($2::uuid is null or d.endpoint_id = $2) and ($3::text is null or d.status = $3)
     and ($5::timestamptz is null or (d.created_at, d.seq) < ($5, $6::bigint)) and ($7::text is null or e.type = $7)
     ${filter === 'order' ? 'and d.order_id = $8' : `and $8::text is null${filter === 'failed' ? ' and d.failed_at is not null' : ''}`}
@@ -81,8 +82,8 @@ const GET = `
     coalesce((select json_agg(json_build_object('at', a.at, 'statusCode', a.status_code, 'durationMs', a.duration_ms, 'error', a.error,
                 'request', case when a.request_url is not null then json_build_object('url', a.request_url, 'headers', a.request_headers) end,
                 'responseHeaders', a.response_headers, 'responseBody', a.response_body) order by a.id)
-              from delivery_attempts a where a.delivery_id = d.id), '[]') as attempts
-  from deliveries d join events e on e.id = d.event_id left join webhook_configs w on w.id = d.endpoint_id
+              from delivery_attempts a where ${ITS_ATTEMPTS}), '[]') as attempts
+  from deliveries d join events e on ${ITS_EVENT} left join webhook_configs w on w.id = d.endpoint_id
   where d.id = $1 and ($2::uuid is null or d.endpoint_id = $2)`;
 
 // The endpoint's attempts by UTC hour or day, on the index of attempts by endpoint and time (those sent: an attempt the
@@ -97,7 +98,8 @@ const STATS = `
     select generate_series(span.first, span.last, span.step) as start from span),
   tries as (
     select date_trunc($4, a.at, 'UTC') as start, a.status_code, a.duration_ms from delivery_attempts a, span
-    where a.endpoint_id = $1 and a.at >= span.first and a.at < span.last + span.step and a.request_url is not null)
+    where a.endpoint_id = $1 and a.at >= span.first and a.at < span.last + span.step and a.request_url is not null
+      and a.created_at < span.last + span.step)
   select b.start, count(t.start)::int as attempts,
     count(t.start) filter (where t.status_code between 200 and 299)::int as succeeded,
     count(t.start) filter (where t.status_code is null or t.status_code not between 200 and 299)::int as failed,
@@ -260,37 +262,11 @@ export class SqlDeliveryLog implements DeliveryLog {
     }));
   }
 
-  /**
-   * Finished deliveries first, each under a row lock (a redelivery committing meanwhile makes its delivery pending,
-   * and the lock's re-check then keeps it), then the old events left without any delivery.
-   */
+  prepareDays(from: Date): Promise<void> {
+    return withDriverConnection(this.em, (client) => prepareHistoryDays(client, from));
+  }
+
   purgeBefore(before: Date, limit: number): Promise<number> {
-    return withDriverConnection(this.em, async (client) => {
-      const deliveries = await client.query({
-        name: 'deliveries-purge',
-        text: `delete from deliveries where id in (
-          select d.id from deliveries d join events e on e.id = d.event_id
-          where e.created_at < $1 and d.status <> 'pending'
-          order by e.created_at limit $2 for update of d skip locked)`,
-        values: [before, limit],
-      });
-      // Each endpoint's purge horizon moves with what is deleted, in the same statement: the feed answers 410 for a
-      // cursor that an event after it was purged from (event-feed.ts).
-      const events = await client.query({
-        name: 'events-purge',
-        text: `with purged as (
-            delete from events where id in (
-              select e.id from events e where e.created_at < $1 and not exists (select 1 from deliveries d where d.event_id = e.id)
-              order by e.created_at limit $2)
-            returning endpoint_id, position),
-          horizon as (
-            insert into event_feed_purged (endpoint_id, position)
-            select endpoint_id, max(position) from purged where endpoint_id is not null and position is not null group by endpoint_id
-            on conflict (endpoint_id) do update set position = greatest(event_feed_purged.position, excluded.position))
-          select count(*)::int as n from purged`,
-        values: [before, limit],
-      });
-      return Math.max(deliveries.rowCount ?? 0, (events.rows[0] as { n: number }).n);
-    });
+    return withDriverConnection(this.em, (client) => purgeHistoryBefore(client, before, limit));
   }
 }

@@ -32,7 +32,8 @@ const RELEASE = `
 // attempt made again after its lease, so at least once holds.
 const RECORD = `
   with results as (
-    select r.* from unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[]) as r(id, token, status, next_attempt_at),
+    select r.* from unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $18::timestamptz[])
+      as r(id, token, status, next_attempt_at, created_at),
       (select set_config('synchronous_commit', 'off', true)) as durability),
   finished as (
     delete from delivery_queue q using results r
@@ -47,14 +48,18 @@ const RECORD = `
     update deliveries d set status = r.status, attempts = d.attempts + 1, next_attempt_at = coalesce(r.next_attempt_at, d.next_attempt_at),
       failed_at = case when r.status = 'failed' then $5::timestamptz end, updated_at = $5
     from results r join current c on c.delivery_id = r.id and c.token = r.token
-    where d.id = r.id
+    where d.id = r.id and d.created_at = r.created_at
     returning d.endpoint_id, d.status),
   tries as (
-    select * from unnest($6::uuid[], $7::uuid[], $8::timestamptz[], $9::int[], $10::int[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[])
-      as t(delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers, response_body)),
+    select * from unnest($6::uuid[], $7::uuid[], $8::timestamptz[], $9::int[], $10::int[], $11::text[], $12::text[], $13::text[], $14::text[],
+      $15::text[], $18::timestamptz[])
+      as t(delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers, response_body,
+        created_at)),
   logged as (
-    insert into delivery_attempts (delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers, response_body)
-    select delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers::json, response_headers::json, response_body from tries),
+    insert into delivery_attempts (delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers,
+      response_body, created_at)
+    select delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers::json, response_headers::json,
+      response_body, created_at from tries),
   sent as (
     select t.endpoint_id, t.at, coalesce(t.status_code between 200 and 299, false) as ok
     from tries t join webhook_configs w on w.id = t.endpoint_id where t.request_url = w.url),
@@ -166,7 +171,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
     if (results.length === 0) return [];
     const { rows } = await withDriverConnection(this.em, (client) =>
       client.query<NoticeRow>({
-        name: 'deliveries-record-v5',
+        name: 'deliveries-record-v6',
         text: RECORD,
         values: [
           results.map((r) => r.deliveryId),
@@ -186,6 +191,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
           results.map((r) => r.exchange?.response?.body ?? null),
           disableAfterMs,
           WARN_EVERY_MS,
+          results.map((r) => r.createdAt),
         ],
       }),
     );

@@ -18,7 +18,7 @@ const INSERT_EVENTS = `
 const INSERT_DELIVERIES = `
   insert into deliveries (id, event_id, endpoint_id, account_id, order_id, status, attempts, next_attempt_at, created_at, updated_at)
   select gen_random_uuid(), e.id, e.endpoint_id, e.account_id, e.order_id, 'pending', 0, e.created_at, e.created_at, e.created_at
-  from events e where e.id = any($1::uuid[])
+  from events e where e.id = any($1::uuid[]) and e.created_at = any($2::timestamptz[])
   order by e.seq`;
 
 interface EventRow {
@@ -57,7 +57,7 @@ export class SqlEventOutbox implements EventOutbox {
     const events = this.pending;
     this.pending = [];
     if (events.length === 0) return;
-    const delivered = events.filter((e) => e.deliver).map((e) => e.id);
+    const delivered = events.filter((e) => e.deliver);
     await withDriverConnection(this.em, async (client) => {
       await client.query(INSERT_EVENTS, [
         events.map((e) => e.id),
@@ -69,7 +69,11 @@ export class SqlEventOutbox implements EventOutbox {
         events.map((e) => e.endpointId),
         events.map((e) => e.createdAt),
       ]);
-      if (delivered.length > 0) await client.query(INSERT_DELIVERIES, [delivered]);
+      if (delivered.length > 0) {
+        // Their times as well as their ids: the events are read back from their days' partitions alone.
+        const times = [...new Set(delivered.map((e) => e.createdAt.getTime()))].map((t) => new Date(t));
+        await client.query(INSERT_DELIVERIES, [delivered.map((e) => e.id), times]);
+      }
     });
     if (delivered.length > 0) this.notices.created('deliveries');
   }
@@ -77,7 +81,7 @@ export class SqlEventOutbox implements EventOutbox {
   async recentFor(accountId: string, limit: number): Promise<OutboxEvent[]> {
     const rows = await this.em.execute<EventRow[]>(
       `select e.id, e.account_id, e.scope, e.type, e.order_id, e.payload, e.endpoint_id, e.created_at,
-         exists (select 1 from deliveries d where d.event_id = e.id) as deliver
+         exists (select 1 from deliveries d where d.event_id = e.id and d.created_at = e.created_at) as deliver
        from events e where e.account_id = ? order by e.seq desc limit ?`,
       [accountId, limit],
     );

@@ -94,6 +94,8 @@ export interface DeliveryLog {
    * any delivery; answers the larger count (a full batch means more may be waiting). Pending deliveries are kept.
    */
   purgeBefore(before: Date, limit: number): Promise<number>;
+  /** Makes ready where the history of the coming days will be kept (their partitions), from `from`'s day on. */
+  prepareDays(from: Date): Promise<void>;
 }
 
 /** The event feed (CONTRACT §10): every event of an endpoint, in the order the events became visible. */

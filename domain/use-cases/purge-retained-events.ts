@@ -2,6 +2,7 @@ import type { Deps } from '../ports.ts';
 
 /**
  * Deletes, a batch at a time, events (and their finished deliveries) past EVENT_RETENTION_DAYS; answers how many.
+ * Makes the days ahead ready for the history to come on the way, on the service's clock (which tests move).
  * Clears the rotated-out signature keys whose window has ended on the way: they count nowhere already, and need not be
  * kept.
  */
@@ -12,5 +13,6 @@ export async function purgeRetainedEvents(
 ): Promise<number> {
   const now = deps.clock.now();
   await deps.webhookConfigs.dropExpiredKeys(now);
+  await deps.deliveryLog.prepareDays(now);
   return deps.deliveryLog.purgeBefore(new Date(now.getTime() - retentionDays * 86_400_000), batch);
 }

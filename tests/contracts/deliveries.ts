@@ -75,6 +75,7 @@ export function deliveryContract(name: string, setup: () => Promise<Run>) {
             deliveryId: claimed[0]!.id,
             endpointId: claimed[0]!.endpointId,
             claimToken: claimed[0]!.claimToken,
+            createdAt: claimed[0]!.createdAt,
             attempt: { at: now, statusCode: 200, durationMs: 1, error: null },
             exchange: null,
             state: { status: 'delivered' },
@@ -128,7 +129,7 @@ export function deliveryContract(name: string, setup: () => Promise<Run>) {
     const claim = (at: Date, until: Date, token = randomUUID()) =>
       run((r) => claimAll(r, 1000, at, until, token)).then(mine);
     const outcome = (
-      d: { id: string; endpointId: string; claimToken: string },
+      d: { id: string; endpointId: string; claimToken: string; createdAt: Date },
       at: Date,
       statusCode: number | null,
       state: DeliveryResult['state'],
@@ -136,6 +137,7 @@ export function deliveryContract(name: string, setup: () => Promise<Run>) {
       deliveryId: d.id,
       endpointId: d.endpointId,
       claimToken: d.claimToken,
+      createdAt: d.createdAt,
       attempt: { at, statusCode, durationMs: 3, error: statusCode === 200 ? null : 'failed' },
       exchange: null,
       state,

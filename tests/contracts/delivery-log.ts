@@ -67,6 +67,7 @@ export function deliveryLogContract(name: string, setup: () => Promise<Run>) {
           deliveryId: d.id,
           endpointId: d.endpointId,
           claimToken: d.claimToken,
+          createdAt: d.createdAt,
           exchange: tries[i]![3] ? exchange : null,
           state: { status: 'delivered' as const },
           attempt: {

@@ -70,6 +70,7 @@ export function endpointHealthSamples(current: () => Run) {
     deliveryId: d.id,
     endpointId: d.endpointId,
     claimToken: d.claimToken,
+    createdAt: d.createdAt,
     attempt: { at: later(atMs), statusCode, durationMs: 2, error: statusCode === 200 ? null : 'failed' },
     exchange: exchange(url, statusCode),
     state,

@@ -117,6 +117,8 @@ export class InMemoryDeliveryLog implements DeliveryLog {
     }
     return out;
   }
+  async prepareDays(_from: Date) {}
+
   async purgeBefore(before: Date, limit: number) {
     const old = this.rows.filter((d) => d.createdAt < before && d.status !== 'pending').slice(0, limit);
     for (const d of old) this.rows.splice(this.rows.indexOf(d), 1);

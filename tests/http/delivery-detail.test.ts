@@ -258,8 +258,12 @@ test("the retention purge takes a delivery's tries with it: their requests and a
   // Finished (the purge leaves pending deliveries alone), as after its last try.
   await sql(`delete from delivery_queue where delivery_id = ?`, [listed.id]);
   await sql(`update deliveries set status = 'failed', failed_at = updated_at where id = ?`, [listed.id]);
-  // Made older than the retention window: only this delivery's event moves; the purge runs as the worker's would.
-  await sql(`update events set created_at = created_at - interval '400 days' where id = ?`, [listed.eventId]);
+  // Made older than the retention window: only this delivery moves, with its event and tries (one time, the event's,
+  // dates them all); the purge runs as the worker's would.
+  const older = "created_at = created_at - interval '400 days'";
+  await sql(`update events set ${older} where id = ?`, [listed.eventId]);
+  await sql(`update deliveries set ${older} where id = ?`, [listed.id]);
+  await sql(`update delivery_attempts set ${older} where delivery_id = ?`, [listed.id]);
   while ((await app.services.unitOfWork().transaction((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
   assert.match(
     await app.admin.query('deliveries.get', { deliveryId: listed.id }).then(() => 'found', String),

@@ -15,13 +15,15 @@ const BACKGROUND_ROWS: Record<string, string> = {
   login_rate_limits: `where (expire is null or expire >= (extract(epoch from now()) * 1000)::bigint - 3600000) and key not like 'account-requests:%'`,
 };
 
-/** Every table of the schema, read from the database itself: a table added later is in the snapshot at once. */
+/**
+ * Every table of the schema, read from the database itself: a table added later is in the snapshot at once. A
+ * partitioned table is read whole, and its partitions (which come and go with the days) not apart.
+ */
 export async function snapshotTables(database: Database): Promise<string[]> {
-  const rows = await database.orm.em
-    .getConnection()
-    .execute<{ tablename: string }[]>(
-      `select tablename from pg_tables where schemaname = current_schema() order by tablename`,
-    );
+  const rows = await database.orm.em.getConnection().execute<{ tablename: string }[]>(
+    `select c.relname as tablename from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where n.nspname = current_schema() and c.relkind in ('r', 'p') and not c.relispartition order by c.relname`,
+  );
   return rows.map((r) => r.tablename).filter((t) => !NOT_DATA.has(t));
 }
 

@@ -28,6 +28,8 @@ export interface DatabaseOptions {
   settingsAdvice?: ((message: string) => void) | undefined;
   /** Told what a slow step of opening is doing (creating the embedded database, migrating), as it begins. */
   progress?: (message: string) => void;
+  /** `npm run db:migrate -- --to`: the last migration to apply (all of them when absent). */
+  migrateTo?: string;
   onLockCompromised?: (error: Error) => void;
   /**
    * Told what the connection pool (knex) warns of, a lost connection's `Connection Error` most of all, on its first
@@ -62,13 +64,25 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** Brings the schema up to date, saying first how many migrations that takes when there are any. */
-export async function migrate(orm: MikroORM, progress: (message: string) => void = () => {}): Promise<void> {
+/**
+ * Brings the schema up to date (or up to the migration `to`, included), saying first how many migrations that takes
+ * when there are any.
+ */
+export async function migrate(
+  orm: MikroORM,
+  progress: (message: string) => void = () => {},
+  to?: string,
+): Promise<void> {
   const migrator = orm.getMigrator();
-  const pending = await migrator.getPendingMigrations();
-  if (pending.length > 0)
-    progress(`migrating the schema: ${pending.length} migration${pending.length === 1 ? '' : 's'} to apply`);
-  await migrator.up();
+  const pending = (await migrator.getPendingMigrations()).map((m) => m.name);
+  const count = to === undefined ? pending.length : pending.indexOf(to) + 1;
+  if (to !== undefined && count === 0) {
+    const executed = (await migrator.getExecutedMigrations()).some((m) => m.name === to);
+    if (!executed) throw new DatabaseSetupError(`--to ${to}: there is no such migration`);
+    return;
+  }
+  if (count > 0) progress(`migrating the schema: ${count} migration${count === 1 ? '' : 's'} to apply`);
+  await migrator.up(to === undefined ? undefined : { to });
 }
 
 /** A setting that cannot work as given: the message names it and says what to do; the process should stop. */

@@ -89,7 +89,7 @@ export async function openEmbedded(options: DatabaseOptions): Promise<Database> 
     driverOptions: driverLog(options.driverWarning),
     pool: { min: 1, max: 1, afterCreate: startCleanSession(statements) },
   });
-  await migrate(orm, progress);
+  await migrate(orm, progress, options.migrateTo);
   if (creating) await rm(creatingMarker, { force: true });
   // PGlite runs no checkpointer: without checkpoints, a process killed replays at its next start all the WAL written
   // since it opened the folder (14 s after 1.3 GB here), and pg_wal grows without end. A failed one waits for the next.

@@ -11,12 +11,14 @@ export async function openServer(
     progress,
     driverWarning,
     settingsAdvice,
+    migrateTo,
   }: {
     poolSize: number;
     timeoutMs?: number | undefined;
     progress?: ((message: string) => void) | undefined;
     driverWarning?: ((message: string) => void) | undefined;
     settingsAdvice?: ((message: string) => void) | undefined;
+    migrateTo?: string | undefined;
   },
   notice: (message: string) => void = () => {},
 ): Promise<Database> {
@@ -24,7 +26,7 @@ export async function openServer(
   await migrateExclusively(url, async () => {
     const orm = await MikroORM.init({ ...baseConfig, clientUrl: url, pool: { min: 0, max: 1 } });
     try {
-      await migrate(orm, progress);
+      await migrate(orm, progress, migrateTo);
     } finally {
       await orm.close();
     }

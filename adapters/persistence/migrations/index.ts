@@ -20,6 +20,8 @@ import { Migration20261129110000_log_filters } from './Migration20261129110000_l
 import { Migration20261129120000_asymmetric_signing } from './Migration20261129120000_asymmetric_signing.ts';
 import { Migration20261129130000_sequence_round } from './Migration20261129130000_sequence_round.ts';
 import { Migration20261129140000_sequence_round_waiting } from './Migration20261129140000_sequence_round_waiting.ts';
+import { Migration20261130000000_history_partitions } from './Migration20261130000000_history_partitions.ts';
+import { Migration20261130010000_history_upkeep } from './Migration20261130010000_history_upkeep.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -48,4 +50,6 @@ export const migrationsList = [
     name: 'Migration20261129140000_sequence_round_waiting',
     class: Migration20261129140000_sequence_round_waiting,
   },
+  { name: 'Migration20261130000000_history_partitions', class: Migration20261130000000_history_partitions },
+  { name: 'Migration20261130010000_history_upkeep', class: Migration20261130010000_history_upkeep },
 ];

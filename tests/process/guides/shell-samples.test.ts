@@ -83,6 +83,23 @@ const expectations: Record<string, Expectation> = {
     ],
   },
   autovacuum: { shows: [/^(on|off)$/m, 'n_dead_tup', 'VACUUM'] },
+  'partition-history': {
+    shows: [
+      /rows before \S+ stay in one partition of the past/,
+      /Migration20261130000000_history_partitions, Migration20261130010000_history_upkeep$/m,
+    ],
+    after: async ({ database }) => {
+      const legacy = await query<{ name: string }>(
+        withDatabase(server!, `${database}_old`),
+        'select name from history_partitions where lower is null order by name',
+      );
+      assert.equal(
+        legacy.map((r) => r.name),
+        ['deliveries_legacy', 'delivery_attempts_legacy', 'events_legacy'],
+        'each old table is the partition of the past of its new one',
+      );
+    },
+  },
   'backup-postgres': {
     shows: ['setval', /schema up to date \(postgresql\): Migration20261122000000_initial, /],
     after: async ({ database }) => {

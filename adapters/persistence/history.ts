@@ -1,0 +1,72 @@
+import type pg from 'pg';
+
+// The history (`events`, `deliveries`, `delivery_attempts`) is partitioned by the event's time, a UTC day a partition
+// (migrations 20261130000000 and 20261130010000). A delivery and its attempts carry their event's time: each read by
+// key names it too, or it would look into every partition.
+
+/** A delivery's event, in its day's partition. */
+export const ITS_EVENT = 'e.id = d.event_id and e.created_at = d.created_at';
+/**
+ * A delivery's attempts, in its day's partition; an attempt logged before the history was partitioned is dated
+ * -infinity (in the legacy partition).
+ */
+export const ITS_ATTEMPTS = "a.delivery_id = d.id and a.created_at in (d.created_at, '-infinity')";
+
+/** How many days of partitions are made ahead of the service's clock. */
+const DAYS_AHEAD = 3;
+
+/** The partitions of from's day and the next ones, those not made yet. */
+export async function prepareHistoryDays(client: pg.PoolClient, from: Date): Promise<void> {
+  await client.query({
+    name: 'history-days-ahead',
+    text: 'select history_partitions_ahead($1, $2)',
+    values: [from, DAYS_AHEAD],
+  });
+}
+
+/**
+ * Whole days first: drop_history_days drops each day past `before` that has nothing left to send, with its feed horizon
+ * moved. Then, row by row, what no day could take: the default partitions, a day still sending, the legacy partition's
+ * older part. Finished deliveries there go first, each under a row lock (a redelivery committing meanwhile makes its
+ * delivery pending, and the lock's re-check then keeps it) with their attempts, then the old events left without any
+ * delivery. Answers the larger count of rows (a full batch, or a day dropped, means more may be waiting).
+ */
+export async function purgeHistoryBefore(client: pg.PoolClient, before: Date, limit: number): Promise<number> {
+  const days = await client.query<{ n: number }>({
+    name: 'history-drop-days',
+    text: 'select drop_history_days($1) as n',
+    values: [before],
+  });
+  const deliveries = await client.query<{ n: number }>({
+    name: 'deliveries-purge-v2',
+    text: `with purged as (
+        delete from deliveries where (id, created_at) in (
+          select d.id, d.created_at from deliveries d where d.created_at < $1 and d.status <> 'pending'
+          order by d.created_at limit $2 for update of d skip locked)
+        returning id, created_at),
+      attempts as (
+        delete from delivery_attempts a using purged d where ${ITS_ATTEMPTS})
+      select count(*)::int as n from purged`,
+    values: [before, limit],
+  });
+  // Each endpoint's purge horizon moves with what is deleted, in the same statement: the feed answers 410 for a cursor
+  // that an event after it was purged from (event-feed.ts).
+  const events = await client.query<{ n: number }>({
+    name: 'events-purge-v2',
+    text: `with purged as (
+        delete from events where (id, created_at) in (
+          select e.id, e.created_at from events e where e.created_at < $1
+            and not exists (select 1 from deliveries d where ${ITS_EVENT})
+          order by e.created_at limit $2)
+        returning endpoint_id, position),
+      horizon as (
+        insert into event_feed_purged (endpoint_id, position)
+        select endpoint_id, max(position) from purged where endpoint_id is not null and position is not null
+        group by endpoint_id
+        on conflict (endpoint_id) do update set position = greatest(event_feed_purged.position, excluded.position))
+      select count(*)::int as n from purged`,
+    values: [before, limit],
+  });
+  if (days.rows[0]!.n > 0) return limit;
+  return Math.max(deliveries.rows[0]!.n, events.rows[0]!.n);
+}

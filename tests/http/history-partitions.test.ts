@@ -1,0 +1,173 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-events.ts';
+import { appWithMailbox, integrator, refreshTokenFor } from '../support/integrators.ts';
+
+// The history in day partitions (migrations 20261130000000 and 20261130010000), on the shared database: each test
+// moves its own service clock to days no other test writes on, and reads only its own account's rows.
+const test = suite('the history in time partitions');
+type App = Awaited<ReturnType<typeof appWithMailbox>>;
+
+const DAY = 86_400_000;
+const dayName = (at: Date) => at.toISOString().slice(0, 10).replaceAll('-', '');
+const HISTORY = ['events', 'deliveries', 'delivery_attempts'] as const;
+
+async function setUp(days: number) {
+  const app = await appWithMailbox({ TEST_CLOCK: '1', EVENT_RETENTION_DAYS: '30' });
+  const sql = <T>(text: string, values: unknown[] = []) =>
+    app.database.orm.em.fork().getConnection().execute<T[]>(text, values);
+  const advance = async (d: number) =>
+    new Date(((await app.admin.call('testClock.advance', { seconds: d * 86_400 })) as { now: string }).now);
+  /** The worker's retention round, run to its end: days ahead made, days past dropped, the rest purged row by row. */
+  const purge = async () => {
+    while ((await app.services.unitOfWork().transaction((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
+  };
+  const partitions = async () =>
+    new Set((await sql<{ name: string }>('select name from history_partitions')).map((r) => r.name));
+  const now = await advance(days);
+  return { app, sql, advance, purge, partitions, now };
+}
+
+async function brandWithEndpoint(app: App, url: string | null) {
+  const brand = await integrator(app, 'brand');
+  await app.admin.call('webhookConfigs.upsert', {
+    accountId: brand.accountId,
+    scope: 'brand',
+    url,
+    transformer: 'default',
+    version: '1.3.0',
+  });
+  return brand;
+}
+
+const feed = async (app: App, token: string, after?: string) =>
+  await app.http
+    .get(`/v3/events?limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`)
+    .set('authorization', `Bearer ${token}`);
+
+test('a day lives in its own partitions, made ahead; past retention it is dropped whole once nothing of it is left to send', async () => {
+  const { app, sql, advance, purge, partitions, now } = await setUp(777);
+  await purge();
+  const ahead = await partitions();
+  for (const n of [0, 1, 2]) {
+    for (const table of HISTORY) {
+      assert.ok(ahead.has(`${table}_p${dayName(new Date(now.getTime() + n * DAY))}`), `${table}, ${n} days ahead`);
+    }
+  }
+  // Never attempted (this app runs no worker): its deliveries stay pending.
+  const brand = await brandWithEndpoint(app, 'http://127.0.0.1:9/never');
+  for (let i = 0; i < 3; i++) await app.admin.call('jobs.create', { brandAccountId: brand.accountId });
+  const read = await feed(app, brand.accessToken);
+  assert.is(read.body.items.length, 3, 'the feed has them, positioned');
+  const places = await sql<{ part: string; n: number }>(
+    `select tableoid::regclass::text as part, count(*)::int as n from events where account_id = ? group by 1
+     union all select tableoid::regclass::text, count(*)::int from deliveries where account_id = ? group by 1`,
+    [brand.accountId, brand.accountId],
+  );
+  const day = dayName(now);
+  assert.equal(
+    places.map((p) => [p.part, p.n]),
+    [
+      [`events_p${day}`, 3],
+      [`deliveries_p${day}`, 3],
+    ],
+    "the day's partitions hold the day's events and deliveries",
+  );
+
+  await advance(32);
+  await purge();
+  assert.ok((await partitions()).has(`events_p${day}`), 'a day with deliveries still to send is kept');
+  const kept = await sql<{ n: number }>('select count(*)::int as n from deliveries where account_id = ?', [
+    brand.accountId,
+  ]);
+  assert.is(kept[0]!.n, 3, 'with its pending deliveries');
+
+  // As after their last tries: finished, out of the sender's queue.
+  await sql('delete from delivery_queue where delivery_id in (select id from deliveries where account_id = ?)', [
+    brand.accountId,
+  ]);
+  await sql(`update deliveries set status = 'failed', failed_at = updated_at where account_id = ?`, [brand.accountId]);
+  await purge();
+  const after = await partitions();
+  for (const table of HISTORY) assert.not.ok(after.has(`${table}_p${day}`), `${table}_p${day} dropped`);
+  const left = await sql<{ n: number }>('select count(*)::int as n from events where account_id = ?', [
+    brand.accountId,
+  ]);
+  assert.is(left[0]!.n, 0, 'its events are gone with it');
+  const horizon = await sql<{ position: string }>(
+    'select p.position from event_feed_purged p join webhook_configs w on w.id = p.endpoint_id where w.account_id = ?',
+    [brand.accountId],
+  );
+  const positions = read.body.items.length;
+  assert.is(horizon.length, 1, 'the feed horizon moved with the day');
+  assert.ok(Number(horizon[0]!.position) >= positions, 'to the highest position dropped');
+});
+
+test("a day's rows written before its partition was made stay in the default partition; the row purge takes them", async () => {
+  const { app, sql, advance, purge, partitions, now } = await setUp(1500);
+  const brand = await brandWithEndpoint(app, null);
+  await app.admin.call('jobs.create', { brandAccountId: brand.accountId });
+  const place = () =>
+    sql<{ part: string }>('select tableoid::regclass::text as part from events where account_id = ?', [
+      brand.accountId,
+    ]);
+  assert.equal(await place(), [{ part: 'events_default' }], 'no partition for that day yet');
+  await purge();
+  const made = await partitions();
+  assert.not.ok(made.has(`events_p${dayName(now)}`), 'not made over rows already in the default partition');
+  assert.ok(made.has(`events_p${dayName(new Date(now.getTime() + DAY))}`), 'the next day is made');
+  assert.equal(await place(), [{ part: 'events_default' }], 'the row stays where it is');
+
+  await advance(31);
+  await purge();
+  assert.equal(await place(), [], 'purged row by row past retention');
+});
+
+test("across days: one order's events keep their feed order, and redeliver-failed requeues them in it", async () => {
+  const { app, sql, advance, purge } = await setUp(2000);
+  await purge();
+  const brand = await brandWithEndpoint(app, 'http://127.0.0.1:9/never');
+  const first = (await app.admin.call('jobs.create', { brandAccountId: brand.accountId })) as { apiId: string };
+  await advance(1);
+  const second = (await app.admin.call('jobs.create', { brandAccountId: brand.accountId })) as { apiId: string };
+  await app.admin.call('jobs.setStatus', { apiId: first.apiId, status: 'started' });
+  const spread = await sql<{ n: number }>(
+    'select count(distinct tableoid)::int as n from events where account_id = ?',
+    [brand.accountId],
+  );
+  assert.is(spread[0]!.n, 2, 'two days, two partitions');
+
+  // A day later, the contact signs in again.
+  await app.admin.call('contacts.create', { accountId: brand.accountId, email: `again-${brand.email}` });
+  const refresh = await refreshTokenFor(app, `again-${brand.email}`);
+  const access = (await app.http.post('/v3/auth/access-token').set('authorization', `Bearer ${refresh}`).send({})).body
+    .access_token as string;
+  const items = (await feed(app, access)).body.items as unknown[];
+  const orders = (
+    await sql<{ order_id: string }>('select order_id from events where account_id = ? order by position', [
+      brand.accountId,
+    ])
+  ).map((r) => r.order_id);
+  assert.equal(orders, [first.apiId, second.apiId, first.apiId], 'positions follow the commits, across the days');
+  assert.is(items.length, 3, 'the feed reads them all, across both partitions');
+
+  await sql('delete from delivery_queue where delivery_id in (select id from deliveries where account_id = ?)', [
+    brand.accountId,
+  ]);
+  await sql(`update deliveries set status = 'failed', failed_at = updated_at where account_id = ?`, [brand.accountId]);
+  const since = new Date(Date.now() - DAY).toISOString();
+  const again = await app.admin.call('deliveries.redeliverFailed', { accountId: brand.accountId, since });
+  assert.equal(again, { count: 3 }, 'every failed delivery of both days');
+  const queued = await sql<{ order_id: string }>(
+    `select q.order_id from delivery_queue q join deliveries d on d.id = q.delivery_id and d.created_at = q.created_at
+     where d.account_id = ? order by q.position`,
+    [brand.accountId],
+  );
+  assert.equal(
+    queued.map((r) => r.order_id),
+    [first.apiId, second.apiId, first.apiId],
+    'queued again in feed order',
+  );
+});
+
+test.run();
