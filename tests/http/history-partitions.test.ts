@@ -45,7 +45,7 @@ const feed = async (app: App, token: string, after?: string) =>
     .get(`/v3/events?limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`)
     .set('authorization', `Bearer ${token}`);
 
-test('a day lives in its own partitions, made ahead; past retention it is dropped whole once nothing of it is left to send', async () => {
+test('a day lives in partitions made ahead; past retention it is dropped whole once nothing is to send', async () => {
   const { app, sql, advance, purge, partitions, now } = await setUp(777);
   await purge();
   const ahead = await partitions();
@@ -103,7 +103,7 @@ test('a day lives in its own partitions, made ahead; past retention it is droppe
   assert.ok(Number(horizon[0]!.position) >= positions, 'to the highest position dropped');
 });
 
-test("a day's rows written before its partition was made stay in the default partition; the row purge takes them", async () => {
+test("a day's rows written before its partition was made stay in the default; the row purge takes them", async () => {
   const { app, sql, advance, purge, partitions, now } = await setUp(1500);
   const brand = await brandWithEndpoint(app, null);
   await app.admin.call('jobs.create', { brandAccountId: brand.accountId });

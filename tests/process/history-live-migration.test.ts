@@ -28,7 +28,8 @@ async function writeAsBefore(client: pg.Client, accountId: string, endpointId: s
   const {
     rows: [delivery],
   } = await client.query<{ id: string }>(
-    `insert into deliveries (id, event_id, endpoint_id, account_id, order_id, status, attempts, next_attempt_at, created_at, updated_at)
+    `insert into deliveries
+       (id, event_id, endpoint_id, account_id, order_id, status, attempts, next_attempt_at, created_at, updated_at)
      values (gen_random_uuid(), $1, $2, $3, $4, 'delivered', 1, now(), now(), now()) returning id`,
     [event!.id, endpointId, accountId, `order-${n % 7}`],
   );
@@ -41,7 +42,7 @@ async function writeAsBefore(client: pg.Client, accountId: string, endpointId: s
   return delivery!.id;
 }
 
-test('prepared without blocking, then swapped under a brief lock: every write lands, the old rows read as before', async () => {
+test('prepared without blocking, swapped under a brief lock: every write lands, old rows read as before', async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL): concurrent writers and CREATE INDEX CONCURRENTLY'))
     return;
   const name = `live_partitions_${randomUUID().slice(0, 8)}`;
