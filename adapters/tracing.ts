@@ -27,7 +27,11 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing> {
       ? await import('@opentelemetry/exporter-trace-otlp-http')
       : await import('@opentelemetry/exporter-trace-otlp-proto');
   const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME || DEFAULT_SERVICE_NAME }),
+    resource: resourceFromAttributes({
+      'service.name': env.OTEL_SERVICE_NAME || DEFAULT_SERVICE_NAME,
+      // Which process of a deployment: a trace crosses several (an API process, then a worker).
+      'service.instance.id': `${env.SERVICE_ROLE || 'all'}-${process.pid}`,
+    }),
     spanProcessors: [
       new BatchSpanProcessor({
         exporter: new OTLPTraceExporter(),
@@ -41,6 +45,16 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing> {
   trace.setGlobalTracerProvider(provider);
   return { shutdown: () => provider.shutdown() };
 }
+
+/** The active trace context as W3C headers (`traceparent`, `tracestate`): none with tracing off or no span active. */
+export function traceHeaders(): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier;
+}
+
+/** The active context's `traceparent`, kept with what this work causes later elsewhere (a command, an event). */
+export const currentTraceparent = (): string | null => traceHeaders().traceparent ?? null;
 
 /** What a log line written inside a span carries: its trace and span ids (nothing outside one). */
 export function traceIdsOfLogLine(): Record<string, string> {

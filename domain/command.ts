@@ -156,6 +156,8 @@ export interface ClaimedCommand {
   /** Executions begun so far, this one included. */
   attempts: number;
   claimToken: string;
+  /** The trace of the request that sent it (a W3C traceparent), opaque here: its execution continues that trace. */
+  trace?: string | null;
 }
 
 /** The value as it travels as JSON (dates become ISO strings). */

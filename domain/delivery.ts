@@ -46,6 +46,8 @@ export interface ClaimedDelivery {
   body: string;
   /** When the delivery was made, with the change that caused its event. */
   createdAt: Date;
+  /** The trace of the work that wrote its event (a W3C traceparent), opaque here: its attempts continue that trace. */
+  trace?: string | null;
   /** The endpoint's current URL, key and state (a changed URL or key applies from the next attempt on). */
   endpoint: ({ url: string | null; enabled: boolean } & SigningKeys) | null;
 }

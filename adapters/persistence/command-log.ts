@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StoredCommand } from '../../domain/command.ts';
 import type { CommandLog, CommandState, FinishedCommand } from '../../domain/ports.ts';
+import { currentTraceparent } from '../tracing.ts';
 import { withDriverConnection } from './driver.ts';
 import { isStoredId } from './stored-ids.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
@@ -40,8 +41,8 @@ export class MikroOrmCommandLog implements CommandLog {
     const { rowCount } = await withDriverConnection(this.em, (client) =>
       client.query({
         name: 'command-take',
-        text: `insert into commands (account_id, cid, type, body, status, answer, created_at, updated_at)
-       values ($1, $2, $3, $4::jsonb, $5, $6::json, $7, $7) on conflict (account_id, cid) do nothing`,
+        text: `insert into commands (account_id, cid, type, body, status, answer, created_at, updated_at, traceparent)
+       values ($1, $2, $3, $4::jsonb, $5, $6::json, $7, $7, $8) on conflict (account_id, cid) do nothing`,
         values: [
           command.accountId,
           command.cid,
@@ -50,6 +51,8 @@ export class MikroOrmCommandLog implements CommandLog {
           status,
           JSON.stringify(command.answer),
           at,
+          // The request's: the executor, in another process maybe, continues its trace.
+          currentTraceparent(),
         ],
       }),
     );

@@ -22,14 +22,15 @@ export class MikroOrmCommandQueue implements CommandQueue {
         attempts: number;
         claim_token: string;
         seq: string;
+        traceparent: string | null;
       }>({
-        name: 'commands-claim',
+        name: 'commands-claim-v2',
         text: `update commands c set lease_until = $1, claim_token = gen_random_uuid(), attempts = c.attempts + 1
        from (select account_id, cid from commands
              where status = 'accepted' and (lease_until is null or lease_until <= $2)
              order by seq limit $3 for update skip locked) due
        where c.account_id = due.account_id and c.cid = due.cid
-       returning c.account_id, c.cid, c.body, c.attempts, c.claim_token, c.seq`,
+       returning c.account_id, c.cid, c.body, c.attempts, c.claim_token, c.seq, c.traceparent`,
         values: [leaseUntil, now, limit],
       }),
     );
@@ -41,6 +42,7 @@ export class MikroOrmCommandQueue implements CommandQueue {
         body: json(r.body),
         attempts: r.attempts,
         claimToken: r.claim_token,
+        trace: r.traceparent,
       }));
   }
 

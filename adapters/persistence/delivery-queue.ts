@@ -13,9 +13,9 @@ import { type ConfigRow, toConfig } from './rows.ts';
 /** How many committed events a claim that looks for new ones positions (and enqueues the deliveries of) first. */
 const SEQUENCE_PER_CLAIM = 1000;
 
-// The claim is the function claim_deliveries_v2 (migrations 20261129100000, 20261129120000): a round of the feed's
+// The claim is the function claim_deliveries_v3 (migrations 20261129100000, 20261130020000): a round of the feed's
 // sequencer, then per-order order by feed position, SKIP LOCKED, a lease and a token, and a share per endpoint.
-const CLAIM = 'select * from claim_deliveries_v2($1, $2, $3, $4, $5, $6, $7, $8)';
+const CLAIM = 'select * from claim_deliveries_v3($1, $2, $3, $4, $5, $6, $7, $8)';
 
 const RELEASE = `
   update delivery_queue q set lease_until = null, claim_token = null from unnest($1::uuid[], $2::uuid[]) as c(id, token)
@@ -112,6 +112,7 @@ interface ClaimRow {
   body: string;
   created_at: Date;
   endpoint: ConfigRow | null;
+  traceparent: string | null;
 }
 
 /** What the sender needs of the endpoint: its URL, whether it is enabled, and what signs. */
@@ -141,7 +142,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
       lookForNew ? SEQUENCE_PER_CLAIM : 0,
     ];
     return withDriverConnection(this.em, async (client) => {
-      const { rows } = await client.query<ClaimRow>({ name: 'deliveries-claim-v6', text: CLAIM, values });
+      const { rows } = await client.query<ClaimRow>({ name: 'deliveries-claim-v7', text: CLAIM, values });
       return rows.map((r) => ({
         id: r.id,
         eventId: r.event_id,
@@ -152,6 +153,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
         claimToken,
         createdAt: new Date(r.created_at),
         endpoint: r.endpoint && endpointOf(toConfig(r.endpoint)),
+        trace: r.traceparent,
       }));
     });
   }

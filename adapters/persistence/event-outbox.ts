@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OutboxEvent } from '../../domain/event.ts';
 import type { EventOutbox } from '../../domain/ports.ts';
+import { currentTraceparent } from '../tracing.ts';
 import { json } from './command-log.ts';
 import { withDriverConnection } from './driver.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
@@ -10,10 +11,11 @@ import type { WorkNotices } from './wake-ups/notices.ts';
 // Events take their seq in the order they were emitted (with ordinality): the feed sequencer positions one
 // transaction's events in seq order, and one order's deliveries go out in feed order.
 const INSERT_EVENTS = `
-  insert into events (id, account_id, scope, type, order_id, payload, endpoint_id, created_at)
-  select id, account_id, scope, type, order_id, payload, endpoint_id, created_at
-  from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::json[], $7::uuid[], $8::timestamptz[])
-    with ordinality as e(id, account_id, scope, type, order_id, payload, endpoint_id, created_at, n)
+  insert into events (id, account_id, scope, type, order_id, payload, endpoint_id, created_at, traceparent)
+  select id, account_id, scope, type, order_id, payload, endpoint_id, created_at, traceparent
+  from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::json[], $7::uuid[], $8::timestamptz[],
+      $9::text[])
+    with ordinality as e(id, account_id, scope, type, order_id, payload, endpoint_id, created_at, traceparent, n)
   order by n`;
 const INSERT_DELIVERIES = `
   insert into deliveries (id, event_id, endpoint_id, account_id, order_id, status, attempts, next_attempt_at, created_at, updated_at)
@@ -39,6 +41,8 @@ interface EventRow {
  */
 export class SqlEventOutbox implements EventOutbox {
   private pending: OutboxEvent[] = [];
+  /** Each pending event's trace context, taken as it was emitted: one unit may run the work of several traces. */
+  private traces: (string | null)[] = [];
   constructor(
     private readonly em: EntityManager,
     private readonly notices: WorkNotices,
@@ -46,16 +50,21 @@ export class SqlEventOutbox implements EventOutbox {
 
   async add(events: readonly OutboxEvent[]): Promise<void> {
     this.pending.push(...events);
+    const trace = currentTraceparent();
+    for (const _ of events) this.traces.push(trace);
   }
 
   /** Forgets the events of work that was rolled back. */
   discardPending(): void {
     this.pending = [];
+    this.traces = [];
   }
 
   async writePending(): Promise<void> {
     const events = this.pending;
+    const traces = this.traces;
     this.pending = [];
+    this.traces = [];
     if (events.length === 0) return;
     const delivered = events.filter((e) => e.deliver);
     await withDriverConnection(this.em, async (client) => {
@@ -68,6 +77,7 @@ export class SqlEventOutbox implements EventOutbox {
         events.map((e) => JSON.stringify(e.payload)),
         events.map((e) => e.endpointId),
         events.map((e) => e.createdAt),
+        traces,
       ]);
       if (delivered.length > 0) {
         // Their times as well as their ids: the events are read back from their days' partitions alone.

@@ -6,6 +6,7 @@ import { Agent, Client, type Dispatcher, request } from 'undici';
 import { isSuccess, type SentAttempt } from '../../domain/delivery.ts';
 import type { Clock, WebhookRequest, WebhookSender } from '../../domain/ports.ts';
 import { signatureHeaders } from '../signatures.ts';
+import { traceHeaders } from '../tracing.ts';
 import { wasDroppedUnanswered, watchConnectionReuse } from './connection-reuse.ts';
 import { isPublicAddress } from './target-policy.ts';
 
@@ -144,6 +145,8 @@ export class UndiciWebhookSender implements WebhookSender {
       'webhook-timestamp': String(timestamp),
       ...(webhook.test && { 'webhook-test': '1' }),
       ...signatureHeaders(webhook.signatureKeys, webhook.eventId, timestamp, webhook.body, webhook.asymmetricKeys),
+      // The attempt's own span (CONTRACT §13): a receiver that traces continues the trace. Nothing when tracing is off.
+      ...traceHeaders(),
     };
   }
 

@@ -103,7 +103,9 @@ export async function executeCommands(
     executions.push(execution);
     hooks.executed?.(claimed, execution);
   };
-  const alone = async (claimed: ClaimedCommand) => done(claimed, await executeCommand(transact, claimed, policy));
+  const around = hooks.around ?? ((_claimed, work) => work());
+  const alone = async (claimed: ClaimedCommand) =>
+    done(claimed, await around(claimed, () => executeCommand(transact, claimed, policy)));
   const run = async (commands: readonly ClaimedCommand[]): Promise<void> => {
     if (commands.length <= 1) return commands[0] && alone(commands[0]);
     let failing: number | undefined;
@@ -113,10 +115,12 @@ export async function executeCommands(
         for (const [i, claimed] of commands.entries()) {
           failing = i;
           const command = claimed.body as BrandCommand;
-          await finish(deps, claimed, command, {
-            status: 'succeeded',
-            result: await runBrandCommand(deps, claimed.accountId, command),
-          });
+          await around(claimed, async () =>
+            finish(deps, claimed, command, {
+              status: 'succeeded',
+              result: await runBrandCommand(deps, claimed.accountId, command),
+            }),
+          );
         }
         failing = undefined;
       });
@@ -163,6 +167,8 @@ export interface BatchHooks {
   executed?(claimed: ClaimedCommand, execution: Execution): void;
   /** The batch's unit of work was undone, by this error: its commands run one by one next. */
   batchUndone?(error: unknown): void;
+  /** Runs one command's own work (in a batch, or alone), within what the caller keeps for it: its trace. */
+  around?<T>(claimed: ClaimedCommand, work: () => Promise<T>): Promise<T>;
 }
 
 async function record(

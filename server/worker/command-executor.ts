@@ -1,9 +1,11 @@
+import { SpanKind } from '@opentelemetry/api';
 import { type ClaimedCommand, CommandError } from '../../domain/command.ts';
 import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
 import { type Execution, type ExecutionPolicy, executeCommands } from '../../domain/use-cases/execute-command.ts';
 import { purgeCommandResults } from '../../domain/use-cases/purge-command-results.ts';
 import { failureLevel, type Logger } from '../logger.ts';
 import type { Services } from '../services.ts';
+import { inStoredTrace } from './spans.ts';
 import type { WorkerTask } from './worker.ts';
 
 export interface ExecutorOptions extends ExecutionPolicy {
@@ -61,6 +63,8 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
             executed: report,
             // A command's own failure (an unknown order, say) is expected and recorded below; anything else is worth a
             // line.
+            around: (command, work) =>
+              inStoredTrace(command.trace, `command ${typeOf(command)}`, SpanKind.CONSUMER, work),
             batchUndone: (err) => {
               if (!(err instanceof CommandError))
                 services.log.warn(
@@ -81,12 +85,15 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
   };
 }
 
+/** The command's `_type`: one of the types its acceptance allowed. */
+const typeOf = (command: ClaimedCommand) => String((command.body as { _type?: unknown } | null)?._type);
+
 /** One line per brand command finished: its `_cid`, account, type and outcome (never its body). */
 function logOutcome(log: Logger, command: ClaimedCommand, execution: Execution) {
   if (execution.outcome === 'retry' || execution.outcome === 'lost') return; // not finished here: said below, or by the claim's new holder
   const code =
     execution.outcome === 'failed' ? execution.code : execution.outcome === 'gave up' ? 'INTERNAL_ERROR' : undefined;
-  const type = (command.body as { _type?: unknown } | null)?._type;
+  const type = typeOf(command);
   // The `_cid` is the sender's text: in the fields, never in the message (a line break in it would forge a line).
   log.info(
     {

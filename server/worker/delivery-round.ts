@@ -1,9 +1,11 @@
+import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
 import type { EndpointNotice } from '../../domain/endpoint-health.ts';
 import { isUnavailable } from '../../domain/errors.ts';
 import { attemptDelivery, claimDueDeliveries, recordDeliveries } from '../../domain/use-cases/deliver-events.ts';
 import { mailEndpointNotices } from '../../domain/use-cases/mail-endpoint-notices.ts';
 import type { DeliveryDeps, DeliveryPolicy, DeliveryRoundPorts } from './delivery-round-types.ts';
+import { inStoredTrace } from './spans.ts';
 
 export type { DeliveryDeps, DeliveryPolicy, DeliveryRoundPorts };
 
@@ -22,6 +24,17 @@ export type { DeliveryDeps, DeliveryPolicy, DeliveryRoundPorts };
 export function deliverDueEvents(deps: DeliveryDeps, policy: DeliveryPolicy, ports: DeliveryRoundPorts): Promise<void> {
   return new DeliveryRound(deps, policy, ports).run();
 }
+
+/**
+ * An attempt's span (CONTRACT §13): its answer's status, or an error when none came or it was not a success. Nothing of
+ * the request: not its URL, which is the integrator's.
+ */
+const settleAttempt = (span: Span, { attempt, exchange }: DeliveryResult) => {
+  if (exchange) span.setAttribute('http.request.method', 'POST');
+  if (attempt.statusCode !== null) span.setAttribute('http.response.status_code', attempt.statusCode);
+  if (attempt.statusCode === null || attempt.statusCode < 200 || attempt.statusCode > 299)
+    span.setStatus({ code: SpanStatusCode.ERROR });
+};
 
 /** The deliveries a failed step concerned, as its report gives them. */
 const about = (deliveries: readonly { id: string }[]) =>
@@ -134,7 +147,13 @@ class DeliveryRound {
   private send(delivery: ClaimedDelivery) {
     this.inFlight++;
     this.sending.add(delivery.endpointId, 1);
-    attemptDelivery(this.deps, delivery, this.policy.scheduleMs)
+    inStoredTrace(
+      delivery.trace,
+      'POST webhook',
+      SpanKind.CLIENT,
+      () => attemptDelivery(this.deps, delivery, this.policy.scheduleMs),
+      settleAttempt,
+    )
       .then((result) => {
         this.finished.push(result);
         this.ports.attempted(delivery, result);

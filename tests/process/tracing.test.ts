@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { attribute, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { integratorLoggedIn, processClient, type ServiceProcess, startService } from '../support/process.ts';
 
 // CONTRACT §13 from outside: the service started with OpenTelemetry's settings exports its spans over OTLP/HTTP (JSON
@@ -12,69 +12,21 @@ import { integratorLoggedIn, processClient, type ServiceProcess, startService } 
 const test = suite('traces over OTLP (CONTRACT §13)');
 const ADMIN = 'tracing-admin-token-0123456789';
 
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  attributes?: { key: string; value: Record<string, unknown> }[];
-}
-const bodies: string[] = [];
-let receiver: Server;
+let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
 let endpoint = '';
 const dirs: string[] = [];
 const started: ServiceProcess[] = [];
-
-const spans = (): (OtlpSpan & { service: string })[] =>
-  bodies.flatMap((body) =>
-    (
-      JSON.parse(body) as {
-        resourceSpans: {
-          resource: { attributes: { key: string; value: { stringValue?: string } }[] };
-          scopeSpans: { spans: OtlpSpan[] }[];
-        }[];
-      }
-    ).resourceSpans.flatMap((r) =>
-      r.scopeSpans.flatMap((s) =>
-        s.spans.map((span) => ({
-          ...span,
-          service: r.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue ?? '',
-        })),
-      ),
-    ),
-  );
-const attribute = (span: OtlpSpan, key: string) => {
-  const value = span.attributes?.find((a) => a.key === key)?.value;
-  return value?.stringValue ?? (value?.intValue === undefined ? undefined : Number(value.intValue));
-};
-async function spanNamed(name: string, timeoutMs = 10_000) {
-  for (const deadline = Date.now() + timeoutMs; ; await new Promise((resolve) => setTimeout(resolve, 50))) {
-    const found = spans().find((s) => s.name === name);
-    if (found) return found;
-    assert.ok(Date.now() < deadline, `no span "${name}" within ${timeoutMs} ms: ${spans().map((s) => s.name)}`);
-  }
-}
+const spans = () => otlp.spans();
+const spanNamed = (name: string) => otlp.spanNamed(name);
 
 test.before(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    req.on('end', () => {
-      if (req.url === '/v1/traces') bodies.push(body);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  endpoint = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+  otlp = await startOtlpReceiver();
+  endpoint = otlp.endpoint;
 });
 
 test.after(async () => {
   for (const p of started) await p.stop('SIGKILL');
-  receiver.closeAllConnections();
-  await new Promise((resolve) => receiver.close(resolve));
+  await otlp.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
@@ -125,7 +77,7 @@ test('request spans: named by method and route, parented by traceparent, with no
   assert.is(attribute(unmatched, 'http.response.status_code'), 404);
 
   // Nothing private: no token, e-mail address, payload or body reached the collector.
-  const everything = bodies.join('\n');
+  const everything = otlp.bodies.join('\n');
   for (const secret of [marker, brand.token, ADMIN]) assert.not.ok(everything.includes(secret), 'a private value');
   // Log lines written inside a span carry its ids (the log is written out in blocks: wait for it).
   const traced = () =>
@@ -164,13 +116,13 @@ test('a stop sends the last spans out: exported on SIGTERM, long before the batc
 });
 
 test('with no OTLP endpoint set, nothing is exported and log lines carry no trace ids', async () => {
-  const before = bodies.length;
+  const before = otlp.bodies.length;
   const service = startService({ PGLITE_DIR: 'memory://', ADMIN_TOKEN: ADMIN, LOG_FORMAT: 'json' });
   started.push(service);
   const client = processClient(await service.listening, ADMIN);
   await client.admin('accounts.create', { name: 'Untraced', role: 'brand' });
   await new Promise((resolve) => setTimeout(resolve, 500));
-  assert.is(bodies.length, before);
+  assert.is(otlp.bodies.length, before);
   assert.not.match(service.output(), /"trace_id"/);
 });
 

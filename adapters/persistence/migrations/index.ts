@@ -22,6 +22,7 @@ import { Migration20261129130000_sequence_round } from './Migration2026112913000
 import { Migration20261129140000_sequence_round_waiting } from './Migration20261129140000_sequence_round_waiting.ts';
 import { Migration20261130000000_history_partitions } from './Migration20261130000000_history_partitions.ts';
 import { Migration20261130010000_history_upkeep } from './Migration20261130010000_history_upkeep.ts';
+import { Migration20261130020000_trace_context } from './Migration20261130020000_trace_context.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -52,4 +53,5 @@ export const migrationsList = [
   },
   { name: 'Migration20261130000000_history_partitions', class: Migration20261130000000_history_partitions },
   { name: 'Migration20261130010000_history_upkeep', class: Migration20261130010000_history_upkeep },
+  { name: 'Migration20261130020000_trace_context', class: Migration20261130020000_trace_context },
 ];

@@ -223,4 +223,44 @@ test("a batch locks every order it changes first, its invoice's included (two ba
   assert.is((await deps.jobs.get(high!.apiId))?.eid, 'second', 'the later change of one order last');
 });
 
+test("each command's work runs within the caller's around (its trace), batched or alone, with its events", async () => {
+  const deps = fakeDeps();
+  const { brand, job } = await world(deps);
+  for (const [cid, orderId] of [
+    ['t-1', job.apiId],
+    ['t-2', job.apiId],
+    ['t-3', 'no-such-order'],
+  ] as const) {
+    await acceptCommand(deps, principal(brand.id), { ...envelope('RefreshOrder', cid), orderId } as BrandCommand);
+  }
+  let inside: string | null = null;
+  const wrapped: string[] = [];
+  const emittedWithin: (string | null)[] = [];
+  const add = deps.events.add.bind(deps.events);
+  deps.events.add = async (events) => {
+    for (const _ of events) emittedWithin.push(inside);
+    return add(events);
+  };
+  const around = async <T>(claimed: { cid: string }, work: () => Promise<T>) => {
+    wrapped.push(claimed.cid);
+    inside = claimed.cid;
+    try {
+      return await work();
+    } finally {
+      inside = null;
+    }
+  };
+  const policy = { maxAttempts: 3, retryDelayMs: 1000 };
+  const [first, second, failing] = await claimDueCommands(deps, 10, 60_000);
+  await executeCommands(direct(deps), [first!, second!], policy, { around });
+  assert.equal(wrapped, ['t-1', 't-2'], 'a batch: each command within its own');
+  assert.ok(emittedWithin.length >= 2, 'events emitted');
+  assert.equal([...new Set(emittedWithin)], ['t-1', 't-2'], 'every event emitted within its own command');
+  assert.equal(await executeCommands(direct(deps), [failing!], policy, { around }), [
+    { outcome: 'failed', code: 'ORDER_NOT_FOUND' },
+  ]);
+  assert.equal(wrapped.at(-1), 't-3', 'alone, failing: within its own too');
+  assert.equal(emittedWithin.at(-1), 't-3', 'its CommandErrorEvent as well');
+});
+
 test.run();
