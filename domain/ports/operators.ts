@@ -43,7 +43,10 @@ export interface OperatorSearch {
   childrenOf(accountId: string): Promise<Account[]>;
   /** The account's contacts, oldest first (none for an unknown id). */
   contactsOf(accountId: string): Promise<Contact[]>;
-  /** Configurations of every account, the longest failing first, then disabled, then the rest by account name. */
+  /**
+   * Configurations of every account: those failing (or disabled for failing) the longest first, then the other disabled
+   * ones, then the rest, by account name.
+   */
   endpoints(health: EndpointHealthFilter, limit: number): Promise<EndpointEntry[]>;
   /**
    * The ids of the deliveries of this event, or of the CommandResultEvents and CommandErrorEvents that told the outcome

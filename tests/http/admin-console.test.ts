@@ -120,10 +120,15 @@ test('deliveries.search finds a delivery by its order, its event, or its command
 });
 
 test('the failed delivery found is redelivered: pending again', async () => {
+  const before = await app.admin.query<Json>('deliveries.get', { deliveryId: ids.failed.id });
+  assert.is(before.status, 'failed');
   await app.admin.call('deliveries.redeliver', { deliveryId: ids.failed.id });
   const again = await app.admin.query<Json>('deliveries.get', { deliveryId: ids.failed.id });
-  assert.ok(['pending', 'failed'].includes(again.status));
-  assert.ok(again.attempts.length >= 2);
+  // Pending again, or already tried again by the worker (and failed once more: its endpoint still fails).
+  assert.ok(
+    again.status === 'pending' || again.attempts.length > before.attempts.length,
+    `redelivered: ${again.status}, ${again.attempts.length} attempts (${before.attempts.length} before)`,
+  );
 });
 
 test('commands.find answers the commands of every account under a _cid, with the result', async () => {
