@@ -8,6 +8,7 @@ import pg from 'pg';
 import { DatabaseSetupError, openDatabase } from '../adapters/persistence/database/open.ts';
 import {
   HISTORY_TABLES,
+  INVALID_INDEXES,
   legacyBoundSql,
   PREPARE_BOUND,
   PREPARE_KEYS,
@@ -59,6 +60,13 @@ async function preparePartitions(url: string) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
+    // A statement that must lock a table waits 5 s at most (a long transaction holding it): run the command again.
+    await client.query("set lock_timeout = '5s'");
+    // An index a stopped run left half-built (invalid) is dropped first: `if not exists` would keep it.
+    for (const { name } of (await client.query<{ name: string }>(INVALID_INDEXES)).rows) {
+      await client.query(`drop index concurrently ${name}`);
+      console.log(`  dropped the index ${name}, left invalid by an earlier run`);
+    }
     const { rows } = await client.query<{ ms: string }>(legacyBoundSql(PREPARED_FOR_DAYS));
     const bound = new Date(Number(rows[0]!.ms)).toISOString();
     console.log(`preparing the history's partitions: rows before ${bound} stay in one partition of the past`);

@@ -30,7 +30,7 @@ const REDELIVER = `
     from deliveries d where d.id = $1 and ($3::uuid is null or d.endpoint_id = $3) for update of d),
   logged as (
     update deliveries d set status = 'pending', failed_at = null, next_attempt_at = $2, updated_at = $2
-    from target t where d.id = t.id and not t.busy
+    from target t where d.id = t.id and d.created_at = t.created_at and not t.busy
     returning d.id),
   queued as (
     insert into delivery_queue (delivery_id, event_id, endpoint_id, order_id, position, attempts, next_attempt_at, created_at)
@@ -66,7 +66,7 @@ const list = (filter: 'log' | 'failed' | 'order') => `
               from delivery_attempts a where ${ITS_ATTEMPTS}), '[]') as attempts
   from deliveries d join events e on ${ITS_EVENT} left join webhook_configs w on w.id = d.endpoint_id
   where ($1::uuid is null or d.account_id = $1) and ($2::uuid is null or d.endpoint_id = $2) and ($3::text is null or d.status = $3)
-    and ($5::timestamptz is null or (d.created_at, d.seq) < ($5, $6::bigint)) and ($7::text is null or e.type = $7)
+    and ($5::timestamptz is null or (d.created_at <= $5 and (d.created_at, d.seq) < ($5, $6::bigint))) and ($7::text is null or e.type = $7)
     ${filter === 'order' ? 'and d.order_id = $8' : `and $8::text is null${filter === 'failed' ? ' and d.failed_at is not null' : ''}`}
   order by d.created_at desc, d.seq desc
   limit $4`;
@@ -167,7 +167,7 @@ export class SqlDeliveryLog implements DeliveryLog {
       const {
         rows: [r],
       } = await client.query<ListRow & { endpoint_id: string; payload: string }>({
-        name: 'deliveries-get-v3',
+        name: 'deliveries-get-v4',
         text: GET,
         values: [deliveryId, endpointId ?? null],
       });
@@ -191,7 +191,7 @@ export class SqlDeliveryLog implements DeliveryLog {
       rows: [row],
     } = await withDriverConnection(this.em, (client) =>
       client.query<{ found: string; pending_again: string }>({
-        name: 'deliveries-redeliver-v3',
+        name: 'deliveries-redeliver-v4',
         text: REDELIVER,
         values: [deliveryId, now, endpointId ?? null],
       }),
@@ -208,7 +208,7 @@ export class SqlDeliveryLog implements DeliveryLog {
       rows: [row],
     } = await withDriverConnection(this.em, (client) =>
       client.query<{ count: string }>({
-        name: 'deliveries-redeliver-failed-v2',
+        name: 'deliveries-redeliver-failed-v3',
         text: REDELIVER_FAILED,
         values: [endpointId, since, now, accountId],
       }),
@@ -223,7 +223,7 @@ export class SqlDeliveryLog implements DeliveryLog {
     const way = filter.orderId !== undefined ? 'order' : filter.status === 'failed' ? 'failed' : 'log';
     return this.reads(this.em, async (client) => {
       const { rows } = await client.query<ListRow>({
-        name: `deliveries-list-${way}-v3`,
+        name: `deliveries-list-${way}-v4`,
         text: LIST[way],
         values: [
           filter.accountId ?? null,
@@ -250,7 +250,7 @@ export class SqlDeliveryLog implements DeliveryLog {
         failed: number;
         p50: number | null;
         p99: number | null;
-      }>({ name: 'deliveries-stats', text: STATS, values: [endpointId, from, to, bucket] }),
+      }>({ name: 'deliveries-stats-v2', text: STATS, values: [endpointId, from, to, bucket] }),
     );
     return rows.map((r) => ({
       start: new Date(r.start),

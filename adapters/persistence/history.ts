@@ -25,18 +25,22 @@ export async function prepareHistoryDays(client: pg.PoolClient, from: Date): Pro
 }
 
 /**
- * Whole days first: drop_history_days drops each day past `before` that has nothing left to send, with its feed horizon
- * moved. Then, row by row, what no day could take: the default partitions, a day still sending, the legacy partition's
- * older part. Finished deliveries there go first, each under a row lock (a redelivery committing meanwhile makes its
- * delivery pending, and the lock's re-check then keeps it) with their attempts, then the old events left without any
- * delivery. Answers the larger count of rows (a full batch, or a day dropped, means more may be waiting).
+ * A whole day first: drop_history_days drops the oldest day that ended before `before` and has nothing left to send,
+ * with its feed horizon moved (a dropped day answers `limit`: the caller comes back for the next). Then, row by row,
+ * what no day can take, older than `before`'s UTC day (a day on its way past the horizon is left whole for its drop):
+ * the default partitions, the legacy partition, a day still sending. Finished deliveries there go first, each under a
+ * row lock (a redelivery committing meanwhile makes its delivery pending, and the lock's re-check then keeps it) with
+ * their attempts, then the old events left without any delivery. Answers the larger count of rows. A drop that found
+ * its tables busy (-1) leaves the rows too: they wait for the next round.
  */
 export async function purgeHistoryBefore(client: pg.PoolClient, before: Date, limit: number): Promise<number> {
-  const days = await client.query<{ n: number }>({
-    name: 'history-drop-days',
+  const { rows } = await client.query<{ n: number }>({
+    name: 'history-drop-day',
     text: 'select drop_history_days($1) as n',
     values: [before],
   });
+  if (rows[0]!.n !== 0) return rows[0]!.n > 0 ? limit : 0;
+  const dayOf = new Date(Date.UTC(before.getUTCFullYear(), before.getUTCMonth(), before.getUTCDate()));
   const deliveries = await client.query<{ n: number }>({
     name: 'deliveries-purge-v2',
     text: `with purged as (
@@ -47,7 +51,7 @@ export async function purgeHistoryBefore(client: pg.PoolClient, before: Date, li
       attempts as (
         delete from delivery_attempts a using purged d where ${ITS_ATTEMPTS})
       select count(*)::int as n from purged`,
-    values: [before, limit],
+    values: [dayOf, limit],
   });
   // Each endpoint's purge horizon moves with what is deleted, in the same statement: the feed answers 410 for a cursor
   // that an event after it was purged from (event-feed.ts).
@@ -65,8 +69,7 @@ export async function purgeHistoryBefore(client: pg.PoolClient, before: Date, li
         group by endpoint_id
         on conflict (endpoint_id) do update set position = greatest(event_feed_purged.position, excluded.position))
       select count(*)::int as n from purged`,
-    values: [before, limit],
+    values: [dayOf, limit],
   });
-  if (days.rows[0]!.n > 0) return limit;
   return Math.max(deliveries.rows[0]!.n, events.rows[0]!.n);
 }

@@ -122,14 +122,17 @@ const hostOf = (url: string | null | undefined) => {
   }
 };
 
-/** Deletes events and deliveries past EVENT_RETENTION_DAYS, a batch at a time, on the service's clock. */
+/**
+ * Deletes events and deliveries past EVENT_RETENTION_DAYS, a batch at a time, on the service's clock. Each statement
+ * commits on its own: a day's drop holds its locks for that statement alone, not for the batches of rows after it.
+ */
 export function eventRetentionPurge(services: Services, retentionDays: number, batch = 500): WorkerTask {
   return {
     name: 'event retention purge',
     idleDelayMs: 10_000,
     async runOnce() {
       return (
-        (await services.unitOfWork().transaction((deps) => purgeRetainedEvents(deps, retentionDays, batch))) === batch
+        (await services.unitOfWork().statements((deps) => purgeRetainedEvents(deps, retentionDays, batch))) === batch
       );
     },
   };

@@ -264,7 +264,7 @@ test("the retention purge takes a delivery's tries with it: their requests and a
   await sql(`update events set ${older} where id = ?`, [listed.eventId]);
   await sql(`update deliveries set ${older} where id = ?`, [listed.id]);
   await sql(`update delivery_attempts set ${older} where delivery_id = ?`, [listed.id]);
-  while ((await app.services.unitOfWork().transaction((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
+  while ((await app.services.unitOfWork().statements((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
   assert.match(
     await app.admin.query('deliveries.get', { deliveryId: listed.id }).then(() => 'found', String),
     /answered 404/,

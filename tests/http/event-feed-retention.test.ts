@@ -73,7 +73,7 @@ test('410 GONE for a cursor older than the retention window, with or without a p
     'typed clients can tell it apart',
   );
 
-  while ((await app.services.unitOfWork().transaction((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
+  while ((await app.services.unitOfWork().statements((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
   assert.is((await stored()).length, 0, 'purged');
   await isGone(afterFirst, 'an old cursor, after the purge');
   await isGone(afterAll, 'the old cursor of a quiet feed, after the purge');
@@ -101,9 +101,10 @@ test("a purge deleting several of an endpoint's events at once: a cursor before 
   const { items, next: afterAll } = await drain(brand.accessToken);
   assert.is(items.length, 3);
 
-  // A purge that runs ahead of this app's 30 days (another process's clock or EVENT_RETENTION_DAYS: 0 days here)
-  // deletes the three in one statement (a batch larger than everything stored), while the cursors are minutes old.
-  await app.services.unitOfWork().transaction((d) => purgeRetainedEvents(d, 0, 1_000_000));
+  // A purge that runs ahead of this app's 30 days (another process's clock or EVENT_RETENTION_DAYS: a day ahead here,
+  // as a purge takes whole days) deletes the three at once (their day, or a batch larger than everything stored),
+  // while the cursors are minutes old. The worker's rounds follow one another while each finds work.
+  while ((await app.services.unitOfWork().statements((d) => purgeRetainedEvents(d, -1, 1_000_000))) === 1_000_000);
   assert.is(
     (await app.services.unitOfWork().statements((d) => d.events.recentFor(brand.accountId, 10))).length,
     0,

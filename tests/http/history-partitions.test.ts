@@ -16,16 +16,17 @@ async function setUp(days: number) {
   const app = await appWithMailbox({ TEST_CLOCK: '1', EVENT_RETENTION_DAYS: '30' });
   const sql = <T>(text: string, values: unknown[] = []) =>
     app.database.orm.em.fork().getConnection().execute<T[]>(text, values);
-  const advance = async (d: number) =>
-    new Date(((await app.admin.call('testClock.advance', { seconds: d * 86_400 })) as { now: string }).now);
+  const advanceSeconds = async (seconds: number) =>
+    new Date(((await app.admin.call('testClock.advance', { seconds })) as { now: string }).now);
+  const advance = (days: number) => advanceSeconds(days * 86_400);
   /** The worker's retention round, run to its end: days ahead made, days past dropped, the rest purged row by row. */
   const purge = async () => {
-    while ((await app.services.unitOfWork().transaction((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
+    while ((await app.services.unitOfWork().statements((d) => purgeRetainedEvents(d, 30, 1000))) === 1000);
   };
   const partitions = async () =>
     new Set((await sql<{ name: string }>('select name from history_partitions')).map((r) => r.name));
-  const now = await advance(days);
-  return { app, sql, advance, purge, partitions, now };
+  const now = days > 0 ? await advance(days) : new Date();
+  return { app, sql, advance, advanceSeconds, purge, partitions, now };
 }
 
 async function brandWithEndpoint(app: App, url: string | null) {
@@ -46,7 +47,7 @@ const feed = async (app: App, token: string, after?: string) =>
     .set('authorization', `Bearer ${token}`);
 
 test('a day lives in partitions made ahead; past retention it is dropped whole once nothing is to send', async () => {
-  const { app, sql, advance, purge, partitions, now } = await setUp(777);
+  const { app, sql, advance, advanceSeconds, purge, partitions, now } = await setUp(777);
   await purge();
   const ahead = await partitions();
   for (const n of [0, 1, 2]) {
@@ -74,33 +75,75 @@ test('a day lives in partitions made ahead; past retention it is dropped whole o
     "the day's partitions hold the day's events and deliveries",
   );
 
-  await advance(32);
-  await purge();
-  assert.ok((await partitions()).has(`events_p${day}`), 'a day with deliveries still to send is kept');
-  const kept = await sql<{ n: number }>('select count(*)::int as n from deliveries where account_id = ?', [
-    brand.accountId,
-  ]);
-  assert.is(kept[0]!.n, 3, 'with its pending deliveries');
+  const ofAccount = async (table: string) =>
+    (await sql<{ n: number }>(`select count(*)::int as n from ${table} where account_id = ?`, [brand.accountId]))[0]!.n;
+  const highest = (
+    await sql<{ p: string }>('select max(position)::text as p from events where account_id = ?', [brand.accountId])
+  )[0]!.p;
+  const [one, ...others] = (
+    await sql<{ id: string }>('select id::text as id from deliveries where account_id = ? order by seq', [
+      brand.accountId,
+    ])
+  ).map((r) => r.id);
+  /** As after their last tries: finished, out of the sender's queue. */
+  const finish = async (ids: string[]) => {
+    await sql('delete from delivery_queue where delivery_id = any(?::uuid[])', [`{${ids.join(',')}}`]);
+    await sql(`update deliveries set status = 'failed', failed_at = updated_at where id = any(?::uuid[])`, [
+      `{${ids.join(',')}}`,
+    ]);
+  };
+  await finish(others);
 
-  // As after their last tries: finished, out of the sender's queue.
-  await sql('delete from delivery_queue where delivery_id in (select id from deliveries where account_id = ?)', [
-    brand.accountId,
-  ]);
-  await sql(`update deliveries set status = 'failed', failed_at = updated_at where account_id = ?`, [brand.accountId]);
+  // The horizon passes through the day: the day is kept whole for its drop, not purged row by row meanwhile.
+  const endOfDay = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  await advanceSeconds(30 * 86_400 + Math.floor((endOfDay - now.getTime()) / 2000));
+  await purge();
+  assert.equal([await ofAccount('events'), await ofAccount('deliveries')], [3, 3], 'nothing of the day deleted yet');
+
+  await advance(2);
+  await purge();
+  assert.ok((await partitions()).has(`events_p${day}`), 'a day with a delivery still to send is kept');
+  assert.equal(
+    [await ofAccount('events'), await ofAccount('deliveries')],
+    [1, 1],
+    'with that delivery and its event; the finished ones purged row by row, as before partitions',
+  );
+
+  await finish([one!]);
   await purge();
   const after = await partitions();
   for (const table of HISTORY) assert.not.ok(after.has(`${table}_p${day}`), `${table}_p${day} dropped`);
-  const left = await sql<{ n: number }>('select count(*)::int as n from events where account_id = ?', [
-    brand.accountId,
-  ]);
-  assert.is(left[0]!.n, 0, 'its events are gone with it');
+  assert.is(await ofAccount('events'), 0, 'its events are gone with it');
   const horizon = await sql<{ position: string }>(
-    'select p.position from event_feed_purged p join webhook_configs w on w.id = p.endpoint_id where w.account_id = ?',
+    'select p.position::text as position from event_feed_purged p join webhook_configs w on w.id = p.endpoint_id where w.account_id = ?',
     [brand.accountId],
   );
-  const positions = read.body.items.length;
-  assert.is(horizon.length, 1, 'the feed horizon moved with the day');
-  assert.ok(Number(horizon[0]!.position) >= positions, 'to the highest position dropped');
+  assert.equal(
+    horizon.map((h) => h.position),
+    [highest],
+    "the feed's horizon at the highest position gone",
+  );
+});
+
+test('the days are UTC days whatever the session says: its time zone (a DST change) and its DateStyle', async () => {
+  const { app } = await setUp(0);
+  const hours = await app.database.orm.em.fork().transactional(async (em) => {
+    await em.execute("set local timezone = 'America/Los_Angeles'");
+    await em.execute("set local datestyle = 'SQL, DMY'");
+    // 2031-03-09: the clocks of Los Angeles go forward an hour.
+    await em.execute("select history_partitions_ahead('2031-03-08T12:00:00Z', 3)");
+    await em.execute("set local timezone = 'UTC'");
+    await em.execute("set local datestyle = 'ISO, YMD'");
+    return em.execute<{ name: string; lower: string; hours: number }[]>(
+      `select name, to_char(lower, 'YYYY-MM-DD HH24:MI') as lower, extract(epoch from upper - lower)::int / 3600 as hours
+       from history_partitions where name in ('events_p20310308', 'events_p20310309', 'events_p20310310') order by name`,
+    );
+  });
+  assert.equal(hours, [
+    { name: 'events_p20310308', lower: '2031-03-08 00:00', hours: 24 },
+    { name: 'events_p20310309', lower: '2031-03-09 00:00', hours: 24 },
+    { name: 'events_p20310310', lower: '2031-03-10 00:00', hours: 24 },
+  ]);
 });
 
 test("a day's rows written before its partition was made stay in the default; the row purge takes them", async () => {

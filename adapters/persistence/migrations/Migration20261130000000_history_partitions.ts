@@ -26,10 +26,19 @@ export const PREPARE_KEYS = (concurrently: boolean) => {
 
 export const HISTORY_TABLES = ['events', 'deliveries', 'delivery_attempts'] as const;
 
-/** The check that every row is before `bound`: added without a scan, then validated without blocking writes. */
+/** The new keys of PREPARE_KEYS that an interrupted CREATE INDEX CONCURRENTLY left invalid. */
+export const INVALID_INDEXES = `select c.relname as name from pg_index i join pg_class c on c.oid = i.indexrelid
+  where not i.indisvalid and c.relname in ('events_id_time_key', 'events_feed_position_idx', 'deliveries_id_time_key',
+    'deliveries_event_time_key', 'deliveries_created_at_idx', 'delivery_attempts_id_time_key')`;
+
+/**
+ * The check that every row is before `bound` (an ISO time): added without a scan, then validated without blocking
+ * writes. Its comment keeps the bound as written, for the migration to read whatever the session's DateStyle.
+ */
 export const PREPARE_BOUND = (table: (typeof HISTORY_TABLES)[number], bound: string) => [
   `alter table ${table} drop constraint if exists ${table}_before_partitions`,
   `alter table ${table} add constraint ${table}_before_partitions check (created_at < '${bound}') not valid`,
+  `comment on constraint ${table}_before_partitions on ${table} is '${bound}'`,
   `alter table ${table} validate constraint ${table}_before_partitions`,
 ];
 
@@ -149,16 +158,21 @@ export class Migration20261130000000_history_partitions extends Migration {
     // A deployment that ran db:prepare-partitions keeps the bound it checked, and its keys; otherwise they are made
     // and checked here.
     const checked = (await this.execute(
-      `select conrelid::regclass::text as name,
-         extract(epoch from (regexp_match(pg_get_constraintdef(oid), '''([^'']+)'''))[1]::timestamptz) * 1000 as ms
+      `select conrelid::regclass::text as name, obj_description(oid, 'pg_constraint') as bound
        from pg_constraint where conname like '%_before_partitions' and convalidated`,
-    )) as { name: string; ms: string }[];
-    const bounds = new Map(checked.map((r) => [r.name, Number(r.ms)]));
-    const [{ ms: next }] = (await this.execute(legacyBoundSql(1))) as [{ ms: string }];
-    const bound = new Date(bounds.get('events') ?? Number(next)).toISOString();
+    )) as { name: string; bound: string | null }[];
+    const bounds = new Map(checked.map((r) => [r.name, r.bound === null ? Number.NaN : Date.parse(r.bound)]));
+    // Two days ahead: a write just past midnight, before the lock below, still falls within the bound.
+    const [{ ms: next }] = (await this.execute(legacyBoundSql(2))) as [{ ms: string }];
+    const prepared = bounds.get('events');
+    const bound = new Date(prepared !== undefined && !Number.isNaN(prepared) ? prepared : Number(next)).toISOString();
     // Taken first and at once, in the order writers take them (event, delivery, attempt): a writer half-way through
     // its transaction finishes it, instead of waiting on a table already locked here while this waits on it.
+    // Not had within 5 s (a long transaction on them), the migration stops and changes nothing: run it again.
+    this.addSql("set local lock_timeout = '5s';");
     this.addSql('lock table events, deliveries, delivery_attempts in access exclusive mode;');
+    this.addSql(`do $$ declare r record; begin
+      for r in ${INVALID_INDEXES} loop execute format('drop index %I', r.name); end loop; end $$;`);
     for (const sql of PREPARE_KEYS(false)) this.addSql(`${sql};`);
     for (const table of HISTORY_TABLES) {
       if (bounds.get(table) === new Date(bound).getTime()) continue;

@@ -5,7 +5,8 @@ import { Migration } from '@mikro-orm/migrations';
  * retention dropped whole, and the feed's sequencer and the delivery claim reading the history by its full key.
  */
 // The partitions of the history as ranges: a lower bound of MINVALUE reads as null. Range bounds print as
-// FOR VALUES FROM (...) TO (...), and the default partition as DEFAULT (it has no range, and is left out).
+// FOR VALUES FROM (...) TO (...), and the default partition as DEFAULT (it has no range, and is left out). The bounds
+// print in the session's DateStyle and time zone: the functions below read them with ISO and UTC set.
 const PARTITIONS_VIEW = `
 create view history_partitions as
   select p.relname::text as parent, c.relname::text as name,
@@ -15,12 +16,15 @@ create view history_partitions as
   where p.relname in ('events', 'deliveries', 'delivery_attempts') and pg_get_expr(c.relpartbound, c.oid) <> 'DEFAULT';
 `;
 
-// Makes the day partitions of [p_from's day, p_days later) that are missing. A day some rows already wait for in a
-// default partition is left to it (attaching would have to move them): the row purge takes those in time. A partition
-// is made apart and then attached, which locks the parent against no read or write.
+// Makes the day partitions of [p_from's day, p_days later) that are missing, a day's three at once. A day some rows
+// already wait for in a default partition is left to it (attaching would have to move them): the row purge takes those
+// in time. A partition is made apart and then attached: the parent stays open to reads and writes, and only the
+// default partition is locked, to be checked. Days are UTC days whatever the session's time zone, and the bounds are
+// read in ISO whatever its DateStyle. A lock not had within 200 ms (before PostgreSQL's deadlock check, at 1 s) leaves
+// that day for the next round.
 const ENSURE = `
 create function history_partitions_ahead(p_from timestamptz, p_days integer) returns integer language plpgsql
-  set lock_timeout = '2s' as $$
+  set lock_timeout = '200ms' set timezone = 'UTC' set datestyle = 'ISO, YMD' as $$
 declare
   made integer := 0;
   day timestamptz;
@@ -28,60 +32,73 @@ declare
   v_part text;
 begin
   for i in 0 .. p_days - 1 loop
-    day := (date_trunc('day', p_from at time zone 'UTC') + make_interval(days => i)) at time zone 'UTC';
-    foreach v_parent in array array['events', 'deliveries', 'delivery_attempts'] loop
-      v_part := v_parent || '_p' || to_char(day at time zone 'UTC', 'YYYYMMDD');
-      continue when exists (select 1 from history_partitions h where h.parent = v_parent
-        and (h.lower is null or h.lower < day + interval '1 day') and h.upper > day);
-      begin
+    day := date_trunc('day', p_from) + make_interval(days => i);
+    begin
+      foreach v_parent in array array['events', 'deliveries', 'delivery_attempts'] loop
+        v_part := v_parent || '_p' || to_char(day, 'YYYYMMDD');
+        continue when exists (select 1 from history_partitions h where h.parent = v_parent
+          and (h.lower is null or h.lower < day + interval '1 day') and h.upper > day);
         execute format('create table %I (like %I including defaults including constraints)%s', v_part, v_parent,
           case v_parent when 'deliveries' then ' with (fillfactor = 70)' else '' end);
         execute format('alter table %I attach partition %I for values from (%L) to (%L)', v_parent, v_part, day,
           day + interval '1 day');
         made := made + 1;
-      exception when check_violation or lock_not_available then
-        -- Rows of that day are in the default partition already, or the parent is busy: left as they are.
-        null;
-      end;
-    end loop;
+      end loop;
+    exception when check_violation or lock_not_available or deadlock_detected then
+      -- Rows of that day are in a default partition already, or a table is busy: the day is left as it is.
+      null;
+    end;
   end loop;
   return made;
 end
 $$;
 `;
 
-// Drops the days that ended before p_before, whole, in all three tables at once: each is dropped only once it holds no
-// delivery still to be sent and no event the feed has yet to number. The feed's purge horizon moves to the highest
-// position dropped first (CONTRACT §10: a cursor before a purged event is GONE).
+// Drops the oldest day that ended before p_before, whole, in all three tables at once, once it holds no delivery still
+// to be sent (every pending delivery of a positioned event is in delivery_queue) and no event the feed has yet to
+// number: 1, or 0 when no day can go. The feed's purge horizon moves to the highest position dropped (CONTRACT §10: a
+// cursor before a purged event is GONE), read before any lock (a past day's positions are final once none is
+// missing). A drop locks the parents (a partition's drop changes them) and the day's partitions, then checks again: a
+// redelivery may have committed meanwhile. A lock not had within 200 ms, before PostgreSQL's deadlock check (1 s),
+// gives up (-1), so that the drop never becomes the reason another transaction fails: the next round tries again.
 const DROP = `
 create function drop_history_days(p_before timestamptz) returns integer language plpgsql
-  set lock_timeout = '2s' as $$
+  set lock_timeout = '200ms' set timezone = 'UTC' set datestyle = 'ISO, YMD' as $$
 declare
-  dropped integer := 0;
   d record;
   part record;
+  endpoints uuid[];
+  positions bigint[];
 begin
-  for d in select h.lower, h.upper from history_partitions h where h.parent = 'events' and h.upper <= p_before order by h.upper loop
-    continue when exists (select 1 from deliveries x where x.created_at >= coalesce(d.lower, '-infinity') and x.created_at < d.upper
-      and x.status = 'pending');
-    continue when exists (select 1 from events x where x.created_at >= coalesce(d.lower, '-infinity') and x.created_at < d.upper
-      and x.position is null and x.endpoint_id is not null);
+  for d in select coalesce(h.lower, '-infinity') as lower, h.lower as bound, h.upper from history_partitions h
+      where h.parent = 'events' and h.upper <= p_before order by h.upper loop
+    continue when exists (select 1 from delivery_queue q where q.created_at >= d.lower and q.created_at < d.upper)
+      or exists (select 1 from events x where x.created_at >= d.lower and x.created_at < d.upper
+        and x.position is null and x.endpoint_id is not null);
+    select coalesce(array_agg(x.endpoint_id), '{}'), coalesce(array_agg(x.position), '{}') into endpoints, positions
+    from (select endpoint_id, max(position) as position from events
+          where created_at >= d.lower and created_at < d.upper and position is not null and endpoint_id is not null
+          group by endpoint_id) x;
     begin
+      lock table events, deliveries, delivery_attempts in access exclusive mode;
+      if exists (select 1 from delivery_queue q where q.created_at >= d.lower and q.created_at < d.upper)
+        or exists (select 1 from events x where x.created_at >= d.lower and x.created_at < d.upper
+          and x.position is null and x.endpoint_id is not null) then
+        return 0;
+      end if;
       insert into event_feed_purged (endpoint_id, position)
-        select x.endpoint_id, max(x.position) from events x
-        where x.created_at >= coalesce(d.lower, '-infinity') and x.created_at < d.upper and x.position is not null
-        group by x.endpoint_id
+        select * from unnest(endpoints, positions)
         on conflict (endpoint_id) do update set position = greatest(event_feed_purged.position, excluded.position);
       for part in select h.name from history_partitions h where h.upper = d.upper
-          and h.lower is not distinct from d.lower loop
+          and h.lower is not distinct from d.bound loop
         execute format('drop table %I', part.name);
       end loop;
-      dropped := dropped + 1;
-    exception when lock_not_available then
-      return dropped;
+      return 1;
+    exception when lock_not_available or deadlock_detected then
+      return -1;
     end;
   end loop;
-  return dropped;
+  return 0;
 end
 $$;
 `;

@@ -86,7 +86,7 @@ const expectations: Record<string, Expectation> = {
   'partition-history': {
     shows: [
       /rows before \S+ stay in one partition of the past/,
-      /Migration20261130000000_history_partitions, Migration20261130010000_history_upkeep$/m,
+      /Migration20261130000000_history_partitions, Migration20261130010000_history_upkeep\b/,
     ],
     after: async ({ database }) => {
       const legacy = await query<{ name: string }>(

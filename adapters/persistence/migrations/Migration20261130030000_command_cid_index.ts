@@ -1,0 +1,11 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * The operator console finds a command by its `_cid` across accounts (admin.commands.find, admin.deliveries.search):
+ * the key starts with the account. `cid` never changes, so the claims' and finishes' updates stay HOT.
+ */
+export class Migration20261130030000_command_cid_index extends Migration {
+  override async up(): Promise<void> {
+    this.addSql('create index commands_cid_idx on commands (cid);');
+  }
+}
