@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { context, propagation, trace } from '@opentelemetry/api';
 
 /** The process's tracing once started: flushes what is left at the end. */
@@ -30,7 +31,7 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing> {
     resource: resourceFromAttributes({
       'service.name': env.OTEL_SERVICE_NAME || DEFAULT_SERVICE_NAME,
       // Which process of a deployment: a trace crosses several (an API process, then a worker).
-      'service.instance.id': `${env.SERVICE_ROLE || 'all'}-${process.pid}`,
+      'service.instance.id': `${env.SERVICE_ROLE || 'all'}-${hostname()}-${process.pid}`,
     }),
     spanProcessors: [
       new BatchSpanProcessor({

@@ -60,10 +60,13 @@ async function preparePartitions(url: string) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    // A statement that must lock a table waits 5 s at most (a long transaction holding it): run the command again.
-    await client.query("set lock_timeout = '5s'");
+    // A statement that locks a table waits 5 s at most (a long transaction holding it): run the command again. Not
+    // an index built concurrently, which waits for older transactions to end, as long as they last.
+    const lockTimeout = (statement: string) =>
+      client.query(`set lock_timeout = '${statement.includes('concurrently') ? 0 : '5s'}'`);
     // An index a stopped run left half-built (invalid) is dropped first: `if not exists` would keep it.
     for (const { name } of (await client.query<{ name: string }>(INVALID_INDEXES)).rows) {
+      await lockTimeout('concurrently');
       await client.query(`drop index concurrently ${name}`);
       console.log(`  dropped the index ${name}, left invalid by an earlier run`);
     }
@@ -72,6 +75,7 @@ async function preparePartitions(url: string) {
     console.log(`preparing the history's partitions: rows before ${bound} stay in one partition of the past`);
     for (const statement of [...PREPARE_KEYS(true), ...HISTORY_TABLES.flatMap((t) => PREPARE_BOUND(t, bound))]) {
       const started = performance.now();
+      await lockTimeout(statement);
       await client.query(statement);
       console.log(`  ${statement.split(' on ')[0]} (${Math.round(performance.now() - started)} ms)`);
     }

@@ -1,4 +1,4 @@
-import { SpanKind } from '@opentelemetry/api';
+import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { type ClaimedCommand, CommandError } from '../../domain/command.ts';
 import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
 import { type Execution, type ExecutionPolicy, executeCommands } from '../../domain/use-cases/execute-command.ts';
@@ -64,7 +64,7 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
             // A command's own failure (an unknown order, say) is expected and recorded below; anything else is worth a
             // line.
             around: (command, work) =>
-              inStoredTrace(command.trace, `command ${typeOf(command)}`, SpanKind.CONSUMER, work),
+              inStoredTrace(command.trace, `command ${typeOf(command)}`, SpanKind.CONSUMER, work, settleExecution),
             batchUndone: (err) => {
               if (!(err instanceof CommandError))
                 services.log.warn(
@@ -84,6 +84,16 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
     },
   };
 }
+
+/**
+ * A command's span: its outcome when it ran alone (in a batch, its work's end says it succeeded there), failed when it
+ * failed unexpectedly (tried again, or given up).
+ */
+const settleExecution = (span: Span, answer: unknown) => {
+  const outcome = (answer as Execution | undefined)?.outcome;
+  if (outcome) span.setAttribute('command.outcome', outcome);
+  if (outcome === 'retry' || outcome === 'gave up') span.setStatus({ code: SpanStatusCode.ERROR });
+};
 
 /** The command's `_type`: one of the types its acceptance allowed. */
 const typeOf = (command: ClaimedCommand) => String((command.body as { _type?: unknown } | null)?._type);

@@ -117,8 +117,8 @@ test('a cluster on PostgreSQL: accepted by an API process, run and delivered by 
   const url = Object.assign(new URL(process.env.DATABASE_URL!), { pathname: `/${name}` }).href;
   const traced = await traceOneCommand({ DATABASE_URL: url, WEB_CONCURRENCY: '2', DATABASE_POOL_SIZE: '3' });
   assertOneTrace(traced);
-  assert.match(traced.request.instance, /^api-\d+$/, 'the request was an API process');
-  assert.match(traced.execution.instance, /^worker-\d+$/, 'the execution, the worker');
+  assert.match(traced.request.instance, /^api-.+-\d+$/, 'the request was an API process');
+  assert.match(traced.execution.instance, /^worker-.+-\d+$/, 'the execution, the worker');
   assert.is(traced.attempt.instance, traced.execution.instance);
 });
 

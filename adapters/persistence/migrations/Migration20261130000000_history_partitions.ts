@@ -21,6 +21,8 @@ export const PREPARE_KEYS = (concurrently: boolean) => {
     `${index} deliveries_event_time_key on deliveries (event_id, created_at)`,
     `${plain} deliveries_created_at_idx on deliveries (created_at)`,
     `${index} delivery_attempts_id_time_key on delivery_attempts (id, created_at)`,
+    // Not the history's: the operator console's searches by _cid (migration 20261130030000), built here ahead too.
+    `${plain} commands_cid_idx on commands (cid)`,
   ];
 };
 
@@ -29,7 +31,7 @@ export const HISTORY_TABLES = ['events', 'deliveries', 'delivery_attempts'] as c
 /** The new keys of PREPARE_KEYS that an interrupted CREATE INDEX CONCURRENTLY left invalid. */
 export const INVALID_INDEXES = `select c.relname as name from pg_index i join pg_class c on c.oid = i.indexrelid
   where not i.indisvalid and c.relname in ('events_id_time_key', 'events_feed_position_idx', 'deliveries_id_time_key',
-    'deliveries_event_time_key', 'deliveries_created_at_idx', 'delivery_attempts_id_time_key')`;
+    'deliveries_event_time_key', 'deliveries_created_at_idx', 'delivery_attempts_id_time_key', 'commands_cid_idx')`;
 
 /**
  * The check that every row is before `bound` (an ISO time): added without a scan, then validated without blocking

@@ -59,8 +59,9 @@ $$;
 // number: 1, or 0 when no day can go. The feed's purge horizon moves to the highest position dropped (CONTRACT §10: a
 // cursor before a purged event is GONE), read before any lock (a past day's positions are final once none is
 // missing). A drop locks the parents (a partition's drop changes them) and the day's partitions, then checks again: a
-// redelivery may have committed meanwhile. A lock not had within 200 ms, before PostgreSQL's deadlock check (1 s),
-// gives up (-1), so that the drop never becomes the reason another transaction fails: the next round tries again.
+// redelivery may have committed meanwhile (then -1: the next round looks again, and the row purge waits for it). A lock
+// not had within 200 ms, before PostgreSQL's deadlock check (1 s), gives up (-1) too, so that the drop never becomes
+// the reason another transaction fails.
 const DROP = `
 create function drop_history_days(p_before timestamptz) returns integer language plpgsql
   set lock_timeout = '200ms' set timezone = 'UTC' set datestyle = 'ISO, YMD' as $$
@@ -84,7 +85,7 @@ begin
       if exists (select 1 from delivery_queue q where q.created_at >= d.lower and q.created_at < d.upper)
         or exists (select 1 from events x where x.created_at >= d.lower and x.created_at < d.upper
           and x.position is null and x.endpoint_id is not null) then
-        return 0;
+        return -1;
       end if;
       insert into event_feed_purged (endpoint_id, position)
         select * from unnest(endpoints, positions)

@@ -9,6 +9,7 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261130020000_trace_context extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
+set local lock_timeout = '5s';
 alter table commands add column traceparent text;
 alter table events add column traceparent text;
 

@@ -6,6 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261130030000_command_cid_index extends Migration {
   override async up(): Promise<void> {
-    this.addSql('create index commands_cid_idx on commands (cid);');
+    // Built beforehand without blocking writes by `db:migrate -- --prepare-partitions` (PREPARE_KEYS), if it ran.
+    this.addSql('create index if not exists commands_cid_idx on commands (cid);');
   }
 }
