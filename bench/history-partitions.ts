@@ -120,7 +120,9 @@ async function measure(server: Awaited<ReturnType<typeof startTempPostgres>>, la
   const endpoints = Array.from({ length: ENDPOINTS }, () => randomUUID());
   await db.query(`insert into accounts (id, name, role, created_at) values ($1, 'bench', 'brand', now())`, [accountId]);
   // The worker makes each day's partitions ahead of the clock; the simulated clock runs all the days at once here.
-  if (layout === 'partitions') await db.query('select history_partitions_ahead($1, $2)', [new Date(START), DAYS + 2]);
+  if (layout === 'partitions') {
+    await db.query('select history_partitions_ahead($1, $2)', [new Date(START - DAY), DAYS + 2]);
+  }
 
   const perDay = Math.floor(EVENTS / DAYS);
   const spacingUs = Math.floor((DAY * 1000) / perDay);

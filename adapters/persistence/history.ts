@@ -15,7 +15,7 @@ export const ITS_ATTEMPTS = "a.delivery_id = d.id and a.created_at in (d.created
 /** How many days of partitions are made ahead of the service's clock. */
 const DAYS_AHEAD = 3;
 
-/** The partitions of from's day and the next ones, those not made yet. */
+/** The partitions of the days after from's, those not made yet. */
 export async function prepareHistoryDays(client: pg.PoolClient, from: Date): Promise<void> {
   await client.query({
     name: 'history-days-ahead',

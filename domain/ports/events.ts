@@ -94,7 +94,7 @@ export interface DeliveryLog {
    * any delivery; answers the larger count (a full batch means more may be waiting). Pending deliveries are kept.
    */
   purgeBefore(before: Date, limit: number): Promise<number>;
-  /** Makes ready where the history of the coming days will be kept (their partitions), from `from`'s day on. */
+  /** Makes ready where the history of the coming days will be kept (their partitions): the days after `from`'s. */
   prepareDays(from: Date): Promise<void>;
 }
 

@@ -11,6 +11,8 @@ type App = Awaited<ReturnType<typeof appWithMailbox>>;
 const DAY = 86_400_000;
 const dayName = (at: Date) => at.toISOString().slice(0, 10).replaceAll('-', '');
 const HISTORY = ['events', 'deliveries', 'delivery_attempts'] as const;
+/** A day of its own for each run, `from` days on at least: a long-lived test database keeps other runs' days. */
+const farDay = (from: number) => from + Math.floor(Math.random() * 400);
 
 async function setUp(days: number) {
   const app = await appWithMailbox({ TEST_CLOCK: '1', EVENT_RETENTION_DAYS: '30' });
@@ -47,9 +49,11 @@ const feed = async (app: App, token: string, after?: string) =>
     .set('authorization', `Bearer ${token}`);
 
 test('a day lives in partitions made ahead; past retention it is dropped whole once nothing is to send', async () => {
-  const { app, sql, advance, advanceSeconds, purge, partitions, now } = await setUp(777);
+  const { app, sql, advance, advanceSeconds, purge, partitions, now: before } = await setUp(farDay(700));
   await purge();
   const ahead = await partitions();
+  assert.not.ok(ahead.has(`events_p${dayName(before)}`), 'never the day under way');
+  const now = await advance(1);
   for (const n of [0, 1, 2]) {
     for (const table of HISTORY) {
       assert.ok(ahead.has(`${table}_p${dayName(new Date(now.getTime() + n * DAY))}`), `${table}, ${n} days ahead`);
@@ -127,27 +131,31 @@ test('a day lives in partitions made ahead; past retention it is dropped whole o
 
 test('the days are UTC days whatever the session says: its time zone (a DST change) and its DateStyle', async () => {
   const { app } = await setUp(0);
+  // The second Sunday of March of a year of this run's own: the clocks of Los Angeles go forward an hour.
+  const year = 2100 + Math.floor(Math.random() * 800);
+  const firstSunday = 1 + ((7 - new Date(Date.UTC(year, 2, 1)).getUTCDay()) % 7);
+  const change = Date.UTC(year, 2, firstSunday + 7);
+  const days = [-1, 0, 1].map((n) => new Date(change + n * DAY));
   const hours = await app.database.orm.em.fork().transactional(async (em) => {
     await em.execute("set local timezone = 'America/Los_Angeles'");
     await em.execute("set local datestyle = 'SQL, DMY'");
-    // 2031-03-09: the clocks of Los Angeles go forward an hour.
-    await em.execute("select history_partitions_ahead('2031-03-08T12:00:00Z', 3)");
+    await em.execute('select history_partitions_ahead(?, 3)', [new Date(change - 2 * DAY + 12 * 3_600_000)]);
     await em.execute("set local timezone = 'UTC'");
     await em.execute("set local datestyle = 'ISO, YMD'");
     return em.execute<{ name: string; lower: string; hours: number }[]>(
       `select name, to_char(lower, 'YYYY-MM-DD HH24:MI') as lower, extract(epoch from upper - lower)::int / 3600 as hours
-       from history_partitions where name in ('events_p20310308', 'events_p20310309', 'events_p20310310') order by name`,
+       from history_partitions where name = any(?) order by name`,
+      [`{${days.map((d) => `events_p${dayName(d)}`).join(',')}}`],
     );
   });
-  assert.equal(hours, [
-    { name: 'events_p20310308', lower: '2031-03-08 00:00', hours: 24 },
-    { name: 'events_p20310309', lower: '2031-03-09 00:00', hours: 24 },
-    { name: 'events_p20310310', lower: '2031-03-10 00:00', hours: 24 },
-  ]);
+  assert.equal(
+    hours,
+    days.map((d) => ({ name: `events_p${dayName(d)}`, lower: `${d.toISOString().slice(0, 10)} 00:00`, hours: 24 })),
+  );
 });
 
 test("a day's rows written before its partition was made stay in the default; the row purge takes them", async () => {
-  const { app, sql, advance, purge, partitions, now } = await setUp(1500);
+  const { app, sql, advance, purge, partitions, now } = await setUp(farDay(1400));
   const brand = await brandWithEndpoint(app, null);
   await app.admin.call('jobs.create', { brandAccountId: brand.accountId });
   const place = () =>
@@ -167,7 +175,7 @@ test("a day's rows written before its partition was made stay in the default; th
 });
 
 test("across days: one order's events keep their feed order, and redeliver-failed requeues them in it", async () => {
-  const { app, sql, advance, purge } = await setUp(2000);
+  const { app, sql, advance, purge } = await setUp(farDay(2100));
   await purge();
   const brand = await brandWithEndpoint(app, 'http://127.0.0.1:9/never');
   const first = (await app.admin.call('jobs.create', { brandAccountId: brand.accountId })) as { apiId: string };

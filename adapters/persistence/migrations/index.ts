@@ -24,6 +24,7 @@ import { Migration20261130000000_history_partitions } from './Migration202611300
 import { Migration20261130010000_history_upkeep } from './Migration20261130010000_history_upkeep.ts';
 import { Migration20261130020000_trace_context } from './Migration20261130020000_trace_context.ts';
 import { Migration20261130030000_command_cid_index } from './Migration20261130030000_command_cid_index.ts';
+import { Migration20261130040000_history_days_after } from './Migration20261130040000_history_days_after.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -56,4 +57,5 @@ export const migrationsList = [
   { name: 'Migration20261130010000_history_upkeep', class: Migration20261130010000_history_upkeep },
   { name: 'Migration20261130020000_trace_context', class: Migration20261130020000_trace_context },
   { name: 'Migration20261130030000_command_cid_index', class: Migration20261130030000_command_cid_index },
+  { name: 'Migration20261130040000_history_days_after', class: Migration20261130040000_history_days_after },
 ];
