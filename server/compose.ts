@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import express from 'express';
 import { FileMailer } from '../adapters/mail/file-mailer.ts';
 import { RetryingMailer } from '../adapters/mail/retrying-mailer.ts';
 import { SmtpMailer } from '../adapters/mail/smtp-mailer.ts';
@@ -27,8 +26,9 @@ import type {
   WebhookTargetPolicy,
 } from '../domain/ports.ts';
 import type { Config } from './config.ts';
-import { createHttpApp, healthRoutes, metricsRoute } from './http/app.ts';
-import { undocumentedRoute } from './http/rest-routes.ts';
+import { createHttpApp, workerHttpApp } from './http/app.ts';
+import { documentedRoute } from './http/route-of.ts';
+import { traceRequests } from './http/trace-requests.ts';
 import { createLogger, failureLevel, type Logger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { buildOpenApiDocument } from './openapi/document.ts';
@@ -191,19 +191,17 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
     log.info('demo data loaded');
   }
 
-  const app =
+  const answering =
     config.role === 'worker'
-      ? express()
-          .disable('x-powered-by')
-          .use(healthRoutes(services))
-          .use(metricsRoute(services))
-          .use(undocumentedRoute([]))
+      ? workerHttpApp(services)
       : createHttpApp({
           router: appRouter,
           routes: routeTable,
           services,
           openApiDocument: buildOpenApiDocument(appRouter, routeTable),
         });
+  // Traced around the whole listener (CONTRACT §13): the fair-use door answers before express.
+  const app = config.tracing ? traceRequests(answering, documentedRoute(new Set(Object.keys(routeTable)))) : answering;
   const tasks =
     config.role === 'api'
       ? []

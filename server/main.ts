@@ -22,10 +22,9 @@ try {
   refuseToStart(error);
 }
 
-// Tracing before anything else is loaded (CONTRACT §13), in the processes that serve or work (a cluster's primary does
-// neither); with no OTLP endpoint set, nothing of it loads.
-const traced = config.tracing && (cluster.isWorker || layoutOf(config).kind === 'one');
-const tracing = traced ? await import('../adapters/tracing.ts') : null;
+// Tracing before anything else is loaded (CONTRACT §13), in every process (a cluster's primary answers the requests
+// that come while its processes start); with no OTLP endpoint set, nothing of it loads.
+const tracing = config.tracing ? await import('../adapters/tracing.ts') : null;
 const traces = await tracing?.startTracing(process.env);
 // The last spans go out when a process stops (a drain ends in process.exit, where nothing would wait for them).
 const flushTraces = traces && (() => traces.shutdown());
@@ -53,7 +52,7 @@ if (cluster.isWorker) {
   log.flush();
   if (layout.kind === 'cluster') {
     const { runPrimary } = await import('./processes/primary.ts');
-    await runPrimary(config, layout, log, refuseToStart, import.meta.url);
+    await runPrimary(config, layout, log, refuseToStart, import.meta.url, flushTraces);
   } else {
     const { serveAlone } = await import('./processes/serve.ts');
     await serveAlone(config, log, refuseToStart, flushTraces);

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { routeOf } from './http/route-of.ts';
 
 /** What the queue and pool gauges read (the persistence adapter's operational stats). */
 export interface StatsSource {
@@ -227,11 +228,7 @@ function replicaGauges(registers: Registry[], views: () => ReplicaView[]) {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/**
- * Counts every answer by method, route and status. The route is the operation's pattern
- * (`/v3/webhook-deliveries/:id/redeliver`), a known tRPC procedure (`/trpc/admin.jobs.create`), or `unmatched`: never
- * the raw path, which would let callers create a series per URL.
- */
+/** Counts every answer by method, route (http/route-of.ts) and status. */
 export function httpMetrics(metrics: Metrics, procedures: ReadonlySet<string>): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
@@ -255,19 +252,4 @@ export function countAnswer(
   const labels = { method: answer.method, route: answer.route, status: String(answer.status) };
   metrics.httpRequests.inc(labels);
   metrics.httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
-}
-
-/** The route an answer is counted (and traced) under. */
-export function routeOf(pattern: unknown, url: string, procedures: ReadonlySet<string>): string {
-  if (typeof pattern === 'string') return pattern;
-  const path = url.split('?')[0] ?? '';
-  if (path.startsWith('/trpc/')) {
-    const names = path.slice('/trpc/'.length).split(',');
-    return names.every((name) => procedures.has(name))
-      ? names.length === 1
-        ? `/trpc/${names[0]}`
-        : '/trpc/(batch)'
-      : 'unmatched';
-  }
-  return 'unmatched';
 }

@@ -29,7 +29,6 @@ import { legacyOrdersRoute } from './legacy-orders.ts';
 import { portalRoutes } from './portal.ts';
 import { requestIdFor } from './request-id.ts';
 import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
-import { traceRequests } from './trace-requests.ts';
 
 export interface HttpAppOptions {
   /** The app router; tests may hand in a router that adds procedures of their own. */
@@ -114,6 +113,15 @@ export function healthRoutes(services: Services) {
   return routes;
 }
 
+/** A worker's port: health and metrics, nothing else. */
+export function workerHttpApp(services: Services): RequestListener {
+  return express()
+    .disable('x-powered-by')
+    .use(healthRoutes(services))
+    .use(metricsRoute(services))
+    .use(undocumentedRoute([]));
+}
+
 /** A path the WHATWG parser would read otherwise (ambiguous-path.ts) is answered 404 here, with the request id. */
 const unambiguousPath: express.RequestHandler = (req, res, next) => {
   if (!isAmbiguousPath(req.path)) return next();
@@ -131,7 +139,6 @@ export function createHttpApp({ router, routes, services, openApiDocument }: Htt
   app.set('etag', false);
 
   const operations = documentedOperations(openApiDocument);
-  if (services.config.tracing) app.use(traceRequests(new Set(Object.keys(routes))));
   app.use(httpMetrics(services.metrics, new Set(Object.keys(routes))));
   app.use(
     pinoHttp({

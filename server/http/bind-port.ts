@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { ConfigError } from '../config.ts';
 import { problem, trpcFailure } from '../errors.ts';
@@ -35,10 +35,17 @@ export interface BoundPort {
  * Binds PORT before anything else starts: a port that cannot be had stops the process (a ConfigError naming PORT)
  * before it opens the database or claims any work, which another process would otherwise wait a lease for. Until
  * `serve` is called, every request is answered at once: /healthz 200 (the process lives), /readyz 503, anything
- * else 503 problem+json with Retry-After.
+ * else 503 problem+json with Retry-After. `traced`: tracing is on (the app given to `serve` is traced already).
  */
-export async function bindPort(port: number, timeouts: RequestTimeouts = REQUEST_TIMEOUTS): Promise<BoundPort> {
-  let handler: RequestListener = starting;
+export async function bindPort(
+  port: number,
+  timeouts: RequestTimeouts = REQUEST_TIMEOUTS,
+  { traced = false } = {},
+): Promise<BoundPort> {
+  // A span for each starting answer too, with tracing on (CONTRACT §13: every request); its module loads only then.
+  let handler: RequestListener = traced
+    ? (await import('./trace-requests.ts')).traceRequests(starting, healthRouteOf)
+    : starting;
   // How long a client may take to send a request: a slow or stalled sender holds a socket no longer than this (408,
   // closed). Checked every second, not Node's default 30 s. Answers are not bounded by it (a legacy listing streams
   // on).
@@ -87,9 +94,16 @@ export async function bindPort(port: number, timeouts: RequestTimeouts = REQUEST
   };
 }
 
+const HEALTH_ROUTES = new Set(['/healthz', '/readyz']);
+/** The routes a starting process knows: the code that knows the others is still loading. */
+const healthRouteOf = (req: IncomingMessage) => {
+  const path = (req.url ?? '/').split('?')[0]!;
+  return HEALTH_ROUTES.has(path) ? path : undefined;
+};
+
 const starting: RequestListener = (req, res) => {
-  const path = (req.url ?? '/').split('?')[0];
-  if (path === '/healthz' || path === '/readyz') {
+  const path = (req.url ?? '/').split('?')[0]!;
+  if (HEALTH_ROUTES.has(path)) {
     res.writeHead(path === '/healthz' ? 200 : 503, { 'content-type': 'application/json; charset=utf-8' });
     res.end(JSON.stringify({ status: path === '/healthz' ? 'ok' : 'starting' }));
     return;
@@ -97,7 +111,7 @@ const starting: RequestListener = (req, res) => {
   const requestId = requestIdFor(req, res);
   const message = 'The service is starting; try again in a moment.';
   // Each face in its own voice: tRPC's shape on /trpc, a problem everywhere else.
-  const trpc = trpcProcedureOf(path!);
+  const trpc = trpcProcedureOf(path);
   res.writeHead(503, {
     'content-type': trpc === null ? 'application/problem+json' : 'application/json',
     'retry-after': String(STARTING_RETRY_AFTER_S),

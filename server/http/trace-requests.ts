@@ -1,39 +1,47 @@
+import type { IncomingMessage, RequestListener } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { RequestHandler } from 'express';
-import { routeOf } from '../metrics.ts';
+
+/** The route a request was answered under, read once it is answered; undefined where none is known yet. */
+export type RouteOfRequest = (req: IncomingMessage) => string | undefined;
 
 /**
- * A server span for each request (CONTRACT §13), installed only when tracing is on: named `<METHOD> <route>` with the
- * route as the document writes it (`/v3/poll/job/{version}/{orderId}`), or the procedure for /trpc; a valid incoming
- * `traceparent` is its parent. It holds the method, the route and the status, nothing of the request's content.
+ * A server span for each request `listener` answers (CONTRACT §13), installed only when tracing is on, around the
+ * outermost listener: so that an answer given before express (the fair-use door's 429, the 503s while the process
+ * starts) has one too. Named `<METHOD> <route>`, the route read once answered; only `<METHOD>` while none is known
+ * (the code that knows the routes is still loading). A valid incoming `traceparent` is its parent. It holds the
+ * method, the route and the status, nothing of the request's content.
  */
-export function traceRequests(procedures: ReadonlySet<string>): RequestHandler {
+export function traceRequests(listener: RequestListener, routeOfRequest: RouteOfRequest = () => undefined) {
   const tracer = trace.getTracer('partner-brand-integration-api');
-  return (req, res, next) => {
+  const traced: RequestListener = (req, res) => {
+    const method = req.method ?? '';
     const parent = propagation.extract(ROOT_CONTEXT, req.headers);
     const span = tracer.startSpan(
-      req.method,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method } },
+      method,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } },
       parent,
     );
     let ended = false;
     const end = () => {
       if (ended) return;
       ended = true;
-      const route = routeOf(req.route?.path, req.originalUrl, procedures)
-        .replace(/:(\w+)/g, '{$1}')
-        .replace(/^\/trpc\//, '');
-      span.updateName(`${req.method} ${route}`);
+      const route = routeOfRequest(req);
+      if (route !== undefined) span.updateName(`${method} ${route}`);
       // A path that matched no route has none (never the raw path, which could carry anything).
-      span.setAttributes({
-        ...(route !== 'unmatched' && { 'http.route': route }),
-        'http.response.status_code': res.statusCode,
-      });
-      if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      if (route !== undefined && route !== 'unmatched') span.setAttribute('http.route', route);
+      if (!res.headersSent) {
+        // Closed by the caller before any answer: no status to tell.
+        span.setAttribute('error.type', 'aborted');
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      } else {
+        span.setAttribute('http.response.status_code', res.statusCode);
+        if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      }
       span.end();
     };
     res.once('finish', end);
     res.once('close', end);
-    context.with(trace.setSpan(parent, span), next);
+    context.with(trace.setSpan(parent, span), () => listener(req, res));
   };
+  return traced;
 }

@@ -5,6 +5,7 @@ import { DomainError } from '../../domain/errors.ts';
 import { problemFor } from '../errors.ts';
 import { requestIdFor } from '../http/request-id.ts';
 import type { RestOperation } from '../http/rest-routes.ts';
+import { answeredUnder } from '../http/route-of.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import { countAnswer } from '../metrics.ts';
@@ -41,11 +42,10 @@ export function fairUseDoor(
   return (req, res) => {
     if (!services.refusals.any()) return app(req, res);
     const path = pathOf(req.url);
-    const roles = plain(path)
-      ? guarded.get(req.method ?? '')?.find((operation) => operation.path.test(path))?.roles
-      : undefined;
-    const accessToken = roles ? bearerToken(req.headers.authorization) : null;
-    if (!roles || !accessToken) return app(req, res);
+    const operation = plain(path) ? guarded.get(req.method ?? '')?.find((entry) => entry.path.test(path)) : undefined;
+    const accessToken = operation ? bearerToken(req.headers.authorization) : null;
+    if (!operation || !accessToken) return app(req, res);
+    const { roles } = operation;
     const started = process.hrtime.bigint();
     services.refusals
       .check({ accessToken, roles })
@@ -56,6 +56,7 @@ export function fairUseDoor(
             services.log.error({ err: error }, 'the early fair-use check failed; the request takes its usual path');
             return app(req, res);
           }
+          answeredUnder(req, operation.documented); // the request's span is named by it
           answer(req, res, error);
           countAnswer(
             services.metrics,
@@ -82,13 +83,13 @@ function guardedOperations(routes: RouteTable, operations: readonly RestOperatio
         : [],
     ),
   );
-  const byMethod = new Map<string, { path: RegExp; roles: readonly Role[] }[]>();
+  const byMethod = new Map<string, { path: RegExp; documented: string; roles: readonly Role[] }[]>();
   for (const { method, path, route } of operations) {
     const roles = rolesOf.get(`${method.toUpperCase()} ${path}`);
     if (!roles) continue;
     const entries = byMethod.get(method.toUpperCase()) ?? [];
     // Matched as express matches the same route (path-to-regexp's defaults are express's: any case, a trailing slash).
-    entries.push({ path: pathToRegexp(route).regexp, roles });
+    entries.push({ path: pathToRegexp(route).regexp, documented: path, roles });
     byMethod.set(method.toUpperCase(), entries);
   }
   return byMethod;

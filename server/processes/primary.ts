@@ -2,7 +2,7 @@ import cluster, { type Worker as Member } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config.ts';
 import { readyLine } from '../console-lines.ts';
-import { type BoundPort, bindPort } from '../http/bind-port.ts';
+import { type BoundPort, bindPort, REQUEST_TIMEOUTS } from '../http/bind-port.ts';
 import type { Logger } from '../logger.ts';
 import { metricsGatherer } from './gather-metrics.ts';
 import type { Layout } from './layout.ts';
@@ -29,10 +29,11 @@ export async function runPrimary(
   log: Logger,
   refuse: Refuse,
   entry: string,
+  flush?: () => Promise<void>,
 ) {
   let starting: BoundPort | null;
   try {
-    starting = await bindPort(config.port);
+    starting = await bindPort(config.port, REQUEST_TIMEOUTS, { traced: config.tracing });
   } catch (error) {
     refuse(error);
   }
@@ -156,7 +157,7 @@ export async function runPrimary(
         exitCode = 1;
         log.error({ role: state.role, pid: member.process.pid, code, signal }, 'a process did not drain');
       }
-      if (members.size === 0) finish();
+      if (members.size === 0) void finish();
       return;
     }
     // A start that cannot work (a setting, the database, the port) stops here as it stops one process: the
@@ -195,7 +196,7 @@ export async function runPrimary(
     );
     starting?.server.close();
     starting?.server.closeAllConnections();
-    if (members.size === 0) return finish();
+    if (members.size === 0) return void finish();
     for (const member of members.keys()) send(member, { pbi: 'stop' });
     setTimeout(() => {
       log.error({ processes: members.size }, 'processes did not stop in time; killing them');
@@ -204,8 +205,10 @@ export async function runPrimary(
     }, config.shutdownDelayMs + KILL_AFTER_MS).unref();
   }
 
-  function finish() {
+  async function finish() {
     log.info({ exitCode }, 'stopped');
+    // The starting answers' spans, for a moment at most: a collector that takes nothing must not hold the exit.
+    await Promise.race([flush?.().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 2000))]);
     process.exit(exitCode);
   }
 

@@ -1,7 +1,7 @@
 import type { BuildOverrides, BuiltApp } from '../compose.ts';
 import type { Config } from '../config.ts';
 import { readyLine } from '../console-lines.ts';
-import { type BoundPort, bindPort } from '../http/bind-port.ts';
+import { type BoundPort, bindPort, REQUEST_TIMEOUTS } from '../http/bind-port.ts';
 import type { Logger } from '../logger.ts';
 import { drainer } from './drain.ts';
 import { onStopSignals } from './signals.ts';
@@ -38,7 +38,7 @@ export async function serveAlone(config: Config, log: Logger, refuse: Refuse, fl
   // port answers that the service is starting; the rest of the code is loaded meanwhile.
   let http: BoundPort;
   try {
-    http = await bindPort(config.port);
+    http = await bindPort(config.port, REQUEST_TIMEOUTS, { traced: config.tracing });
   } catch (error) {
     refuse(error);
   }

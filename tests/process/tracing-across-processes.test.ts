@@ -122,4 +122,71 @@ test('a cluster on PostgreSQL: accepted by an API process, run and delivered by 
   assert.is(traced.attempt.instance, traced.execution.instance);
 });
 
+test("two requests' commands run in one batch by a later worker: each event keeps its request's trace", async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL): an API process and a worker of their own')) return;
+  const name = `pbi_trace_batch_${process.pid}_${Date.now()}`;
+  databases.push(name);
+  const url = Object.assign(new URL(process.env.DATABASE_URL!), { pathname: `/${name}` }).href;
+  const dataDir = mkdtempSync(join(tmpdir(), 'pbi-trace-batch-'));
+  dirs.push(dataDir);
+  const env = {
+    DATABASE_URL: url,
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: ADMIN,
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+  };
+  const api = startService({ ...env, SERVICE_ROLE: 'api' });
+  started.push(api);
+  const receiver = await startReceiver();
+  const client = processClient(await api.listening, ADMIN);
+  const brand = await integratorLoggedIn(client, dataDir, 'brand', 'batch-traces@example.com');
+  await client.admin('webhookConfigs.upsert', {
+    accountId: brand.accountId,
+    scope: 'brand',
+    url: receiver.url('/hooks/batch'),
+    transformer: 'default',
+    version: '1.3.0',
+  });
+  const { apiId } = await client.admin<{ apiId: string }>('jobs.create', { brandAccountId: brand.accountId });
+  const sent = [randomBytes(16).toString('hex'), randomBytes(16).toString('hex')].map((traceId) => ({
+    traceId,
+    cid: randomUUID(),
+  }));
+  for (const { traceId, cid } of sent) {
+    const accepted = await client.rest('/v3/commands', {
+      method: 'POST',
+      token: brand.token,
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      body: JSON.stringify({ _v: '1.0.0', _cid: cid, _type: 'RefreshOrder', orderId: apiId }),
+    });
+    assert.is(accepted.status, 202);
+  }
+  // Both wait for a worker; the one started now claims them together and runs them in one transaction.
+  started.push(startService({ ...env, SERVICE_ROLE: 'worker' }));
+  const resultOf = (cid: string) => (r: Received) => r.payload._type === 'CommandResultEvent' && r.payload._cid === cid;
+  await receiver.until((got) => sent.every(({ cid }) => got.some(resultOf(cid))), 30_000, 'both results');
+
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  const { rows } = await db.query<{ cid: string; xmin: string; traceparent: string }>(
+    `select payload->>'_cid' as cid, xmin::text, traceparent from events where type = 'CommandResultEvent'`,
+  );
+  await db.end();
+  assert.is(rows.length, 2);
+  // The case under test; should it not hold, look for the worker's "a batch of commands was undone" line.
+  assert.is(rows[0]!.xmin, rows[1]!.xmin, 'both results were written by one transaction (one batch)');
+  for (const { traceId, cid } of sent) {
+    const request = await otlp.spanNamed('POST /v3/commands', (s) => s.traceId === traceId);
+    const execution = await otlp.spanNamed('command RefreshOrder', (s) => s.traceId === traceId);
+    assert.is(execution.parentSpanId, request.spanId, "each command's span continues its own request");
+    const event = rows.find((row) => row.cid === cid)!;
+    assert.match(event.traceparent, new RegExp(`^00-${traceId}-${execution.spanId}-01$`), 'its event, its command');
+    const webhook = receiver.received.find(resultOf(cid))!;
+    assert.match(String(webhook.headers.traceparent), new RegExp(`^00-${traceId}-`), 'its webhook, its trace');
+  }
+});
+
 test.run();

@@ -2,19 +2,24 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { attribute, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { integratorLoggedIn, processClient, type ServiceProcess, startService } from '../support/process.ts';
+import { onPostgres, skipUnless } from '../support/skip.ts';
+import { freePort } from '../support/temp-postgres.ts';
 
 // CONTRACT §13 from outside: the service started with OpenTelemetry's settings exports its spans over OTLP/HTTP (JSON
 // here) to a receiver in this process, which keeps every body it gets.
 const test = suite('traces over OTLP (CONTRACT §13)');
 const ADMIN = 'tracing-admin-token-0123456789';
+const SERVER_SPAN = 2; // OTLP's SPAN_KIND_SERVER
 
 let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
 let endpoint = '';
 const dirs: string[] = [];
+const databases: string[] = [];
 const started: ServiceProcess[] = [];
 const spans = () => otlp.spans();
 const spanNamed = (name: string) => otlp.spanNamed(name);
@@ -28,6 +33,12 @@ test.after(async () => {
   for (const p of started) await p.stop('SIGKILL');
   await otlp.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  if (databases.length > 0) {
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    for (const name of databases) await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
 });
 
 test('request spans: named by method and route, parented by traceparent, with nothing private in them', async () => {
@@ -92,6 +103,86 @@ test('request spans: named by method and route, parented by traceparent, with no
     );
   const lines = traced();
   assert.match(lines[0]!, /"span_id":"[0-9a-f]{16}"/);
+});
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const traceparent = (traceId: string) => `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
+/** The server span of each of these traces (one request each), once all are exported. */
+async function serverSpansOf(traceIds: string[]) {
+  const spanOf = (traceId: string) => spans().find((s) => s.traceId === traceId && s.kind === SERVER_SPAN);
+  for (const deadline = Date.now() + 10_000; traceIds.some((id) => !spanOf(id)); await wait(50))
+    assert.ok(Date.now() < deadline, `${traceIds.filter((id) => !spanOf(id)).length} of ${traceIds.length} unseen`);
+  return traceIds.map((id) => spanOf(id)!);
+}
+
+test('the 503s of a process still starting have spans, named by the method: no route is known yet', async () => {
+  const port = await freePort();
+  const service = startService({
+    PGLITE_DIR: 'memory://',
+    ADMIN_TOKEN: ADMIN,
+    PORT: String(port),
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+  });
+  started.push(service);
+  const starting: string[] = [];
+  for (let answered = 0, deadline = Date.now() + 30_000; answered !== 401; await wait(5)) {
+    assert.ok(Date.now() < deadline, `no answer of the started service within 30 s:\n${service.output()}`);
+    const traceId = randomBytes(16).toString('hex');
+    answered = await fetch(`http://127.0.0.1:${port}/v3/poll/job/1.3.0/an-order`, {
+      headers: { traceparent: traceparent(traceId) },
+    }).then(
+      (r) => r.status,
+      () => 0, // not bound yet
+    );
+    if (answered === 503) starting.push(traceId);
+  }
+  assert.ok(starting.length >= 1, 'answered while starting');
+  for (const span of await serverSpansOf(starting)) {
+    assert.is(span.name, 'GET');
+    assert.is(attribute(span, 'http.response.status_code'), 503);
+    assert.is(attribute(span, 'http.route'), undefined, 'no route is known yet');
+  }
+});
+
+test('the 429s of the fair-use door, answered before express, have spans named by their route', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL): the door refuses a share counted on the server')) return;
+  const name = `pbi_trace_door_${process.pid}_${Date.now()}`;
+  databases.push(name);
+  const dataDir = mkdtempSync(join(tmpdir(), 'pbi-tracing-'));
+  dirs.push(dataDir);
+  const service = startService({
+    DATABASE_URL: Object.assign(new URL(process.env.DATABASE_URL!), { pathname: `/${name}` }).href,
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: ADMIN,
+    API_RATE_LIMIT_PER_ACCOUNT: '3',
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+  });
+  started.push(service);
+  const client = processClient(await service.listening, ADMIN);
+  const brand = await integratorLoggedIn(client, dataDir, 'brand', 'door@example.com');
+  const refused: string[] = [];
+  for (let i = 0; i < 12; i++) {
+    const traceId = randomBytes(16).toString('hex');
+    const polled = await client.rest('/v3/poll/job/1.3.0/an-order', {
+      token: brand.token,
+      headers: { traceparent: traceparent(traceId) },
+    });
+    if (polled.status === 429) refused.push(traceId);
+  }
+  const metrics = await (await client.rest('/metrics', { token: ADMIN })).text();
+  const atTheDoor = Number(
+    /http_requests_total\{method="GET",route="fair use",status="429"\} (\d+)/.exec(metrics)?.[1],
+  );
+  assert.ok(atTheDoor >= 1 && atTheDoor <= refused.length, `the door answered ${atTheDoor} of ${refused.length}`);
+  for (const span of await serverSpansOf(refused)) {
+    assert.is(span.name, 'GET /v3/poll/job/{version}/{orderId}');
+    assert.is(attribute(span, 'http.route'), '/v3/poll/job/{version}/{orderId}');
+    assert.is(attribute(span, 'http.response.status_code'), 429);
+  }
 });
 
 test('a stop sends the last spans out: exported on SIGTERM, long before the batch would have gone', async () => {
