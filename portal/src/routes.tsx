@@ -1,7 +1,7 @@
-import { useEffect, useRef } from 'react';
-import { Navigate, NavLink, Outlet, type RouteObject, ScrollRestoration, useLocation, useMatches } from 'react-router';
+import { Navigate, NavLink, Outlet, type RouteObject, ScrollRestoration } from 'react-router';
 import { type Identity, type Role, signOut } from './api/session';
 import { Who } from './identity';
+import { type Handle, SkipLink, usePageChange } from './page-frame';
 import { Commands } from './pages/Commands';
 import { Deliveries } from './pages/Deliveries';
 import { DeliveryDetail } from './pages/Delivery';
@@ -20,8 +20,6 @@ const PAGES: Page[] = [
   { path: 'orders', label: 'Orders', roles: ['partner'] },
   { path: 'commands', label: 'Commands', roles: ['brand'] },
 ];
-
-type Handle = { label: string };
 
 /** A line above the first page of a session: what the sign-in did (an alert when a link was refused). */
 export type Notice = { text: string; alert: boolean };
@@ -55,32 +53,10 @@ export function portalRoutes(who: Identity, notice?: Notice): RouteObject[] {
 
 function Layout({ who, notice }: { who: Identity; notice?: Notice }) {
   const pages = PAGES.filter((p) => p.roles.includes(who.role));
-  const label = (useMatches().at(-1)?.handle as Handle | undefined)?.label;
-  useEffect(() => {
-    if (label) document.title = `${label} · Integrator portal`;
-  }, [label]);
-  // Another page: focus moves to its content, so that a screen reader reads the new page, not the link just followed.
-  const { pathname } = useLocation();
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
-    document.getElementById('main')?.focus({ preventScroll: true });
-  }, [pathname]);
+  usePageChange('Integrator portal');
   return (
     <>
-      <a
-        className="skip"
-        href="#main"
-        onClick={(e) => {
-          e.preventDefault();
-          document.getElementById('main')?.focus();
-        }}
-      >
-        Skip to content
-      </a>
+      <SkipLink />
       <header className="bar">
         <span className="brand">Integrator portal</span>
         <Who who={who} />

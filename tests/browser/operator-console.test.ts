@@ -121,6 +121,35 @@ test('API access granted in the console: the contact can sign in to the portal',
   const portalPage = await portal.newPage();
   await portal.signIn(portalPage, partner.email);
   assert.match(await mailedLink(portal.mailDir, partner.email), '/portal/#refresh=');
+
+  // Withdrawing is asked first, in a modal dialog: Escape and "Keep access" keep it, "Withdraw" withdraws; the focus
+  // comes back to the contact's button each time.
+  const accessOf = async () =>
+    (
+      await portal.app.admin.query<{ contacts: { apiAccess: boolean }[] }>('accounts.get', {
+        accountId: partner.accountId,
+      })
+    ).contacts[0]?.apiAccess;
+  const withdraw = page.getByRole('button', { name: `Withdraw API access of ${partner.email}` });
+  const question = page.getByRole('dialog', { name: `Withdraw API access of ${partner.email}?` });
+  const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? '');
+  await withdraw.click();
+  await question.waitFor();
+  await assertAccessible(page, 'the question before withdrawing');
+  assert.is(await page.evaluate(() => document.activeElement?.textContent), 'Keep access', 'the safe answer first');
+  await page.keyboard.press('Escape');
+  await question.waitFor({ state: 'detached' });
+  assert.is(await focused(), `Withdraw API access of ${partner.email}`);
+  await withdraw.click();
+  await question.getByRole('button', { name: 'Keep access' }).click();
+  await question.waitFor({ state: 'detached' });
+  assert.is(await focused(), `Withdraw API access of ${partner.email}`);
+  assert.is(await accessOf(), true, 'kept');
+  await withdraw.click();
+  await question.getByRole('button', { name: 'Withdraw', exact: true }).click();
+  await page.getByRole('button', { name: `Grant API access to ${partner.email}` }).waitFor();
+  assert.is(await focused(), `Grant API access to ${partner.email}`, 'the focus stays on the contact');
+  assert.is(await accessOf(), false, 'withdrawn');
 });
 
 test('a wrong token signs in nothing and is not kept; a right one is kept in the tab, until signing out', async () => {

@@ -1,6 +1,8 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { createContext, useContext, useEffect, useRef, useState } from 'react';
-import { createHashRouter, Navigate, NavLink, Outlet, RouterProvider, useLocation, useMatches } from 'react-router';
+import { createContext, useContext, useEffect, useState } from 'react';
+import { createHashRouter, Navigate, NavLink, Outlet, RouterProvider } from 'react-router';
+import type { Problem } from '../api/session';
+import { type Handle, SkipLink, usePageChange } from '../page-frame';
 import { AccountDetail, Accounts } from './pages/Accounts';
 import { Deliveries, DeliveryDetail } from './pages/Deliveries';
 import { Endpoints } from './pages/Endpoints';
@@ -56,7 +58,7 @@ function SignIn({ message, onSignedIn }: { message: string; onSignedIn: (token: 
       await call(adminClient(token, () => {}).webhookConfigs.list.query({ limit: 1 }));
       onSignedIn(token);
     } catch (error) {
-      const problem = error as { status?: number; detail?: string };
+      const problem = error as Partial<Problem>; // call()'s problem, or a failure of the page's own (no status)
       setRefusal(
         problem.status === 401
           ? 'This token was refused: it is not the service’s ADMIN_TOKEN (or none is set). Nothing was signed in.'
@@ -100,7 +102,6 @@ function SignIn({ message, onSignedIn }: { message: string; onSignedIn: (token: 
   );
 }
 
-type Handle = { label: string };
 const PAGES = [
   { path: 'accounts', label: 'Accounts' },
   { path: 'endpoints', label: 'Endpoints' },
@@ -156,32 +157,10 @@ function SignedIn({ token, signOut }: { token: string; signOut: (message: string
 }
 
 function Layout({ signOut }: { signOut: () => void }) {
-  const label = (useMatches().at(-1)?.handle as Handle | undefined)?.label;
-  useEffect(() => {
-    if (label) document.title = `${label} · Operator console`;
-  }, [label]);
-  // Another page: focus moves to its content, so that a screen reader reads the new page.
-  const { pathname } = useLocation();
-  const first = useRef(true);
-  useEffect(() => {
-    if (first.current) {
-      first.current = false;
-      return;
-    }
-    document.getElementById('main')?.focus({ preventScroll: true });
-  }, [pathname]);
+  usePageChange('Operator console');
   return (
     <>
-      <a
-        className="skip"
-        href="#main"
-        onClick={(e) => {
-          e.preventDefault();
-          document.getElementById('main')?.focus();
-        }}
-      >
-        Skip to content
-      </a>
+      <SkipLink />
       <header className="bar">
         <span className="brand">Operator console</span>
         <nav aria-label="Pages">

@@ -3,13 +3,15 @@
 // @trpc/client is the service's own package (found in the project's node_modules, above the portal's), so the client
 // and the router are always of one tRPC version.
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
-import type { inferRouterOutputs } from '@trpc/server';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../../../server/routers/index.ts';
 import type { Problem } from '../api/session';
 
 export type Admin = ReturnType<typeof adminClient>;
 /** What each admin procedure answers, by its path: `Answers['deliveries']['get']`. */
 export type Answers = inferRouterOutputs<AppRouter>['admin'];
+/** What each admin procedure takes, by its path: `Inputs['webhookConfigs']['list']`. */
+export type Inputs = inferRouterInputs<AppRouter>['admin'];
 
 const KEY = 'operator.adminToken';
 
@@ -41,6 +43,8 @@ export async function call<T>(promise: Promise<T>): Promise<T> {
     return await promise;
   } catch (error) {
     if (!(error instanceof TRPCClientError)) throw error;
+    // The /trpc face's error data (server/trpc.ts's formatter): tRPC types it as its default shape, since the
+    // formatter answers REST's problems too; these are the members it adds. None when no answer came.
     const data = (error.data ?? {}) as {
       code?: string;
       httpStatus?: number;

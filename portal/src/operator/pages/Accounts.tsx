@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { Empty, Loaded, MutationProblem } from '../../ui';
 import { useAdmin } from '../Console';
-import { type Answers, call } from '../trpc';
+import { type Answers, call, type Inputs } from '../trpc';
 import { EndpointState } from './Endpoints';
 import { useAddressSearch, utc } from './search';
 
@@ -140,9 +141,11 @@ function Contacts({ accountId, contacts }: { accountId: string; contacts: Contac
   const admin = useAdmin();
   const client = useQueryClient();
   const change = useMutation({
-    mutationFn: (input: { contactId: string; apiAccess: boolean }) => call(admin.contacts.setApiAccess.mutate(input)),
+    mutationFn: (input: Inputs['contacts']['setApiAccess']) => call(admin.contacts.setApiAccess.mutate(input)),
     onSuccess: () => client.invalidateQueries({ queryKey: ['account', accountId] }),
   });
+  // Withdrawing ends the contact's sessions at once: asked first. Granting is not: it is undone as easily.
+  const [withdrawing, setWithdrawing] = useState<string | null>(null);
   return (
     <>
       <h2>Contacts</h2>
@@ -167,12 +170,26 @@ function Contacts({ accountId, contacts }: { accountId: string; contacts: Contac
                   <button
                     type="button"
                     className="secondary"
-                    disabled={change.isPending}
+                    // Not `disabled` while a change is under way: that would drop the focus the dialog gave back.
+                    aria-disabled={change.isPending}
                     aria-label={`${c.apiAccess ? 'Withdraw API access of' : 'Grant API access to'} ${c.email}`}
-                    onClick={() => change.mutate({ contactId: c.id, apiAccess: !c.apiAccess })}
+                    onClick={() => {
+                      if (change.isPending) return;
+                      if (c.apiAccess) setWithdrawing(c.id);
+                      else change.mutate({ contactId: c.id, apiAccess: true });
+                    }}
                   >
                     {c.apiAccess ? 'Withdraw API access' : 'Grant API access'}
                   </button>
+                  {withdrawing === c.id && (
+                    <WithdrawQuestion
+                      contact={c}
+                      answer={(withdraw) => {
+                        setWithdrawing(null);
+                        if (withdraw) change.mutate({ contactId: c.id, apiAccess: false });
+                      }}
+                    />
+                  )}
                 </td>
               </tr>
             ))}
@@ -180,6 +197,43 @@ function Contacts({ accountId, contacts }: { accountId: string; contacts: Contac
         </table>
       )}
     </>
+  );
+}
+
+/**
+ * Asked before withdrawing, in a modal dialog: Escape or "Keep access" changes nothing, and the focus goes back to the
+ * contact's button either way (which then grants, once withdrawn).
+ */
+function WithdrawQuestion({ contact, answer }: { contact: Contact; answer: (withdraw: boolean) => void }) {
+  const id = `withdraw-${contact.id}`;
+  const dialog = useRef<HTMLDialogElement>(null);
+  const keep = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    dialog.current?.showModal();
+    keep.current?.focus(); // on the answer that changes nothing
+  }, []);
+  const close = (answered: 'withdraw' | 'keep') => dialog.current?.close(answered);
+  return (
+    <dialog
+      ref={dialog}
+      aria-labelledby={`${id}-question`}
+      aria-describedby={`${id}-detail`}
+      className="confirm"
+      onClose={() => answer(dialog.current?.returnValue === 'withdraw')}
+    >
+      <p id={`${id}-question`}>Withdraw API access of {contact.email}?</p>
+      <p id={`${id}-detail`}>
+        Their tokens stop working at once, and they cannot sign in until access is granted again.
+      </p>
+      <div className="buttons">
+        <button type="button" onClick={() => close('withdraw')}>
+          Withdraw
+        </button>
+        <button type="button" className="secondary" ref={keep} onClick={() => close('keep')}>
+          Keep access
+        </button>
+      </div>
+    </dialog>
   );
 }
 

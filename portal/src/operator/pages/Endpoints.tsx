@@ -2,12 +2,14 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { Empty, Loaded } from '../../ui';
 import { useAdmin } from '../Console';
-import { type Answers, call } from '../trpc';
+import { type Answers, call, type Inputs } from '../trpc';
 import { utc } from './search';
 
 type Config = Answers['accounts']['get']['webhookConfigs'][number];
-const HEALTH = ['all', 'failing', 'disabled'] as const;
-type Health = (typeof HEALTH)[number];
+type Health = NonNullable<Exclude<Inputs['webhookConfigs']['list'], void | undefined>['health']>;
+/** Every health the procedure takes, with what the list says of it. */
+const HEALTH = { all: 'all', failing: 'failing now', disabled: 'disabled' } satisfies Record<Health, string>;
+const isHealth = (value: string | null): value is Health => value !== null && Object.hasOwn(HEALTH, value);
 
 /** Enabled and fine, failing since when, or disabled and why. */
 export function EndpointState({ config }: { config: Pick<Config, 'enabled' | 'failingSince' | 'disabledReason'> }) {
@@ -25,7 +27,8 @@ export function EndpointState({ config }: { config: Pick<Config, 'enabled' | 'fa
 export function Endpoints() {
   const admin = useAdmin();
   const [params, setParams] = useSearchParams();
-  const health: Health = HEALTH.find((h) => h === params.get('health')) ?? 'all';
+  const asked = params.get('health');
+  const health: Health = isHealth(asked) ? asked : 'all';
   const list = useQuery({
     queryKey: ['endpoints', health],
     queryFn: () => call(admin.webhookConfigs.list.query({ health })),
@@ -37,9 +40,11 @@ export function Endpoints() {
         <div className="field">
           <label htmlFor="endpoint-health">Show</label>
           <select id="endpoint-health" value={health} onChange={(e) => setParams({ health: e.target.value })}>
-            <option value="all">all</option>
-            <option value="failing">failing now</option>
-            <option value="disabled">disabled</option>
+            {Object.entries(HEALTH).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
           </select>
         </div>
       </div>
