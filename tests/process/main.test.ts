@@ -35,6 +35,8 @@ for (const [env, setting] of [
     { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
     'OTEL_EXPORTER_OTLP_PROTOCOL',
   ],
+  [{ OTEL_EXPORTER_OTLP_ENDPOINT: '127.0.0.1:4318' }, 'OTEL_EXPORTER_OTLP_ENDPOINT: an http:// or https:// URL'],
+  [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'collector/v1/traces' }, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'],
   [
     { DATABASE_REPLICA_URL: 'postgres://postgres@127.0.0.1:1/replica' },
     'DATABASE_REPLICA_URL: the embedded database has no replicas',

@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -204,6 +206,46 @@ test('a stop sends the last spans out: exported on SIGTERM, long before the batc
       .some((s) => s.name === 'POST admin.accounts.create'),
     'the span of the last request was exported at the stop',
   );
+});
+
+test('a collector that refuses every export is said in the log once, however often the exports fail', async () => {
+  let refused = 0;
+  const collector = createServer((req, res) => {
+    refused += 1;
+    req.resume().on('end', () => res.writeHead(400).end('no'));
+  });
+  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+  const service = startService({
+    PGLITE_DIR: 'memory://',
+    ADMIN_TOKEN: ADMIN,
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+    OTEL_BSP_SCHEDULE_DELAY: '50',
+    LOG_FORMAT: 'json',
+  });
+  started.push(service);
+  try {
+    const client = processClient(await service.listening, ADMIN);
+    for (let i = 0; refused < 3; i += 1) {
+      assert.ok(i < 100, `the collector got ${refused} exports`);
+      await client.admin('accounts.create', { name: `Refused ${i}`, role: 'brand' });
+      await wait(100);
+    }
+    const said = () =>
+      service
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('not reaching the OTLP'));
+    await wait(1500); // each refusal answered, and the log written (it goes out each second)
+    const [line = '', ...more] = said();
+    assert.ok(line, `${refused} exports refused and not a line about them`);
+    assert.is(more.length, 0, `${refused} refused, more than one line:\n${more.join('\n')}`);
+    assert.is(JSON.parse(line).level, 40);
+    assert.match(line, /"problem":"[^"]+"/);
+    assert.not.match(line, '"trace_id"', 'the line belongs to no request');
+    assert.is(await service.stop('SIGTERM'), 0);
+  } finally {
+    collector.close();
+  }
 });
 
 test('with no OTLP endpoint set, nothing is exported and log lines carry no trace ids', async () => {
