@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { context, DiagLogLevel, diag, propagation, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { DiagLogLevel, diag, propagation, trace } from '@opentelemetry/api';
 
 /** The process's tracing once started: says what goes wrong, and flushes what is left at the end. */
 export interface Tracing {
@@ -13,21 +13,17 @@ const PROBLEM_LINE_EVERY_MS = 60_000;
 
 /**
  * Starts exporting traces over OTLP/HTTP as OpenTelemetry's settings say (endpoint, `OTEL_EXPORTER_OTLP_PROTOCOL`
- * `http/protobuf` or `http/json`, `OTEL_SERVICE_NAME`, `OTEL_BSP_SCHEDULE_DELAY`), with W3C trace context and
- * a context kept across awaits (AsyncLocalStorage). The SDK is loaded only here: with no endpoint set nothing of it
- * loads, and the API's calls elsewhere stay no-ops.
+ * `http/protobuf` or `http/json`, `OTEL_SERVICE_NAME`, `OTEL_BSP_SCHEDULE_DELAY`), with W3C trace context. The SDK is
+ * loaded only here: with no endpoint set nothing of it loads, and the API's calls elsewhere stay no-ops.
+ *
+ * No context manager: a span's context is handed on by hand (a request's, a lane's, an attempt's: see
+ * server/http/request-traces.ts and server/worker/spans.ts). The SDK's, on AsyncLocalStorage, turns Node's promise
+ * hooks on for the whole process, and every promise of every request paid for them (docs/BENCHMARKS.md, Tracing).
  */
 export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing> {
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf';
-  const [
-    { TracerProvider, BatchSpanProcessor },
-    { AsyncLocalStorageContextManager },
-    { W3CTraceContextPropagator, setGlobalErrorHandler },
-  ] = await Promise.all([
-    import('@opentelemetry/sdk-trace'),
-    import('@opentelemetry/context-async-hooks'),
-    import('@opentelemetry/core'),
-  ]);
+  const [{ TracerProvider, BatchSpanProcessor }, { W3CTraceContextPropagator, setGlobalErrorHandler }] =
+    await Promise.all([import('@opentelemetry/sdk-trace'), import('@opentelemetry/core')]);
   const { resourceFromAttributes } = await import('@opentelemetry/resources');
   const { OTLPTraceExporter } =
     protocol === 'http/json'
@@ -47,7 +43,6 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing> {
       }),
     ],
   });
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   return {
@@ -74,29 +69,8 @@ function throttled(warn: (fields: Record<string, unknown>, message: string) => v
       heldBack += 1;
       return;
     }
-    // Outside any span: the export runs in the context of whichever request's span filled the batch.
-    context.with(ROOT_CONTEXT, () =>
-      warn({ problem, ...(heldBack > 0 && { heldBack }) }, 'traces are not reaching the OTLP endpoint'),
-    );
+    warn({ problem, ...(heldBack > 0 && { heldBack }) }, 'traces are not reaching the OTLP endpoint');
     lastAt = now;
     heldBack = 0;
   };
-}
-
-/** The active trace context as W3C headers (`traceparent`, `tracestate`): none with tracing off or no span active. */
-export function traceHeaders(): Record<string, string> {
-  const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
-  return carrier;
-}
-
-/** The active context's `traceparent`, kept with what this work causes later elsewhere (a command, an event). */
-export const currentTraceparent = (): string | null => traceHeaders().traceparent ?? null;
-
-/** What a log line written inside a span carries: its trace and span ids (nothing outside one). */
-export function traceIdsOfLogLine(): Record<string, string> {
-  const span = trace.getSpan(context.active());
-  if (!span) return {};
-  const { traceId, spanId } = span.spanContext();
-  return { trace_id: traceId, span_id: spanId };
 }

@@ -8,6 +8,7 @@ import { integratorLoggedIn, type processClient } from '../tests/support/process
 type Client = ReturnType<typeof processClient>;
 
 export interface Fixtures {
+  brandAccountId: string;
   brandToken: string;
   partnerToken: string;
   signatureKey: string;
@@ -54,6 +55,7 @@ export async function prepare(client: Client, dataDir: string): Promise<Fixtures
     jobs.push(apiId);
   }
   const fixtures: Fixtures = {
+    brandAccountId: brand.accountId,
     brandToken: brand.token,
     partnerToken: partner.token,
     signatureKey,

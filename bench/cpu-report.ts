@@ -39,6 +39,7 @@ export interface CpuRuns {
 
 const NAMES: PathName[] = ['command', 'result', 'signed', 'page', 'feed'];
 const LABELS = benchPaths({
+  brandAccountId: '',
   brandToken: '',
   partnerToken: '',
   signatureKey: '',

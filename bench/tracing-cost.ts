@@ -1,8 +1,10 @@
-// npm run bench:tracing — what tracing costs (CONTRACT §13): CPU per request of POST /v3/commands and of a feed page,
-// the built service with no OTLP endpoint set against the same with traces exported (http/protobuf, to a sink in this
-// process that takes them and answers 200), in the same run, the two interleaved round by round. CPU is read from the
-// service process itself (/proc/<pid>/stat) over a fixed number of requests. DATABASE_URL names the PostgreSQL
-// database; BENCH_REQUESTS (2000), BENCH_CONNECTIONS (16), BENCH_ROUNDS (3). Writes its section of docs/BENCHMARKS.md.
+// npm run bench:tracing — what tracing costs (CONTRACT §13): CPU per request of POST /v3/commands and of a feed page
+// (a server span each), and the worker's CPU per brand command executed with its two webhooks delivered (a consumer
+// span and two client spans: tracing-worker.ts); the built service with no OTLP endpoint set against the same with
+// traces exported (http/protobuf, to a sink in this process that takes them and answers 200), in the same run, the
+// two interleaved round by round. CPU is read from the process itself (/proc/<pid>/stat). DATABASE_URL names the
+// PostgreSQL database; BENCH_REQUESTS (2000), BENCH_CONNECTIONS (16), BENCH_ROUNDS (3), BENCH_WORKER_COMMANDS (1000).
+// Writes its section of docs/BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -12,12 +14,14 @@ import { processClient, type ServiceProcess } from '../tests/support/process.ts'
 import { startBuiltService } from './built.ts';
 import { benchPaths, type PathName, prepare, send } from './cpu-fixtures.ts';
 import { codeLine, loadAverage, median, writeSection } from './report.ts';
+import { type WorkerBench, workerMicrosPerCommand } from './tracing-worker.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL;
 if (!DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL database');
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WORKER_COMMANDS = Number(process.env.BENCH_WORKER_COMMANDS ?? 1000);
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 const ADMIN = 'bench-admin-token-0123456789';
 const PATHS: PathName[] = ['command', 'feed'];
@@ -33,13 +37,18 @@ const cpuMicros = (pid: number) => {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK;
 };
 
-// The collector: takes every export and answers 200, counting what it got.
+// The collector: takes every export and answers 200, counting what it got; and the brand's webhook receiver (/hooks).
 let exported = 0;
+let webhooks = 0;
 const sink = createServer((req, res) => {
+  const hook = req.url === '/hooks';
   req.on('data', (chunk: Buffer) => {
-    exported += chunk.length;
+    if (!hook) exported += chunk.length;
   });
-  req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  req.on('end', () => {
+    if (hook) webhooks += 1;
+    res.writeHead(200, { 'content-type': hook ? 'text/plain' : 'application/x-protobuf' }).end();
+  });
 });
 await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
 const endpoint = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
@@ -55,6 +64,7 @@ const env = (traced: boolean): Record<string, string> => ({
   API_RATE_LIMIT_PER_ACCOUNT: '1000000',
   API_CONCURRENCY_PER_ACCOUNT: '10000',
   LOG_LEVEL: 'info',
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
   ...(traced && { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
 });
 const started: ServiceProcess[] = [];
@@ -64,8 +74,37 @@ process.on('exit', () => {
 
 const setup = startBuiltService({ ...env(false), SERVICE_ROLE: 'all' });
 started.push(setup);
-const paths = benchPaths(await prepare(processClient(await setup.listening, ADMIN), dataDir));
+const setupClient = processClient(await setup.listening, ADMIN);
+const fixtures = await prepare(setupClient, dataDir);
+const paths = benchPaths(fixtures);
+await setupClient.admin('webhookConfigs.upsert', {
+  accountId: fixtures.brandAccountId,
+  scope: 'brand',
+  url: `${endpoint}/hooks`,
+  transformer: 'default',
+  version: '1.3.0',
+});
 await setup.stop();
+
+const load = loadAverage();
+// The worker first: the API rounds below leave their commands accepted, for the next run's worker to run first.
+const api = startBuiltService(env(false), { cpu: 1 });
+started.push(api);
+const workerBench: WorkerBench = {
+  databaseUrl: DATABASE_URL,
+  env,
+  apiPort: await api.listening,
+  command: paths.command,
+  received: () => webhooks,
+  started,
+};
+const workerSamples: Record<'off' | 'on', number[]> = { off: [], on: [] };
+for (let round = 0; round < ROUNDS; round++)
+  for (const mode of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
+    workerSamples[mode].push(await workerMicrosPerCommand(workerBench, mode === 'on', WORKER_COMMANDS, CLK_TCK));
+    console.log(`worker round ${round + 1} ${mode}: ${Math.round(workerSamples[mode].at(-1)!)} µs a command`);
+  }
+await api.stop();
 
 /** µs of the service's CPU per request of each path, in a fresh process. */
 async function measure(traced: boolean): Promise<Record<PathName, number>> {
@@ -88,7 +127,6 @@ async function measure(traced: boolean): Promise<Record<PathName, number>> {
   }
 }
 
-const load = loadAverage();
 const samples: Record<'off' | 'on', Record<PathName, number>[]> = { off: [], on: [] };
 for (let round = 0; round < ROUNDS; round++)
   for (const mode of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
@@ -96,28 +134,38 @@ for (let round = 0; round < ROUNDS; round++)
     console.log(`round ${round + 1} ${mode}: ${JSON.stringify(samples[mode].at(-1))}`);
   }
 const m = (mode: 'off' | 'on', name: PathName) => median(samples[mode].map((s) => s[name]));
-const rows = PATHS.map((name) => {
-  const [off, on] = [m('off', name), m('on', name)];
+const row = (label: string, kind: string, off: number, on: number) => {
   const more = Math.round((on / off - 1) * 100);
-  return `| ${paths[name].label} | ${Math.round(off)} | ${Math.round(on)} | **+${more} %** |`;
-});
+  return `| ${label} | ${kind} | ${Math.round(off)} | ${Math.round(on)} | ${Math.round(on - off)} | **+${more} %** |`;
+};
+const rows = [
+  ...PATHS.map((name) => row(paths[name].label, 'one server span', m('off', name), m('on', name))),
+  row(
+    'worker: a RefreshOrder executed, its 2 webhooks delivered',
+    'one consumer span, two client spans',
+    median(workerSamples.off),
+    median(workerSamples.on),
+  ),
+];
 await writeSection(
   'Tracing: CPU per request with traces exported against none',
   `Command: \`DATABASE_URL=… npm run bench:tracing\` (${new Date().toISOString().slice(0, 10)}; ${ROUNDS} rounds
-of ${REQUESTS} requests per path from ${CONNECTIONS} clients after 500 of warm-up, each round in a fresh process, the
-two settings interleaved; load average ${load} at the start).
+of ${REQUESTS} requests per path from ${CONNECTIONS} clients after 500 of warm-up, and of ${WORKER_COMMANDS} commands
+for the worker, each round in a fresh process, the two settings interleaved; load average ${load} at the start).
 
 ${codeLine()}
 
 The built service (\`SERVICE_ROLE=api\`, pinned to CPU 0) with no OTLP endpoint set, against the same with
 \`OTEL_EXPORTER_OTLP_ENDPOINT\` naming a collector in the bench's process (CPU 1) that takes every export
-(http/protobuf, the default batch processor; ${(exported / 1024).toFixed(0)} KiB received over the run). What a traced
-request adds: the SDK loaded, its AsyncLocalStorage context across every await, one server span per request, the trace
-ids on each log line, and the batched export. With no endpoint set, none of it loads: the request pipeline differs by
-one test of a setting when the app is built.
+(http/protobuf, the default batch processor; ${(exported / 1024).toFixed(0)} KiB received over the run). Then the built
+worker (\`SERVICE_ROLE=worker\`, CPU 0), each round from idle: an untraced API process accepts the commands, and the
+worker's CPU is read until the brand's receiver (in the bench's process) has both webhooks of every command. What
+tracing adds: the SDK loaded, the spans (their context handed on by hand, with no context manager), the trace ids on
+the request's log lines, and the batched export. With no endpoint set, none of it loads: the request pipeline differs
+by one test of a setting when the app is built.
 
-| path | µs / request, no endpoint | µs / request, exported | traced costs |
-|---|---:|---:|---:|
+| work | spans | µs, no endpoint | µs, exported | µs more | traced costs |
+|---|---|---:|---:|---:|---:|
 ${rows.join('\n')}
 
 Issue 37's bound: POST /v3/commands at most 20 % more with tracing on and exporting.`,

@@ -37,7 +37,7 @@ import { readReplicas } from './read-replicas.ts';
 import { routeTable } from './routers/contracts.ts';
 import { appRouter } from './routers/index.ts';
 import { seedDemo } from './seed-demo.ts';
-import type { Services, UnitOfWork } from './services.ts';
+import type { Services } from './services.ts';
 import { commandExecutor, commandResultPurge } from './worker/command-executor.ts';
 import { createDeferrer } from './worker/deferrer.ts';
 import { deliveryPump, eventRetentionPurge } from './worker/delivery-pump.ts';
@@ -159,7 +159,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   const reads = readReplicas(config, metrics, log);
   // Mails after the answer, each in a unit of work of its own (made when it runs: the units are built just below).
   const deferrer = createDeferrer((work) => unitOfWork().transaction(work), log);
-  const unitOfWork: () => UnitOfWork = unitsOfWork(
+  const unitOfWork: Services['unitOfWork'] = unitsOfWork(
     database.orm,
     { ...perProcess, deferrer } satisfies ProcessServices,
     {

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { traceOfRequest } from './http/request-traces.ts';
 import type { Logger } from './logger.ts';
 import type { BodyProblem } from './pipeline/json-body.ts';
 import type { Services, UnitOfWork } from './services.ts';
@@ -16,6 +17,8 @@ export interface Context {
    * call of a batch takes one of its own: server/pipeline/procedures.ts). It forks, and begins, only when first used.
    */
   unit: UnitOfWork;
+  /** The request's trace context, for the units of its work (CONTRACT §13); undefined with tracing off. */
+  trace: (() => string) | undefined;
   authorization: string | undefined;
   /** The exact request bytes, for signatures (REST, and partner commands over /trpc). */
   rawBody: Buffer | undefined;
@@ -41,12 +44,15 @@ export const contextFactory =
   (services: Services, transport: Transport) =>
   ({ req }: { req: IncomingMessage }): Context => {
     const r = req as RequestWithExtras;
+    const kept = traceOfRequest(req);
+    const trace = kept && (() => kept.traceparent);
     return {
       transport,
       requestId: String(r.id ?? ''),
       log: r.log ?? services.log,
       services,
-      unit: services.unitOfWork(),
+      unit: services.unitOfWork(trace),
+      trace,
       authorization: req.headers.authorization,
       rawBody: r.rawBody,
       bodyProblem: r.bodyProblem ?? null,

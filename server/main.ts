@@ -28,7 +28,7 @@ const tracing = config.tracing ? await import('../adapters/tracing.ts') : null;
 const traces = await tracing?.startTracing(process.env);
 // The last spans go out when a process stops (a drain ends in process.exit, where nothing would wait for them).
 const flushTraces = traces && (() => traces.shutdown());
-const log = createLogger(config.logLevel, config.logFormat, Boolean(process.stdout.isTTY), tracing?.traceIdsOfLogLine);
+const log = createLogger(config.logLevel, config.logFormat, Boolean(process.stdout.isTTY), { traced: config.tracing });
 traces?.reportProblemsTo((fields, message) => log.warn(fields, message));
 // The last line before dying must reach the log (the logger flushes on exit).
 process.on('uncaughtException', (err) => {

@@ -36,8 +36,11 @@ export interface Services {
   metrics: Metrics;
   /** What GET /metrics answers: this process's metrics, or in a cluster every process's, added up. */
   scrapeMetrics(): Promise<string>;
-  /** A new unit of work: one per request (its context holds it), one per round of a worker task. */
-  unitOfWork(): UnitOfWork;
+  /**
+   * A new unit of work: one per request (its context holds it), one per round of a worker task. `trace`: the trace
+   * context of the work it runs (CONTRACT §13), kept with the commands and events it writes; none by default.
+   */
+  unitOfWork(trace?: () => string | null): UnitOfWork;
   /** Present only with TEST_CLOCK=1. */
   testClock: TestClockControl | null;
   /** Fair use between accounts: the door before express, and the lanes (server/pipeline/fair-use.ts). */

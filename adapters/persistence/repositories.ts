@@ -34,6 +34,7 @@ import { MikroOrmOrderMappingRepository } from './order-mapping-repository.ts';
 import { SqlPartnerOrderQueries } from './partner-order-queries.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
 import { SqlWebhookConfigRepository } from './webhook-config-repository.ts';
+import { untraced, type WorkTrace } from './work-trace.ts';
 
 /**
  * The repositories of one unit of work, all on its EntityManager, each built when first asked for. A save is one
@@ -63,6 +64,7 @@ export class UnitRepositories implements Repositories {
     private readonly notices: WorkNotices,
     /** Where the reads a replica may answer run (CONTRACT §12): the unit of work decides. */
     private readonly reads: ReadOn = withDriverConnection,
+    private readonly trace: WorkTrace = untraced,
   ) {}
 
   get accounts() {
@@ -90,13 +92,13 @@ export class UnitRepositories implements Repositories {
     return (this.mappingRepository ??= new MikroOrmOrderMappingRepository(this.em));
   }
   get events() {
-    return (this.outbox ??= new SqlEventOutbox(this.em, this.notices));
+    return (this.outbox ??= new SqlEventOutbox(this.em, this.notices, this.trace));
   }
   get eventFeed() {
     return (this.feed ??= new SqlEventFeed(this.em, this.reads));
   }
   get commands() {
-    return (this.commandLog ??= new MikroOrmCommandLog(this.em, this.notices));
+    return (this.commandLog ??= new MikroOrmCommandLog(this.em, this.notices, this.trace));
   }
   get commandQueue() {
     return (this.queue ??= new MikroOrmCommandQueue(this.em));

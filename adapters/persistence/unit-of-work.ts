@@ -7,6 +7,7 @@ import { UnitRepositories } from './repositories.ts';
 import { gate } from './statement-gate.ts';
 import { unavailableOr } from './unavailable.ts';
 import { WorkNotices } from './wake-ups/notices.ts';
+import { untraced, type WorkTrace } from './work-trace.ts';
 
 export interface UnitOfWorkOptions {
   /** Called after a commit that created background work: it wakes the workers (see wake-ups/announcer.ts). */
@@ -52,6 +53,7 @@ class MikroOrmUnitOfWork<S extends object> {
     private readonly orm: MikroORM,
     private readonly depsOfUnit: DepsOfUnit<S>,
     private readonly options: UnitOfWorkOptions = {},
+    private readonly trace: WorkTrace = untraced,
   ) {}
 
   /**
@@ -67,7 +69,7 @@ class MikroOrmUnitOfWork<S extends object> {
   private open(): UnitRepositories {
     this.refuseIfSpent();
     this.fork ??= this.orm.em.fork();
-    return (this.made ??= new UnitRepositories(this.fork, this.notices, this.readOn));
+    return (this.made ??= new UnitRepositories(this.fork, this.notices, this.readOn, this.trace));
   }
 
   /** A repository as the unit's work gets it: each of its methods first begins the transaction under way, if any. */
@@ -214,10 +216,13 @@ async function commit(em: EntityManager): Promise<void> {
   em.resetTransactionContext();
 }
 
-/** Makes units of work on one ORM, each handing its work the process's `services` beside its repositories. */
+/**
+ * Makes units of work on one ORM, each handing its work the process's `services` beside its repositories; `trace`
+ * says which trace what the unit writes continues.
+ */
 export function unitsOfWork<S extends object>(orm: MikroORM, services: S, options: UnitOfWorkOptions = {}) {
   const deps = depsOfUnit(services);
-  return () => new MikroOrmUnitOfWork(orm, deps, options);
+  return (trace?: WorkTrace) => new MikroOrmUnitOfWork(orm, deps, options, trace);
 }
 
 const REPOSITORY_NAMES: readonly (keyof Repositories)[] = [

@@ -6,7 +6,6 @@ import { Agent, Client, type Dispatcher, request } from 'undici';
 import { isSuccess, type SentAttempt } from '../../domain/delivery.ts';
 import type { Clock, WebhookRequest, WebhookSender } from '../../domain/ports.ts';
 import { signatureHeaders } from '../signatures.ts';
-import { traceHeaders } from '../tracing.ts';
 import { wasDroppedUnanswered, watchConnectionReuse } from './connection-reuse.ts';
 import { isPublicAddress } from './target-policy.ts';
 
@@ -146,7 +145,7 @@ export class UndiciWebhookSender implements WebhookSender {
       ...(webhook.test && { 'webhook-test': '1' }),
       ...signatureHeaders(webhook.signatureKeys, webhook.eventId, timestamp, webhook.body, webhook.asymmetricKeys),
       // The attempt's own span (CONTRACT §13): a receiver that traces continues the trace. Nothing when tracing is off.
-      ...traceHeaders(),
+      ...(webhook.traceparent && { traceparent: webhook.traceparent }),
     };
   }
 

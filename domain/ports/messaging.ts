@@ -20,6 +20,8 @@ export interface WebhookRequest {
   asymmetricKeys?: readonly string[];
   /** An example sent by an endpoint test (CONTRACT §11), marked `webhook-test: 1`; a delivery is not. */
   test?: boolean;
+  /** The attempt's trace context, sent as `traceparent` (CONTRACT §13): a receiver that traces continues it. */
+  traceparent?: string | null;
 }
 
 export interface WebhookSender {

@@ -39,11 +39,13 @@ export function claimDueDeliveries(
  * One durable attempt of a claimed delivery, outside any transaction: sent to the endpoint's current URL with its
  * current keys, and judged by its outcome. An endpoint disabled, or left without a URL, since the event was
  * written gets nothing: the delivery fails at once, and may be sent again (redelivered) once the endpoint is back.
+ * `traceparent`: the attempt's own trace context, which its request carries.
  */
 export async function attemptDelivery(
   deps: Pick<Deps, 'webhookSender' | 'clock'>,
   claimed: ClaimedDelivery,
   scheduleMs: readonly number[],
+  traceparent: string | null = null,
 ): Promise<DeliveryResult> {
   const { endpoint } = claimed;
   if (!endpoint?.url || !endpoint.enabled) {
@@ -69,6 +71,7 @@ export async function attemptDelivery(
     body: claimed.body,
     signatureKeys: keysInForce(endpoint, now),
     asymmetricKeys: pairsInForce(endpoint, now),
+    traceparent,
   });
   return {
     deliveryId: claimed.id,

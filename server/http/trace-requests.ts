@@ -1,5 +1,7 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { traceparentOf } from '../traceparent.ts';
+import { keepRequestTrace } from './request-traces.ts';
 
 /** The route a request was answered under, read once it is answered; undefined where none is known yet. */
 export type RouteOfRequest = (req: IncomingMessage) => string | undefined;
@@ -9,7 +11,8 @@ export type RouteOfRequest = (req: IncomingMessage) => string | undefined;
  * outermost listener: so that an answer given before express (the fair-use door's 429, the 503s while the process
  * starts) has one too. Named `<METHOD> <route>`, the route read once answered; only `<METHOD>` while none is known
  * (the code that knows the routes is still loading). A valid incoming `traceparent` is its parent. It holds the
- * method, the route and the status, nothing of the request's content.
+ * method, the route and the status, nothing of the request's content. Its context is handed on with the request
+ * (request-traces.ts), not kept across awaits (adapters/tracing.ts says why).
  */
 export function traceRequests(listener: RequestListener, routeOfRequest: RouteOfRequest = () => undefined) {
   const tracer = trace.getTracer('partner-brand-integration-api');
@@ -41,7 +44,9 @@ export function traceRequests(listener: RequestListener, routeOfRequest: RouteOf
     };
     res.once('finish', end);
     res.once('close', end);
-    context.with(trace.setSpan(parent, span), () => listener(req, res));
+    const { traceId, spanId } = span.spanContext();
+    keepRequestTrace(req, { traceparent: traceparentOf(span)!, logFields: { trace_id: traceId, span_id: spanId } });
+    listener(req, res);
   };
   return traced;
 }

@@ -4,6 +4,7 @@ import type { Role } from '../../domain/account.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { problemFor } from '../errors.ts';
 import { requestIdFor } from '../http/request-id.ts';
+import { traceOfRequest } from '../http/request-traces.ts';
 import type { RestOperation } from '../http/rest-routes.ts';
 import { answeredUnder } from '../http/route-of.ts';
 import type { Logger } from '../logger.ts';
@@ -53,7 +54,10 @@ export function fairUseDoor(
         () => app(req, res),
         (error: unknown) => {
           if (!(error instanceof DomainError)) {
-            services.log.error({ err: error }, 'the early fair-use check failed; the request takes its usual path');
+            services.log.error(
+              { err: error, ...traceOfRequest(req)?.logFields },
+              'the early fair-use check failed; the request takes its usual path',
+            );
             return app(req, res);
           }
           answeredUnder(req, operation.documented); // the request's span is named by it
@@ -66,7 +70,7 @@ export function fairUseDoor(
         },
       )
       .catch((error: unknown) => {
-        services.log.error({ err: error }, 'the fair-use door failed to answer');
+        services.log.error({ err: error, ...traceOfRequest(req)?.logFields }, 'the fair-use door failed to answer');
         if (!res.headersSent)
           answer(req, res, new DomainError('UNAVAILABLE', 'The request could not be served; send it again.', [], 1));
         else res.destroy();

@@ -18,7 +18,7 @@ export const baseProcedure = procedure.use(async ({ ctx, meta, getRawInput, next
   const getDecoded = decodedPathParameters(ctx, meta, getRawInput);
   // A /trpc batch runs several procedures on one context: each takes a unit of work of its own (a REST request is one).
   const result = await (ctx.transport === 'trpc'
-    ? next({ ctx: { unit: ctx.services.unitOfWork() } })
+    ? next({ ctx: { unit: ctx.services.unitOfWork(ctx.trace) } })
     : getDecoded
       ? next({ getRawInput: getDecoded })
       : next());

@@ -1,7 +1,12 @@
 import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { type ClaimedCommand, CommandError } from '../../domain/command.ts';
 import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
-import { type Execution, type ExecutionPolicy, executeCommands } from '../../domain/use-cases/execute-command.ts';
+import {
+  type Execution,
+  type ExecutionPolicy,
+  executeCommands,
+  type RunInUnit,
+} from '../../domain/use-cases/execute-command.ts';
 import { purgeCommandResults } from '../../domain/use-cases/purge-command-results.ts';
 import { failureLevel, type Logger } from '../logger.ts';
 import type { Services } from '../services.ts';
@@ -53,18 +58,34 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
           }),
         );
       const lane = async () => {
+        // The span of the command the lane runs now: what it writes continues it (a lane runs one command at a time).
+        let running: string | null = null;
+        const transact: RunInUnit = (work) => services.unitOfWork(() => running).transaction(work);
         while (!stopping()) {
           const claimed = await services
             .unitOfWork()
             .statements((deps) => claimDueCommands(deps, options.batch, options.leaseMs));
           const backlog = claimed.length === options.batch;
           if (backlog && lanes.length < options.concurrency) start();
-          await executeCommands((work) => services.unitOfWork().transaction(work), claimed, options, {
+          await executeCommands(transact, claimed, options, {
             executed: report,
             // A command's own failure (an unknown order, say) is expected and recorded below; anything else is worth a
             // line.
             around: (command, work) =>
-              inStoredTrace(command.trace, `command ${typeOf(command)}`, SpanKind.CONSUMER, work, settleExecution),
+              inStoredTrace(
+                command.trace,
+                `command ${typeOf(command)}`,
+                SpanKind.CONSUMER,
+                async (traceparent) => {
+                  running = traceparent;
+                  try {
+                    return await work();
+                  } finally {
+                    running = null;
+                  }
+                },
+                settleExecution,
+              ),
             batchUndone: (err) => {
               if (!(err instanceof CommandError))
                 services.log.warn(

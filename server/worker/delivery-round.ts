@@ -151,7 +151,7 @@ class DeliveryRound {
       delivery.trace,
       'POST webhook',
       SpanKind.CLIENT,
-      () => attemptDelivery(this.deps, delivery, this.policy.scheduleMs),
+      (traceparent) => attemptDelivery(this.deps, delivery, this.policy.scheduleMs, traceparent),
       settleAttempt,
     )
       .then((result) => {

@@ -1,0 +1,17 @@
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * What a request's span hands on (CONTRACT §13), set by trace-requests.ts when tracing is on: its `traceparent`, kept
+ * with the command and the events the request writes, and the ids that its log lines carry.
+ */
+export interface RequestTrace {
+  traceparent: string;
+  logFields: { trace_id: string; span_id: string };
+}
+
+const traces = new WeakMap<IncomingMessage, RequestTrace>();
+
+export const keepRequestTrace = (req: IncomingMessage, kept: RequestTrace) => void traces.set(req, kept);
+
+/** The request's trace: undefined with tracing off. */
+export const traceOfRequest = (req: IncomingMessage): RequestTrace | undefined => traces.get(req);
