@@ -2,22 +2,29 @@
 // (a server span each), and the worker's CPU per brand command executed with its two webhooks delivered (a consumer
 // span and two client spans: tracing-worker.ts); the built service with no OTLP endpoint set against the same with
 // traces exported (http/protobuf, to a sink in this process that takes them and answers 200), in the same run, the
-// two interleaved round by round. CPU is read from the process itself (/proc/<pid>/stat). DATABASE_URL names the
-// PostgreSQL database; BENCH_REQUESTS (2000), BENCH_CONNECTIONS (16), BENCH_ROUNDS (3), BENCH_WORKER_COMMANDS (1000).
-// Writes its section of docs/BENCHMARKS.md.
+// two interleaved round by round. CPU is read from the process itself (/proc/<pid>/stat). DATABASE_URL names a
+// PostgreSQL server (the bench makes a database of its own there, and drops it at the end); BENCH_REQUESTS (2000),
+// BENCH_CONNECTIONS (16), BENCH_ROUNDS (3), BENCH_WORKER_COMMANDS (1000). Writes its section of docs/BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { processClient, type ServiceProcess } from '../tests/support/process.ts';
 import { startBuiltService } from './built.ts';
 import { benchPaths, type PathName, prepare, send } from './cpu-fixtures.ts';
 import { codeLine, loadAverage, median, writeSection } from './report.ts';
 import { type WorkerBench, workerMicrosPerCommand } from './tracing-worker.ts';
 
-const DATABASE_URL = process.env.DATABASE_URL;
-if (!DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL database');
+if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL database');
+// A database of its own on that server, dropped at the end: what other runs left queued would be worked on meanwhile.
+const serverUrl = new URL(process.env.DATABASE_URL);
+const benchDatabase = `pbi_bench_tracing_${process.pid}`;
+const DATABASE_URL = Object.assign(new URL(serverUrl), { pathname: `/${benchDatabase}` }).toString();
+const admin = new pg.Client({ connectionString: serverUrl.toString() });
+await admin.connect();
+await admin.query(`create database ${benchDatabase}`);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -87,7 +94,7 @@ await setupClient.admin('webhookConfigs.upsert', {
 await setup.stop();
 
 const load = loadAverage();
-// The worker first: the API rounds below leave their commands accepted, for the next run's worker to run first.
+// The worker first: the API rounds below leave their commands accepted (nobody runs them).
 const api = startBuiltService(env(false), { cpu: 1 });
 started.push(api);
 const workerBench: WorkerBench = {
@@ -172,4 +179,6 @@ Issue 37's bound: POST /v3/commands at most 20 % more with tracing on and export
 );
 sink.close();
 rmSync(dataDir, { recursive: true, force: true });
+await admin.query(`drop database ${benchDatabase} with (force)`);
+await admin.end();
 console.log('written to docs/BENCHMARKS.md');
