@@ -1,15 +1,15 @@
 import { hostname } from 'node:os';
 import { DiagLogLevel, diag, propagation, trace } from '@opentelemetry/api';
+import { sdkProblems } from './tracing-problems.ts';
 
 /** The process's tracing once started: says what goes wrong, and flushes what is left at the end. */
 export interface Tracing {
-  /** Exports that failed and spans dropped, to the process's log: a line a minute at most, with the count held back. */
+  /** What goes wrong in the SDK, to the process's log from now on (tracing-problems.ts). */
   reportProblemsTo(warn: (fields: Record<string, unknown>, message: string) => void): void;
   shutdown(): Promise<void>;
 }
 
 const DEFAULT_SERVICE_NAME = 'partner-brand-integration-api';
-const PROBLEM_LINE_EVERY_MS = 60_000;
 
 /**
  * Starts exporting traces over OTLP/HTTP as OpenTelemetry's settings say (endpoint, `OTEL_EXPORTER_OTLP_PROTOCOL`
@@ -24,6 +24,13 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing> {
   const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf';
   const [{ TracerProvider, BatchSpanProcessor }, { W3CTraceContextPropagator, setGlobalErrorHandler }] =
     await Promise.all([import('@opentelemetry/sdk-trace'), import('@opentelemetry/core')]);
+  // Before the exporter is built: it warns of the settings it cannot use as it reads them.
+  const problems = sdkProblems();
+  setGlobalErrorHandler(problems.exportFailed);
+  diag.setLogger(
+    { error: problems.warned, warn: problems.warned, info: () => {}, debug: () => {}, verbose: () => {} },
+    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+  );
   const { resourceFromAttributes } = await import('@opentelemetry/resources');
   const { OTLPTraceExporter } =
     protocol === 'http/json'
@@ -45,32 +52,5 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing> {
   });
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  return {
-    reportProblemsTo(warn) {
-      const report = throttled(warn);
-      // A failed export reaches the SDK's error handler; spans dropped from a full queue, its diagnostic log.
-      setGlobalErrorHandler((error) => report(error instanceof Error ? error.message : String(error)));
-      diag.setLogger(
-        { error: report, warn: report, info: () => {}, debug: () => {}, verbose: () => {} },
-        { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
-      );
-    },
-    shutdown: () => provider.shutdown(),
-  };
-}
-
-/** A collector that is down fails every export, several a second: the log says so once a minute, with the count. */
-function throttled(warn: (fields: Record<string, unknown>, message: string) => void) {
-  let lastAt = Number.NEGATIVE_INFINITY;
-  let heldBack = 0;
-  return (problem: string) => {
-    const now = performance.now();
-    if (now - lastAt < PROBLEM_LINE_EVERY_MS) {
-      heldBack += 1;
-      return;
-    }
-    warn({ problem, ...(heldBack > 0 && { heldBack }) }, 'traces are not reaching the OTLP endpoint');
-    lastAt = now;
-    heldBack = 0;
-  };
+  return { reportProblemsTo: (warn) => problems.sendTo(warn), shutdown: () => provider.shutdown() };
 }

@@ -67,7 +67,7 @@ export interface BuildOverrides {
 /** The composition root: the one place that picks adapters and wires them to the core and the edge. */
 export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
   useWireMessages();
-  const log = overrides.logger ?? createLogger(config.logLevel, config.logFormat);
+  const log = overrides.logger ?? createLogger(config.logLevel, config.logFormat, false, { traced: config.tracing });
   const database =
     overrides.database ??
     (await openDatabase({

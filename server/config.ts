@@ -252,11 +252,13 @@ function tracingOf(env: NodeJS.ProcessEnv): boolean {
     throw new ConfigError(
       `OTEL_EXPORTER_OTLP_PROTOCOL: traces go over OTLP/HTTP: http/protobuf or http/json, not ${protocol}`,
     );
-  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_ENDPOINT'] as const) {
-    const endpoint = env[name];
-    // The SDK would take `collector:4318` for a URL of scheme `collector:` and send nothing, saying nothing.
-    if (endpoint && !(URL.canParse(endpoint) && /^https?:$/.test(new URL(endpoint).protocol)))
-      throw new ConfigError(`${name}: an http:// or https:// URL (such as http://127.0.0.1:4318), not ${endpoint}`);
-  }
-  return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  // The one the SDK uses for traces. It would take `collector:4318` for a URL of scheme `collector:`, and send nothing.
+  const name = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+    ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
+    : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  const endpoint = env[name];
+  if (endpoint && !(URL.canParse(endpoint) && /^https?:$/.test(new URL(endpoint).protocol)))
+    // Not echoed: `user:token@collector` reads as a scheme, and the log is no place for it.
+    throw new ConfigError(`${name}: an http:// or https:// URL (such as http://127.0.0.1:4318), with its scheme`);
+  return Boolean(endpoint);
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { CurrentTrace } from '../domain/trace.ts';
 import { traceOfRequest } from './http/request-traces.ts';
 import type { Logger } from './logger.ts';
 import type { BodyProblem } from './pipeline/json-body.ts';
@@ -18,7 +19,7 @@ export interface Context {
    */
   unit: UnitOfWork;
   /** The request's trace context, for the units of its work (CONTRACT §13); undefined with tracing off. */
-  trace: (() => string) | undefined;
+  trace: CurrentTrace | undefined;
   authorization: string | undefined;
   /** The exact request bytes, for signatures (REST, and partner commands over /trpc). */
   rawBody: Buffer | undefined;
@@ -45,7 +46,7 @@ export const contextFactory =
   ({ req }: { req: IncomingMessage }): Context => {
     const r = req as RequestWithExtras;
     const kept = traceOfRequest(req);
-    const trace = kept && (() => kept.traceparent);
+    const trace: CurrentTrace | undefined = kept && (() => kept.traceparent);
     return {
       transport,
       requestId: String(r.id ?? ''),

@@ -1,4 +1,5 @@
 import type { Deps } from '../domain/ports.ts';
+import type { CurrentTrace } from '../domain/trace.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
@@ -40,7 +41,7 @@ export interface Services {
    * A new unit of work: one per request (its context holds it), one per round of a worker task. `trace`: the trace
    * context of the work it runs (CONTRACT §13), kept with the commands and events it writes; none by default.
    */
-  unitOfWork(trace?: () => string | null): UnitOfWork;
+  unitOfWork(trace?: CurrentTrace): UnitOfWork;
   /** Present only with TEST_CLOCK=1. */
   testClock: TestClockControl | null;
   /** Fair use between accounts: the door before express, and the lanes (server/pipeline/fair-use.ts). */

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StoredCommand } from '../../domain/command.ts';
 import type { CommandLog, CommandState, FinishedCommand } from '../../domain/ports.ts';
+import type { CurrentTrace } from '../../domain/trace.ts';
 import { withDriverConnection } from './driver.ts';
 import { isStoredId } from './stored-ids.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
-import type { WorkTrace } from './work-trace.ts';
 
 // jsonb arrives parsed from the driver, or as text where the ORM's setup keeps it raw.
 export const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
@@ -19,7 +19,7 @@ export class MikroOrmCommandLog implements CommandLog {
   constructor(
     private readonly em: EntityManager,
     private readonly notices: WorkNotices,
-    private readonly trace: WorkTrace,
+    private readonly trace: CurrentTrace,
   ) {}
 
   claim(command: Omit<StoredCommand, 'status' | 'answer'>, at: Date): Promise<StoredCommand | null> {

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OutboxEvent } from '../../domain/event.ts';
 import type { EventOutbox } from '../../domain/ports.ts';
+import type { CurrentTrace } from '../../domain/trace.ts';
 import { json } from './command-log.ts';
 import { withDriverConnection } from './driver.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
-import type { WorkTrace } from './work-trace.ts';
 
 // Events and their deliveries are written at once, one statement each, on the unit of work's connection: an event
 // and its delivery commit with the change that caused them.
@@ -46,7 +46,7 @@ export class SqlEventOutbox implements EventOutbox {
   constructor(
     private readonly em: EntityManager,
     private readonly notices: WorkNotices,
-    private readonly trace: WorkTrace,
+    private readonly trace: CurrentTrace,
   ) {}
 
   async add(events: readonly OutboxEvent[]): Promise<void> {

@@ -16,6 +16,7 @@ import type {
   Repositories,
   WebhookConfigRepository,
 } from '../../domain/ports.ts';
+import { type CurrentTrace, untraced } from '../../domain/trace.ts';
 import { MikroOrmAccountRepository } from './account-repository.ts';
 import { MikroOrmCancellationReasonRepository } from './cancellation-reason-repository.ts';
 import { MikroOrmCommandLog } from './command-log.ts';
@@ -34,7 +35,6 @@ import { MikroOrmOrderMappingRepository } from './order-mapping-repository.ts';
 import { SqlPartnerOrderQueries } from './partner-order-queries.ts';
 import type { WorkNotices } from './wake-ups/notices.ts';
 import { SqlWebhookConfigRepository } from './webhook-config-repository.ts';
-import { untraced, type WorkTrace } from './work-trace.ts';
 
 /**
  * The repositories of one unit of work, all on its EntityManager, each built when first asked for. A save is one
@@ -64,7 +64,7 @@ export class UnitRepositories implements Repositories {
     private readonly notices: WorkNotices,
     /** Where the reads a replica may answer run (CONTRACT §12): the unit of work decides. */
     private readonly reads: ReadOn = withDriverConnection,
-    private readonly trace: WorkTrace = untraced,
+    private readonly trace: CurrentTrace = untraced,
   ) {}
 
   get accounts() {

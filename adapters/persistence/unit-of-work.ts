@@ -1,13 +1,13 @@
 import { type EntityManager, type MikroORM, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { DomainError } from '../../domain/errors.ts';
 import type { BackgroundWork, Repositories } from '../../domain/ports.ts';
+import { type CurrentTrace, untraced } from '../../domain/trace.ts';
 import { type ReadOn, withDriverConnection } from './driver.ts';
 import type { ReadSession, ReplicaSet } from './replicas/replica-set.ts';
 import { UnitRepositories } from './repositories.ts';
 import { gate } from './statement-gate.ts';
 import { unavailableOr } from './unavailable.ts';
 import { WorkNotices } from './wake-ups/notices.ts';
-import { untraced, type WorkTrace } from './work-trace.ts';
 
 export interface UnitOfWorkOptions {
   /** Called after a commit that created background work: it wakes the workers (see wake-ups/announcer.ts). */
@@ -53,7 +53,7 @@ class MikroOrmUnitOfWork<S extends object> {
     private readonly orm: MikroORM,
     private readonly depsOfUnit: DepsOfUnit<S>,
     private readonly options: UnitOfWorkOptions = {},
-    private readonly trace: WorkTrace = untraced,
+    private readonly trace: CurrentTrace = untraced,
   ) {}
 
   /**
@@ -222,7 +222,7 @@ async function commit(em: EntityManager): Promise<void> {
  */
 export function unitsOfWork<S extends object>(orm: MikroORM, services: S, options: UnitOfWorkOptions = {}) {
   const deps = depsOfUnit(services);
-  return (trace?: WorkTrace) => new MikroOrmUnitOfWork(orm, deps, options, trace);
+  return (trace?: CurrentTrace) => new MikroOrmUnitOfWork(orm, deps, options, trace);
 }
 
 const REPOSITORY_NAMES: readonly (keyof Repositories)[] = [

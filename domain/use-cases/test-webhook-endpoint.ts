@@ -18,12 +18,13 @@ export interface EndpointTestOutcome {
  * endpoint's transformer and version, sent at once through the webhook sender (its headers, signatures, target rules
  * and timeout) marked `webhook-test: 1`, nothing stored. Run outside any transaction (the configuration is one read):
  * no connection is held while the endpoint answers. A disabled endpoint is tested too: that is how one is tried
- * before it goes live.
+ * before it goes live. `traceparent`: the test request's trace context, which the example carries (CONTRACT §13).
  */
 export async function testWebhookEndpoint(
   deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'webhookSender' | 'endpointTestLimiter' | 'ids' | 'clock'>,
   principal: Principal,
   eventType: ExampleEventType = 'WebhookTestEvent',
+  traceparent: string | null = null,
 ): Promise<EndpointTestOutcome> {
   const endpoint = await integratorEndpoint(deps, principal);
   if (!endpoint.url)
@@ -55,6 +56,7 @@ export async function testWebhookEndpoint(
     signatureKeys: keysInForce(endpoint, now),
     asymmetricKeys: pairsInForce(endpoint, now),
     test: true,
+    traceparent,
   });
   return {
     delivered: isSuccess(tried.statusCode),

@@ -8,7 +8,7 @@ import { createOpenApiExpressMiddleware, type OpenAPIObject, type OpenApiRouter 
 import { isUnavailable } from '../../domain/errors.ts';
 import { type Context, contextFactory } from '../context.ts';
 import { problem, retryAfterOf, tokenAccepted } from '../errors.ts';
-import { type Logger, safeError, writeInSpan } from '../logger.ts';
+import { type Logger, safeError } from '../logger.ts';
 import { httpMetrics } from '../metrics.ts';
 import { adminRefusal, bearerChallenge, isAdmin } from '../pipeline/credentials.ts';
 import {
@@ -28,7 +28,7 @@ import { faviconRoute } from './favicon.ts';
 import { legacyOrdersRoute } from './legacy-orders.ts';
 import { portalRoutes } from './portal.ts';
 import { requestIdFor } from './request-id.ts';
-import { traceOfRequest } from './request-traces.ts';
+import { logInRequestSpan } from './request-traces.ts';
 import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
 
 export interface HttpAppOptions {
@@ -164,13 +164,7 @@ export function createHttpApp({ router, routes, services, openApiDocument }: Htt
     }),
   );
 
-  // The request's lines carry its span's ids (CONTRACT §13), when tracing is on.
-  if (services.config.tracing)
-    app.use((req, _res, next) => {
-      const kept = traceOfRequest(req);
-      if (kept) writeInSpan(req.log, kept.logFields);
-      next();
-    });
+  if (services.config.tracing) app.use(logInRequestSpan);
   app.use(refuseDeclaredTooLarge);
   app.use(['/v3', '/trpc'], privateAnswers);
   app.use(healthRoutes(services));

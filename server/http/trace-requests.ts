@@ -45,7 +45,7 @@ export function traceRequests(listener: RequestListener, routeOfRequest: RouteOf
     res.once('finish', end);
     res.once('close', end);
     const { traceId, spanId } = span.spanContext();
-    keepRequestTrace(req, { traceparent: traceparentOf(span)!, logFields: { trace_id: traceId, span_id: spanId } });
+    keepRequestTrace(req, { traceparent: traceparentOf(span), logFields: { trace_id: traceId, span_id: spanId } });
     listener(req, res);
   };
   return traced;

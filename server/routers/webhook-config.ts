@@ -46,5 +46,5 @@ export const webhookConfigRouter = router({
     .meta(webhookConfigRoutes.test.meta)
     .input(webhookConfigRoutes.test.input)
     .output(webhookConfigRoutes.test.output)
-    .mutation(({ ctx, input }) => testWebhookEndpoint(ctx.deps, ctx.principal, input.eventType)),
+    .mutation(({ ctx, input }) => testWebhookEndpoint(ctx.deps, ctx.principal, input.eventType, ctx.trace?.() ?? null)),
 });

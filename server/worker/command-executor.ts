@@ -1,4 +1,4 @@
-import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { type Span, SpanStatusCode } from '@opentelemetry/api';
 import { type ClaimedCommand, CommandError } from '../../domain/command.ts';
 import { claimDueCommands } from '../../domain/use-cases/claim-due-commands.ts';
 import {
@@ -10,7 +10,7 @@ import {
 import { purgeCommandResults } from '../../domain/use-cases/purge-command-results.ts';
 import { failureLevel, type Logger } from '../logger.ts';
 import type { Services } from '../services.ts';
-import { inStoredTrace } from './spans.ts';
+import { laneTrace } from './spans.ts';
 import type { WorkerTask } from './worker.ts';
 
 export interface ExecutorOptions extends ExecutionPolicy {
@@ -58,9 +58,8 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
           }),
         );
       const lane = async () => {
-        // The span of the command the lane runs now: what it writes continues it (a lane runs one command at a time).
-        let running: string | null = null;
-        const transact: RunInUnit = (work) => services.unitOfWork(() => running).transaction(work);
+        const trace = laneTrace();
+        const transact: RunInUnit = (work) => services.unitOfWork(trace.current).transaction(work);
         while (!stopping()) {
           const claimed = await services
             .unitOfWork()
@@ -71,21 +70,7 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
             executed: report,
             // A command's own failure (an unknown order, say) is expected and recorded below; anything else is worth a
             // line.
-            around: (command, work) =>
-              inStoredTrace(
-                command.trace,
-                `command ${typeOf(command)}`,
-                SpanKind.CONSUMER,
-                async (traceparent) => {
-                  running = traceparent;
-                  try {
-                    return await work();
-                  } finally {
-                    running = null;
-                  }
-                },
-                settleExecution,
-              ),
+            around: (command, work) => trace.around(command.trace, `command ${typeOf(command)}`, work, settleExecution),
             batchUndone: (err) => {
               if (!(err instanceof CommandError))
                 services.log.warn(

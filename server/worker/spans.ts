@@ -1,4 +1,5 @@
-import { propagation, ROOT_CONTEXT, type Span, type SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { CurrentTrace } from '../../domain/trace.ts';
 import { traceparentOf } from '../traceparent.ts';
 
 const tracer = trace.getTracer('partner-brand-integration-api');
@@ -28,4 +29,37 @@ export async function inStoredTrace<T>(
   } finally {
     span.end();
   }
+}
+
+/**
+ * The trace of a lane's work: the lane runs one command at a time, each in a span of its own (kind consumer), and what
+ * the command writes meanwhile continues that span. `current` is what the lane's units of work read as they write.
+ */
+export function laneTrace() {
+  let running: string | null = null;
+  const current: CurrentTrace = () => running;
+  return {
+    current,
+    around<T>(
+      stored: string | null | undefined,
+      name: string,
+      work: () => Promise<T>,
+      settle: (span: Span, answer: T) => void,
+    ) {
+      return inStoredTrace(
+        stored,
+        name,
+        SpanKind.CONSUMER,
+        async (traceparent) => {
+          running = traceparent;
+          try {
+            return await work();
+          } finally {
+            running = null;
+          }
+        },
+        settle,
+      );
+    },
+  };
 }

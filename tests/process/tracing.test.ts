@@ -104,7 +104,12 @@ test('request spans: named by method and route, parented by traceparent, with no
       `no log line of the traced request with its trace id:\n${service.output().slice(-2000)}`,
     );
   const lines = traced();
-  assert.match(lines[0]!, /"span_id":"[0-9a-f]{16}"/);
+  assert.match(lines[0]!, `"span_id":"${command.spanId}"`, "the request's own span");
+  // Each request's lines carry its own ids, and the process's own lines none.
+  const logged = service.output().split('\n');
+  const pollLine = logged.find((l) => l.includes(`"path":"/v3/poll/job/1.3.0/${apiId}"`));
+  assert.match(pollLine ?? '', `"trace_id":"${poll.traceId}"`);
+  assert.not.match(logged.find((l) => l.includes('"msg":"database ready"')) ?? 'missing', '"trace_id"');
 });
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -234,18 +239,35 @@ test('a collector that refuses every export is said in the log once, however oft
       service
         .output()
         .split('\n')
-        .filter((line) => line.includes('not reaching the OTLP'));
+        .filter((line) => line.includes('traces could not be exported'));
     await wait(1500); // each refusal answered, and the log written (it goes out each second)
     const [line = '', ...more] = said();
     assert.ok(line, `${refused} exports refused and not a line about them`);
     assert.is(more.length, 0, `${refused} refused, more than one line:\n${more.join('\n')}`);
     assert.is(JSON.parse(line).level, 40);
     assert.match(line, /"problem":"[^"]+"/);
-    assert.not.match(line, '"trace_id"', 'the line belongs to no request');
     assert.is(await service.stop('SIGTERM'), 0);
   } finally {
     collector.close();
   }
+});
+
+test("a setting of OpenTelemetry's own that its SDK cannot use is said in the log, though read before the log exists", async () => {
+  const service = startService({
+    PGLITE_DIR: 'memory://',
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_TIMEOUT: '-5',
+    LOG_FORMAT: 'json',
+  });
+  started.push(service);
+  await service.listening;
+  await wait(1200); // the log is written out each second
+  const line = service
+    .output()
+    .split('\n')
+    .find((l) => l.includes("OpenTelemetry's SDK reports a problem"));
+  assert.match(line ?? 'none', 'OTEL_EXPORTER_OTLP_TIMEOUT is invalid');
+  assert.is(await service.stop('SIGTERM'), 0);
 });
 
 test('with no OTLP endpoint set, nothing is exported and log lines carry no trace ids', async () => {
