@@ -91,34 +91,42 @@ started.push(setup);
 const setupClient = processClient(await setup.listening, ADMIN);
 const fixtures = await prepare(setupClient, dataDir);
 const paths = benchPaths(fixtures);
-await setupClient.admin('webhookConfigs.upsert', {
-  accountId: fixtures.brandAccountId,
-  scope: 'brand',
-  url: `${endpoint}/hooks`,
-  transformer: 'default',
-  version: '1.3.0',
-});
 await setup.stop();
 
 const load = loadAverage();
 // The worker first: the API rounds below leave their commands accepted (nobody runs them).
 const api = startBuiltService(env(false), { cpu: 1 });
 started.push(api);
+const apiClient = processClient(await api.listening, ADMIN);
 const workerBench: WorkerBench = {
   databaseUrl: DATABASE_URL,
   env,
   apiPort: await api.listening,
   command: paths.command,
   received: () => webhooks,
+  // The brand's endpoint on, or disabled: a disabled endpoint gets no deliveries, and its commands no client spans.
+  webhooks: async (on) =>
+    void (await apiClient.admin('webhookConfigs.upsert', {
+      accountId: fixtures.brandAccountId,
+      scope: 'brand',
+      url: `${endpoint}/hooks`,
+      transformer: 'default',
+      version: '1.3.0',
+      enabled: on,
+    })),
   started,
 };
-const workerSamples: Record<'off' | 'on', number[]> = { off: [], on: [] };
+type Kind = 'alone' | 'delivered';
+const workerSamples: Record<'off' | 'on', Record<Kind, number>[]> = { off: [], on: [] };
 for (let round = 0; round < ROUNDS; round++)
   for (const mode of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
-    workerSamples[mode].push(await workerMicrosPerCommand(workerBench, mode === 'on', WORKER_COMMANDS, CLK_TCK));
-    console.log(`worker round ${round + 1} ${mode}: ${Math.round(workerSamples[mode].at(-1)!)} µs a command`);
+    const micros = (webhooks: boolean) =>
+      workerMicrosPerCommand(workerBench, mode === 'on', WORKER_COMMANDS, CLK_TCK, webhooks);
+    workerSamples[mode].push({ alone: await micros(false), delivered: await micros(true) });
+    console.log(`worker round ${round + 1} ${mode}: ${JSON.stringify(workerSamples[mode].at(-1))} µs a command`);
   }
 await api.stop();
+const w = (mode: 'off' | 'on', kind: Kind) => median(workerSamples[mode].map((s) => s[kind]));
 
 /** µs of the service's CPU per request of each path, in a fresh process. */
 async function measure(traced: boolean): Promise<Record<PathName, number>> {
@@ -155,10 +163,16 @@ const row = (label: string, kind: string, off: number, on: number) => {
 const rows = [
   ...PATHS.map((name) => row(paths[name].label, 'one server span', m('off', name), m('on', name))),
   row(
-    'worker: a RefreshOrder executed, its 2 webhooks delivered',
-    'one consumer span, two client spans',
-    median(workerSamples.off),
-    median(workerSamples.on),
+    'worker: a RefreshOrder executed (its endpoint disabled)',
+    'one consumer span',
+    w('off', 'alone'),
+    w('on', 'alone'),
+  ),
+  row(
+    'worker: one webhook delivered (half of what a command with its two costs more)',
+    'one client span',
+    (w('off', 'delivered') - w('off', 'alone')) / 2,
+    (w('on', 'delivered') - w('on', 'alone')) / 2,
   ),
 ];
 await writeSection(
@@ -172,9 +186,9 @@ ${codeLine()}
 The built service (\`SERVICE_ROLE=api\`, pinned to CPU 0) with no OTLP endpoint set, against the same with
 \`OTEL_EXPORTER_OTLP_ENDPOINT\` naming a collector in the bench's process (CPU 1) that takes every export
 (http/protobuf, the default batch processor; ${(exported / 1024).toFixed(0)} KiB received over the run). And the built
-worker (\`SERVICE_ROLE=worker\`, CPU 0), each round from idle: an untraced API process accepts the commands, and the
-worker's CPU is read until the brand's receiver (in the bench's process) has both webhooks of every command. What
-tracing adds: the SDK loaded, the spans (their context handed on by hand, with no context manager), the trace ids on
+worker (\`SERVICE_ROLE=worker\`, CPU 0), each round from idle, twice: an untraced API process accepts the commands,
+and the worker's CPU is read until every command has run with the brand's endpoint disabled (no deliveries), then
+until the brand's receiver (in the bench's process) has both webhooks of every command. What tracing adds: the SDK loaded, the spans (their context handed on by hand, with no context manager), the trace ids on
 the request's log lines, and the batched export. With no endpoint set, none of it loads: a request's path differs from
 a build without the code by one WeakMap lookup when its context is made (no span, no mixin, no listener).
 

@@ -16,6 +16,8 @@ export interface WorkerBench {
   command: BenchPath;
   /** Webhooks the receiver has had so far. */
   received: () => number;
+  /** Turns the brand's endpoint on or off (disabled). */
+  webhooks: (on: boolean) => Promise<void>;
   started: ServiceProcess[];
 }
 
@@ -30,13 +32,18 @@ async function until(check: () => Promise<boolean> | boolean, what: string, time
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
 }
 
-/** µs of the worker's CPU per command executed and its webhooks delivered, in a fresh worker process. */
+/**
+ * µs of the worker's CPU per command executed, with its two webhooks delivered (`webhooks`) or its endpoint disabled,
+ * in a fresh worker process.
+ */
 export async function workerMicrosPerCommand(
   bench: WorkerBench,
   traced: boolean,
   commands: number,
   clockTicks: number,
+  webhooks: boolean,
 ): Promise<number> {
+  await bench.webhooks(webhooks);
   const db = new pg.Client({ connectionString: bench.databaseUrl });
   await db.connect();
   const worker = startBuiltService({ ...bench.env(traced), SERVICE_ROLE: 'worker' }, { cpu: 0 });
@@ -57,7 +64,10 @@ export async function workerMicrosPerCommand(
     const receivedBefore = bench.received();
     const { unexpected } = await send(bench.apiPort, bench.command, commands, 16);
     if (unexpected > 0) throw new Error(`${unexpected} commands not accepted`);
-    await until(() => bench.received() >= receivedBefore + 2 * commands, 'every webhook of the commands');
+    await until(
+      async () => (webhooks ? bench.received() >= receivedBefore + 2 * commands : await idle()),
+      webhooks ? 'every webhook of the commands' : 'every command to run',
+    );
     return (cpuMicros(pid, clockTicks) - before) / commands;
   } finally {
     await worker.stop();
