@@ -188,7 +188,8 @@ The built service (\`SERVICE_ROLE=api\`, pinned to CPU 0) with no OTLP endpoint 
 (http/protobuf, the default batch processor; ${(exported / 1024).toFixed(0)} KiB received over the run). And the built
 worker (\`SERVICE_ROLE=worker\`, CPU 0), each round from idle, twice: an untraced API process accepts the commands,
 and the worker's CPU is read until every command has run with the brand's endpoint disabled (no deliveries), then
-until the brand's receiver (in the bench's process) has both webhooks of every command. What tracing adds: the SDK loaded, the spans (their context handed on by hand, with no context manager), the trace ids on
+until the brand's receiver (in the bench's process) has both webhooks of every command. What tracing adds: the SDK
+loaded, the spans (their context handed on by hand, with no context manager), the trace ids on
 the request's log lines, and the batched export. With no endpoint set, none of it loads: a request's path differs from
 a build without the code by one WeakMap lookup when its context is made (no span, no mixin, no listener).
 
