@@ -42,6 +42,15 @@ async function tracesOfWebhooks(text: string, count: number): Promise<string[]> 
   return matching().map((r) => String(r.headers.traceparent).split('-')[1] ?? 'none');
 }
 
+/** A query of the typed RPC face (a GET, its input in the URL). */
+async function adminQuery<T>(name: string, input: unknown): Promise<T> {
+  const res = await fetch(`${client.base}/trpc/admin.${name}?input=${encodeURIComponent(JSON.stringify(input))}`, {
+    headers: { authorization: `Bearer ${ADMIN}` },
+  });
+  assert.is(res.status, 200, await res.clone().text());
+  return ((await res.json()) as { result: { data: T } }).result.data;
+}
+
 test.before(async () => {
   otlp = await startOtlpReceiver();
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -90,6 +99,17 @@ test('a /trpc batch: each call writes in its own unit of work, in the trace of t
   assert.is(res.status, 200, await res.clone().text());
   assert.equal(await tracesOfWebhooks(a, 1), [traceId]);
   assert.equal(await tracesOfWebhooks(b, 1), [traceId]);
+  // What the console's delivery page shows: the traceparent each attempt's request carried.
+  const { items } = await adminQuery<{ items: { id: string; orderId: string }[] }>('deliveries.list', {
+    accountId: brand.accountId,
+  });
+  const delivery = await adminQuery<{ attempts: { request: { headers: Record<string, string> } }[] }>(
+    'deliveries.get',
+    {
+      deliveryId: items.find((d) => d.orderId === a)!.id,
+    },
+  );
+  assert.match(delivery.attempts[0]!.request.headers.traceparent ?? '', `00-${traceId}-`);
 });
 
 test("a partner command, run in the API process: its events carry the partner's request's trace", async () => {

@@ -148,6 +148,7 @@ export function DeliveryDetail() {
                   <th scope="col">Answer</th>
                   <th scope="col">Took</th>
                   <th scope="col">Error or answer’s start</th>
+                  <th scope="col">Trace id</th>
                 </tr>
               </thead>
               <tbody>
@@ -157,6 +158,9 @@ export function DeliveryDetail() {
                     <td>{a.statusCode ?? 'none'}</td>
                     <td>{a.durationMs} ms</td>
                     <td>{answerText(a.error) || '—'}</td>
+                    <td>
+                      <code>{traceIdOf(a.request?.headers.traceparent)}</code>
+                    </td>
                   </tr>
                 ))}
               </tbody>
@@ -169,3 +173,6 @@ export function DeliveryDetail() {
     </Loaded>
   );
 }
+
+/** The trace an attempt's request carried (CONTRACT §13: `00-<trace id>-<span id>-<flags>`), to find in a collector. */
+const traceIdOf = (traceparent: string | undefined) => traceparent?.split('-')[1] ?? '—';
