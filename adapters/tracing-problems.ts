@@ -6,38 +6,46 @@ const MESSAGES = {
   export: 'traces could not be exported',
   sdk: "OpenTelemetry's SDK reports a problem",
 } as const;
+type Kind = keyof typeof MESSAGES;
 
 /**
  * What OpenTelemetry's SDK says went wrong: an export that failed (its error handler), or anything it warns of (its
  * diagnostic log: spans dropped from a full queue, a setting it ignores, a collector's partial refusal). A collector
- * that is down fails every export, several a second: each kind gets a line a minute at most, with the count held back
- * since. What comes before the process's log exists (the exporter reads its settings as it is built) waits for it.
+ * that is down fails every export, several a second: the same problem (its text, numbers aside) gets a line a minute at
+ * most, with the count held back since. What comes before the process's log exists (the exporter reads its settings
+ * as it is built) waits for it, and is written whole when it comes; until then nothing is written.
  */
-export function sdkProblems() {
+export function sdkProblems(now: () => number = () => performance.now()) {
   let warn: Warn | undefined;
-  const held: [keyof typeof MESSAGES, string][] = [];
-  const last = new Map<keyof typeof MESSAGES, { at: number; heldBack: number }>();
-  const report = (kind: keyof typeof MESSAGES, problem: string) => {
+  const held: [Kind, string][] = [];
+  let overflow = 0;
+  const last = new Map<string, { at: number; heldBack: number }>();
+  const write = (kind: Kind, problem: string, heldBack = 0) =>
+    warn?.({ problem, ...(heldBack > 0 && { heldBack }) }, MESSAGES[kind]);
+  const report = (kind: Kind, problem: string) => {
     if (!warn) {
       if (held.length < HELD_AT_MOST) held.push([kind, problem]);
+      else overflow += 1;
       return;
     }
-    const now = performance.now();
-    const line = last.get(kind);
-    if (line && now - line.at < LINE_EVERY_MS) {
+    const key = `${kind} ${problem.replace(/\d+/g, '#')}`;
+    const line = last.get(key);
+    if (line && now() - line.at < LINE_EVERY_MS) {
       line.heldBack += 1;
       return;
     }
-    warn({ problem, ...(line?.heldBack && { heldBack: line.heldBack }) }, MESSAGES[kind]);
-    last.set(kind, { at: now, heldBack: 0 });
+    write(kind, problem, line?.heldBack);
+    last.set(key, { at: now(), heldBack: 0 });
   };
   return {
-    exportFailed: (error: unknown) => report('export', error instanceof Error ? error.message : String(error)),
+    exportFailed: (error: unknown) => report('export', asText(error)),
     /** The diagnostic log's arguments, as one text. */
     warned: (...args: unknown[]) => report('sdk', args.map(asText).join(' ')),
     sendTo(to: Warn) {
       warn = to;
-      for (const [kind, problem] of held.splice(0)) report(kind, problem);
+      for (const [kind, problem] of held.splice(0)) write(kind, problem);
+      if (overflow > 0) write('sdk', 'more problems before the log began than were kept', overflow);
+      overflow = 0;
     },
   };
 }

@@ -4,7 +4,7 @@ import { sdkProblems } from './tracing-problems.ts';
 
 /** The process's tracing once started: says what goes wrong, and flushes what is left at the end. */
 export interface Tracing {
-  /** What goes wrong in the SDK, to the process's log from now on (tracing-problems.ts). */
+  /** What goes wrong in the SDK, to the process's log from now on (tracing-problems.ts); nothing is written before. */
   reportProblemsTo(warn: (fields: Record<string, unknown>, message: string) => void): void;
   shutdown(): Promise<void>;
 }

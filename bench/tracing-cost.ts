@@ -1,10 +1,11 @@
 // npm run bench:tracing — what tracing costs (CONTRACT §13): CPU per request of POST /v3/commands and of a feed page
-// (a server span each), and the worker's CPU per brand command executed with its two webhooks delivered (a consumer
-// span and two client spans: tracing-worker.ts); the built service with no OTLP endpoint set against the same with
-// traces exported (http/protobuf, to a sink in this process that takes them and answers 200), in the same run, the
-// two interleaved round by round. CPU is read from the process itself (/proc/<pid>/stat). DATABASE_URL names a
-// PostgreSQL server (the bench makes a database of its own there, and drops it at the end); BENCH_REQUESTS (2000),
-// BENCH_CONNECTIONS (16), BENCH_ROUNDS (3), BENCH_WORKER_COMMANDS (1000). Writes its section of docs/BENCHMARKS.md.
+// (a server span each), and the worker's CPU per brand command executed, with its endpoint disabled (a consumer span)
+// and with its two webhooks delivered (and a client span each: tracing-worker.ts); the built service with no OTLP
+// endpoint set against the same with traces exported (http/protobuf, to a sink in this process that takes them and
+// answers 200), in the same run, the two interleaved round by round. CPU is read from the process itself
+// (/proc/<pid>/stat). DATABASE_URL names a PostgreSQL server (the bench makes a database of its own there, and drops
+// it at the end); BENCH_REQUESTS (2000), BENCH_CONNECTIONS (16), BENCH_ROUNDS (3), BENCH_WORKER_COMMANDS (1000).
+// Writes its section of docs/BENCHMARKS.md.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -26,12 +27,6 @@ const admin = new pg.Client({ connectionString: serverUrl.toString() });
 await admin.connect();
 await admin.query(`create database ${benchDatabase}`);
 await admin.end();
-// However the run ends (a failure included): psql, since nothing asynchronous runs at exit.
-process.on('exit', () => {
-  execFileSync('psql', [serverUrl.toString(), '-qc', `drop database if exists ${benchDatabase} with (force)`], {
-    stdio: 'ignore',
-  });
-});
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -82,9 +77,22 @@ const env = (traced: boolean): Record<string, string> => ({
   ...(traced && { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }),
 });
 const started: ServiceProcess[] = [];
+// However the run ends (a failure, Ctrl-C): the services killed, then the database dropped with psql, since nothing
+// asynchronous runs at exit. The password goes in psql's environment, never on its command line or in an error.
 process.on('exit', () => {
   for (const p of started) p.child.kill('SIGKILL');
+  const password = decodeURIComponent(serverUrl.password);
+  const url = Object.assign(new URL(serverUrl), { password: '' }).toString();
+  try {
+    execFileSync('psql', [url, '-qc', `drop database if exists ${benchDatabase} with (force)`], {
+      stdio: 'ignore',
+      env: { ...process.env, ...(password && { PGPASSWORD: password }) },
+    });
+  } catch {
+    console.error(`the bench's database ${benchDatabase} could not be dropped: drop it by hand`);
+  }
 });
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
 const setup = startBuiltService({ ...env(false), SERVICE_ROLE: 'all' });
 started.push(setup);
@@ -120,9 +128,14 @@ type Kind = 'alone' | 'delivered';
 const workerSamples: Record<'off' | 'on', Record<Kind, number>[]> = { off: [], on: [] };
 for (let round = 0; round < ROUNDS; round++)
   for (const mode of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
-    const micros = (webhooks: boolean) =>
-      workerMicrosPerCommand(workerBench, mode === 'on', WORKER_COMMANDS, CLK_TCK, webhooks);
-    workerSamples[mode].push({ alone: await micros(false), delivered: await micros(true) });
+    const micros = (delivered: boolean) =>
+      workerMicrosPerCommand(workerBench, mode === 'on', WORKER_COMMANDS, CLK_TCK, delivered);
+    // Which of the two goes first changes round by round too.
+    const first = round % 2 === 0 ? await micros(false) : await micros(true);
+    const second = round % 2 === 0 ? await micros(true) : await micros(false);
+    workerSamples[mode].push(
+      round % 2 === 0 ? { alone: first, delivered: second } : { alone: second, delivered: first },
+    );
     console.log(`worker round ${round + 1} ${mode}: ${JSON.stringify(workerSamples[mode].at(-1))} µs a command`);
   }
 await api.stop();
@@ -169,7 +182,7 @@ const rows = [
     w('on', 'alone'),
   ),
   row(
-    'worker: one webhook delivered (half of what a command with its two costs more)',
+    'worker: one webhook delivered (half the difference)',
     'one client span',
     (w('off', 'delivered') - w('off', 'alone')) / 2,
     (w('on', 'delivered') - w('on', 'alone')) / 2,

@@ -1,6 +1,7 @@
-// The worker's side of bench:tracing: CPU of the built worker per brand command it executes (one span, kind consumer)
-// with the command's two webhooks delivered (OrderStatusEvent and CommandResultEvent: a span each, kind client),
-// traced against not. Commands come from an untraced API process; the webhooks go to a receiver in the bench's process.
+// The worker's side of bench:tracing: CPU of the built worker per brand command it executes (one span, kind consumer),
+// with its endpoint disabled, or with its two webhooks delivered (OrderStatusEvent and CommandResultEvent: a span each,
+// kind client), traced against not. Commands come from an untraced API process; the webhooks go to a receiver in the
+// bench's process.
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { ServiceProcess } from '../tests/support/process.ts';
@@ -68,6 +69,7 @@ export async function workerMicrosPerCommand(
       async () => (webhooks ? bench.received() >= receivedBefore + 2 * commands : await idle()),
       webhooks ? 'every webhook of the commands' : 'every command to run',
     );
+    if (!webhooks && bench.received() !== receivedBefore) throw new Error('the endpoint was not disabled');
     return (cpuMicros(pid, clockTicks) - before) / commands;
   } finally {
     await worker.stop();

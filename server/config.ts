@@ -247,16 +247,19 @@ function holdsFiles(dir: string): boolean {
 
 /** CONTRACT §13: traces over OTLP/HTTP when OpenTelemetry's settings name an endpoint for them (read by its SDK). */
 function tracingOf(env: NodeJS.ProcessEnv): boolean {
-  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL;
+  // As the SDK reads them: the traces' own setting first, blanks ignored.
+  const set = (name: string) => env[name]?.trim() || undefined;
+  const protocolName = set('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL')
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = set(protocolName);
   if (protocol && protocol !== 'http/protobuf' && protocol !== 'http/json')
-    throw new ConfigError(
-      `OTEL_EXPORTER_OTLP_PROTOCOL: traces go over OTLP/HTTP: http/protobuf or http/json, not ${protocol}`,
-    );
+    throw new ConfigError(`${protocolName}: traces go over OTLP/HTTP: http/protobuf or http/json, not ${protocol}`);
   // The one the SDK uses for traces. It would take `collector:4318` for a URL of scheme `collector:`, and send nothing.
-  const name = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+  const name = set('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
     ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
     : 'OTEL_EXPORTER_OTLP_ENDPOINT';
-  const endpoint = env[name];
+  const endpoint = set(name);
   if (endpoint && !(URL.canParse(endpoint) && /^https?:$/.test(new URL(endpoint).protocol)))
     // Not echoed: `user:token@collector` reads as a scheme, and the log is no place for it.
     throw new ConfigError(`${name}: an http:// or https:// URL (such as http://127.0.0.1:4318), with its scheme`);

@@ -49,6 +49,23 @@ for (const [env, setting] of [
   });
 }
 
+test('an OTLP endpoint refused at start is not echoed: what reads as its scheme may be a credential', async () => {
+  const service = startService({ PGLITE_DIR: 'memory://', OTEL_EXPORTER_OTLP_ENDPOINT: 'user:s3cret@collector:4318' });
+  assert.is(await service.exited, 1);
+  assert.match(service.output(), 'OTEL_EXPORTER_OTLP_ENDPOINT: an http:// or https:// URL');
+  assert.not.match(service.output(), 's3cret');
+});
+
+test("only the OTLP endpoint in effect is checked: the traces' own, beside a general one the SDK does not use", async () => {
+  const service = startService({
+    PGLITE_DIR: 'memory://',
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:1/v1/traces',
+  });
+  await service.listening;
+  assert.is(await service.stop('SIGTERM'), 0);
+});
+
 test('SIGTERM to `npm start` itself (as a process manager sends it) stops the service gracefully, and nothing is left running', async () => {
   const child = spawn('npm', ['start'], {
     cwd: join(import.meta.dirname, '..', '..'),
