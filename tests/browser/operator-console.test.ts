@@ -90,6 +90,7 @@ test("a contact's e-mail finds the failing account; its failed delivery is read 
   await page.getByRole('link', { name: new RegExp(`of order ${orderId}`) }).click();
   await page.getByRole('button', { name: 'Redeliver' }).waitFor();
   assert.match(await page.getByRole('heading', { level: 1 }).innerText(), /failed/);
+  await page.getByRole('link', { name: failing.name, exact: true }).waitFor(); // its account, by name
   assert.is(await page.getByRole('row').filter({ hasText: '500' }).count(), 2, 'both attempts answered 500');
   assert.match(page.url(), `#/deliveries/${failed!.id}`);
   portal.state.answer = 200;

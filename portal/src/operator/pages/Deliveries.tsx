@@ -109,7 +109,7 @@ export function DeliveryDetail() {
           <dl className="facts">
             <dt>Account</dt>
             <dd>
-              <Link to={`/accounts/${d.accountId}`}>{d.accountId}</Link> ({d.scope} endpoint)
+              <AccountName accountId={d.accountId} /> ({d.scope} endpoint)
             </dd>
             <dt>URL</dt>
             <dd>{d.url ?? '—'}</dd>
@@ -176,3 +176,13 @@ export function DeliveryDetail() {
 
 /** The trace an attempt's request carried (CONTRACT §13: `00-<trace id>-<span id>-<flags>`), to find in a collector. */
 const traceIdOf = (traceparent: string | undefined) => traceparent?.split('-')[1] ?? '—';
+
+/** The account by its name, once read (the same query as its page, so that opening it next is at once). */
+function AccountName({ accountId }: { accountId: string }) {
+  const admin = useAdmin();
+  const account = useQuery({
+    queryKey: ['account', accountId],
+    queryFn: () => call(admin.accounts.get.query({ accountId })),
+  });
+  return <Link to={`/accounts/${accountId}`}>{account.data?.name ?? accountId}</Link>;
+}
