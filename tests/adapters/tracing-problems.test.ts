@@ -2,8 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sdkProblems } from '../../adapters/tracing-problems.ts';
 
-// What OpenTelemetry's SDK says went wrong reaches the log (CONTRACT §13 with tracing on): each problem once a minute at
-// most, what came before the log whole, the diagnostic log's arguments as one text.
+// What OpenTelemetry's SDK says went wrong reaches the log (CONTRACT §13 with tracing on): each problem once a
+// minute at most, what came before the log whole, the diagnostic log's arguments as one text.
 const test = suite("OpenTelemetry's problems in the log");
 
 function logged() {

@@ -56,7 +56,7 @@ test('an OTLP endpoint refused at start is not echoed: what reads as its scheme 
   assert.not.match(service.output(), 's3cret');
 });
 
-test("only the OTLP endpoint in effect is checked: the traces' own, beside a general one the SDK does not use", async () => {
+test("only the OTLP endpoint in effect is checked: the traces' own, beside a general one left unused", async () => {
   const service = startService({
     PGLITE_DIR: 'memory://',
     OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
