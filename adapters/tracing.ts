@@ -21,7 +21,9 @@ const DEFAULT_SERVICE_NAME = 'partner-brand-integration-api';
  * hooks on for the whole process, and every promise of every request paid for them (docs/BENCHMARKS.md, Tracing).
  */
 export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing> {
-  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || 'http/protobuf';
+  // As server/config.ts checked it: the traces' own setting first, blanks ignored.
+  const protocol =
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() || env.OTEL_EXPORTER_OTLP_PROTOCOL?.trim() || 'http/protobuf';
   const [{ TracerProvider, BatchSpanProcessor }, { W3CTraceContextPropagator, setGlobalErrorHandler }] =
     await Promise.all([import('@opentelemetry/sdk-trace'), import('@opentelemetry/core')]);
   // Before the exporter is built: it warns of the settings it cannot use as it reads them.

@@ -131,11 +131,10 @@ for (let round = 0; round < ROUNDS; round++)
     const micros = (delivered: boolean) =>
       workerMicrosPerCommand(workerBench, mode === 'on', WORKER_COMMANDS, CLK_TCK, delivered);
     // Which of the two goes first changes round by round too.
-    const first = round % 2 === 0 ? await micros(false) : await micros(true);
-    const second = round % 2 === 0 ? await micros(true) : await micros(false);
-    workerSamples[mode].push(
-      round % 2 === 0 ? { alone: first, delivered: second } : { alone: second, delivered: first },
-    );
+    const sample = {} as Record<Kind, number>;
+    for (const delivered of round % 2 === 0 ? [false, true] : [true, false])
+      sample[delivered ? 'delivered' : 'alone'] = await micros(delivered);
+    workerSamples[mode].push(sample);
     console.log(`worker round ${round + 1} ${mode}: ${JSON.stringify(workerSamples[mode].at(-1))} µs a command`);
   }
 await api.stop();

@@ -249,16 +249,14 @@ function holdsFiles(dir: string): boolean {
 function tracingOf(env: NodeJS.ProcessEnv): boolean {
   // As the SDK reads them: the traces' own setting first, blanks ignored.
   const set = (name: string) => env[name]?.trim() || undefined;
-  const protocolName = set('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL')
-    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
-    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const inEffect = (what: 'PROTOCOL' | 'ENDPOINT') =>
+    set(`OTEL_EXPORTER_OTLP_TRACES_${what}`) ? `OTEL_EXPORTER_OTLP_TRACES_${what}` : `OTEL_EXPORTER_OTLP_${what}`;
+  const protocolName = inEffect('PROTOCOL');
   const protocol = set(protocolName);
   if (protocol && protocol !== 'http/protobuf' && protocol !== 'http/json')
     throw new ConfigError(`${protocolName}: traces go over OTLP/HTTP: http/protobuf or http/json, not ${protocol}`);
   // The one the SDK uses for traces. It would take `collector:4318` for a URL of scheme `collector:`, and send nothing.
-  const name = set('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
-    ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
-    : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  const name = inEffect('ENDPOINT');
   const endpoint = set(name);
   if (endpoint && !(URL.canParse(endpoint) && /^https?:$/.test(new URL(endpoint).protocol)))
     // Not echoed: `user:token@collector` reads as a scheme, and the log is no place for it.
