@@ -48,8 +48,11 @@ export interface ClaimedDelivery {
   createdAt: Date;
   /** The trace of the work that wrote its event (a W3C traceparent), opaque here: its attempts continue that trace. */
   trace?: string | null;
-  /** The endpoint's current URL, key and state (a changed URL or key applies from the next attempt on). */
-  endpoint: ({ url: string | null; enabled: boolean } & SigningKeys) | null;
+  /**
+   * The endpoint's current URL, key and state (a changed URL or key applies from the next attempt on); `failingSince`
+   * as CONTRACT §11 has it, when the claim read it.
+   */
+  endpoint: ({ url: string | null; enabled: boolean; failingSince: Date | null } & SigningKeys) | null;
 }
 
 export type DeliveryState = { status: 'delivered' } | { status: 'pending'; nextAttemptAt: Date } | { status: 'failed' };

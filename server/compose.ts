@@ -222,6 +222,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
             maxInFlightPerEndpoint: config.webhookMaxInFlightPerEndpoint,
             scheduleMs: config.webhookRetryScheduleMs,
             attemptMs: attemptMs(config),
+            slowMs: config.webhookTimeoutMs / 2,
             leaseMs: 2 * attemptMs(config),
             disableAfterMs: config.webhookDisableAfterMs,
           }),

@@ -115,16 +115,26 @@ interface ClaimRow {
   traceparent: string | null;
 }
 
-/** What the sender needs of the endpoint: its URL, whether it is enabled, and what signs. */
+/** What the sender needs of the endpoint: its URL, whether it is enabled and failing, and what signs. */
 const endpointOf = ({
   url,
   enabled,
+  failingSince,
   signatureKey,
   previousKey,
   asymmetricSigning,
   signingPair,
   previousPair,
-}: WebhookConfig) => ({ url, enabled, signatureKey, previousKey, asymmetricSigning, signingPair, previousPair });
+}: WebhookConfig) => ({
+  url,
+  enabled,
+  failingSince,
+  signatureKey,
+  previousKey,
+  asymmetricSigning,
+  signingPair,
+  previousPair,
+});
 
 export class SqlDeliveryQueue implements DeliveryQueue {
   constructor(private readonly em: EntityManager) {}

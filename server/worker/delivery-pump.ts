@@ -4,6 +4,7 @@ import { purgeRetainedEvents } from '../../domain/use-cases/purge-retained-event
 import { failureLevel, type Logger } from '../logger.ts';
 import type { Services } from '../services.ts';
 import { type DeliveryPolicy, deliverDueEvents } from './delivery-round.ts';
+import { HeldBackEndpoints } from './held-back-endpoints.ts';
 import type { WorkSignal } from './wake-up-signal.ts';
 import type { WorkerTask } from './worker.ts';
 
@@ -25,6 +26,7 @@ export function deliveryPump(
   policy: Omit<DeliveryPolicy, 'idleMs'>,
 ): WorkerTask {
   const idleDelayMs = 1000;
+  const endpoints = new HeldBackEndpoints(policy.slowMs);
   return {
     name: 'webhook delivery',
     wakeOn: 'deliveries',
@@ -50,6 +52,7 @@ export function deliveryPump(
                 );
               }
             },
+            heldBack: (delivery, heldBack) => logStanding(services.log, delivery, heldBack),
             noticed: (notice) => logNotice(services.log, notice),
             stepFailed: (step, err, about) => {
               const level =
@@ -57,6 +60,7 @@ export function deliveryPump(
               services.log[level]({ err, ...about }, STEP_FAILED[step]);
             },
           },
+          endpoints,
         ),
       );
       return false;
@@ -95,6 +99,17 @@ function logAttempt(log: Logger, delivery: ClaimedDelivery, { attempt, state }: 
         'the integrator can redeliver it (POST /v3/webhook-deliveries/redeliver-failed)',
     );
   }
+}
+
+/** An endpoint this process holds back to one send at a time, or lets have its whole share again. */
+function logStanding(log: Logger, delivery: ClaimedDelivery, heldBack: boolean): void {
+  const fields = { endpoint: delivery.endpointId, host: hostOf(delivery.endpoint?.url), heldBack };
+  if (heldBack)
+    log.warn(
+      fields,
+      `webhook endpoint at ${fields.host} held back to one send at a time: its last attempt got no 2xx, or was slow`,
+    );
+  else log.info(fields, `webhook endpoint at ${fields.host} answers again: its whole share of sends back`);
 }
 
 /** An endpoint that starts failing, or is disabled for it: what its contacts are mailed, for the operators too. */

@@ -16,6 +16,8 @@ export interface DeliveryPolicy {
   maxInFlightPerEndpoint: number;
   /** The longest one attempt can take, its re-send on a new connection included. */
   attemptMs: number;
+  /** An attempt this long holds its endpoint back (held-back-endpoints.ts): half of WEBHOOK_TIMEOUT_MS. */
+  slowMs: number;
   /**
    * How long a claim holds: a dead sender's deliveries are sent again after it. Longer than an attempt, so that a
    * claim waiting in the buffer still has an attempt's time left when its turn comes (else it is given back).
@@ -43,6 +45,8 @@ export interface DeliveryRoundPorts {
   stopping(): boolean;
   /** Each finished attempt, as it finishes (metrics, the log). */
   attempted(delivery: ClaimedDelivery, result: DeliveryResult): void;
+  /** An attempt that held its endpoint back, or gave it its whole share again (held-back-endpoints.ts): the log. */
+  heldBack(delivery: ClaimedDelivery, heldBack: boolean): void;
   /** What a record decided about an endpoint's health (the log), once it has committed and before it is mailed. */
   noticed(notice: EndpointNotice): void;
   /**

@@ -1,11 +1,13 @@
-import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { SpanKind } from '@opentelemetry/api';
 import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
 import type { EndpointNotice } from '../../domain/endpoint-health.ts';
 import { isUnavailable } from '../../domain/errors.ts';
 import { attemptDelivery, claimDueDeliveries, recordDeliveries } from '../../domain/use-cases/deliver-events.ts';
 import { mailEndpointNotices } from '../../domain/use-cases/mail-endpoint-notices.ts';
 import type { DeliveryDeps, DeliveryPolicy, DeliveryRoundPorts } from './delivery-round-types.ts';
-import { inStoredTrace } from './spans.ts';
+import { HeldBackEndpoints } from './held-back-endpoints.ts';
+import { HeldBackShare } from './held-back-share.ts';
+import { inStoredTrace, settleAttempt } from './spans.ts';
 
 export type { DeliveryDeps, DeliveryPolicy, DeliveryRoundPorts };
 
@@ -19,22 +21,18 @@ export type { DeliveryDeps, DeliveryPolicy, DeliveryRoundPorts };
  *
  * An endpoint's deliveries wait in the buffer while it has its share of sends under way; the buffer holds at most as
  * many again of one endpoint (the claim passes a full endpoint over), so a silent endpoint's backlog never fills the
- * buffer, and the sends it cannot have go to the others.
+ * buffer, and the sends it cannot have go to the others. An endpoint held back (`endpoints`, which the process keeps
+ * across rounds: see held-back-endpoints.ts) has one send and one delivery waiting, and those endpoints together at
+ * most half the sends and as many waiting: a crowd of silent endpoints leaves the other half to the rest.
  */
-export function deliverDueEvents(deps: DeliveryDeps, policy: DeliveryPolicy, ports: DeliveryRoundPorts): Promise<void> {
-  return new DeliveryRound(deps, policy, ports).run();
+export function deliverDueEvents(
+  deps: DeliveryDeps,
+  policy: DeliveryPolicy,
+  ports: DeliveryRoundPorts,
+  endpoints = new HeldBackEndpoints(policy.slowMs),
+): Promise<void> {
+  return new DeliveryRound(deps, policy, ports, endpoints).run();
 }
-
-/**
- * An attempt's span (CONTRACT §13): its answer's status, or an error when none came or it was not a success. Nothing of
- * the request: not its URL, which is the integrator's.
- */
-const settleAttempt = (span: Span, { attempt, exchange }: DeliveryResult) => {
-  if (exchange) span.setAttribute('http.request.method', 'POST');
-  if (attempt.statusCode !== null) span.setAttribute('http.response.status_code', attempt.statusCode);
-  if (attempt.statusCode === null || attempt.statusCode < 200 || attempt.statusCode > 299)
-    span.setStatus({ code: SpanStatusCode.ERROR });
-};
 
 /** The deliveries a failed step concerned, as its report gives them. */
 const about = (deliveries: readonly { id: string }[]) =>
@@ -83,12 +81,16 @@ class DeliveryRound {
   /** The soonest retry this round scheduled (ms after its try): waited for here when it comes before the idle poll. */
   private soonestRetry = Infinity;
   private nudge = () => {};
+  private readonly heldBack: HeldBackShare;
 
   constructor(
     private readonly deps: DeliveryDeps,
     private readonly policy: DeliveryPolicy,
     private readonly ports: DeliveryRoundPorts,
-  ) {}
+    private readonly endpoints: HeldBackEndpoints,
+  ) {
+    this.heldBack = new HeldBackShare(endpoints, policy.maxInFlight, this.held);
+  }
 
   async run(): Promise<void> {
     for (;;) {
@@ -141,12 +143,13 @@ class DeliveryRound {
   }
 
   private hasRoom(endpointId: string) {
-    return (this.sending.get(endpointId) ?? 0) < this.policy.maxInFlightPerEndpoint;
+    return this.heldBack.fits(endpointId, this.sending.get(endpointId) ?? 0, this.policy.maxInFlightPerEndpoint);
   }
 
   private send(delivery: ClaimedDelivery) {
     this.inFlight++;
     this.sending.add(delivery.endpointId, 1);
+    const ended = this.heldBack.began(delivery.endpointId);
     inStoredTrace(
       delivery.trace,
       'POST webhook',
@@ -157,11 +160,14 @@ class DeliveryRound {
       .then((result) => {
         this.finished.push(result);
         this.ports.attempted(delivery, result);
+        if (this.endpoints.attempted(delivery.endpointId, result.attempt))
+          this.ports.heldBack(delivery, this.endpoints.isHeldBack(delivery.endpointId));
       })
       // Unrecorded, it is sent again after its lease: at least once.
       .catch((error: unknown) => this.ports.stepFailed('send', error, about([delivery])))
       .finally(() => {
         this.inFlight--;
+        ended();
         this.sending.add(delivery.endpointId, -1);
         this.held.add(delivery.endpointId, -1);
         this.nudge();
@@ -244,14 +250,22 @@ class DeliveryRound {
         limit: room,
         leaseMs: this.policy.leaseMs,
         perEndpoint,
-        held: this.held,
+        held: this.heldBack.told(perEndpoint),
         lookForNew,
       });
-      for (const delivery of claimed) this.held.add(delivery.endpointId, 1);
-      this.claimedNotSent.push(...claimed);
+      const { kept, excess } = this.heldBack.admit(claimed, this.deps.clock.now().getTime());
+      for (const delivery of kept) this.held.add(delivery.endpointId, 1);
+      this.claimedNotSent.push(...kept);
       // Short because an endpoint's share filled (its backlog took the claim's window) is not drained: the next claim
       // passes that endpoint over and finds the others' due deliveries.
-      this.drained = claimed.length < room && !claimed.some((d) => (this.held.get(d.endpointId) ?? 0) >= perEndpoint);
+      this.drained =
+        excess.length === 0 &&
+        claimed.length < room &&
+        !claimed.some((d) => (this.held.get(d.endpointId) ?? 0) >= perEndpoint);
+      if (excess.length > 0)
+        await this.deps.deliveryQueue
+          .release(excess)
+          .catch((error: unknown) => this.ports.stepFailed('give back', error, about(excess)));
     } catch (error) {
       this.ports.stepFailed('claim', error, about([]));
       await this.ports.pause(DATABASE_BACKOFF_MS);

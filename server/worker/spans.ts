@@ -1,4 +1,5 @@
 import { propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { DeliveryResult } from '../../domain/delivery.ts';
 import type { CurrentTrace } from '../../domain/trace.ts';
 import { traceparentOf } from '../traceparent.ts';
 
@@ -63,3 +64,14 @@ export function laneTrace() {
     },
   };
 }
+
+/**
+ * An attempt's span (CONTRACT §13): its answer's status, or an error when none came or it was not a success. Nothing of
+ * the request: not its URL, which is the integrator's.
+ */
+export const settleAttempt = (span: Span, { attempt, exchange }: DeliveryResult) => {
+  if (exchange) span.setAttribute('http.request.method', 'POST');
+  if (attempt.statusCode !== null) span.setAttribute('http.response.status_code', attempt.statusCode);
+  if (attempt.statusCode === null || attempt.statusCode < 200 || attempt.statusCode > 299)
+    span.setStatus({ code: SpanStatusCode.ERROR });
+};

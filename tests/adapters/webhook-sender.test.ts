@@ -224,7 +224,7 @@ test('a 3xx answer is not delivered: the attempt records the status and an error
       claimToken: 'claim-1',
       body: '{"_eid":"evt-1","n":1}',
       createdAt: now,
-      endpoint: { url: redirecting.url(), signatureKey: null, previousKey: null, enabled: true },
+      endpoint: { url: redirecting.url(), signatureKey: null, previousKey: null, enabled: true, failingSince: null },
     };
     const result = await attemptDelivery({ webhookSender: s, clock: systemClock }, claimed, [60_000]);
     assert.is(result.attempt.statusCode, code, `${code}: its status recorded`);

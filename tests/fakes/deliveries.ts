@@ -165,6 +165,7 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
         endpoint: config && {
           url: config.url,
           enabled: config.enabled,
+          failingSince: config.failingSince,
           signatureKey: config.signatureKey,
           previousKey: config.previousKey,
           asymmetricSigning: config.asymmetricSigning,

@@ -8,44 +8,13 @@ import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { createContact } from '../../domain/use-cases/create-contact.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import { type DeliveryPolicy, type DeliveryRoundPorts, deliverDueEvents } from '../../server/worker/delivery-round.ts';
-import { type FakeDeps, fakeDeps, ScriptedWebhookSender } from '../fakes.ts';
+import { deliverDueEvents } from '../../server/worker/delivery-round.ts';
+import { fakeDeps, ScriptedWebhookSender } from '../fakes.ts';
+import { brandWithEndpoint, POLICY, quiet } from './delivery-round-support.ts';
 
 // The worker's delivery round on the fakes: its schedule of claims, sends and records, its share per endpoint, and what
 // it reports.
 const test = suite('the delivery round');
-const POLICY: DeliveryPolicy = {
-  maxInFlight: 2,
-  maxInFlightPerEndpoint: 2,
-  attemptMs: 1000,
-  leaseMs: 2000,
-  scheduleMs: [1000],
-  idleMs: 1000,
-  disableAfterMs: 5 * 86_400_000,
-};
-/** Ports that report nothing; a wait yields to timers, so that sends finishing on a timer are seen. */
-const quiet = (overrides: Partial<DeliveryRoundPorts> = {}): DeliveryRoundPorts => ({
-  waitForWork: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 2))),
-  pause: async () => {},
-  stopping: () => false,
-  attempted: () => {},
-  noticed: () => {},
-  stepFailed: () => {},
-  ...overrides,
-});
-
-async function brandWithEndpoint(deps: FakeDeps, name: string) {
-  const brand = await createAccount(deps, { name, role: 'brand' });
-  await upsertWebhookConfig(deps, {
-    accountId: brand.id,
-    scope: 'brand',
-    url: `https://${name}.example.com/hooks`,
-    transformer: 'default',
-    version: '1.3.0',
-  });
-  return brand;
-}
-
 test('after the database failed, a round pauses for its backoff: a wake-up does not cut it short', async () => {
   const deps = fakeDeps();
   const claimDue = deps.deliveryQueue.claimDue.bind(deps.deliveryQueue);

@@ -1,0 +1,88 @@
+import type { ClaimedDelivery } from '../../domain/delivery.ts';
+import type { HeldBackEndpoints } from './held-back-endpoints.ts';
+
+/** What a held-back endpoint may hold: one send under way and one delivery waiting for it. */
+const HOLDS = 2;
+
+/**
+ * One delivery round's share for held-back endpoints (held-back-endpoints.ts): one send and one delivery waiting each,
+ * and together at most half the round's sends (one at least) and as many waiting. `held` is what the round holds
+ * by endpoint, sends under way and deliveries waiting alike.
+ */
+export class HeldBackShare {
+  /** Sends under way to endpoints that were held back when each began. */
+  private sending = 0;
+  private readonly sends: number;
+
+  constructor(
+    private readonly endpoints: HeldBackEndpoints,
+    maxInFlight: number,
+    private readonly held: ReadonlyMap<string, number>,
+  ) {
+    this.sends = Math.max(1, Math.floor(maxInFlight / 2));
+  }
+
+  /** Whether a send to the endpoint fits, given its own under way and the share it has when not held back. */
+  fits(endpointId: string, sendingToIt: number, perEndpoint: number): boolean {
+    if (!this.endpoints.isHeldBack(endpointId)) return sendingToIt < perEndpoint;
+    return sendingToIt === 0 && this.sending < this.sends;
+  }
+
+  /** A send begins: answers its end, to call once it has ended. */
+  began(endpointId: string): () => void {
+    if (!this.endpoints.isHeldBack(endpointId)) return () => {};
+    this.sending++;
+    return () => {
+      this.sending--;
+    };
+  }
+
+  /**
+   * What a claim is told the round holds: a held-back endpoint has room for what it may hold and no more, and none once
+   * held-back endpoints hold twice their share of sends. `perEndpoint` is what the claim lets any endpoint hold.
+   */
+  told(perEndpoint: number): ReadonlyMap<string, number> {
+    const heldBack = this.endpoints.heldBack();
+    if (heldBack.size === 0) return this.held;
+    const full = this.holding() >= 2 * this.sends;
+    const told = new Map(this.held);
+    for (const endpointId of heldBack) {
+      const holds = this.held.get(endpointId) ?? 0;
+      told.set(endpointId, full ? perEndpoint : Math.min(perEndpoint, perEndpoint - HOLDS + holds));
+    }
+    return told;
+  }
+
+  /**
+   * Learns from claimed deliveries what their claim read of their endpoints (at `now`, epoch ms), and splits them: those
+   * to keep, and those of held-back endpoints past what they may hold (an endpoint the claim found failing before this
+   * process knew it), to give back.
+   */
+  admit(claimed: readonly ClaimedDelivery[], now: number): { kept: ClaimedDelivery[]; excess: ClaimedDelivery[] } {
+    for (const delivery of claimed) this.endpoints.claimed(delivery, now);
+    let holding = this.holding();
+    const taken = new Map<string, number>();
+    const kept: ClaimedDelivery[] = [];
+    const excess: ClaimedDelivery[] = [];
+    for (const delivery of claimed) {
+      const { endpointId } = delivery;
+      if (this.endpoints.isHeldBack(endpointId)) {
+        const holds = (this.held.get(endpointId) ?? 0) + (taken.get(endpointId) ?? 0);
+        if (holds >= HOLDS || holding >= 2 * this.sends) {
+          excess.push(delivery);
+          continue;
+        }
+        holding++;
+        taken.set(endpointId, (taken.get(endpointId) ?? 0) + 1);
+      }
+      kept.push(delivery);
+    }
+    return { kept, excess };
+  }
+
+  private holding() {
+    let holding = 0;
+    for (const endpointId of this.endpoints.heldBack()) holding += this.held.get(endpointId) ?? 0;
+    return holding;
+  }
+}
