@@ -54,9 +54,9 @@ export class HeldBackShare {
   }
 
   /**
-   * Learns from claimed deliveries what their claim read of their endpoints (at `now`, epoch ms), and splits them: those
-   * to keep, and those of held-back endpoints past what they may hold (an endpoint the claim found failing before this
-   * process knew it), to give back.
+   * Learns from claimed deliveries what their claim read of their endpoints (at `now`, epoch ms), and splits them:
+   * those to keep, and those of held-back endpoints past what they may hold (an endpoint the claim found failing
+   * before this process knew it), to give back.
    */
   admit(claimed: readonly ClaimedDelivery[], now: number): { kept: ClaimedDelivery[]; excess: ClaimedDelivery[] } {
     for (const delivery of claimed) this.endpoints.claimed(delivery, now);

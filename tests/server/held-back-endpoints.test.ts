@@ -8,8 +8,8 @@ import { HeldBackEndpoints } from '../../server/worker/held-back-endpoints.ts';
 import { type FakeDeps, fakeDeps } from '../fakes.ts';
 import { answered, brandWithEndpoint, POLICY, quiet } from './delivery-round-support.ts';
 
-// The circuit breaker of the delivery round (CONTRACT §7, no endpoint slows another): endpoints held back to one send at
-// a time, and half the sends at most for all of them, however many hang.
+// The circuit breaker of the delivery round (CONTRACT §7, no endpoint slows another): endpoints held back to one send
+// at a time, and half the sends at most for all of them, however many hang.
 const test = suite('held-back endpoints');
 
 /** Sends under way by host, and the most there ever were, for all hosts named `silent…` too. */
@@ -45,7 +45,7 @@ const until = async (done: () => boolean, ms = 5000) => {
   while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 2));
 };
 
-test('endpoints failing when claimed hold one send each and half the sends together; the others get the rest', async () => {
+test('endpoints failing when claimed hold a send each and half the sends together; others get the rest', async () => {
   const deps = fakeDeps();
   // Six silent endpoints that have failed before (§11), their backlogs older than the healthy endpoint's deliveries.
   const silent = [];
