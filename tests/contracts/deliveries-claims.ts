@@ -105,7 +105,7 @@ export function deliveryClaimContract(name: string, setup: () => Promise<Run>) {
   test('deliveries: a sender holds at most its share of one endpoint; a full endpoint is passed over, newer ones of others are claimed', async () => {
     const [busyBrand, quietBrand] = [account(), account()];
     const now = at('2026-06-03T00:00:00.000Z');
-    const endpoint = (brandId: string, name: string) =>
+    const endpoint = (brandId: string, name: string, failingSince: Date | null) =>
       new WebhookConfig({
         id: randomUUID(),
         accountId: brandId,
@@ -116,10 +116,11 @@ export function deliveryClaimContract(name: string, setup: () => Promise<Run>) {
         signatureKey: null,
         enabled: true,
         ...NO_HEALTH,
+        failingSince,
         createdAt: now,
         updatedAt: now,
       });
-    const [busy, quiet] = [endpoint(busyBrand.id, 'busy'), endpoint(quietBrand.id, 'quiet')];
+    const [busy, quiet] = [endpoint(busyBrand.id, 'busy', now), endpoint(quietBrand.id, 'quiet', null)];
     const event = (config: WebhookConfig, n: number) =>
       new OutboxEvent({
         id: randomUUID(),
@@ -160,8 +161,14 @@ export function deliveryClaimContract(name: string, setup: () => Promise<Run>) {
       "two more of the busy endpoint (it held one), then the other's",
     );
     assert.equal(
-      first.map((d) => d.endpointId),
-      [busy.id, busy.id, quiet.id, quiet.id],
+      first.map((d) => [d.endpointId, d.endpoint?.failingSince?.toISOString() ?? null]),
+      [
+        [busy.id, now.toISOString()],
+        [busy.id, now.toISOString()],
+        [quiet.id, null],
+        [quiet.id, null],
+      ],
+      "each with its endpoint's failingSince as the claim read it (the sender holds a failing endpoint back by it)",
     );
     const none = await claim(new Map([[busy.id, 3]]));
     assert.equal(none, [], 'a full endpoint is passed over, whatever its backlog');

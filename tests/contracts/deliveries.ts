@@ -60,6 +60,7 @@ export function deliveryContract(name: string, setup: () => Promise<Run>) {
         {
           url: 'https://hooks.example.com/r',
           enabled: true,
+          failingSince: null,
           signatureKey: 'the-new-key-0123456789',
           previousKey,
           asymmetricSigning: false,
@@ -152,6 +153,7 @@ export function deliveryContract(name: string, setup: () => Promise<Run>) {
     assert.equal(first[0]!.endpoint, {
       url: 'https://hooks.example.com/b',
       enabled: true,
+      failingSince: null,
       signatureKey: 'k-0123456789abcdef',
       previousKey: null,
       asymmetricSigning: false,
