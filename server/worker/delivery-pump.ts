@@ -26,7 +26,9 @@ export function deliveryPump(
   policy: Omit<DeliveryPolicy, 'idleMs'>,
 ): WorkerTask {
   const idleDelayMs = 1000;
-  const endpoints = new HeldBackEndpoints(policy.slowMs);
+  const endpoints = new HeldBackEndpoints(policy.slowMs, (delivery, heldBack) =>
+    logStanding(services.log, delivery, heldBack),
+  );
   return {
     name: 'webhook delivery',
     wakeOn: 'deliveries',
@@ -52,7 +54,6 @@ export function deliveryPump(
                 );
               }
             },
-            heldBack: (delivery, heldBack) => logStanding(services.log, delivery, heldBack),
             noticed: (notice) => logNotice(services.log, notice),
             stepFailed: (step, err, about) => {
               const level =
@@ -107,9 +108,9 @@ function logStanding(log: Logger, delivery: ClaimedDelivery, heldBack: boolean):
   if (heldBack)
     log.warn(
       fields,
-      `webhook endpoint at ${fields.host} held back to one send at a time: its last attempt got no 2xx, or was slow`,
+      `webhook endpoint at ${fields.host} held back to one send at a time: it is failing, or answers slowly`,
     );
-  else log.info(fields, `webhook endpoint at ${fields.host} answers again: its whole share of sends back`);
+  else log.info(fields, `webhook endpoint at ${fields.host} answers in time again: its whole share of sends back`);
 }
 
 /** An endpoint that starts failing, or is disabled for it: what its contacts are mailed, for the operators too. */

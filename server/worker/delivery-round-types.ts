@@ -45,8 +45,6 @@ export interface DeliveryRoundPorts {
   stopping(): boolean;
   /** Each finished attempt, as it finishes (metrics, the log). */
   attempted(delivery: ClaimedDelivery, result: DeliveryResult): void;
-  /** An attempt that held its endpoint back, or gave it its whole share again (held-back-endpoints.ts): the log. */
-  heldBack(delivery: ClaimedDelivery, heldBack: boolean): void;
   /** What a record decided about an endpoint's health (the log), once it has committed and before it is mailed. */
   noticed(notice: EndpointNotice): void;
   /**

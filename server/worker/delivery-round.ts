@@ -81,15 +81,15 @@ class DeliveryRound {
   /** The soonest retry this round scheduled (ms after its try): waited for here when it comes before the idle poll. */
   private soonestRetry = Infinity;
   private nudge = () => {};
-  private readonly heldBack: HeldBackShare;
+  private readonly heldBackShare: HeldBackShare;
 
   constructor(
     private readonly deps: DeliveryDeps,
     private readonly policy: DeliveryPolicy,
     private readonly ports: DeliveryRoundPorts,
-    private readonly endpoints: HeldBackEndpoints,
+    private readonly heldBackEndpoints: HeldBackEndpoints,
   ) {
-    this.heldBack = new HeldBackShare(endpoints, policy.maxInFlight, this.held);
+    this.heldBackShare = new HeldBackShare(heldBackEndpoints, policy.maxInFlight, this.held);
   }
 
   async run(): Promise<void> {
@@ -143,13 +143,13 @@ class DeliveryRound {
   }
 
   private hasRoom(endpointId: string) {
-    return this.heldBack.fits(endpointId, this.sending.get(endpointId) ?? 0, this.policy.maxInFlightPerEndpoint);
+    return this.heldBackShare.fits(endpointId, this.sending.get(endpointId) ?? 0, this.policy.maxInFlightPerEndpoint);
   }
 
   private send(delivery: ClaimedDelivery) {
     this.inFlight++;
     this.sending.add(delivery.endpointId, 1);
-    const ended = this.heldBack.began(delivery.endpointId);
+    const ended = this.heldBackShare.began(delivery.endpointId);
     inStoredTrace(
       delivery.trace,
       'POST webhook',
@@ -160,8 +160,8 @@ class DeliveryRound {
       .then((result) => {
         this.finished.push(result);
         this.ports.attempted(delivery, result);
-        if (this.endpoints.attempted(delivery.endpointId, result.attempt))
-          this.ports.heldBack(delivery, this.endpoints.isHeldBack(delivery.endpointId));
+        // An attempt that sent nothing (the endpoint disabled, or without a URL) says nothing of the endpoint.
+        if (result.exchange) this.heldBackEndpoints.attempted(delivery, result.attempt);
       })
       // Unrecorded, it is sent again after its lease: at least once.
       .catch((error: unknown) => this.ports.stepFailed('send', error, about([delivery])))
@@ -246,22 +246,23 @@ class DeliveryRound {
       const perEndpoint = 2 * this.policy.maxInFlightPerEndpoint;
       const lookForNew = this.mayBeNew || performance.now() - this.lookedAt >= LOOK_EVERY_MS;
       if (lookForNew) [this.mayBeNew, this.lookedAt] = [false, performance.now()];
+      const told = this.heldBackShare.told(perEndpoint);
       const claimed = await claimDueDeliveries(this.deps, {
         limit: room,
         leaseMs: this.policy.leaseMs,
         perEndpoint,
-        held: this.heldBack.told(perEndpoint),
+        held: told,
         lookForNew,
       });
-      const { kept, excess } = this.heldBack.admit(claimed, this.deps.clock.now().getTime());
+      // Short because an endpoint's room filled (its backlog took the claim's window) is not drained: the next claim
+      // passes that endpoint over and finds the others' due deliveries.
+      const filled = new EndpointCounts(told);
+      for (const d of claimed) filled.add(d.endpointId, 1);
+      this.drained = claimed.length < room && !claimed.some((d) => filled.get(d.endpointId)! >= perEndpoint);
+      const { kept, excess } = this.heldBackShare.admit(claimed, this.deps.clock.now().getTime());
       for (const delivery of kept) this.held.add(delivery.endpointId, 1);
       this.claimedNotSent.push(...kept);
-      // Short because an endpoint's share filled (its backlog took the claim's window) is not drained: the next claim
-      // passes that endpoint over and finds the others' due deliveries.
-      this.drained =
-        excess.length === 0 &&
-        claimed.length < room &&
-        !claimed.some((d) => (this.held.get(d.endpointId) ?? 0) >= perEndpoint);
+      if (excess.length > 0) this.drained = false;
       if (excess.length > 0)
         await this.deps.deliveryQueue
           .release(excess)

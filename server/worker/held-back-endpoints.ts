@@ -1,37 +1,58 @@
 import type { ClaimedDelivery, DeliveryAttempt } from '../../domain/delivery.ts';
 
-/** How long what a process learnt of an endpoint counts when nothing newer came: a claim tells it again. */
+/** How long what a process learnt of an endpoint counts when nothing newer came (a claim tells it again). */
 const REMEMBERED_MS = 10 * 60_000;
+
+/** What a process knows of one endpoint (epoch ms). */
+interface Standing {
+  /** This process's newest attempt to it got no 2xx, or a slow one. */
+  slowOrFailing: boolean;
+  /** When this process's newest 2xx in time to it began. */
+  okAt: number;
+  /** Its `failingSince` as the newest claim read it (§11), or null. */
+  failingSince: number | null;
+  /** When the newest of these came. */
+  newsAt: number;
+}
 
 /**
  * The endpoints a process sends to one at a time: a circuit breaker, as Svix and Hook0 keep one (CONTRACT §7: no
- * endpoint slows another). An endpoint is held back while it is failing (§11: no 2xx since its last 2xx, as a claim
- * read it), or while this process's newest attempt to it got no 2xx or took `slowMs` or more. An attempt answered 2xx
- * in time gives it its whole share back at once. The round (delivery-round.ts) lets a held-back endpoint have one send
- * and one delivery waiting, and all of them together at most half its sends: however many endpoints hang, the other
- * half goes to the rest. Retries keep their schedule, since an attempt only ever comes later than its delay.
+ * endpoint slows another). An endpoint is held back:
+ * - while this process's newest attempt to it got no 2xx, or took `slowMs` or more; only a 2xx in time from this
+ *   process ends that (a claim that reads the endpoint healthy may have read it before this process's record);
+ * - while it is failing as a claim read it (§11's `failingSince`, set by any process), unless this process had a 2xx
+ *   in time from it since it began failing.
  *
- * The process keeps it across rounds; what it learnt of an endpoint is forgotten after REMEMBERED_MS without news.
+ * The round (delivery-round.ts, held-back-share.ts) gives a held-back endpoint one send and one delivery waiting, and
+ * all of them together at most half its sends. Retries keep their schedule: an attempt only ever comes later than its
+ * delay. The process keeps this across rounds, tells `changed` each time an endpoint is held back or let go, and
+ * forgets an endpoint 10 to 20 minutes after its last news (its next claim tells again).
  */
 export class HeldBackEndpoints {
-  /** When the newest news of each endpoint came (epoch ms): older news never overrides it. */
-  private readonly newsAt = new Map<string, number>();
+  private readonly known = new Map<string, Standing>();
   private readonly held = new Set<string>();
   private sweptAt = 0;
 
-  constructor(private readonly slowMs: number) {}
+  constructor(
+    private readonly slowMs: number,
+    private readonly changed: (delivery: ClaimedDelivery, heldBack: boolean) => void = () => {},
+  ) {}
 
-  /** What a claim read of the endpoint, at `at` (epoch ms). */
+  /** What a claim read of the delivery's endpoint, at `at` (epoch ms). */
   claimed(delivery: ClaimedDelivery, at: number): void {
-    this.learn(delivery.endpointId, delivery.endpoint?.failingSince != null, at);
+    const standing = this.standing(delivery.endpointId, at);
+    standing.failingSince = delivery.endpoint?.failingSince?.getTime() ?? null;
+    this.judge(delivery, standing);
   }
 
-  /** What an attempt to the endpoint showed once it finished; answers whether that changed the endpoint's standing. */
-  attempted(endpointId: string, attempt: Pick<DeliveryAttempt, 'at' | 'statusCode' | 'durationMs'>): boolean {
+  /** What an attempt sent to the delivery's endpoint showed, once it finished. */
+  attempted(delivery: ClaimedDelivery, attempt: Pick<DeliveryAttempt, 'at' | 'statusCode' | 'durationMs'>): void {
+    const begun = attempt.at.getTime();
+    const standing = this.standing(delivery.endpointId, begun + attempt.durationMs);
     const ok = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode <= 299;
-    const was = this.held.has(endpointId);
-    this.learn(endpointId, !ok || attempt.durationMs >= this.slowMs, attempt.at.getTime() + attempt.durationMs);
-    return this.held.has(endpointId) !== was;
+    standing.slowOrFailing = !ok || attempt.durationMs >= this.slowMs;
+    if (!standing.slowOrFailing) standing.okAt = Math.max(standing.okAt, begun);
+    this.judge(delivery, standing);
   }
 
   isHeldBack(endpointId: string): boolean {
@@ -43,17 +64,33 @@ export class HeldBackEndpoints {
     return this.held;
   }
 
-  private learn(endpointId: string, heldBack: boolean, at: number) {
-    if ((this.newsAt.get(endpointId) ?? -Infinity) > at) return;
-    this.newsAt.set(endpointId, at);
-    if (heldBack) this.held.add(endpointId);
-    else this.held.delete(endpointId);
+  private standing(endpointId: string, at: number): Standing {
+    this.sweep(at);
+    let standing = this.known.get(endpointId);
+    if (!standing) {
+      standing = { slowOrFailing: false, okAt: -Infinity, failingSince: null, newsAt: at };
+      this.known.set(endpointId, standing);
+    }
+    standing.newsAt = Math.max(standing.newsAt, at);
+    return standing;
+  }
+
+  private judge(delivery: ClaimedDelivery, standing: Standing) {
+    const heldBack =
+      standing.slowOrFailing || (standing.failingSince !== null && standing.failingSince > standing.okAt);
+    if (heldBack === this.held.has(delivery.endpointId)) return;
+    if (heldBack) this.held.add(delivery.endpointId);
+    else this.held.delete(delivery.endpointId);
+    this.changed(delivery, heldBack);
+  }
+
+  private sweep(at: number) {
     if (at - this.sweptAt < REMEMBERED_MS) return;
     this.sweptAt = at;
-    for (const [id, newsAt] of this.newsAt) {
+    for (const [endpointId, { newsAt }] of this.known) {
       if (at - newsAt <= REMEMBERED_MS) continue;
-      this.newsAt.delete(id);
-      this.held.delete(id);
+      this.known.delete(endpointId);
+      this.held.delete(endpointId);
     }
   }
 }

@@ -12,7 +12,9 @@ const HOLDS = 2;
 export class HeldBackShare {
   /** Sends under way to endpoints that were held back when each began. */
   private sending = 0;
+  /** The sends held-back endpoints may have together. */
   private readonly sends: number;
+  private turn = 0;
 
   constructor(
     private readonly endpoints: HeldBackEndpoints,
@@ -38,17 +40,22 @@ export class HeldBackShare {
   }
 
   /**
-   * What a claim is told the round holds: a held-back endpoint has room for what it may hold and no more, and none once
-   * held-back endpoints hold twice their share of sends. `perEndpoint` is what the claim lets any endpoint hold.
+   * What a claim is told the round holds: held-back endpoints have room for what they may hold, in turns, until
+   * together they would hold twice their share of sends; no room past that. `perEndpoint` is what the claim lets any
+   * endpoint hold.
    */
   told(perEndpoint: number): ReadonlyMap<string, number> {
-    const heldBack = this.endpoints.heldBack();
-    if (heldBack.size === 0) return this.held;
-    const full = this.holding() >= 2 * this.sends;
+    const heldBack = [...this.endpoints.heldBack()];
+    if (heldBack.length === 0) return this.held;
+    let places = 2 * this.sends - this.holding();
     const told = new Map(this.held);
-    for (const endpointId of heldBack) {
-      const holds = this.held.get(endpointId) ?? 0;
-      told.set(endpointId, full ? perEndpoint : Math.min(perEndpoint, perEndpoint - HOLDS + holds));
+    // Each claim starts the turns at another endpoint, so that none waits behind the same others every time.
+    const first = this.turn++ % heldBack.length;
+    for (let i = 0; i < heldBack.length; i++) {
+      const endpointId = heldBack[(first + i) % heldBack.length]!;
+      const room = Math.max(0, Math.min(HOLDS - (this.held.get(endpointId) ?? 0), places));
+      places -= room;
+      told.set(endpointId, perEndpoint - room);
     }
     return told;
   }

@@ -23,7 +23,6 @@ export const quiet = (overrides: Partial<DeliveryRoundPorts> = {}): DeliveryRoun
   pause: async () => {},
   stopping: () => false,
   attempted: () => {},
-  heldBack: () => {},
   noticed: () => {},
   stepFailed: () => {},
   ...overrides,

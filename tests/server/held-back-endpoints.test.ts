@@ -68,9 +68,21 @@ test('endpoints failing when claimed hold a send each and half the sends togethe
     if (host.startsWith('healthy')) healthyDelivered++;
     return answered(request, deps.clock.now(), host.startsWith('silent') ? null : 200, 1);
   };
+  // A claim is a round trip on a real store: it yields, and what the round gives back is counted.
+  const [claimDue, release] = [deps.deliveryQueue.claimDue.bind(deps.deliveryQueue), deps.deliveryQueue.release];
+  let givenBack = 0;
+  deps.deliveryQueue.claimDue = async (request) => {
+    await new Promise((resolve) => setImmediate(resolve));
+    return claimDue(request);
+  };
+  deps.deliveryQueue.release = async (deliveries) => {
+    givenBack += deliveries.length;
+    return release.call(deps.deliveryQueue, deliveries);
+  };
   const policy = { ...POLICY, maxInFlight: 8, maxInFlightPerEndpoint: 2, scheduleMs: [60_000], leaseMs: 600_000 };
   const round = deliverDueEvents(deps, policy, quiet());
   await until(() => healthyDelivered === 8);
+  assert.ok(givenBack <= 24, `each silent endpoint's excess given back once, when first found failing: ${givenBack}`);
   assert.is(healthyDelivered, 8, "the healthy endpoint's deliveries were all sent while the silent ones hang");
   assert.is(open.silentMost, 4, 'the silent endpoints held four sends (half of eight), no more');
   for (let n = 0; n < 6; n++) assert.ok((open.most.get(`silent${n}.example.com`) ?? 0) <= 1, `silent${n}: one send`);
@@ -84,54 +96,73 @@ test('endpoints failing when claimed hold a send each and half the sends togethe
   assert.is(log.filter((d) => d.status === 'pending' && d.attempts.length === 1).length, 24, 'each silent one tried');
 });
 
-test('an endpoint whose attempts time out is held back from then on, and has its share again after a 2xx', async () => {
-  const deps = fakeDeps();
-  const brand = await brandWithEndpoint(deps, 'flaky');
-  for (let i = 0; i < 12; i++) await createJob(deps, { brandAccountId: brand.id });
-  const open = new OpenSends();
-  const concurrency: number[] = [];
-  const standing: boolean[] = [];
-  let sent = 0;
-  deps.webhookSender.send = async (request) => {
-    const nth = ++sent;
-    const host = new URL(request.url).host;
-    open.begin(host);
-    concurrency.push(open.most.get(host)!);
-    open.most.set(host, 0);
-    const at = deps.clock.now();
-    // The first two time out (as long as slowMs and more); the rest answer 200 at once.
-    await new Promise((resolve) => setTimeout(resolve, nth <= 2 ? 20 : 2));
-    if (nth <= 2) deps.clock.advance(1);
-    open.end(host);
-    return nth <= 2 ? answered(request, at, null, 1000) : answered(request, at, 200, 1);
-  };
-  const policy = { ...POLICY, maxInFlight: 4, maxInFlightPerEndpoint: 2, scheduleMs: [60_000], leaseMs: 600_000 };
-  await deliverDueEvents(deps, policy, quiet({ heldBack: (_delivery, heldBack) => standing.push(heldBack) }));
-  assert.is(sent, 12);
-  assert.equal(concurrency.slice(0, 2), [1, 2], 'two sends at once at first');
-  assert.is(concurrency[2], 1, 'after the timeouts, the next send went alone');
-  assert.is(Math.max(...concurrency.slice(3)), 2, 'after its 2xx, two at once again');
-  assert.equal(standing, [true, false], 'held back once, then given its share back, each said once');
-});
+for (const [bad, badAnswer] of [
+  ['time out', { statusCode: null, durationMs: 1000 }],
+  ['answer 200 slowly', { statusCode: 200, durationMs: 600 }],
+] as const) {
+  test(`an endpoint whose attempts ${bad} is held back, whatever claims read, to a 2xx in time`, async () => {
+    const deps = fakeDeps();
+    const brand = await brandWithEndpoint(deps, 'flaky');
+    for (let i = 0; i < 12; i++) await createJob(deps, { brandAccountId: brand.id });
+    let [open, sent] = [0, 0];
+    const openAtStart: number[] = [];
+    deps.webhookSender.send = async (request) => {
+      const nth = ++sent;
+      openAtStart.push(++open);
+      const at = deps.clock.now();
+      // The first five are bad (slowMs is 500); the rest answer 200 at once.
+      await new Promise((resolve) => setTimeout(resolve, nth <= 5 ? 20 : 2));
+      if (nth <= 5) deps.clock.advance(1); // claims after it are dated after its end
+      open--;
+      return nth <= 5
+        ? answered(request, at, badAnswer.statusCode, badAnswer.durationMs)
+        : answered(request, at, 200, 1);
+    };
+    const standing: boolean[] = [];
+    const endpoints = new HeldBackEndpoints(POLICY.slowMs, (_delivery, heldBack) => standing.push(heldBack));
+    const policy = { ...POLICY, maxInFlight: 4, maxInFlightPerEndpoint: 2, scheduleMs: [60_000], leaseMs: 600_000 };
+    await deliverDueEvents(deps, policy, quiet(), endpoints);
+    assert.is(sent, 12);
+    assert.equal(
+      openAtStart.slice(0, 6),
+      [1, 2, 1, 1, 1, 1],
+      'two at once, then one at a time to the first 2xx in time',
+    );
+    assert.is(Math.max(...openAtStart.slice(6)), 2, 'after its 2xx in time, two at once again');
+    assert.equal(standing, [true, false], 'held back once, then given its share back, each told once');
+  });
+}
 
-test('what a claim read is overridden by a newer attempt, and forgotten ten minutes after its last news', () => {
-  const endpoints = new HeldBackEndpoints(500);
-  const claimed = (failingSince: Date | null) =>
-    ({ endpointId: 'e', endpoint: { url: 'https://e.example.com', enabled: true, failingSince } }) as never;
+test("a claim holds back an endpoint failing since this process's last 2xx from it, and never lets one go", () => {
+  const told: string[] = [];
+  const endpoints = new HeldBackEndpoints(500, (delivery, heldBack) => told.push(`${delivery.endpointId} ${heldBack}`));
+  const delivery = (endpointId: string, failingSince: number | null) =>
+    ({ endpointId, endpoint: { failingSince: failingSince === null ? null : new Date(failingSince) } }) as never;
+  const attempt = (at: number, statusCode: number | null, durationMs: number) => ({
+    at: new Date(at),
+    statusCode,
+    durationMs,
+  });
   const t = Date.parse('2026-11-30T12:00:00Z');
-  endpoints.claimed(claimed(new Date(t)), t);
+  endpoints.claimed(delivery('e', t), t);
   assert.ok(endpoints.isHeldBack('e'), 'failing when claimed');
-  assert.ok(endpoints.attempted('e', { at: new Date(t + 10), statusCode: 204, durationMs: 5 }), 'a change');
-  assert.not.ok(endpoints.isHeldBack('e'), 'a 2xx in time');
-  endpoints.claimed(claimed(new Date(t)), t + 1);
-  assert.not.ok(endpoints.isHeldBack('e'), 'a claim read before the 2xx says less than it');
-  endpoints.attempted('e', { at: new Date(t + 20), statusCode: 200, durationMs: 500 });
-  assert.ok(endpoints.isHeldBack('e'), 'a 2xx as slow as slowMs holds it back');
-  endpoints.attempted('e', { at: new Date(t + 600), statusCode: 500, durationMs: 1 });
-  assert.ok(endpoints.isHeldBack('e'), 'a quick 500 too');
-  endpoints.attempted('other', { at: new Date(t + 601 + 10 * 60_000), statusCode: 200, durationMs: 1 });
-  assert.not.ok(endpoints.isHeldBack('e'), 'forgotten after ten minutes without news');
+  endpoints.attempted(delivery('e', t), attempt(t + 10, 204, 5));
+  assert.not.ok(endpoints.isHeldBack('e'), 'a 2xx in time since it began failing');
+  endpoints.claimed(delivery('e', t), t + 20);
+  assert.not.ok(endpoints.isHeldBack('e'), 'a claim that read it before that 2xx was recorded');
+  endpoints.claimed(delivery('e', t + 15), t + 25);
+  assert.ok(endpoints.isHeldBack('e'), 'failing again since, as another process found');
+  endpoints.attempted(delivery('e', null), attempt(t + 30, 200, 1));
+  endpoints.attempted(delivery('e', null), attempt(t + 40, 200, 500));
+  assert.ok(endpoints.isHeldBack('e'), 'a 2xx as slow as slowMs');
+  endpoints.claimed(delivery('e', null), t + 600);
+  assert.ok(endpoints.isHeldBack('e'), 'a claim reading it healthy does not end what this process saw');
+  endpoints.attempted(delivery('e', null), attempt(t + 700, 500, 1));
+  assert.ok(endpoints.isHeldBack('e'), 'a quick 500');
+  endpoints.attempted(delivery('other', null), attempt(t + 701 + 10 * 60_000, 200, 1));
+  assert.not.ok(endpoints.isHeldBack('e'), 'forgotten ten minutes after its last news');
   assert.equal([...endpoints.heldBack()], []);
+  assert.equal(told, ['e true', 'e false', 'e true', 'e false', 'e true'], 'each change told once');
 });
 
 test.run();
