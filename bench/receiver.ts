@@ -1,7 +1,7 @@
 // The local receiver of bench/delivery and bench/delivery-fairness: answers 200 at once and remembers when each
 // webhook-id arrived; a request to a path under /silent is never answered (an endpoint that hangs), only counted.
 // GET /count answers { count, distinct, silent: { received, open, mostOpen } }; GET /stats also the arrivals
-// ({ [webhook-id]: epoch ms }) and forgets them all.
+// ({ [webhook-id]: epoch ms }) and forgets them all, and starts the silent requests' count and most open afresh.
 import { createServer } from 'node:http';
 
 let arrivals = new Map<string, number>();
@@ -18,6 +18,8 @@ const server = createServer((req, res) => {
     const body = JSON.stringify({ count, distinct: arrivals.size, arrivals: Object.fromEntries(arrivals), silent });
     arrivals = new Map();
     count = 0;
+    silent.received = 0;
+    silent.mostOpen = silent.open;
     res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     return;
   }
