@@ -2,12 +2,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { OutboxEvent } from '../../domain/event.ts';
-import { eventFor, receiverOf } from '../../domain/receivers.ts';
 import { testApp } from '../support/app.ts';
 import { type ServiceProcess, startService } from '../support/process.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
+import { writeEvents } from './delivery-events.ts';
 
 // Delivery workers in processes of their own, sharing the PostgreSQL server of the suite (CI's second pass).
 const test = suite('delivery workers in separate processes');
@@ -41,43 +40,6 @@ const errorsOf = (w: ServiceProcess) =>
     .slice(0, 3)
     .join('\n');
 
-/**
- * `orders` orders of a brand whose endpoint is the receiver, `perOrder` events each, written in batches: their ids in
- * order.
- */
-async function writeEvents(receiverUrl: string, orders: number, perOrder: number) {
-  const brandId = (await app.admin.call<{ id: string }>('accounts.create', { name: 'Bulk brand', role: 'brand' })).id;
-  await app.admin.call('webhookConfigs.upsert', {
-    accountId: brandId,
-    scope: 'brand',
-    url: receiverUrl,
-    transformer: 'default',
-    version: '1.3.0',
-  });
-  const ids: { id: string; orderId: string }[] = [];
-  for (let n = 0; n < perOrder; n++) {
-    await app.services.unitOfWork().transaction(async (deps) => {
-      const brand = await receiverOf(deps, brandId, 'brand');
-      const events: OutboxEvent[] = [];
-      for (let o = 0; o < orders; o++) {
-        const orderId = `bulk-${brandId.slice(0, 8)}-${o}`;
-        events.push(
-          eventFor(deps, brand, 'OrderStatusEvent', orderId, (eid, format) => ({
-            _eid: eid,
-            _type: 'OrderStatusEvent',
-            _v: format.version,
-            orderId,
-            n,
-          })),
-        );
-      }
-      await deps.events.add(events);
-      ids.push(...events.map((e) => ({ id: e.id, orderId: e.orderId! })));
-    });
-  }
-  return ids;
-}
-
 test.before(async () => {
   if (onPostgres) app = await testApp();
 });
@@ -87,7 +49,7 @@ test('two workers and 2,000 events: every webhook-id received once, the events o
   const receiver = await startReceiver();
   const [a, b] = [worker(), worker()];
   await Promise.all([a.listening, b.listening]);
-  const events = await writeEvents(receiver.url(), 200, 10);
+  const events = await writeEvents(app, receiver.url(), 200, 10);
   await receiver
     .until((r) => new Set(r.map((x) => x.headers['webhook-id'])).size >= 2000, 60_000, '2,000 deliveries')
     .catch((error: Error) => {
@@ -119,7 +81,7 @@ test('events committed one at a time while two workers claim: each arrives withi
   const receiver = await startReceiver();
   const [a, b] = [worker(), worker()];
   await Promise.all([a.listening, b.listening]);
-  const ids = (await Promise.all(Array.from({ length: 8 }, () => writeEvents(receiver.url(), 1, 75)))).flat();
+  const ids = (await Promise.all(Array.from({ length: 8 }, () => writeEvents(app, receiver.url(), 1, 75)))).flat();
   await receiver
     .until(
       (r) => {
@@ -140,7 +102,7 @@ test('a worker killed with SIGKILL during a burst of 1,000: after a restart ever
   const receiver = await startReceiver();
   const doomed = worker(500);
   await doomed.listening;
-  const events = await writeEvents(receiver.url(), 1000, 1);
+  const events = await writeEvents(app, receiver.url(), 1000, 1);
   await receiver.until((r) => r.length >= 50, 30_000, 'the first deliveries');
   doomed.child.kill('SIGKILL');
   await doomed.exited;
@@ -178,9 +140,9 @@ test("a silent endpoint with a backlog of 300 holds 4 sends of each worker; anot
   const [a, b] = [worker(5000), worker(5000)];
   await Promise.all([a.listening, b.listening]);
   try {
-    await writeEvents(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/silent`, 300, 1);
+    await writeEvents(app, `http://127.0.0.1:${(silent.address() as AddressInfo).port}/silent`, 300, 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const quiet = await writeEvents(receiver.url(), 20, 1);
+    const quiet = await writeEvents(app, receiver.url(), 20, 1);
     await receiver.until(
       (r) => {
         const got = new Set(r.map((x) => String(x.headers['webhook-id'])));
