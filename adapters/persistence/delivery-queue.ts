@@ -116,25 +116,11 @@ interface ClaimRow {
 }
 
 /** What the sender needs of the endpoint: its URL, whether it is enabled and failing, and what signs. */
-const endpointOf = ({
-  url,
-  enabled,
-  failingSince,
-  signatureKey,
-  previousKey,
-  asymmetricSigning,
-  signingPair,
-  previousPair,
-}: WebhookConfig) => ({
-  url,
-  enabled,
-  failingSince,
-  signatureKey,
-  previousKey,
-  asymmetricSigning,
-  signingPair,
-  previousPair,
-});
+const endpointOf = (config: WebhookConfig) => {
+  const { url, enabled, failingSince, signatureKey, previousKey, asymmetricSigning, signingPair, previousPair } =
+    config;
+  return { url, enabled, failingSince, signatureKey, previousKey, asymmetricSigning, signingPair, previousPair };
+};
 
 export class SqlDeliveryQueue implements DeliveryQueue {
   constructor(private readonly em: EntityManager) {}

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { brandWithEndpoint } from '../support/delivery-events.ts';
 import { appWithMailbox } from '../support/integrators.ts';
 import { startRawReceiver } from '../support/raw-receiver.ts';
 import { startReceiver } from '../support/receiver.ts';
@@ -12,24 +12,6 @@ interface Logged {
   status: string;
   attempts: { statusCode: number | null; error: string | null }[];
   nextAttemptAt: string | null;
-}
-
-/** A brand account whose endpoint is `url`. */
-async function brandAt(app: App, url: string) {
-  const brandId = (
-    await app.admin.call<{ id: string }>('accounts.create', {
-      name: `brand ${randomUUID().slice(0, 6)}`,
-      role: 'brand',
-    })
-  ).id;
-  await app.admin.call('webhookConfigs.upsert', {
-    accountId: brandId,
-    scope: 'brand',
-    url,
-    transformer: 'default',
-    version: '1.3.0',
-  });
-  return brandId;
 }
 
 /** The account's deliveries, oldest first, once `check` holds for them (the pump records an attempt after it ends). */
@@ -47,7 +29,7 @@ test('a retry an hour away goes out once the test clock has moved an hour, not b
   app.worker.start();
   try {
     const receiver = await startReceiver(({ n }) => (n === 1 ? 500 : 200));
-    const brandId = await brandAt(app, receiver.url());
+    const brandId = await brandWithEndpoint(app, receiver.url());
     await app.admin.call('jobs.create', { brandAccountId: brandId, status: 'accepted' });
     await receiver.until((r) => r.length >= 1);
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -77,7 +59,7 @@ test('a receiver answering 503 gets one request per scheduled attempt: 4 attempt
   app.worker.start();
   try {
     const receiver = await startReceiver(() => 503);
-    const brandId = await brandAt(app, receiver.url());
+    const brandId = await brandWithEndpoint(app, receiver.url());
     await app.admin.call('jobs.create', { brandAccountId: brandId, status: 'accepted' });
     for (let n = 1; n <= 4; n++) {
       const [delivery] = await deliveriesOnce(app, brandId, ([d]) => (d?.attempts.length ?? 0) >= n, `attempt ${n}`);
@@ -106,7 +88,7 @@ test('a delivery whose reused keep-alive connection was dropped before any answe
   app.worker.start();
   try {
     const receiver = await startRawReceiver(({ onConnection }) => (onConnection === 2 ? 'close' : 200));
-    const brandId = await brandAt(app, receiver.url);
+    const brandId = await brandWithEndpoint(app, receiver.url);
     await app.admin.call('jobs.create', { brandAccountId: brandId, status: 'accepted' });
     await deliveriesOnce(
       app,
@@ -152,8 +134,8 @@ test('a receiver answering with U+0000 and a broken surrogate is recorded like a
   await new Promise<void>((resolve) => odd.listen(0, '127.0.0.1', resolve));
   try {
     const fine = await startReceiver(() => 200);
-    const oddBrand = await brandAt(app, `http://127.0.0.1:${(odd.address() as { port: number }).port}/hooks`);
-    const fineBrand = await brandAt(app, fine.url());
+    const oddBrand = await brandWithEndpoint(app, `http://127.0.0.1:${(odd.address() as { port: number }).port}/hooks`);
+    const fineBrand = await brandWithEndpoint(app, fine.url());
     await app.admin.call('jobs.create', { brandAccountId: oddBrand, status: 'accepted' });
     await app.admin.call('jobs.create', { brandAccountId: fineBrand, status: 'accepted' });
     // Before: the record of the batch failed on the NUL (22021), both stayed pending and were sent again after every

@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp } from '../support/app.ts';
+import { receivedAll, writeEvents } from '../support/delivery-events.ts';
 import { type ServiceProcess, startService } from '../support/process.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
-import { writeEvents } from './delivery-events.ts';
 
 // Delivery workers in processes of their own, sharing the PostgreSQL server of the suite (CI's second pass).
 const test = suite('delivery workers in separate processes');
@@ -143,14 +143,7 @@ test("a silent endpoint with a backlog of 300 holds 4 sends of each worker; anot
     await writeEvents(app, `http://127.0.0.1:${(silent.address() as AddressInfo).port}/silent`, 300, 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const quiet = await writeEvents(app, receiver.url(), 20, 1);
-    await receiver.until(
-      (r) => {
-        const got = new Set(r.map((x) => String(x.headers['webhook-id'])));
-        return quiet.every((e) => got.has(e.id));
-      },
-      30_000,
-      "the other endpoint's events",
-    );
+    await receiver.until(receivedAll(quiet), 30_000, "the other endpoint's events");
     assert.ok(Date.now() < firstClosedAt, "every one arrived while the silent endpoint's first requests still hung");
     assert.ok(
       mostOpen <= 8 && mostOpen >= 4,

@@ -4,10 +4,10 @@ import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testApp } from '../support/app.ts';
+import { brandWithEndpoint, receivedAll, writeEvents, writeEventsOf } from '../support/delivery-events.ts';
 import { type ServiceProcess, startService } from '../support/process.ts';
 import { startReceiver } from '../support/receiver.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
-import { brandWithEndpoint, writeEvents, writeEventsOf } from './delivery-events.ts';
 
 // The sender's circuit breaker in a worker of its own, on the suite's PostgreSQL server (CONTRACT §7): the claim's SQL
 // is told what held-back endpoints may hold, and passes them over past it.
@@ -22,7 +22,7 @@ test.after(async () => {
   await worker?.stop('SIGKILL');
 });
 
-test('a crowd of failing endpoints that hang holds half the sends, one each; another endpoint is served meanwhile', async () => {
+test('failing endpoints that hang hold half the sends, one each; another endpoint is served meanwhile', async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
   // Endpoints that never answer: each request stays open until the sender's timeout closes it.
   const open = new Map<string, number>();
@@ -64,14 +64,7 @@ test('a crowd of failing endpoints that hang holds half the sends, one each; ano
     await worker.listening;
     await new Promise((resolve) => setTimeout(resolve, 300));
     const quiet = await writeEvents(app, receiver.url(), 20, 1);
-    await receiver.until(
-      (r) => {
-        const got = new Set(r.map((x) => String(x.headers['webhook-id'])));
-        return quiet.every((e) => got.has(e.id));
-      },
-      30_000,
-      "the other endpoint's events",
-    );
+    await receiver.until(receivedAll(quiet), 30_000, "the other endpoint's events");
     assert.ok(Date.now() < firstClosedAt, "every one arrived while the crowd's first requests still hung");
     assert.ok(mostAll >= 1 && mostAll <= 4, `the crowd held ${mostAll} sends at once: half of eight at most`);
     assert.is(mostOne, 1, 'one send at a time to each of its endpoints');

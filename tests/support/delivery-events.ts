@@ -1,12 +1,13 @@
-// What the tests of delivery workers in processes of their own share: brands with an endpoint, and their events.
+// What tests of webhook delivery share: brands with an endpoint, their events, and a check that all arrived.
 import type { OutboxEvent } from '../../domain/event.ts';
 import { eventFor, receiverOf } from '../../domain/receivers.ts';
-import type { testApp } from '../support/app.ts';
+import type { testApp } from './app.ts';
+import type { Received } from './receiver.ts';
 
 type App = Awaited<ReturnType<typeof testApp>>;
 
 /** A brand whose endpoint is `url`: its id. */
-export async function brandWithEndpoint(app: App, url: string): Promise<string> {
+export async function brandWithEndpoint(app: Pick<App, 'admin'>, url: string): Promise<string> {
   const brandId = (await app.admin.call<{ id: string }>('accounts.create', { name: 'Bulk brand', role: 'brand' })).id;
   await app.admin.call('webhookConfigs.upsert', {
     accountId: brandId,
@@ -48,3 +49,9 @@ export async function writeEventsOf(app: App, brandId: string, orders: number, p
 export async function writeEvents(app: App, receiverUrl: string, orders: number, perOrder: number) {
   return writeEventsOf(app, await brandWithEndpoint(app, receiverUrl), orders, perOrder);
 }
+
+/** Whether every one of the events has arrived at a receiver, by its `webhook-id`. */
+export const receivedAll = (events: readonly { id: string }[]) => (received: Received[]) => {
+  const got = new Set(received.map((r) => String(r.headers['webhook-id'])));
+  return events.every((e) => got.has(e.id));
+};
