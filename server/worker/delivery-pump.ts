@@ -26,8 +26,8 @@ export function deliveryPump(
   policy: Omit<DeliveryPolicy, 'idleMs'>,
 ): WorkerTask {
   const idleDelayMs = 1000;
-  const endpoints = new HeldBackEndpoints(policy.slowMs, (delivery, heldBack) =>
-    logStanding(services.log, delivery, heldBack),
+  const endpoints = new HeldBackEndpoints(policy.slowMs, (endpoint, heldBack) =>
+    logStanding(services.log, endpoint, heldBack),
   );
   return {
     name: 'webhook delivery',
@@ -103,14 +103,14 @@ function logAttempt(log: Logger, delivery: ClaimedDelivery, { attempt, state }: 
 }
 
 /** An endpoint this process holds back to one send at a time, or lets have its whole share again. */
-function logStanding(log: Logger, delivery: ClaimedDelivery, heldBack: boolean): void {
-  const fields = { endpoint: delivery.endpointId, host: hostOf(delivery.endpoint?.url), heldBack };
+function logStanding(log: Logger, endpoint: { id: string; url: string | null }, heldBack: boolean): void {
+  const fields = { endpoint: endpoint.id, host: hostOf(endpoint.url), heldBack };
   if (heldBack)
     log.warn(
       fields,
       `webhook endpoint at ${fields.host} held back to one send at a time: it is failing, or answers slowly`,
     );
-  else log.info(fields, `webhook endpoint at ${fields.host} answers in time again: its whole share of sends back`);
+  else log.info(fields, `webhook endpoint at ${fields.host} no longer held back: its whole share of sends again`);
 }
 
 /** An endpoint that starts failing, or is disabled for it: what its contacts are mailed, for the operators too. */

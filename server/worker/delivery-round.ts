@@ -246,7 +246,7 @@ class DeliveryRound {
       const perEndpoint = 2 * this.policy.maxInFlightPerEndpoint;
       const lookForNew = this.mayBeNew || performance.now() - this.lookedAt >= LOOK_EVERY_MS;
       if (lookForNew) [this.mayBeNew, this.lookedAt] = [false, performance.now()];
-      const told = this.heldBackShare.told(perEndpoint);
+      const told = this.heldBackShare.told(perEndpoint, this.deps.clock.now().getTime());
       const claimed = await claimDueDeliveries(this.deps, {
         limit: room,
         leaseMs: this.policy.leaseMs,

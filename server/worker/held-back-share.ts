@@ -14,7 +14,6 @@ export class HeldBackShare {
   private sending = 0;
   /** The sends held-back endpoints may have together. */
   private readonly sends: number;
-  private turn = 0;
 
   constructor(
     private readonly endpoints: HeldBackEndpoints,
@@ -40,51 +39,52 @@ export class HeldBackShare {
   }
 
   /**
-   * What a claim is told the round holds: held-back endpoints have room for what they may hold, in turns, until
-   * together they would hold twice their share of sends; no room past that. `perEndpoint` is what the claim lets any
-   * endpoint hold.
+   * What a claim at `now` (epoch ms) is told the round holds: held-back endpoints have room for what they may hold, in
+   * turns, until together they would hold twice their share of sends; no room past that. `perEndpoint` is what the
+   * claim lets any endpoint hold.
    */
-  told(perEndpoint: number): ReadonlyMap<string, number> {
-    const heldBack = [...this.endpoints.heldBack()];
-    if (heldBack.length === 0) return this.held;
+  told(perEndpoint: number, now: number): ReadonlyMap<string, number> {
+    const inTurns = this.endpoints.inTurns(now);
+    if (inTurns.length === 0) return this.held;
     let places = 2 * this.sends - this.holding();
     const told = new Map(this.held);
-    // Each claim starts the turns at another endpoint, so that none waits behind the same others every time.
-    const first = this.turn++ % heldBack.length;
-    for (let i = 0; i < heldBack.length; i++) {
-      const endpointId = heldBack[(first + i) % heldBack.length]!;
+    let turns = 0;
+    for (const [i, endpointId] of inTurns.entries()) {
       const room = Math.max(0, Math.min(HOLDS - (this.held.get(endpointId) ?? 0), places));
       places -= room;
+      if (room > 0) turns = i + 1;
       told.set(endpointId, perEndpoint - room);
     }
+    // The next claim starts after the last endpoint given room, so that every one has its turn, round after round.
+    this.endpoints.tookTurns(turns);
     return told;
   }
 
   /**
    * Learns from claimed deliveries what their claim read of their endpoints (at `now`, epoch ms), and splits them:
-   * those to keep, and those of held-back endpoints past what they may hold (an endpoint the claim found failing
-   * before this process knew it), to give back.
+   * those to keep, and those of held-back endpoints past what they may hold, to give back. The endpoints told room
+   * come first; those the claim found failing before this process knew it take what is left.
    */
   admit(claimed: readonly ClaimedDelivery[], now: number): { kept: ClaimedDelivery[]; excess: ClaimedDelivery[] } {
+    const toldRoom = new Set(this.endpoints.heldBack());
     for (const delivery of claimed) this.endpoints.claimed(delivery, now);
     let holding = this.holding();
     const taken = new Map<string, number>();
-    const kept: ClaimedDelivery[] = [];
-    const excess: ClaimedDelivery[] = [];
-    for (const delivery of claimed) {
-      const { endpointId } = delivery;
-      if (this.endpoints.isHeldBack(endpointId)) {
+    const excess = new Set<ClaimedDelivery>();
+    for (const first of [true, false]) {
+      for (const delivery of claimed) {
+        const { endpointId } = delivery;
+        if (!this.endpoints.isHeldBack(endpointId) || toldRoom.has(endpointId) !== first) continue;
         const holds = (this.held.get(endpointId) ?? 0) + (taken.get(endpointId) ?? 0);
         if (holds >= HOLDS || holding >= 2 * this.sends) {
-          excess.push(delivery);
+          excess.add(delivery);
           continue;
         }
         holding++;
         taken.set(endpointId, (taken.get(endpointId) ?? 0) + 1);
       }
-      kept.push(delivery);
     }
-    return { kept, excess };
+    return { kept: claimed.filter((d) => !excess.has(d)), excess: [...excess] };
   }
 
   private holding() {
