@@ -258,11 +258,11 @@ class DeliveryRound {
       // passes that endpoint over and finds the others' due deliveries.
       const filled = new EndpointCounts(told);
       for (const d of claimed) filled.add(d.endpointId, 1);
-      this.drained = claimed.length < room && !claimed.some((d) => filled.get(d.endpointId)! >= perEndpoint);
       const { kept, excess } = this.heldBackShare.admit(claimed, this.deps.clock.now().getTime());
       for (const delivery of kept) this.held.add(delivery.endpointId, 1);
       this.claimedNotSent.push(...kept);
-      if (excess.length > 0) this.drained = false;
+      this.drained =
+        excess.length === 0 && claimed.length < room && !claimed.some((d) => filled.get(d.endpointId)! >= perEndpoint);
       if (excess.length > 0)
         await this.deps.deliveryQueue
           .release(excess)

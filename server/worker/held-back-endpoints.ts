@@ -48,8 +48,9 @@ export class HeldBackEndpoints {
   claimed(delivery: ClaimedDelivery, at: number): void {
     const standing = this.standing(delivery, at);
     const { endpoint } = delivery;
-    standing.failingSince = endpoint?.url && endpoint.enabled ? (endpoint.failingSince?.getTime() ?? null) : null;
-    if (!endpoint?.url || !endpoint.enabled) standing.slowOrFailing = false;
+    const sendsNothing = !endpoint?.url || !endpoint.enabled;
+    standing.failingSince = sendsNothing ? null : (endpoint.failingSince?.getTime() ?? null);
+    if (sendsNothing) standing.slowOrFailing = false;
     this.judge(delivery.endpointId, standing);
   }
 
