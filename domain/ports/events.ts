@@ -109,12 +109,17 @@ export interface EventFeed {
    * older than what the reader saw commit).
    */
   sequence(limit: number, waitForRound?: boolean): Promise<number>;
-  /** The highest position of the endpoint's events that the retention purge has deleted (0: none). */
-  purgedThrough(endpointId: string): Promise<number>;
   /**
    * The endpoint's positioned events after `afterPosition` (0: from the oldest), oldest first; one order's when given.
+   * With them, read at the same moment, how far the retention purge has deleted the endpoint's events.
    */
-  page(endpointId: string, afterPosition: number, limit: number, orderId?: string): Promise<FeedEntry[]>;
+  page(endpointId: string, afterPosition: number, limit: number, orderId?: string): Promise<FeedRead>;
+}
+
+export interface FeedRead {
+  entries: FeedEntry[];
+  /** The highest position of the endpoint's events that the retention purge has deleted (0: none). */
+  purgedThrough: number;
 }
 
 export interface FeedEntry {

@@ -29,13 +29,15 @@ export interface FeedPage {
 /**
  * GET /v3/events: the events of the caller's endpoint after `after`, oldest first, each exactly as delivered (one
  * order's, with `orderId`: the same cursors, the same rules).
- * Events committed but not positioned yet are positioned first (the feed commits that round before it answers, after
- * any round another process is running: that one may not hold them), so that a reader sees what committed before it
- * asked; the page is read after that, never from positions that could still be rolled back. That round is a courtesy:
- * when it fails, the failure is told to `ports` and the page is read all the same (the worker's sequencer positions
- * the rest).
+ * A page that comes back short is read on after a positioning round: events committed but not positioned yet are
+ * positioned (the feed commits that round before it answers, after any round another process is running: that one may
+ * not hold them), so that a reader sees what committed before it asked; the rest is read after that, never from
+ * positions that could still be rolled back. A full page needs no round: whatever gets a position later comes after
+ * it. The round is a courtesy: when it fails, the failure is told to `ports` and the page is answered all the same
+ * (the worker's sequencer positions the rest).
  * A cursor is GONE once it is older than the retention window (CONTRACT §10), decided from its own time on the clock,
- * whether or not the purge has got that far; or once the purge has deleted an event after it.
+ * whether or not the purge has got that far; or once the purge has deleted an event after it (its horizon is read with
+ * each page, in the same snapshot).
  */
 export async function readEventFeed(
   deps: Pick<Deps, 'accounts' | 'webhookConfigs' | 'eventFeed' | 'clock'>,
@@ -50,22 +52,28 @@ export async function readEventFeed(
       `Events are kept ${input.retentionDays} days, and what follows this cursor is past them: start again without "after".`,
     );
   const endpoint = await integratorEndpoint(deps, principal);
-  if (input.after) {
-    if (input.after.createdAt.getTime() < deps.clock.now().getTime() - input.retentionDays * 86_400_000) throw gone();
-    // Still needed within the window: positions follow commits, times follow inserts, so an event written before the
-    // cursor's (in a transaction that committed later) can sit after it in the feed and be purged first. The purge
-    // also works on its own process's clock and EVENT_RETENTION_DAYS, which may run ahead of this one's.
-    if (input.after.position < (await deps.eventFeed.purgedThrough(endpoint.id))) throw gone();
+  const { after } = input;
+  if (after && after.createdAt.getTime() < deps.clock.now().getTime() - input.retentionDays * 86_400_000) throw gone();
+  // The horizon is still needed within the window: positions follow commits, times follow inserts, so an event written
+  // before the cursor's (in a transaction that committed later) can sit after it in the feed and be purged first. The
+  // purge also works on its own process's clock and EVENT_RETENTION_DAYS, which may run ahead of this one's.
+  const read = async (afterPosition: number, n: number) => {
+    const { entries, purgedThrough } = await deps.eventFeed.page(endpoint.id, afterPosition, n, input.orderId);
+    if (after && after.position < purgedThrough) throw gone();
+    return entries;
+  };
+  let entries = await read(after?.position ?? 0, limit);
+  if (entries.length < limit) {
+    try {
+      await deps.eventFeed.sequence(SEQUENCE_ON_READ, true);
+    } catch (error) {
+      ports.sequencingFailed(error);
+    }
+    entries = entries.concat(await read(entries.at(-1)?.position ?? after?.position ?? 0, limit - entries.length));
   }
-  try {
-    await deps.eventFeed.sequence(SEQUENCE_ON_READ, true);
-  } catch (error) {
-    ports.sequencingFailed(error);
-  }
-  const entries = await deps.eventFeed.page(endpoint.id, input.after?.position ?? 0, limit, input.orderId);
   const last = entries.at(-1);
   return {
     items: entries.map((e) => e.payload),
-    next: last ? { position: last.position, createdAt: last.createdAt } : input.after,
+    next: last ? { position: last.position, createdAt: last.createdAt } : after,
   };
 }

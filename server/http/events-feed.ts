@@ -5,19 +5,32 @@ import type { Services } from '../services.ts';
 import { answerProblem, singleValues } from './caller-route.ts';
 
 /**
+ * `{"items":[<event>,…],"next":…}` as UTF-8 bytes, each event encoded on its own: joining a page of text first makes
+ * one string of the whole page, which V8 stores two bytes a character once any event holds a character past ASCII
+ * (an address's `ß`), and then encodes again; five times the CPU of this (bench:events-feed).
+ */
+function pageBytes(items: readonly string[], next: unknown): Buffer {
+  const parts: Buffer[] = [Buffer.from('{"items":[')];
+  for (const [i, item] of items.entries()) {
+    if (i > 0) parts.push(COMMA);
+    parts.push(Buffer.from(item));
+  }
+  parts.push(Buffer.from(`],"next":${JSON.stringify(next)}}`));
+  return Buffer.concat(parts);
+}
+const COMMA = Buffer.from(',');
+
+/**
  * GET /v3/events for REST callers: the documented procedure's guard, input and errors (feedTextRouter), and the page
- * written from each event's stored JSON text as it is: `{"items":[<event>,…],"next":…}`, byte for byte what the
- * procedure would answer, without parsing and writing every event again.
+ * written from each event's stored JSON text as it is, byte for byte what the procedure would answer, without parsing
+ * and writing every event again.
  */
 export function eventsFeedRoute(services: Services): RequestHandler {
   const context = contextFactory(services, 'rest');
   return async (req, res) => {
     try {
       const { items, next } = await feedTextRouter.createCaller(context({ req })).page(singleValues(req) as never);
-      res
-        .status(200)
-        .type('application/json')
-        .send(`{"items":[${items.join(',')}],"next":${JSON.stringify(next)}}`);
+      res.status(200).type('application/json').send(pageBytes(items, next));
     } catch (error) {
       answerProblem(req, res, error, 'event feed failed');
     }

@@ -94,7 +94,7 @@ test('an event inserted first and committed last is sent after the one committed
     );
   }
   while ((await run((r) => r.eventFeed.sequence(10_000))) > 0);
-  const feed = await run((r) => r.eventFeed.page(config.id, 0, 10));
+  const feed = await run((r) => r.eventFeed.page(config.id, 0, 10).then((p) => p.entries));
   const names = feed.map((e) => JSON.parse(e.payload).name);
   assert.equal(names, [fast.payload.name, slow.payload.name], 'the feed has them in commit order');
   assert.equal(received, names, 'and the deliveries follow the feed');

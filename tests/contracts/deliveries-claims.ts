@@ -94,7 +94,7 @@ export function deliveryClaimContract(name: string, setup: () => Promise<Run>) {
       'O2 in feed order',
     );
     assert.is(received.length, 18);
-    const feed = await run((r) => r.eventFeed.page(config.id, 0, 100));
+    const feed = await run((r) => r.eventFeed.page(config.id, 0, 100).then((p) => p.entries));
     assert.equal(
       feed.map((e) => JSON.parse(e.payload).n),
       ours.map((e) => e.payload.n),

@@ -123,6 +123,44 @@ test('a failed positioning round before a feed read is told, and the page read a
   );
 });
 
+test('a full page is answered without a positioning round; a short one is read on after a round', async () => {
+  const deps = fakeDeps();
+  const brand = await createAccount(deps, { name: 'B', role: 'brand' });
+  await upsertWebhookConfig(deps, brandConfig(brand.id));
+  for (let i = 0; i < 3; i++) await createJob(deps, { brandAccountId: brand.id });
+  await deps.eventFeed.sequence(2);
+  const rounds: number[] = [];
+  const sequence = deps.eventFeed.sequence.bind(deps.eventFeed);
+  deps.eventFeed.sequence = async (limit, wait) => {
+    rounds.push(await sequence(limit, wait));
+    return rounds.at(-1)!;
+  };
+  const ids = deps.events.stored.map((e) => e.id);
+  const read = (after: Awaited<ReturnType<typeof readEventFeed>>['next'], limit: number) =>
+    readEventFeed(deps, principal(brand.id, 'brand'), { after, limit, retentionDays: 30 }, strict);
+  const full = await read(null, 2);
+  assert.equal(
+    full.items.map((e) => JSON.parse(e)._eid),
+    ids.slice(0, 2),
+  );
+  assert.equal(rounds, [], 'two positioned events fill a page of two: no round');
+  const short = await read(full.next, 2);
+  assert.equal(rounds, [1], 'the page came back short: the round positioned the third');
+  assert.equal(
+    short.items.map((e) => JSON.parse(e)._eid),
+    [ids[2]],
+    'read on after the round',
+  );
+  await createJob(deps, { brandAccountId: brand.id });
+  const part = await read(null, 5);
+  assert.equal(rounds, [1, 1]);
+  assert.equal(
+    part.items.map((e) => JSON.parse(e)._eid),
+    deps.events.stored.map((e) => e.id),
+    'the three read before the round, and the fourth after it',
+  );
+});
+
 test("a child partner uses its master's endpoint; a partner with none is FORBIDDEN", async () => {
   const deps = fakeDeps();
   const master = await createAccount(deps, { name: 'M', role: 'partner' });

@@ -15,7 +15,7 @@ import type {
   DeliveryQueue,
   EventFeed,
   EventOutbox,
-  FeedEntry,
+  FeedRead,
   WebhookRequest,
   WebhookSender,
 } from '../../domain/ports.ts';
@@ -70,11 +70,8 @@ export class InMemoryEventFeed implements EventFeed {
   forget(endpointId: string, position: number) {
     this.purged.set(endpointId, Math.max(this.purged.get(endpointId) ?? 0, position));
   }
-  async purgedThrough(endpointId: string) {
-    return this.purged.get(endpointId) ?? 0;
-  }
-  async page(endpointId: string, afterPosition: number, limit: number, orderId?: string): Promise<FeedEntry[]> {
-    return this.outbox.stored
+  async page(endpointId: string, afterPosition: number, limit: number, orderId?: string): Promise<FeedRead> {
+    const entries = this.outbox.stored
       .filter(
         (e) =>
           e.endpointId === endpointId &&
@@ -84,6 +81,7 @@ export class InMemoryEventFeed implements EventFeed {
       .map((e) => ({ position: this.positions.get(e.id)!, createdAt: e.createdAt, payload: JSON.stringify(e.payload) }))
       .sort((a, b) => a.position - b.position)
       .slice(0, limit);
+    return { entries, purgedThrough: this.purged.get(endpointId) ?? 0 };
   }
 }
 

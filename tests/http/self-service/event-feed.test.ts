@@ -81,6 +81,29 @@ test("the feed: every event of the caller's endpoint, oldest first, exactly as s
   assert.equal((await drain(other.accessToken)).items.map((e) => e.orderId).includes(first), false);
 });
 
+test('a page is the stored texts byte for byte, characters past ASCII too, in UTF-8 with its length', async () => {
+  const brand = await integrator(app, 'brand');
+  await configure(brand.accountId, 'brand', null);
+  const apiId = (
+    await app.admin.call<{ apiId: string }>('jobs.create', {
+      brandAccountId: brand.accountId,
+      name: 'Hauptstraße 5 — Müller 🚀',
+    })
+  ).apiId;
+  await setStatus(apiId, 'open');
+  const res = await get('/v3/events?limit=10', brand.accessToken);
+  assert.is(res.status, 200);
+  assert.is(res.headers['content-type'], 'application/json; charset=utf-8');
+  const stored = (await app.services.unitOfWork().statements((d) => d.events.recentFor(brand.accountId, 50))).reverse();
+  assert.is(stored.length, 2);
+  assert.ok(res.text.includes('Hauptstraße 5 — Müller 🚀'), res.text.slice(0, 300));
+  assert.is(
+    res.text,
+    `{"items":[${stored.map((e) => JSON.stringify(e.payload)).join(',')}],"next":${JSON.stringify(res.body.next)}}`,
+  );
+  assert.is(Number(res.headers['content-length']), Buffer.byteLength(res.text));
+});
+
 test("a child partner without a configuration reads its master's feed; no endpoint is 403 (partner) or 404 (brand)", async () => {
   const brand = await integrator(app, 'brand');
   const master = await integrator(app, 'partner');
