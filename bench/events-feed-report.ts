@@ -68,9 +68,9 @@ started and its background sequencer (rounds of 1,000, back to back while they f
 Drain: one reader (this process, pinned to CPU 1; node:http, one kept-alive connection, the brand's access token) follows
 \`GET /v3/events?limit=${LIMIT}\` from the start, passing \`next\` as \`after\` and parsing every page, until a page has fewer than
 ${LIMIT} items; after ${WARM_UP_SECONDS} s of untimed warm-up reads in the same process. Meanwhile ${RATE} events/s of the endpoint are inserted
-(open loop, one autocommit INSERT each, from a pool in this process), from 1 s before the drain; each GET first runs a
-sequencing round itself, so they appear in the feed as they commit. The writes then stop and the reader reads on to an
-empty page, untimed. Peer: \`bench/bare-feed.ts\` compiled by tsc, one pg client pinned to CPU 0, no HTTP, auth or sequencing: \`select
+(open loop, one autocommit INSERT each, from a pool in this process), from 1 s before the drain; the service's sequencer
+positions them as they commit (a GET whose page comes back short runs a round itself first). The writes then stop
+and the reader reads on to an empty page, untimed. Peer: \`bench/bare-feed.ts\` compiled by tsc, one pg client pinned to CPU 0, no HTTP, auth or sequencing: \`select
 position, payload::text from events where endpoint_id = $1 and position > $2 order by position limit ${LIMIT}\` and JSON.parse of
 every payload, from the start to the end, with the same ${RATE} events/s being written (unpositioned: no sequencer runs then).
 
