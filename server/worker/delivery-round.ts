@@ -5,6 +5,7 @@ import { isUnavailable } from '../../domain/errors.ts';
 import { attemptDelivery, claimDueDeliveries, recordDeliveries } from '../../domain/use-cases/deliver-events.ts';
 import { mailEndpointNotices } from '../../domain/use-cases/mail-endpoint-notices.ts';
 import type { DeliveryDeps, DeliveryPolicy, DeliveryRoundPorts } from './delivery-round-types.ts';
+import { EndpointCounts } from './endpoint-counts.ts';
 import { HeldBackEndpoints } from './held-back-endpoints.ts';
 import { HeldBackShare } from './held-back-share.ts';
 import { inStoredTrace, settleAttempt } from './spans.ts';
@@ -17,7 +18,7 @@ export type { DeliveryDeps, DeliveryPolicy, DeliveryRoundPorts };
  * one connection, never held across a send). The database sees short statements, each kind at most one at a time: a
  * claim that tops up a buffer of claimed deliveries once what can be sent from it has fallen to one `maxInFlight`, so
  * that a finished send is followed by the next at once instead of by a claim's round trip; and one record of every
- * attempt that finished while the previous record ran, so that sending never waits for bookkeeping either.
+ * attempt that finished while the previous record ran, so that sending never waits for bookkeeping or a give-back.
  *
  * An endpoint's deliveries wait in the buffer while it has its share of sends under way; the buffer holds at most as
  * many again of one endpoint (the claim passes a full endpoint over), so a silent endpoint's backlog never fills the
@@ -45,15 +46,6 @@ const LOOK_EVERY_MS = 20;
 /** How long a round waits before using the database again after it failed. */
 const DATABASE_BACKOFF_MS = 1000;
 
-/** Counts by endpoint, without zeros. */
-class EndpointCounts extends Map<string, number> {
-  add(endpointId: string, n: number) {
-    const next = (this.get(endpointId) ?? 0) + n;
-    if (next === 0) this.delete(endpointId);
-    else this.set(endpointId, next);
-  }
-}
-
 /** One round's state: what it holds, sends, has finished and records; each step below is one thing it does. */
 class DeliveryRound {
   private inFlight = 0;
@@ -68,6 +60,8 @@ class DeliveryRound {
   private recording: Promise<void> | null = null;
   /** Mails being sent about endpoints' health: a round ends (and a stopping process waits) once they are out. */
   private mailing = 0;
+  /** Gives back under way (giveBack). */
+  private givingBack = 0;
   /** The last claim found less than it asked for: nothing more is due until a wake-up, a retry or an outcome. */
   private drained = false;
   private watching = false;
@@ -94,7 +88,7 @@ class DeliveryRound {
 
   async run(): Promise<void> {
     for (;;) {
-      if (await this.sendOrGiveBack()) continue;
+      this.sendOrGiveBack();
       this.startRecording();
       if (this.mayClaim()) {
         await this.topUp();
@@ -118,9 +112,9 @@ class DeliveryRound {
   /**
    * Sends, in the order claimed, what the buffer holds while there is room, overall and at its endpoint; gives back
    * all of it when stopping, and any claim without an attempt's time left on its lease, which, sent now, could still be
-   * under way when another sender claims it over. Answers whether it gave any back.
+   * under way when another sender claims it over.
    */
-  private async sendOrGiveBack(): Promise<boolean> {
+  private sendOrGiveBack(): void {
     const stopping = this.ports.stopping();
     const unsent: ClaimedDelivery[] = [];
     const now = this.deps.clock.now().getTime();
@@ -134,12 +128,21 @@ class DeliveryRound {
         i++;
       }
     }
-    if (unsent.length === 0) return false;
     for (const delivery of unsent) this.held.add(delivery.endpointId, -1);
-    await this.deps.deliveryQueue
-      .release(unsent)
-      .catch((error: unknown) => this.ports.stepFailed('give back', error, about(unsent)));
-    return true;
+    if (unsent.length > 0) this.giveBack(unsent);
+  }
+
+  /** Back to the queue beside the sends, which do not wait for it; a round ends after, and looks again at once. */
+  private giveBack(deliveries: readonly ClaimedDelivery[]) {
+    this.givingBack++;
+    void this.deps.deliveryQueue
+      .release(deliveries)
+      .catch((error: unknown) => this.ports.stepFailed('give back', error, about(deliveries)))
+      .finally(() => {
+        this.givingBack--;
+        this.drained = false;
+        this.nudge();
+      });
   }
 
   private hasRoom(endpointId: string) {
@@ -263,10 +266,7 @@ class DeliveryRound {
       this.claimedNotSent.push(...kept);
       this.drained =
         excess.length === 0 && claimed.length < room && !claimed.some((d) => filled.get(d.endpointId)! >= perEndpoint);
-      if (excess.length > 0)
-        await this.deps.deliveryQueue
-          .release(excess)
-          .catch((error: unknown) => this.ports.stepFailed('give back', error, about(excess)));
+      if (excess.length > 0) this.giveBack(excess);
     } catch (error) {
       this.ports.stepFailed('claim', error, about([]));
       await this.ports.pause(DATABASE_BACKOFF_MS);
@@ -281,6 +281,7 @@ class DeliveryRound {
       this.oneByOne.length === 0 &&
       !this.recording &&
       this.mailing === 0 &&
+      this.givingBack === 0 &&
       (this.drained || this.ports.stopping())
     );
   }

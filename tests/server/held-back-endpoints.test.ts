@@ -96,6 +96,39 @@ test('endpoints failing when claimed hold a send each and half the sends togethe
   assert.is(log.filter((d) => d.status === 'pending' && d.attempts.length === 1).length, 24, 'each silent one tried');
 });
 
+test('what a claim keeps goes out while the excess it found is still being given back', async () => {
+  const deps = fakeDeps();
+  const silent = await brandWithEndpoint(deps, 'silent');
+  await failing(deps, silent.id);
+  for (let i = 0; i < 4; i++) await createJob(deps, { brandAccountId: silent.id });
+  const healthy = await brandWithEndpoint(deps, 'healthy');
+  for (let i = 0; i < 4; i++) await createJob(deps, { brandAccountId: healthy.id });
+  let delivered = 0;
+  deps.webhookSender.send = async (request) => {
+    if (new URL(request.url).host.startsWith('healthy')) delivered++;
+    return answered(request, deps.clock.now(), 200, 1);
+  };
+  const release = deps.deliveryQueue.release.bind(deps.deliveryQueue);
+  const givingBack: (() => void)[] = [];
+  deps.deliveryQueue.release = async (deliveries) => {
+    await new Promise<void>((resolve) => givingBack.push(resolve));
+    return release(deliveries);
+  };
+  const policy = { ...POLICY, maxInFlight: 8, maxInFlightPerEndpoint: 2, scheduleMs: [60_000], leaseMs: 600_000 };
+  const round = deliverDueEvents(deps, policy, quiet());
+  await until(() => delivered > 0 && givingBack.length > 0, 2000);
+  assert.is(givingBack.length, 1, "the failing endpoint's excess is being given back");
+  assert.ok(delivered > 0, 'the healthy endpoint was sent to meanwhile');
+  while (givingBack.length > 0) {
+    for (const resolve of givingBack.splice(0)) resolve();
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  await round;
+  assert.is(delivered, 4);
+  const log = await deps.deliveryLog.list({ limit: 100 });
+  assert.is(log.filter((d) => d.status === 'delivered').length, 8, 'everything sent once given back');
+});
+
 for (const [bad, badAnswer] of [
   ['time out', { statusCode: null, durationMs: 1000 }],
   ['answer 200 slowly', { statusCode: 200, durationMs: 600 }],
