@@ -69,8 +69,9 @@ Drain: one reader (this process, pinned to CPU 1; node:http, one kept-alive conn
 \`GET /v3/events?limit=${LIMIT}\` from the start, passing \`next\` as \`after\` and parsing every page, until a page has fewer than
 ${LIMIT} items; after ${WARM_UP_SECONDS} s of untimed warm-up reads in the same process. Meanwhile ${RATE} events/s of the endpoint are inserted
 (open loop, one autocommit INSERT each, from a pool in this process), from 1 s before the drain; the service's sequencer
-positions them as they commit (a GET whose page comes back short runs a round itself first). The writes then stop
-and the reader reads on to an empty page, untimed. Peer: \`bench/bare-feed.ts\` compiled by tsc, one pg client pinned to CPU 0, no HTTP, auth or sequencing: \`select
+positions them as they commit (a GET whose page comes back short runs a round itself, then reads on). The writes stop
+then, and the reader reads on to an empty page, untimed.
+Peer: \`bench/bare-feed.ts\` compiled by tsc, one pg client pinned to CPU 0, no HTTP, auth or sequencing: \`select
 position, payload::text from events where endpoint_id = $1 and position > $2 order by position limit ${LIMIT}\` and JSON.parse of
 every payload, from the start to the end, with the same ${RATE} events/s being written (unpositioned: no sequencer runs then).
 

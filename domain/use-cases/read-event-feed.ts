@@ -4,7 +4,7 @@ import { integratorEndpoint } from '../integrator-endpoint.ts';
 import type { Deps } from '../ports.ts';
 
 export const FEED_LIMIT = { default: 100, max: 500 } as const;
-/** Events the read path positions before it reads (the worker's sequencer does the rest in the background). */
+/** Events a read positions when its page comes back short (the worker's sequencer does the rest in the background). */
 const SEQUENCE_ON_READ = 500;
 
 /** Where a reader stands in its feed: the position of the last event it got, and that event's time. */
@@ -15,7 +15,7 @@ export interface FeedCursor {
 
 /** What a read tells the process it runs in. */
 export interface FeedReadPorts {
-  /** The positioning round before the read failed: the read goes on with what earlier rounds positioned. */
+  /** The positioning round after a short page failed: the page is what earlier rounds positioned. */
   sequencingFailed(error: unknown): void;
 }
 
@@ -57,19 +57,22 @@ export async function readEventFeed(
   // The horizon is still needed within the window: positions follow commits, times follow inserts, so an event written
   // before the cursor's (in a transaction that committed later) can sit after it in the feed and be purged first. The
   // purge also works on its own process's clock and EVENT_RETENTION_DAYS, which may run ahead of this one's.
-  const read = async (afterPosition: number, n: number) => {
-    const { entries, purgedThrough } = await deps.eventFeed.page(endpoint.id, afterPosition, n, input.orderId);
-    if (after && after.position < purgedThrough) throw gone();
-    return entries;
-  };
-  let entries = await read(after?.position ?? 0, limit);
+  const first = await deps.eventFeed.page(endpoint.id, after?.position ?? 0, limit, input.orderId);
+  if (after && after.position < first.purgedThrough) throw gone();
+  let entries = first.entries;
   if (entries.length < limit) {
     try {
       await deps.eventFeed.sequence(SEQUENCE_ON_READ, true);
     } catch (error) {
       ports.sequencingFailed(error);
     }
-    entries = entries.concat(await read(entries.at(-1)?.position ?? after?.position ?? 0, limit - entries.length));
+    const from = entries.at(-1)?.position ?? after?.position ?? 0;
+    const rest = await deps.eventFeed.page(endpoint.id, from, limit - entries.length, input.orderId);
+    if (from < rest.purgedThrough && (after || entries.length > 0)) {
+      // A purge between the two reads deleted events after `from`: the page ends with the first read (the next read
+      // judges its cursor), or is GONE when that read had nothing.
+      if (entries.length === 0) throw gone();
+    } else entries = entries.concat(rest.entries);
   }
   const last = entries.at(-1);
   return {

@@ -5,11 +5,11 @@ import type { Services } from '../services.ts';
 import { answerProblem, singleValues } from './caller-route.ts';
 
 /**
- * `{"items":[<event>,…],"next":…}` as UTF-8 bytes, each event encoded on its own: joining a page of text first makes
- * one string of the whole page, which V8 stores two bytes a character once any event holds a character past ASCII
- * (an address's `ß`), and then encodes again; five times the CPU of this (bench:events-feed).
+ * `{"items":[<event>,…],"next":…}` as UTF-8 bytes, each event encoded on its own and the bytes concatenated: joining
+ * the texts into one string of the page (433 KB at 500 events) and encoding that took several times the CPU
+ * (docs/BENCHMARKS.md, the event feed).
  */
-function pageBytes(items: readonly string[], next: unknown): Buffer {
+export function pageBytes(items: readonly string[], next: unknown): Buffer {
   const parts: Buffer[] = [Buffer.from('{"items":[')];
   for (const [i, item] of items.entries()) {
     if (i > 0) parts.push(COMMA);

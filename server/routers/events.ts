@@ -29,7 +29,7 @@ async function feedPage(
       sequencingFailed: (err) =>
         ctx.log[failureLevel(err)](
           { err },
-          'event feed: the positioning round before the read failed; read what earlier rounds positioned',
+          'event feed: the positioning round after a short page failed; answered what earlier rounds positioned',
         ),
     },
   );

@@ -5,6 +5,7 @@ import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
 import { listOwnDeliveries, redeliverOwn } from '../../domain/use-cases/own-deliveries.ts';
 import { readEventFeed } from '../../domain/use-cases/read-event-feed.ts';
+import { setJobStatus } from '../../domain/use-cases/set-job-status.ts';
 import { testWebhookEndpoint } from '../../domain/use-cases/test-webhook-endpoint.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
 import { fakeDeps, type ScriptedWebhookSender } from '../fakes.ts';
@@ -159,6 +160,67 @@ test('a full page is answered without a positioning round; a short one is read o
     deps.events.stored.map((e) => e.id),
     'the three read before the round, and the fourth after it',
   );
+});
+
+test("one order's short page reads on after the round with the same order, no other's", async () => {
+  const deps = fakeDeps();
+  const brand = await createAccount(deps, { name: 'B', role: 'brand' });
+  await upsertWebhookConfig(deps, brandConfig(brand.id));
+  const a = await createJob(deps, { brandAccountId: brand.id });
+  const b = await createJob(deps, { brandAccountId: brand.id });
+  await deps.eventFeed.sequence(2);
+  await setJobStatus(deps, { apiId: b.apiId, status: 'open' });
+  await setJobStatus(deps, { apiId: a.apiId, status: 'open' });
+  const page = await readEventFeed(
+    deps,
+    principal(brand.id, 'brand'),
+    { after: null, limit: 5, orderId: a.apiId, retentionDays: 30 },
+    strict,
+  );
+  assert.equal(
+    page.items.map((e) => [JSON.parse(e).orderId, JSON.parse(e).status]),
+    [
+      [a.apiId, 'new'],
+      [a.apiId, 'open'],
+    ],
+    "a's event read first, its second positioned by the round and read on; b's left out",
+  );
+});
+
+test('a purge between the reads of a short page: it ends with the first read, GONE if that had none', async () => {
+  const deps = fakeDeps();
+  const brand = await createAccount(deps, { name: 'B', role: 'brand' });
+  await upsertWebhookConfig(deps, brandConfig(brand.id));
+  for (let i = 0; i < 3; i++) await createJob(deps, { brandAccountId: brand.id });
+  await deps.eventFeed.sequence(2);
+  const endpointId = deps.events.stored[0]!.endpointId!;
+  const ids = deps.events.stored.map((e) => e.id);
+  const read = (after: Awaited<ReturnType<typeof readEventFeed>>['next'], limit: number) =>
+    readEventFeed(deps, principal(brand.id, 'brand'), { after, limit, retentionDays: 30 }, strict);
+  const first = await read(null, 1);
+  // The round positions the third (3), and a purge that runs ahead deletes through it before the rest is read.
+  const sequence = deps.eventFeed.sequence.bind(deps.eventFeed);
+  deps.eventFeed.sequence = async (limit, wait) => {
+    const n = await sequence(limit, wait);
+    deps.eventFeed.forget(endpointId, 3);
+    return n;
+  };
+  const page = await read(first.next, 5);
+  assert.equal(
+    page.items.map((e) => JSON.parse(e)._eid),
+    [ids[1]],
+    'what the first read had, and no more',
+  );
+  assert.is(page.next!.position, 2);
+  await rejectsWith(read(page.next, 5), 'GONE');
+  // A first read with nothing, the purge past its cursor meanwhile: GONE.
+  await createJob(deps, { brandAccountId: brand.id });
+  deps.eventFeed.sequence = async (limit, wait) => {
+    const n = await sequence(limit, wait);
+    deps.eventFeed.forget(endpointId, 4);
+    return n;
+  };
+  await rejectsWith(read({ position: 3, createdAt: deps.clock.now() }, 5), 'GONE');
 });
 
 test("a child partner uses its master's endpoint; a partner with none is FORBIDDEN", async () => {

@@ -96,6 +96,16 @@ test("a purge deleting several of an endpoint's events at once: a cursor before 
   });
   for (let i = 0; i < 3; i++) await createJob(brand.accountId);
   const afterFirst = (await get('/v3/events?limit=1', brand.accessToken)).body.next as string;
+  const endpointId = (await app.services
+    .unitOfWork()
+    .statements((d) => d.webhookConfigs.find(brand.accountId, 'brand')))!.id;
+  const feedRead = (orderId?: string) =>
+    app.services.unitOfWork().statements((d) => d.eventFeed.page(endpointId, 0, 10, orderId));
+  assert.equal(
+    [(await feedRead()).entries.length, (await feedRead()).purgedThrough],
+    [3, 0],
+    'no horizon yet: 0 beside the page',
+  );
   const afterSecond = (await get(`/v3/events?limit=1&after=${encodeURIComponent(afterFirst)}`, brand.accessToken)).body
     .next as string;
   const { items, next: afterAll } = await drain(brand.accessToken);
@@ -110,11 +120,8 @@ test("a purge deleting several of an endpoint's events at once: a cursor before 
     0,
     'purged',
   );
-  const endpointId = (await app.services
-    .unitOfWork()
-    .statements((d) => d.webhookConfigs.find(brand.accountId, 'brand')))!.id;
-  const { purgedThrough } = await app.services.unitOfWork().statements((d) => d.eventFeed.page(endpointId, 0, 1));
-  assert.is(purgedThrough, feedCursor.parse(afterAll).position, 'the horizon is the position of the last event purged');
+  const horizon = feedCursor.parse(afterAll).position;
+  assert.equal((await feedRead()).purgedThrough, horizon, 'the horizon is the position of the last event purged');
   for (const [cursor, what] of [
     [afterFirst, 'after the first'],
     [afterSecond, 'after the second'],
@@ -124,6 +131,16 @@ test("a purge deleting several of an endpoint's events at once: a cursor before 
   }
   const last = await get(`/v3/events?after=${encodeURIComponent(afterAll)}`, brand.accessToken);
   assert.equal([last.status, last.body.items], [200, []], 'the cursor after the last: nothing after it was purged');
+  const { apiId: orderId } = await app.admin.call<{ apiId: string }>('jobs.create', {
+    brandAccountId: brand.accountId,
+  });
+  await drain(brand.accessToken); // positioned
+  const [all, one] = [await feedRead(), await feedRead(orderId)];
+  assert.equal(
+    [all.entries.length, all.purgedThrough, one.entries.length, one.purgedThrough],
+    [1, horizon, 1, horizon],
+    "the horizon beside a page of events, and beside one order's page",
+  );
 });
 
 test.run();
