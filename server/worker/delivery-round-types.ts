@@ -1,8 +1,17 @@
 // What a delivery round (server/worker/delivery-round.ts) is given: the domain's services it uses, the policy it sends
-// by, and the ports of the process it runs in.
+// by, the ports of the process it runs in, and the pace it keeps.
 import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
 import type { EndpointNotice } from '../../domain/endpoint-health.ts';
 import type { Deps } from '../../domain/ports.ts';
+
+export const ROUND_PACE = {
+  /** How often a round looks for more while sends are under way (a wake-up comes sooner). */
+  refillMs: 50,
+  /** How long a busy round (one that never waits) claims from what is queued before it looks for new ones again. */
+  lookEveryMs: 20,
+  /** How long a round waits before using the database again after it failed. */
+  databaseBackoffMs: 1000,
+} as const;
 
 export type DeliveryDeps = Pick<
   Deps,

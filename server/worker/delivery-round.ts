@@ -4,21 +4,19 @@ import type { EndpointNotice } from '../../domain/endpoint-health.ts';
 import { isUnavailable } from '../../domain/errors.ts';
 import { attemptDelivery, claimDueDeliveries, recordDeliveries } from '../../domain/use-cases/deliver-events.ts';
 import { mailEndpointNotices } from '../../domain/use-cases/mail-endpoint-notices.ts';
-import type { DeliveryDeps, DeliveryPolicy, DeliveryRoundPorts } from './delivery-round-types.ts';
+import { type DeliveryDeps, type DeliveryPolicy, type DeliveryRoundPorts, ROUND_PACE } from './delivery-round-types.ts';
 import { EndpointCounts } from './endpoint-counts.ts';
 import { HeldBackEndpoints } from './held-back-endpoints.ts';
 import { HeldBackShare } from './held-back-share.ts';
 import { inStoredTrace, settleAttempt } from './spans.ts';
 
-export type { DeliveryDeps, DeliveryPolicy, DeliveryRoundPorts };
-
 /**
  * The sender, one round: keep up to `maxInFlight` sends under way, at most `maxInFlightPerEndpoint` of them to one
  * endpoint, until nothing is due and nothing is under way. Sends run outside any transaction (the embedded database has
- * one connection, never held across a send). The database sees short statements, each kind at most one at a time: a
- * claim that tops up a buffer of claimed deliveries once what can be sent from it has fallen to one `maxInFlight`, so
- * that a finished send is followed by the next at once instead of by a claim's round trip; and one record of every
- * attempt that finished while the previous record ran, so that sending never waits for bookkeeping or a give-back.
+ * one connection, never held across a send). The database sees short statements: one claim at a time, which tops up a
+ * buffer of claimed deliveries once what can be sent from it has fallen to one `maxInFlight`, so that a finished send
+ * is followed by the next at once instead of by a claim's round trip; one record at a time, of every attempt that
+ * finished while the previous record ran; and give-backs beside them: sending never waits for bookkeeping.
  *
  * An endpoint's deliveries wait in the buffer while it has its share of sends under way; the buffer holds at most as
  * many again of one endpoint (the claim passes a full endpoint over), so a silent endpoint's backlog never fills the
@@ -39,13 +37,6 @@ export function deliverDueEvents(
 const about = (deliveries: readonly { id: string }[]) =>
   deliveries.length === 1 ? { deliveries: 1, deliveryId: deliveries[0]!.id } : { deliveries: deliveries.length };
 
-/** How often a round looks for more while sends are under way (a wake-up comes sooner). */
-const REFILL_MS = 50;
-/** How long a busy round (one that never waits) claims from what is queued before it looks for new deliveries again. */
-const LOOK_EVERY_MS = 20;
-/** How long a round waits before using the database again after it failed. */
-const DATABASE_BACKOFF_MS = 1000;
-
 /** One round's state: what it holds, sends, has finished and records; each step below is one thing it does. */
 class DeliveryRound {
   private inFlight = 0;
@@ -64,11 +55,13 @@ class DeliveryRound {
   private givingBack = 0;
   /** The last claim found less than it asked for: nothing more is due until a wake-up, a retry or an outcome. */
   private drained = false;
+  /** Counts what made deliveries due again (an outcome recorded, a give-back): a claim under way meanwhile is stale. */
+  private freed = 0;
   private watching = false;
   /**
    * Deliveries may have been committed since the last claim: true at the start and after any wait for work (a wake-up,
    * or the poll under them). A claim refilling the buffer between waits claims from what is queued, without looking
-   * for new ones, unless the last look is LOOK_EVERY_MS old.
+   * for new ones, unless the last look is ROUND_PACE.lookEveryMs old.
    */
   private mayBeNew = true;
   private lookedAt = 0;
@@ -140,8 +133,7 @@ class DeliveryRound {
       .catch((error: unknown) => this.ports.stepFailed('give back', error, about(deliveries)))
       .finally(() => {
         this.givingBack--;
-        this.drained = false;
-        this.nudge();
+        this.freedAgain();
       });
   }
 
@@ -185,7 +177,7 @@ class DeliveryRound {
       .then(
         (notices) => {
           if (notices.length > 0) this.mail(notices);
-          this.drained = false; // an outcome releases the next delivery of its order: look again at once, not at the next poll
+          this.freedAgain(); // an outcome releases the next delivery of its order
           for (const { state, attempt } of results) {
             if (state.status === 'pending')
               this.soonestRetry = Math.min(this.soonestRetry, state.nextAttemptAt.getTime() - attempt.at.getTime());
@@ -196,7 +188,7 @@ class DeliveryRound {
           this.ports.stepFailed('record', error, about(results.map((r) => ({ id: r.deliveryId }))));
           if (isUnavailable(error)) {
             if (!this.ports.stopping()) this.finished.unshift(...results);
-            await this.ports.pause(DATABASE_BACKOFF_MS);
+            await this.ports.pause(ROUND_PACE.databaseBackoffMs);
           } else if (results.length > 1) {
             // A result the store refuses must not hold the others back: they are recorded one by one next.
             this.oneByOne.push(...results);
@@ -244,10 +236,10 @@ class DeliveryRound {
 
   /** Tops the buffer up; of one endpoint, to its share of sends and as many waiting. */
   private async topUp() {
-    const room = this.room();
+    const [room, freed] = [this.room(), this.freed];
     try {
       const perEndpoint = 2 * this.policy.maxInFlightPerEndpoint;
-      const lookForNew = this.mayBeNew || performance.now() - this.lookedAt >= LOOK_EVERY_MS;
+      const lookForNew = this.mayBeNew || performance.now() - this.lookedAt >= ROUND_PACE.lookEveryMs;
       if (lookForNew) [this.mayBeNew, this.lookedAt] = [false, performance.now()];
       const told = this.heldBackShare.told(perEndpoint, this.deps.clock.now().getTime());
       const claimed = await claimDueDeliveries(this.deps, {
@@ -265,11 +257,11 @@ class DeliveryRound {
       for (const delivery of kept) this.held.add(delivery.endpointId, 1);
       this.claimedNotSent.push(...kept);
       this.drained =
-        excess.length === 0 && claimed.length < room && !claimed.some((d) => filled.get(d.endpointId)! >= perEndpoint);
+        freed === this.freed && claimed.length < room && !claimed.some((d) => filled.get(d.endpointId)! >= perEndpoint);
       if (excess.length > 0) this.giveBack(excess);
     } catch (error) {
       this.ports.stepFailed('claim', error, about([]));
-      await this.ports.pause(DATABASE_BACKOFF_MS);
+      await this.ports.pause(ROUND_PACE.databaseBackoffMs);
     }
   }
 
@@ -286,11 +278,18 @@ class DeliveryRound {
     );
   }
 
+  /** Deliveries are due again: look again at once, not at the next poll, even if a claim under way comes back short. */
+  private freedAgain() {
+    this.freed++;
+    this.drained = false;
+    this.nudge();
+  }
+
   /** New work is announced by a wake-up; due retries and expired leases are found by looking again now and then. */
   private watchForWork() {
     if (this.watching) return;
     this.watching = true;
-    void this.ports.waitForWork(REFILL_MS).then(() => {
+    void this.ports.waitForWork(ROUND_PACE.refillMs).then(() => {
       this.watching = false;
       this.drained = false;
       this.mayBeNew = true;

@@ -4,7 +4,7 @@ import type { SentAttempt } from '../../domain/delivery.ts';
 import type { WebhookRequest } from '../../domain/ports.ts';
 import { createAccount } from '../../domain/use-cases/create-account.ts';
 import { upsertWebhookConfig } from '../../domain/use-cases/upsert-webhook-config.ts';
-import type { DeliveryPolicy, DeliveryRoundPorts } from '../../server/worker/delivery-round.ts';
+import type { DeliveryPolicy, DeliveryRoundPorts } from '../../server/worker/delivery-round-types.ts';
 import type { FakeDeps } from '../fakes.ts';
 
 export const POLICY: DeliveryPolicy = {

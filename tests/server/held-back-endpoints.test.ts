@@ -115,10 +115,16 @@ test('what a claim keeps goes out while the excess it found is still being given
     return release(deliveries);
   };
   const policy = { ...POLICY, maxInFlight: 8, maxInFlightPerEndpoint: 2, scheduleMs: [60_000], leaseMs: 600_000 };
-  const round = deliverDueEvents(deps, policy, quiet());
-  await until(() => delivered > 0 && givingBack.length > 0, 2000);
+  // No poll and no wake-up: only the give-back's own return can have what went back claimed again.
+  let ended = false;
+  const round = deliverDueEvents(deps, policy, quiet({ waitForWork: () => new Promise(() => {}) })).then(() => {
+    ended = true;
+  });
+  await until(() => delivered === 4 && givingBack.length > 0, 2000);
   assert.is(givingBack.length, 1, "the failing endpoint's excess is being given back");
-  assert.ok(delivered > 0, 'the healthy endpoint was sent to meanwhile');
+  assert.is(delivered, 4, 'the healthy endpoint was sent to meanwhile');
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.not.ok(ended, 'the round does not end while a give-back is under way');
   while (givingBack.length > 0) {
     for (const resolve of givingBack.splice(0)) resolve();
     await new Promise((resolve) => setTimeout(resolve, 2));
