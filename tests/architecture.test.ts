@@ -83,6 +83,7 @@ const BENCH_MODULES = new Set([
   // the portal's load: the browser as the browser tests drive it, and where the built portal lies (its bundle's size)
   'tests/browser/support.ts',
   'server/http/portal.ts',
+  'server/http/events-feed.ts', // the feed page's bytes, as the service writes them, against one string's
 ]);
 const BENCH_PACKAGES = new Set([
   'pg',
