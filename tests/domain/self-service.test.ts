@@ -124,12 +124,20 @@ test('a failed positioning round before a feed read is told, and the page read a
   );
 });
 
-test('a full page is answered without a positioning round; a short one is read on after a round', async () => {
+/** A brand's endpoint with three events, the first two positioned, and a read of its feed. */
+async function threeEventsTwoPositioned() {
   const deps = fakeDeps();
   const brand = await createAccount(deps, { name: 'B', role: 'brand' });
   await upsertWebhookConfig(deps, brandConfig(brand.id));
   for (let i = 0; i < 3; i++) await createJob(deps, { brandAccountId: brand.id });
   await deps.eventFeed.sequence(2);
+  const read = (after: Awaited<ReturnType<typeof readEventFeed>>['next'], limit: number) =>
+    readEventFeed(deps, principal(brand.id, 'brand'), { after, limit, retentionDays: 30 }, strict);
+  return { deps, brand, read };
+}
+
+test('a full page is answered without a positioning round; a short one is read on after a round', async () => {
+  const { deps, brand, read } = await threeEventsTwoPositioned();
   const rounds: number[] = [];
   const sequence = deps.eventFeed.sequence.bind(deps.eventFeed);
   deps.eventFeed.sequence = async (limit, wait) => {
@@ -137,8 +145,6 @@ test('a full page is answered without a positioning round; a short one is read o
     return rounds.at(-1)!;
   };
   const ids = deps.events.stored.map((e) => e.id);
-  const read = (after: Awaited<ReturnType<typeof readEventFeed>>['next'], limit: number) =>
-    readEventFeed(deps, principal(brand.id, 'brand'), { after, limit, retentionDays: 30 }, strict);
   const full = await read(null, 2);
   assert.equal(
     full.items.map((e) => JSON.parse(e)._eid),
@@ -188,15 +194,9 @@ test("one order's short page reads on after the round with the same order, no ot
 });
 
 test('a purge between the reads of a short page: it ends with the first read, GONE if that had none', async () => {
-  const deps = fakeDeps();
-  const brand = await createAccount(deps, { name: 'B', role: 'brand' });
-  await upsertWebhookConfig(deps, brandConfig(brand.id));
-  for (let i = 0; i < 3; i++) await createJob(deps, { brandAccountId: brand.id });
-  await deps.eventFeed.sequence(2);
+  const { deps, brand, read } = await threeEventsTwoPositioned();
   const endpointId = deps.events.stored[0]!.endpointId!;
   const ids = deps.events.stored.map((e) => e.id);
-  const read = (after: Awaited<ReturnType<typeof readEventFeed>>['next'], limit: number) =>
-    readEventFeed(deps, principal(brand.id, 'brand'), { after, limit, retentionDays: 30 }, strict);
   const first = await read(null, 1);
   // The round positions the third (3), and a purge that runs ahead deletes through it before the rest is read.
   const sequence = deps.eventFeed.sequence.bind(deps.eventFeed);
