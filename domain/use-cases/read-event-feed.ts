@@ -68,11 +68,11 @@ export async function readEventFeed(
     }
     const from = entries.at(-1)?.position ?? after?.position ?? 0;
     const rest = await deps.eventFeed.page(endpoint.id, from, limit - entries.length, input.orderId);
-    if (from < rest.purgedThrough && (after || entries.length > 0)) {
-      // A purge between the two reads deleted events after `from`: the page ends with the first read (the next read
-      // judges its cursor), or is GONE when that read had nothing.
-      if (entries.length === 0) throw gone();
-    } else entries = entries.concat(rest.entries);
+    // A purge between the two reads that deleted events after `from` ends the page with the first read (the next read
+    // judges its cursor), or makes it GONE when that read had nothing after a cursor.
+    const purgedBetween = from < rest.purgedThrough && (Boolean(after) || entries.length > 0);
+    if (purgedBetween && entries.length === 0) throw gone();
+    if (!purgedBetween) entries = entries.concat(rest.entries);
   }
   const last = entries.at(-1);
   return {

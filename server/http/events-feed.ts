@@ -10,7 +10,7 @@ import { answerProblem, singleValues } from './caller-route.ts';
  * (docs/BENCHMARKS.md, the event feed).
  */
 export function pageBytes(items: readonly string[], next: unknown): Buffer {
-  const parts: Buffer[] = [Buffer.from('{"items":[')];
+  const parts: Buffer[] = [ITEMS_OPEN];
   for (const [i, item] of items.entries()) {
     if (i > 0) parts.push(COMMA);
     parts.push(Buffer.from(item));
@@ -18,6 +18,7 @@ export function pageBytes(items: readonly string[], next: unknown): Buffer {
   parts.push(Buffer.from(`],"next":${JSON.stringify(next)}}`));
   return Buffer.concat(parts);
 }
+const ITEMS_OPEN = Buffer.from('{"items":[');
 const COMMA = Buffer.from(',');
 
 /**
