@@ -4,7 +4,8 @@ import type { EndpointNotice } from '../../domain/endpoint-health.ts';
 import { isUnavailable } from '../../domain/errors.ts';
 import { attemptDelivery, claimDueDeliveries, recordDeliveries } from '../../domain/use-cases/deliver-events.ts';
 import { mailEndpointNotices } from '../../domain/use-cases/mail-endpoint-notices.ts';
-import { type DeliveryDeps, type DeliveryPolicy, type DeliveryRoundPorts, ROUND_PACE } from './delivery-round-types.ts';
+import type { DeliveryDeps, DeliveryPolicy, DeliveryRoundPorts } from './delivery-round-types.ts';
+import { ROUND_PACE, withSafeReports } from './delivery-round-types.ts';
 import { EndpointCounts } from './endpoint-counts.ts';
 import { HeldBackEndpoints } from './held-back-endpoints.ts';
 import { HeldBackShare } from './held-back-share.ts';
@@ -30,7 +31,7 @@ export function deliverDueEvents(
   ports: DeliveryRoundPorts,
   endpoints = new HeldBackEndpoints(policy.slowMs),
 ): Promise<void> {
-  return new DeliveryRound(deps, policy, ports, endpoints).run();
+  return new DeliveryRound(deps, policy, withSafeReports(ports), endpoints).run();
 }
 
 /** The deliveries a failed step concerned, as its report gives them. */

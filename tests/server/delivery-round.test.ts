@@ -69,6 +69,44 @@ test("a send that fails is reported with its delivery's id", async () => {
   assert.equal(reports, [{ step: 'send', error: failure, about: { deliveries: 1, deliveryId: pending!.id } }]);
 });
 
+test('a report that throws (a broken logger) ends nothing: no unhandled rejection, and the round goes on', async () => {
+  const deps = fakeDeps();
+  const brand = await brandWithEndpoint(deps, 'b');
+  for (let i = 0; i < 3; i++) await createJob(deps, { brandAccountId: brand.id });
+  let sends = 0;
+  const send = deps.webhookSender.send.bind(deps.webhookSender);
+  deps.webhookSender.send = async (request) => {
+    if (++sends === 1) throw new Error('the sender broke');
+    return send(request);
+  };
+  deps.deliveryQueue.record = async () => {
+    throw new Error('the store refused the batch');
+  };
+  const unhandled: unknown[] = [];
+  const listener = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', listener);
+  const steps: string[] = [];
+  try {
+    await deliverDueEvents(
+      deps,
+      POLICY,
+      quiet({
+        waitForWork: async () => {},
+        stepFailed: (step) => {
+          steps.push(step);
+          throw new Error('the logger broke');
+        },
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    process.off('unhandledRejection', listener);
+  }
+  assert.equal(unhandled, []);
+  assert.ok(steps.includes('send') && steps.includes('record'), steps.join(', '));
+  assert.is(sends, 3, 'every claimed delivery was sent');
+});
+
 test("a mail that cannot be sent is reported, the other contacts are mailed, and the endpoint's state stands", async () => {
   const deps = fakeDeps();
   const brand = await createAccount(deps, { name: 'Brand', role: 'brand' });
