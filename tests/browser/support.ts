@@ -115,3 +115,25 @@ export function bundleSize(dist: string) {
   );
   return { raw: assets.reduce((sum, f) => sum + statSync(f).size, 0), gzipped };
 }
+
+/**
+ * What the page asks of the service from now on, and what became of each request (its timing when it finished),
+ * as lines: read when something the page should show does not come, to tell a request never sent, one unanswered and
+ * one answered but not shown apart.
+ */
+export function watchRequests(page: Page): () => string[] {
+  const started = Date.now();
+  const lines: string[] = [];
+  const at = () => `${String(Date.now() - started).padStart(6)} ms`;
+  const path = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
+  page.on('request', (r) => lines.push(`${at()} asked     ${r.method()} ${path(r.url())}`));
+  page.on('requestfinished', (r) => {
+    const { requestStart, responseStart, responseEnd } = r.timing();
+    lines.push(
+      `${at()} answered  ${path(r.url())} (sent +${requestStart}, first byte +${responseStart}, end +${responseEnd})`,
+    );
+  });
+  page.on('requestfailed', (r) => lines.push(`${at()} failed    ${path(r.url())}: ${r.failure()?.errorText}`));
+  page.on('console', (m) => lines.push(`${at()} console   ${m.type()}: ${m.text()}`));
+  return () => [...lines];
+}
