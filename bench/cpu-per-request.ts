@@ -24,6 +24,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP = 500;
 const RT_REQUESTS = 200;
 const LABEL = process.env.BENCH_LABEL;
+// BENCH_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to see where the measured service spends its time.
+const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 try {
   execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
@@ -38,8 +40,16 @@ process.on('exit', () => {
   for (const proc of started) proc.child.kill('SIGKILL');
 });
 // The service as deployed (dist/), the floor app compiled the same way (bench/built.ts).
-const launch = (script: 'server/main.ts' | 'bench/floor-app.ts', env: Record<string, string>, cpu?: number) => {
-  const proc = script === 'server/main.ts' ? startBuiltService(env, { cpu }) : startBuiltPeer(script, env, { cpu });
+const launch = (
+  script: 'server/main.ts' | 'bench/floor-app.ts',
+  env: Record<string, string>,
+  cpu?: number,
+  args: string[] = [],
+) => {
+  const proc =
+    script === 'server/main.ts'
+      ? startBuiltService(env, { cpu, nodeArgs: args })
+      : startBuiltPeer(script, env, { cpu });
   started.push(proc);
   return proc;
 };
@@ -89,7 +99,7 @@ async function measure(database: Record<string, string>) {
   const answersFile = join(dataDir, 'floor-answers.json');
   writeFileSync(answersFile, JSON.stringify(fixtures.answers));
   const paths = benchPaths(fixtures);
-  const service = launch('server/main.ts', serviceEnv(database, dataDir, role), 0);
+  const service = launch('server/main.ts', serviceEnv(database, dataDir, role), 0, nodeArgs);
   const floor = launch('bench/floor-app.ts', { NODE_ENV: 'production', FLOOR_ANSWERS: answersFile }, 0);
   const ports = { service: await service.listening, floor: await floor.listening };
   const pids = { service: service.child.pid!, floor: floor.child.pid! };
