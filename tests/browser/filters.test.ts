@@ -120,6 +120,22 @@ test('Deliveries: status, event type and order filter the list as the API does, 
   await page.waitForURL(/#\/deliveries$/);
 });
 
+test('a browser that says it is offline (the flag can be wrong: a network change it noticed) still asks the service', async () => {
+  if (skipUnless(hasChromium, NO_CHROMIUM)) return;
+  await page.goto(`${portal.base}/portal/#/deliveries`);
+  await page.reload(); // nothing cached: the filtered list must be asked for
+  await page.locator('tbody tr').nth(2).waitFor();
+  // What the browser tells the page when it thinks its network went away; the page and the service are still there.
+  await page.evaluate(() => window.dispatchEvent(new Event('offline')));
+  try {
+    await page.getByLabel('Status').selectOption('failed');
+    await page.waitForFunction(() => document.querySelectorAll('tbody tr').length === 1, undefined, { timeout: 5000 });
+    assert.match(await page.locator('tbody tr').innerText(), /failed/);
+  } finally {
+    await page.evaluate(() => window.dispatchEvent(new Event('online')));
+  }
+});
+
 test('a filtered address opened as it is (a link from a mail, a reload) shows the filtered list, also on a phone', async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   const phone = await page

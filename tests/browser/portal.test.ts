@@ -80,9 +80,10 @@ test('Deliveries: a failed delivery shows the answer; redelivered after the rece
   const rows = page.locator('tbody tr');
   // The list shown before is shown at once, then asked again with the filter: wait for the filtered one. In the whole
   // suite on the embedded database it has stayed "Loading…" for 15 s and more, now and then (2 CI runs of 2, 1 run of
-  // 3 of the suites before it; 0 of 6 since; cause not found yet): a user asks again (Refresh), then reloads the
-  // page. Each time the list does not come, the browser's requests and the service's answer to the same request are
-  // printed, and what the page shows is in the message if it never comes.
+  // 3 of the suites before it; 0 of 6 since). One cause gives exactly that and is fixed: the browser saying it was
+  // offline paused every new query, unsent (filters.test.ts). In case it was another, a user asks again (Refresh),
+  // then reloads the page; each time the list does not come, the browser's requests and the service's answer to the
+  // same request are printed, and what the page shows is in the message if it never comes.
   const shown = async (tenths: number) => {
     for (let i = 0; i < tenths && (await rows.count()) !== 2; i++) await new Promise((r) => setTimeout(r, 100));
     if ((await rows.count()) === 2) return true;

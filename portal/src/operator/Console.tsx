@@ -118,7 +118,11 @@ function SignedIn({ token, signOut }: { token: string; signOut: (message: string
   const [client] = useState(
     () =>
       new QueryClient({
-        defaultOptions: { queries: { retry: false, staleTime: 0 }, mutations: { retry: false } },
+        // Asked even when the browser says it is offline: see the portal's query.ts.
+        defaultOptions: {
+          queries: { retry: false, staleTime: 0, networkMode: 'offlineFirst' },
+          mutations: { retry: false, networkMode: 'offlineFirst' },
+        },
       }),
   );
   const [router] = useState(() => {
