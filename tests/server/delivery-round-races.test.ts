@@ -1,0 +1,113 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { eventFor, receiverOf } from '../../domain/receivers.ts';
+import { createJob } from '../../domain/use-cases/create-job.ts';
+import { deliverDueEvents } from '../../server/worker/delivery-round.ts';
+import { fakeDeps } from '../fakes.ts';
+import { brandWithEndpoint, POLICY, quiet } from './delivery-round-support.ts';
+
+// The worker's delivery round on the fakes when its steps overlap (a claim answered after a record), and when what it
+// reports to fails.
+const test = suite('the delivery round: overlapping steps, failing reports');
+
+test('a report that throws (a broken logger) ends nothing: no unhandled rejection, and the round goes on', async () => {
+  const deps = fakeDeps();
+  const brand = await brandWithEndpoint(deps, 'b');
+  for (let i = 0; i < 3; i++) await createJob(deps, { brandAccountId: brand.id });
+  let sends = 0;
+  const send = deps.webhookSender.send.bind(deps.webhookSender);
+  deps.webhookSender.send = async (request) => {
+    if (++sends === 1) throw new Error('the sender broke');
+    return send(request);
+  };
+  deps.deliveryQueue.record = async () => {
+    throw new Error('the store refused the batch');
+  };
+  const unhandled: unknown[] = [];
+  const listener = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', listener);
+  const steps: string[] = [];
+  try {
+    await deliverDueEvents(
+      deps,
+      POLICY,
+      quiet({
+        waitForWork: async () => {},
+        stepFailed: (step) => {
+          steps.push(step);
+          throw new Error('the logger broke');
+        },
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    process.off('unhandledRejection', listener);
+  }
+  assert.equal(unhandled, []);
+  assert.ok(steps.includes('send') && steps.includes('record'), steps.join(', '));
+  assert.is(sends, 3, 'every claimed delivery was sent');
+});
+
+test('a claim answered short after a record freed the next of its order is not taken as drained', async () => {
+  const deps = fakeDeps();
+  const brand = await brandWithEndpoint(deps, 'freed');
+  const receiver = await receiverOf(deps, brand.id, 'brand');
+  // Order a's first event, order b's, then order a's second (which waits for the first's outcome).
+  const orderOf = ['order-a', 'order-b', 'order-a'];
+  await deps.events.add(
+    orderOf.map((order, n) =>
+      eventFor(deps, receiver, 'OrderStatusEvent', order, (eid, format) => ({
+        _eid: eid,
+        _type: 'x',
+        _v: format.version,
+        n,
+      })),
+    ),
+  );
+  const gate = () => {
+    let open = () => {};
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    return { open, opened };
+  };
+  const [records, bSend] = [gate(), gate()];
+  const record = deps.deliveryQueue.record.bind(deps.deliveryQueue);
+  let recordsDone = 0;
+  deps.deliveryQueue.record = async (...args) => {
+    await records.opened;
+    const notices = await record(...args);
+    recordsDone++;
+    return notices;
+  };
+  const claimDue = deps.deliveryQueue.claimDue.bind(deps.deliveryQueue);
+  const claimed: number[][] = [];
+  deps.deliveryQueue.claimDue = async (request) => {
+    const got = await claimDue(request);
+    if (claimed.length === 1) {
+      // Read before the first outcome's record, answered after it: the record frees order a's second event meanwhile.
+      records.open();
+      while (recordsDone === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    claimed.push(got.map((d) => JSON.parse(d.body).n as number));
+    return got;
+  };
+  const send = deps.webhookSender.send.bind(deps.webhookSender);
+  deps.webhookSender.send = async (request) => {
+    if (JSON.parse(request.body).n === 1) await bSend.opened;
+    return send(request);
+  };
+  // No wake-up and no poll: what the round claims next it claims because it knows deliveries were freed.
+  const round = deliverDueEvents(
+    deps,
+    { ...POLICY, maxInFlight: 1, maxInFlightPerEndpoint: 1 },
+    quiet({ waitForWork: () => new Promise(() => {}) }),
+  );
+  for (let i = 0; i < 50 && claimed.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+  const whileBWasSent = claimed.map((n) => [...n]);
+  bSend.open();
+  await round;
+  assert.equal(whileBWasSent, [[0, 1], [], [2]], "order a's second event claimed while b's send is under way");
+});
+
+test.run();
