@@ -3,10 +3,23 @@ import { Contact, normalizeEmail } from '../../domain/contact.ts';
 import type { ContactRepository } from '../../domain/ports.ts';
 import { DETACHED, UnitReads } from './detached.ts';
 import { withDriverConnection } from './driver.ts';
+import type { FamilyMemo } from './family-memo.ts';
+import { type FamilyRow, PARTNER_FAMILY_COLUMNS, toPartnerFamily } from './partner-family-sql.ts';
 import { isStoredId } from './stored-ids.ts';
 
+// A contact's access, and when its account is a partner the account's family in the same round trip: a partner's
+// request reads it next (its signature key, its polling scope, its endpoint), and gets it from the unit's memo.
+const CONTACT_ACCESS = `
+  select c.account_id, c.api_access,
+    (select to_json(f) from (select ${PARTNER_FAMILY_COLUMNS} from accounts a where a.id = c.account_id and a.role = 'partner') f)
+      as family
+  from contacts c where c.id = $1`;
+
 export class MikroOrmContactRepository implements ContactRepository {
-  constructor(private readonly em: EntityManager) {}
+  constructor(
+    private readonly em: EntityManager,
+    private readonly families: FamilyMemo,
+  ) {}
   private readonly reads = new UnitReads<Contact>();
   async get(id: string) {
     return isStoredId(id) ? this.reads.get(id, () => this.em.findOne(Contact, { id }, DETACHED)) : null;
@@ -19,12 +32,14 @@ export class MikroOrmContactRepository implements ContactRepository {
     return withDriverConnection(this.em, async (client) => {
       const {
         rows: [row],
-      } = await client.query<{ account_id: string; api_access: boolean }>({
-        name: 'contact-access',
-        text: 'select account_id, api_access from contacts where id = $1',
+      } = await client.query<{ account_id: string; api_access: boolean; family: FamilyRow | null }>({
+        name: 'contact-access-v2',
+        text: CONTACT_ACCESS,
         values: [contactId],
       });
-      return row ? { accountId: row.account_id, apiAccess: row.api_access } : null;
+      if (!row) return null;
+      if (row.family) this.families.prime(row.account_id, toPartnerFamily(row.family));
+      return { accountId: row.account_id, apiAccess: row.api_access };
     });
   }
   async emailsWithApiAccess(accountId: string) {

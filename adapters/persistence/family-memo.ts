@@ -19,6 +19,11 @@ export class FamilyMemo {
     return family;
   }
 
+  /** A family read with something else (a partner contact's access): kept unless this unit read it already. */
+  prime(accountId: string, family: PartnerFamily): void {
+    if (!this.families.has(accountId)) this.families.set(accountId, Promise.resolve(family));
+  }
+
   forget(): void {
     this.families.clear();
   }

@@ -71,7 +71,7 @@ export class UnitRepositories implements Repositories {
     return (this.accountRepository ??= new MikroOrmAccountRepository(this.em, this.families));
   }
   get contacts() {
-    return (this.contactRepository ??= new MikroOrmContactRepository(this.em));
+    return (this.contactRepository ??= new MikroOrmContactRepository(this.em, this.families));
   }
   get webhookConfigs() {
     return (this.configRepository ??= new SqlWebhookConfigRepository(this.em, this.families));

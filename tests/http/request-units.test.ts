@@ -75,7 +75,7 @@ test('POST /v3/commands: one fork and at most three round trips (the caller, its
   assert.is(notices, await noticeOfWork(), 'the executor woken once');
 });
 
-test("a signed partner command: one fork, the partner's family read once", async () => {
+test("a signed partner command: one fork, the partner's family read with its access, not again", async () => {
   const brand = await integrator(app, 'brand');
   const partner = await integrator(app, 'partner');
   await app.admin.call('webhookConfigs.upsert', {
@@ -115,11 +115,12 @@ test("a signed partner command: one fork, the partner's family read once", async
       .send(body);
   }, 200);
   assert.is(forks, 1, 'one EntityManager: authentication, the signature check and the use case share it');
-  assert.is(seen.filter((s) => s === 'partner-family').length, 1, `the family read once: ${seen.join(' | ')}`);
+  assert.is(seen[0], 'contact-access-v2', `the caller's access and family first: ${seen.join(' | ')}`);
+  assert.is(seen.filter((s) => s === 'partner-family').length, 0, `the family not read again: ${seen.join(' | ')}`);
   assert.is(notices, await noticeOfWork(), 'the delivery task woken once');
 });
 
-test('the polls, the listing and the feed: one fork each', async () => {
+test("the polls, the listing and the feed: one fork each, a partner's family read with its access", async () => {
   const brand = await integrator(app, 'brand');
   const partner = await integrator(app, 'partner');
   await app.admin.call('webhookConfigs.upsert', {
@@ -140,8 +141,10 @@ test('the polls, the listing and the feed: one fork each', async () => {
     ['/v3/partner-orders/paginated?page=1&pageSize=50', partner.accessToken, 200],
     ['/v3/events?limit=10', partner.accessToken, 200],
   ] as const) {
-    const { forks, notices } = await cost(get(path, token), status);
+    const { forks, notices, seen } = await cost(get(path, token), status);
     assert.is(forks, 1, path);
+    // A partner's family comes with its access, in the first round trip.
+    if (token === partner.accessToken) assert.not.ok(seen.includes('partner-family'), `${path}: ${seen.join(' | ')}`);
     assert.is(notices, 0, `${path}: no work, no wake-up`);
   }
 });
