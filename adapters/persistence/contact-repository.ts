@@ -8,12 +8,13 @@ import { type FamilyRow, PARTNER_FAMILY_COLUMNS, toPartnerFamily } from './partn
 import { isStoredId } from './stored-ids.ts';
 
 // A contact's access, and when its account is a partner the account's family in the same round trip: a partner's
-// request reads it next (its signature key, its polling scope, its endpoint), and gets it from the unit's memo.
+// request reads it next (its signature keys, its polling scope, its endpoint), and gets it from the unit's memo. Every
+// partner request reads it so, also the few routes that do not use it (a command's result, /v3/me).
 const CONTACT_ACCESS = `
-  select c.account_id, c.api_access,
-    (select to_json(f) from (select ${PARTNER_FAMILY_COLUMNS} from accounts a where a.id = c.account_id and a.role = 'partner') f)
-      as family
-  from contacts c where c.id = $1`;
+  select ct.account_id, ct.api_access,
+    (select to_json(f) from (
+      select ${PARTNER_FAMILY_COLUMNS} from accounts a where a.id = ct.account_id and a.role = 'partner') f) as family
+  from contacts ct where ct.id = $1`;
 
 export class MikroOrmContactRepository implements ContactRepository {
   constructor(
@@ -29,6 +30,7 @@ export class MikroOrmContactRepository implements ContactRepository {
   }
   async accessOf(contactId: string) {
     if (!isStoredId(contactId)) return null;
+    const readStarted = this.families.readStarts();
     return withDriverConnection(this.em, async (client) => {
       const {
         rows: [row],
@@ -38,7 +40,7 @@ export class MikroOrmContactRepository implements ContactRepository {
         values: [contactId],
       });
       if (!row) return null;
-      if (row.family) this.families.prime(row.account_id, toPartnerFamily(row.family));
+      if (row.family) this.families.prime(row.account_id, toPartnerFamily(row.family), readStarted);
       return { accountId: row.account_id, apiAccess: row.api_access };
     });
   }

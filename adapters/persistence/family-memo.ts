@@ -7,6 +7,8 @@ import type { PartnerFamily } from '../../domain/ports.ts';
  */
 export class FamilyMemo {
   private readonly families = new Map<string, Promise<PartnerFamily | null>>();
+  /** How many times the memo was emptied: a family read before a save must not come back after it. */
+  private forgotten = 0;
 
   /** The family as first read in this unit; a read that failed is not kept. */
   get(accountId: string, read: (accountId: string) => Promise<PartnerFamily | null>): Promise<PartnerFamily | null> {
@@ -19,12 +21,22 @@ export class FamilyMemo {
     return family;
   }
 
-  /** A family read with something else (a partner contact's access): kept unless this unit read it already. */
-  prime(accountId: string, family: PartnerFamily): void {
-    if (!this.families.has(accountId)) this.families.set(accountId, Promise.resolve(family));
+  /** Taken before a read whose family is then `prime`d: the read's place among the unit's saves. */
+  readStarts(): number {
+    return this.forgotten;
+  }
+
+  /**
+   * A family read with something else (a partner contact's access), kept unless this unit read it already or forgot
+   * its families since that read began (`readStarted`, from readStarts).
+   */
+  prime(accountId: string, family: PartnerFamily, readStarted: number): void {
+    if (readStarted === this.forgotten && !this.families.has(accountId))
+      this.families.set(accountId, Promise.resolve(family));
   }
 
   forget(): void {
+    this.forgotten++;
     this.families.clear();
   }
 }

@@ -37,7 +37,11 @@ export interface ContactRepository {
   get(id: string): Promise<Contact | null>;
   /** Case-insensitive: e-mail addresses are unique across all accounts regardless of case. */
   findByEmail(email: string): Promise<Contact | null>;
-  /** Just what every authenticated call checks (a hot path): the contact's account and API access; null when absent. */
+  /**
+   * Just what every authenticated call checks (a hot path): the contact's account and API access; null when absent.
+   * An adapter may read the partner family of that account with it, for `AccountRepository.partnerFamily` in the same
+   * unit: the caller's keys and scope as they stood when its request arrived.
+   */
   accessOf(contactId: string): Promise<{ accountId: string; apiAccess: boolean } | null>;
   /** The e-mail addresses of the account's contacts with API access. */
   emailsWithApiAccess(accountId: string): Promise<string[]>;

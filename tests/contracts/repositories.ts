@@ -98,6 +98,65 @@ export function repositoryContract(name: string, setup: () => Promise<Run>) {
     assert.is(after, 'second-key-0123456789', 'the configuration saved in this unit, not the family read before it');
   });
 
+  test("a partner's family read with a contact's access is the family read alone; a later save is seen", async () => {
+    const master = account('partner');
+    const child = account('partner', master.id);
+    const now = at('2026-01-01T00:00:00.000Z');
+    const config = (owner: Account, key: string) =>
+      new WebhookConfig({
+        id: randomUUID(),
+        accountId: owner.id,
+        scope: 'partner',
+        url: `https://${key}.example.com/hooks`,
+        transformer: 'partner-format',
+        version: '1.3.0',
+        signatureKey: key,
+        enabled: true,
+        ...NO_HEALTH,
+        createdAt: now,
+        updatedAt: now,
+      });
+    const [masterConfig, childConfig] = [
+      config(master, 'master-key-0123456789'),
+      config(child, 'child-key-0123456789'),
+    ];
+    const contactOf = (owner: Account) =>
+      new Contact({
+        id: randomUUID(),
+        accountId: owner.id,
+        email: `${randomUUID()}@example.com`,
+        apiAccess: true,
+        createdAt: now,
+      });
+    const [ofMaster, ofChild] = [contactOf(master), contactOf(child)];
+    await run(async (r) => {
+      for (const x of [master, child]) await r.accounts.save(x);
+      for (const c of [masterConfig, childConfig]) await r.webhookConfigs.save(c);
+      for (const c of [ofMaster, ofChild]) await r.contacts.save(c);
+    });
+    for (const [contact, owner] of [
+      [ofMaster, master],
+      [ofChild, child],
+    ] as const) {
+      const alone = await run((r) => r.accounts.partnerFamily(owner.id));
+      const withAccess = await run(async (r) => {
+        assert.equal(await r.contacts.accessOf(contact.id), { accountId: owner.id, apiAccess: true });
+        return r.accounts.partnerFamily(owner.id);
+      });
+      assert.equal(withAccess, alone);
+    }
+    const after = await run(async (r) => {
+      await r.contacts.accessOf(ofChild.id);
+      await r.webhookConfigs.save(new WebhookConfig({ ...childConfig, signatureKey: 'next-key-0123456789' }));
+      return (await r.accounts.partnerFamily(child.id))!.ownConfig?.signatureKey;
+    });
+    assert.is(
+      after,
+      'next-key-0123456789',
+      'the configuration saved in this unit, not the family read with the access',
+    );
+  });
+
   test('contacts: e-mail looked up case-insensitively; unique regardless of case; updates persist', async () => {
     const owner = account();
     const email = `Mixed.${randomUUID().slice(0, 8)}@Example.com`;
