@@ -17,10 +17,10 @@ export const newQueryClient = () =>
   new QueryClient({
     defaultOptions: {
       // Stale at once: what the worker changes (health, deliveries) is asked again whenever a page shows it.
-      // Asked even when the browser says it is offline (`offlineFirst`; only retries wait for it to be online again):
-      // that flag follows the machine's network changes and can be wrong, and the default left a page "Loading…" with
-      // no request sent until the browser said online again.
-      queries: { retry, staleTime: 0, refetchOnWindowFocus: true, networkMode: 'offlineFirst' },
-      mutations: { retry: false, networkMode: 'offlineFirst' },
+      // Asked whatever the browser says of its network (`always`): that flag follows the machine's network changes and
+      // can be wrong, and the default paused every request, and `offlineFirst` every retry, while it was down, leaving
+      // a page "Loading…" with nothing sent. Really offline, a request fails and its problem is shown (status 0).
+      queries: { retry, staleTime: 0, refetchOnWindowFocus: true, networkMode: 'always' },
+      mutations: { retry: false, networkMode: 'always' },
     },
   });

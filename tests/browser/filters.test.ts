@@ -120,7 +120,7 @@ test('Deliveries: status, event type and order filter the list as the API does, 
   await page.waitForURL(/#\/deliveries$/);
 });
 
-test('a browser that says it is offline (the flag can be wrong: a network change it noticed) still asks the service', async () => {
+test('a browser that says it is offline (a flag that can be wrong) still asks the service', async () => {
   if (skipUnless(hasChromium, NO_CHROMIUM)) return;
   await page.goto(`${portal.base}/portal/#/deliveries`);
   await page.reload(); // nothing cached: the filtered list must be asked for

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import AxeBuilder from '@axe-core/playwright';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type ConsoleMessage, chromium, type Page, type Request } from 'playwright-core';
 import * as assert from 'uvu/assert';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -117,23 +117,36 @@ export function bundleSize(dist: string) {
 }
 
 /**
- * What the page asks of the service from now on, and what became of each request (its timing when it finished),
- * as lines: read when something the page should show does not come, to tell a request never sent, one unanswered and
- * one answered but not shown apart.
+ * What the page asks of the service from now on, and what became of each request (its timing when it finished), with
+ * the browser's online and offline events (until the page is loaded again), as lines: read when something the page
+ * should show does not come, to tell a request never sent, one unanswered and one answered but not shown apart.
  */
-export function watchRequests(page: Page): () => string[] {
+export async function watchRequests(page: Page): Promise<{ lines: () => Promise<string[]>; stop: () => void }> {
   const started = Date.now();
   const lines: string[] = [];
   const at = () => `${String(Date.now() - started).padStart(6)} ms`;
   const path = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
-  page.on('request', (r) => lines.push(`${at()} asked     ${r.method()} ${path(r.url())}`));
-  page.on('requestfinished', (r) => {
-    const { requestStart, responseStart, responseEnd } = r.timing();
-    lines.push(
-      `${at()} answered  ${path(r.url())} (sent +${requestStart}, first byte +${responseStart}, end +${responseEnd})`,
-    );
+  const asked = (r: Request) => lines.push(`${at()} asked     ${r.method()} ${path(r.url())}`);
+  const answered = (r: Request) => {
+    const { requestStart: sent, responseStart: first, responseEnd: end } = r.timing();
+    lines.push(`${at()} answered  ${path(r.url())} (sent +${sent}, first byte +${first}, end +${end})`);
+  };
+  const failed = (r: Request) => lines.push(`${at()} failed    ${path(r.url())}: ${r.failure()?.errorText}`);
+  const logged = (m: ConsoleMessage) => lines.push(`${at()} console   ${m.type()}: ${m.text()}`);
+  page.on('request', asked);
+  page.on('requestfinished', answered);
+  page.on('requestfailed', failed);
+  page.on('console', logged);
+  await page.evaluate(() => {
+    for (const name of ['online', 'offline']) addEventListener(name, () => console.log(`the browser said ${name}`));
   });
-  page.on('requestfailed', (r) => lines.push(`${at()} failed    ${path(r.url())}: ${r.failure()?.errorText}`));
-  page.on('console', (m) => lines.push(`${at()} console   ${m.type()}: ${m.text()}`));
-  return () => [...lines];
+  return {
+    lines: async () => [...lines, `${at()} navigator.onLine: ${await page.evaluate(() => navigator.onLine)}`],
+    stop: () => {
+      page.off('request', asked);
+      page.off('requestfinished', answered);
+      page.off('requestfailed', failed);
+      page.off('console', logged);
+    },
+  };
 }

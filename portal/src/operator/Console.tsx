@@ -120,8 +120,8 @@ function SignedIn({ token, signOut }: { token: string; signOut: (message: string
       new QueryClient({
         // Asked even when the browser says it is offline: see the portal's query.ts.
         defaultOptions: {
-          queries: { retry: false, staleTime: 0, networkMode: 'offlineFirst' },
-          mutations: { retry: false, networkMode: 'offlineFirst' },
+          queries: { retry: false, staleTime: 0, networkMode: 'always' },
+          mutations: { retry: false, networkMode: 'always' },
         },
       }),
   );
