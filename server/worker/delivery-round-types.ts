@@ -66,26 +66,3 @@ export interface DeliveryRoundPorts {
     about: { deliveries: number; deliveryId?: string },
   ): void;
 }
-
-/**
- * The ports with reports that cannot throw: a report runs in a send's, a record's or a give-back's handler, where a
- * throw (a logger's own failure) would be an unhandled rejection, which ends the process. Such a report is dropped;
- * the round goes on, and what it concerned is sent again after its lease.
- */
-export function withSafeReports(ports: DeliveryRoundPorts): DeliveryRoundPorts {
-  const safely =
-    <A extends unknown[]>(report: (...args: A) => void) =>
-    (...args: A) => {
-      try {
-        report(...args);
-      } catch {
-        /* dropped: see above */
-      }
-    };
-  return {
-    ...ports,
-    attempted: safely(ports.attempted),
-    noticed: safely(ports.noticed),
-    stepFailed: safely(ports.stepFailed),
-  };
-}

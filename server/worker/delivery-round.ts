@@ -4,11 +4,11 @@ import type { EndpointNotice } from '../../domain/endpoint-health.ts';
 import { isUnavailable } from '../../domain/errors.ts';
 import { attemptDelivery, claimDueDeliveries, recordDeliveries } from '../../domain/use-cases/deliver-events.ts';
 import { mailEndpointNotices } from '../../domain/use-cases/mail-endpoint-notices.ts';
-import type { DeliveryDeps, DeliveryPolicy, DeliveryRoundPorts } from './delivery-round-types.ts';
-import { ROUND_PACE, withSafeReports } from './delivery-round-types.ts';
+import { type DeliveryDeps, type DeliveryPolicy, type DeliveryRoundPorts, ROUND_PACE } from './delivery-round-types.ts';
 import { EndpointCounts } from './endpoint-counts.ts';
 import { HeldBackEndpoints } from './held-back-endpoints.ts';
 import { HeldBackShare } from './held-back-share.ts';
+import { withSafeReports } from './safe-reports.ts';
 import { inStoredTrace, settleAttempt } from './spans.ts';
 
 /**

@@ -1,16 +1,31 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { eventFor, receiverOf } from '../../domain/receivers.ts';
+import { createContact } from '../../domain/use-cases/create-contact.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
 import { deliverDueEvents } from '../../server/worker/delivery-round.ts';
-import { fakeDeps } from '../fakes.ts';
+import { fakeDeps, ScriptedWebhookSender } from '../fakes.ts';
 import { brandWithEndpoint, POLICY, quiet } from './delivery-round-support.ts';
 
 // The worker's delivery round on the fakes when its steps overlap (a claim answered after a record), and when what it
 // reports to fails.
 const test = suite('the delivery round: overlapping steps, failing reports');
 
-test('a report that throws (a broken logger) ends nothing: no unhandled rejection, and the round goes on', async () => {
+/** The unhandled rejections while `run` runs and a moment after it. */
+async function unhandledWhile(run: () => Promise<void>): Promise<unknown[]> {
+  const unhandled: unknown[] = [];
+  const listener = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', listener);
+  try {
+    await run();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  } finally {
+    process.off('unhandledRejection', listener);
+  }
+  return unhandled;
+}
+
+test('a failure told to a logger that throws: no unhandled rejection, and the round goes on', async () => {
   const deps = fakeDeps();
   const brand = await brandWithEndpoint(deps, 'b');
   for (let i = 0; i < 3; i++) await createJob(deps, { brandAccountId: brand.id });
@@ -23,29 +38,50 @@ test('a report that throws (a broken logger) ends nothing: no unhandled rejectio
   deps.deliveryQueue.record = async () => {
     throw new Error('the store refused the batch');
   };
-  const unhandled: unknown[] = [];
-  const listener = (reason: unknown) => unhandled.push(reason);
-  process.on('unhandledRejection', listener);
   const steps: string[] = [];
-  try {
-    await deliverDueEvents(
-      deps,
-      POLICY,
-      quiet({
-        waitForWork: async () => {},
-        stepFailed: (step) => {
-          steps.push(step);
-          throw new Error('the logger broke');
-        },
-      }),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  } finally {
-    process.off('unhandledRejection', listener);
-  }
-  assert.equal(unhandled, []);
+  const ports = quiet({
+    waitForWork: async () => {},
+    stepFailed: (step) => {
+      steps.push(step);
+      throw new Error('the logger broke');
+    },
+  });
+  assert.equal(await unhandledWhile(() => deliverDueEvents(deps, POLICY, ports)), []);
   assert.ok(steps.includes('send') && steps.includes('record'), steps.join(', '));
   assert.is(sends, 3, 'every claimed delivery was sent');
+});
+
+test('an attempt and a notice told to a logger that throws: no failed send reported, the mail goes out', async () => {
+  const deps = fakeDeps();
+  const brand = await brandWithEndpoint(deps, 'b');
+  await createContact(deps, { accountId: brand.id, email: 'ops@example.com', apiAccess: true });
+  await createJob(deps, { brandAccountId: brand.id });
+  deps.webhookSender = new ScriptedWebhookSender(deps.clock, () => 500);
+  const mailed: string[] = [];
+  deps.mailer.send = async (message) => {
+    mailed.push(message.to);
+  };
+  const [steps, reports] = [[] as string[], [] as string[]];
+  const ports = quiet({
+    waitForWork: async () => {},
+    attempted: () => {
+      reports.push('attempted');
+      throw new Error('the logger broke');
+    },
+    noticed: () => {
+      reports.push('noticed');
+      throw new Error('the logger broke');
+    },
+    stepFailed: (step) => {
+      steps.push(step);
+    },
+  });
+  const policy = { ...POLICY, scheduleMs: [], disableAfterMs: 0 };
+  assert.equal(await unhandledWhile(() => deliverDueEvents(deps, policy, ports)), []);
+  assert.equal(reports, ['attempted', 'noticed']);
+  assert.equal(steps, [], 'a report that threw is not a step that failed');
+  assert.equal(mailed, ['ops@example.com'], "the endpoint's contact is told it was disabled");
+  assert.is((await deps.webhookConfigs.find(brand.id, 'brand'))?.enabled, false);
 });
 
 test('a claim answered short after a record freed the next of its order is not taken as drained', async () => {
@@ -87,7 +123,7 @@ test('a claim answered short after a record freed the next of its order is not t
     if (claimed.length === 1) {
       // Read before the first outcome's record, answered after it: the record frees order a's second event meanwhile.
       records.open();
-      while (recordsDone === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      for (let i = 0; i < 2000 && recordsDone === 0; i++) await new Promise((resolve) => setTimeout(resolve, 1));
     }
     claimed.push(got.map((d) => JSON.parse(d.body).n as number));
     return got;
@@ -103,7 +139,7 @@ test('a claim answered short after a record freed the next of its order is not t
     { ...POLICY, maxInFlight: 1, maxInFlightPerEndpoint: 1 },
     quiet({ waitForWork: () => new Promise(() => {}) }),
   );
-  for (let i = 0; i < 50 && claimed.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+  for (let i = 0; i < 1000 && claimed.length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 2));
   const whileBWasSent = claimed.map((n) => [...n]);
   bSend.open();
   await round;
