@@ -8,7 +8,7 @@ import { type DeliveryDeps, type DeliveryPolicy, type DeliveryRoundPorts, ROUND_
 import { EndpointCounts } from './endpoint-counts.ts';
 import { HeldBackEndpoints } from './held-back-endpoints.ts';
 import { HeldBackShare } from './held-back-share.ts';
-import { withSafeReports } from './safe-reports.ts';
+import { withSafePorts } from './safe-ports.ts';
 import { inStoredTrace, settleAttempt } from './spans.ts';
 
 /**
@@ -31,7 +31,7 @@ export function deliverDueEvents(
   ports: DeliveryRoundPorts,
   endpoints = new HeldBackEndpoints(policy.slowMs),
 ): Promise<void> {
-  return new DeliveryRound(deps, policy, withSafeReports(ports), endpoints).run();
+  return new DeliveryRound(deps, policy, withSafePorts(ports), endpoints).run();
 }
 
 /** The deliveries a failed step concerned, as its report gives them. */

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { DomainError } from '../../domain/errors.ts';
 import { eventFor, receiverOf } from '../../domain/receivers.ts';
 import { createContact } from '../../domain/use-cases/create-contact.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
@@ -8,8 +9,8 @@ import { fakeDeps, ScriptedWebhookSender } from '../fakes.ts';
 import { brandWithEndpoint, POLICY, quiet } from './delivery-round-support.ts';
 
 // The worker's delivery round on the fakes when its steps overlap (a claim answered after a record), and when what it
-// reports to fails.
-const test = suite('the delivery round: overlapping steps, failing reports');
+// reports to, or waits with, fails.
+const test = suite('the delivery round: overlapping steps, failing reports and waits');
 
 /** The unhandled rejections while `run` runs and a moment after it. */
 async function unhandledWhile(run: () => Promise<void>): Promise<unknown[]> {
@@ -82,6 +83,36 @@ test('an attempt and a notice told to a logger that throws: no failed send repor
   assert.equal(steps, [], 'a report that threw is not a step that failed');
   assert.equal(mailed, ['ops@example.com'], "the endpoint's contact is told it was disabled");
   assert.is((await deps.webhookConfigs.find(brand.id, 'brand'))?.enabled, false);
+});
+
+test('a wait that rejects is taken as over: no unhandled rejection, and what was due is sent and recorded', async () => {
+  const deps = fakeDeps();
+  const brand = await brandWithEndpoint(deps, 'b');
+  for (let i = 0; i < 3; i++) await createJob(deps, { brandAccountId: brand.id });
+  const record = deps.deliveryQueue.record.bind(deps.deliveryQueue);
+  let records = 0;
+  deps.deliveryQueue.record = async (...args) => {
+    if (++records === 1) throw new DomainError('UNAVAILABLE', 'the database is away');
+    return record(...args);
+  };
+  const waits: string[] = [];
+  const ports = quiet({
+    waitForWork: async (ms) => {
+      waits.push(`work ${ms}`);
+      throw new Error('the wake-up channel broke');
+    },
+    pause: async (ms) => {
+      waits.push(`pause ${ms}`);
+      throw new Error('the timer broke');
+    },
+  });
+  assert.equal(await unhandledWhile(() => deliverDueEvents(deps, POLICY, ports)), []);
+  assert.ok(waits.includes('pause 1000'), waits.join(', '));
+  const log = await deps.deliveryLog.list({ limit: 10 });
+  assert.equal(
+    log.map((d) => d.status),
+    ['delivered', 'delivered', 'delivered'],
+  );
 });
 
 test('a claim answered short after a record freed the next of its order is not taken as drained', async () => {

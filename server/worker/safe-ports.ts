@@ -1,0 +1,36 @@
+import type { DeliveryRoundPorts } from './delivery-round-types.ts';
+
+/**
+ * The round's ports made safe to call from a send's, a record's or a give-back's handler, where a throw or a rejection
+ * would be unhandled, which ends the process.
+ * - A report that throws (a logger's own failure) is dropped (the logger is what would tell of it), and the round goes
+ *   on. What it concerned is unchanged: a failed send or record is sent again after its lease; an attempt or a notice
+ *   is only missing from the log and the metrics.
+ * - A wait that rejects is taken as over: the round looks again at once, as after a wake-up.
+ */
+export function withSafePorts(ports: DeliveryRoundPorts): DeliveryRoundPorts {
+  const safely =
+    <A extends unknown[]>(report: (...args: A) => void) =>
+    (...args: A) => {
+      try {
+        report(...args);
+      } catch {
+        /* dropped: see above */
+      }
+    };
+  const over = (wait: (ms: number) => Promise<void>) => async (ms: number) => {
+    try {
+      await wait(ms);
+    } catch {
+      /* over: see above */
+    }
+  };
+  return {
+    ...ports,
+    waitForWork: over(ports.waitForWork),
+    pause: over(ports.pause),
+    attempted: safely(ports.attempted),
+    noticed: safely(ports.noticed),
+    stepFailed: safely(ports.stepFailed),
+  };
+}
