@@ -18,9 +18,10 @@ export const newQueryClient = () =>
     defaultOptions: {
       // Stale at once: what the worker changes (health, deliveries) is asked again whenever a page shows it.
       // Asked whatever the browser says of its network (`always`): that flag follows the machine's network changes and
-      // can be wrong, and the default paused every request, and `offlineFirst` every retry, while it was down, leaving
-      // a page "Loading…" with nothing sent. Really offline, a request fails and its problem is shown (status 0).
-      queries: { retry, staleTime: 0, refetchOnWindowFocus: true, networkMode: 'always' },
+      // can be wrong, and the default paused every request while it was down, leaving a page "Loading…" with nothing
+      // sent (`offlineFirst` paused the retries). Really offline, a request fails and its problem is shown (status 0),
+      // and is asked again when the browser says it is back (`always` alone would not).
+      queries: { retry, staleTime: 0, refetchOnWindowFocus: true, refetchOnReconnect: true, networkMode: 'always' },
       mutations: { retry: false, networkMode: 'always' },
     },
   });

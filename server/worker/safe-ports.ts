@@ -1,12 +1,13 @@
 import type { DeliveryRoundPorts } from './delivery-round-types.ts';
 
 /**
- * The round's ports made safe to call from a send's, a record's or a give-back's handler, where a throw or a rejection
- * would be unhandled, which ends the process.
+ * The round's ports made safe to call from a send's, a record's or a give-back's handler or from the watch for work,
+ * where a throw or a rejection would be unhandled, which ends the process.
  * - A report that throws (a logger's own failure) is dropped (the logger is what would tell of it), and the round goes
  *   on. What it concerned is unchanged: a failed send or record is sent again after its lease; an attempt or a notice
  *   is only missing from the log and the metrics.
- * - A wait that rejects is taken as over: the round looks again at once, as after a wake-up.
+ * - A wait that rejects is waited out on a plain timer (its `ms`, without a wake-up cutting it short), so that a
+ *   wake-up channel that keeps failing slows the round to its polls instead of spinning it.
  */
 export function withSafePorts(ports: DeliveryRoundPorts): DeliveryRoundPorts {
   const safely =
@@ -22,7 +23,7 @@ export function withSafePorts(ports: DeliveryRoundPorts): DeliveryRoundPorts {
     try {
       await wait(ms);
     } catch {
-      /* over: see above */
+      await new Promise((resolve) => setTimeout(resolve, ms));
     }
   };
   return {

@@ -98,11 +98,14 @@ test('Deliveries: a failed delivery shows the answer; redelivered after the rece
     console.error(`\nportal test: the filtered list did not come; ${service}; the browser:\n${browser}\n`);
     return false;
   };
-  if (!(await shown(50))) await page.getByRole('button', { name: 'Refresh' }).click();
-  if (!(await shown(100))) await page.reload();
-  if (!(await shown(100)))
-    assert.unreachable(`${page.url()}: ${(await page.locator('body').innerText()).slice(0, 800)}`);
-  requests.stop();
+  try {
+    if (!(await shown(50))) await page.getByRole('button', { name: 'Refresh' }).click();
+    if (!(await shown(100))) await page.reload();
+    if (!(await shown(100)))
+      assert.unreachable(`${page.url()}: ${(await page.locator('body').innerText()).slice(0, 800)}`);
+  } finally {
+    requests.stop();
+  }
   assert.match(
     await rows.first().innerText(),
     /failed[\s\S]*500: .*failure 500/,

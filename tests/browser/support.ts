@@ -141,7 +141,10 @@ export async function watchRequests(page: Page): Promise<{ lines: () => Promise<
     for (const name of ['online', 'offline']) addEventListener(name, () => console.log(`the browser said ${name}`));
   });
   return {
-    lines: async () => [...lines, `${at()} navigator.onLine: ${await page.evaluate(() => navigator.onLine)}`],
+    lines: async () => {
+      const online = await page.evaluate(() => navigator.onLine).catch((error: Error) => `unread (${error.message})`);
+      return [...lines, `${at()} navigator.onLine: ${online}`];
+    },
     stop: () => {
       page.off('request', asked);
       page.off('requestfinished', answered);

@@ -85,7 +85,7 @@ test('an attempt and a notice told to a logger that throws: no failed send repor
   assert.is((await deps.webhookConfigs.find(brand.id, 'brand'))?.enabled, false);
 });
 
-test('a wait that rejects is taken as over: no unhandled rejection, and what was due is sent and recorded', async () => {
+test('a wait that rejects is waited out: no unhandled rejection, and what was due is sent and recorded', async () => {
   const deps = fakeDeps();
   const brand = await brandWithEndpoint(deps, 'b');
   for (let i = 0; i < 3; i++) await createJob(deps, { brandAccountId: brand.id });
@@ -95,8 +95,23 @@ test('a wait that rejects is taken as over: no unhandled rejection, and what was
     if (++records === 1) throw new DomainError('UNAVAILABLE', 'the database is away');
     return record(...args);
   };
+  // One send takes 200 ms: meanwhile the round has claimed all there is, and watches for work.
+  const send = deps.webhookSender.send.bind(deps.webhookSender);
+  let sends = 0;
+  deps.webhookSender.send = async (request) => {
+    if (++sends === 1) await new Promise((resolve) => setTimeout(resolve, 200));
+    return send(request);
+  };
+  const claimDue = deps.deliveryQueue.claimDue.bind(deps.deliveryQueue);
+  let claims = 0;
+  deps.deliveryQueue.claimDue = (request) => {
+    claims++;
+    return claimDue(request);
+  };
   const waits: string[] = [];
   const ports = quiet({
+    // A round that spins would never let the slow send's timer fire: it is stopped, and the count tells.
+    stopping: () => claims > 200,
     waitForWork: async (ms) => {
       waits.push(`work ${ms}`);
       throw new Error('the wake-up channel broke');
@@ -108,6 +123,9 @@ test('a wait that rejects is taken as over: no unhandled rejection, and what was
   });
   assert.equal(await unhandledWhile(() => deliverDueEvents(deps, POLICY, ports)), []);
   assert.ok(waits.includes('pause 1000'), waits.join(', '));
+  // The watch for work failing each time, during the slow send and the record's backoff (1 s): claims at the watch's
+  // pace (50 ms), not in a spin.
+  assert.ok(claims < 60, `${claims} claims`);
   const log = await deps.deliveryLog.list({ limit: 10 });
   assert.equal(
     log.map((d) => d.status),

@@ -120,7 +120,7 @@ function SignedIn({ token, signOut }: { token: string; signOut: (message: string
       new QueryClient({
         // Asked even when the browser says it is offline: see the portal's query.ts.
         defaultOptions: {
-          queries: { retry: false, staleTime: 0, networkMode: 'always' },
+          queries: { retry: false, staleTime: 0, refetchOnReconnect: true, networkMode: 'always' },
           mutations: { retry: false, networkMode: 'always' },
         },
       }),
