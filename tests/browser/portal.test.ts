@@ -78,24 +78,16 @@ test('Deliveries: a failed delivery shows the answer; redelivered after the rece
   const requests = await watchRequests(page);
   await page.getByLabel('Status').selectOption('failed');
   const rows = page.locator('tbody tr');
-  // The list shown before is shown at once, then asked again with the filter: wait for the filtered one. In the whole
-  // suite on the embedded database it has stayed "Loading…" for 15 s and more, now and then (2 CI runs of 2, 1 run of
-  // 3 of the suites before it; 0 of 6 since). The browser saying it was offline gives that symptom, and no longer
-  // does (filters.test.ts); whether it was the cause is not known. So a user asks again (Refresh), then reloads the
-  // page; each time the list does not come, the browser's requests and events and the service's answer to the same
-  // request are printed, and what the page shows is in the message if it never comes.
-  // The list before the filter has the same 2 rows: the filtered one is there when the address holds the filter, nothing
-  // is loading and 2 rows are shown, all read in one step in the page.
+  // The list shown before (the same 2 rows) is shown at once, then asked again with the filter: the filtered one is
+  // there when the address holds the filter, nothing loads and 2 rows are shown, read in one step in the page. If it
+  // never comes, a user asks again (Refresh), then reloads; each miss prints the browser's requests and the service's.
   const filteredListShown = () =>
     location.hash.includes('status=failed') &&
     !document.body.innerText.includes('Loading…') &&
     document.querySelectorAll('tbody tr').length === 2;
   const shown = async (tenths: number) => {
-    const came = await page
-      .waitForFunction(filteredListShown, null, { timeout: tenths * 100, polling: 50 })
-      .then(() => true)
-      .catch(() => false);
-    if (came) return true;
+    const wait = { timeout: tenths * 100, polling: 50 };
+    if (await page.waitForFunction(filteredListShown, null, wait).catch(() => null)) return true;
     const t = performance.now();
     const direct = await app.http
       .get('/v3/webhook-deliveries?limit=20&status=failed')
