@@ -16,6 +16,7 @@ import pg from 'pg';
 import { type ServiceProcess, startScript } from '../tests/support/process.ts';
 import { startBuiltPeer, startBuiltService } from './built.ts';
 import { codeLine, cpuSeconds, loadAverage, median, percentile, postgresCpuSeconds, writeSection } from './report.ts';
+import { vacuumAsAutovacuumWould as vacuum } from './upkeep.ts';
 
 // What the service's work announcer sends after a commit (adapters/persistence/wake-ups/announcer.ts).
 const ANNOUNCE = "select set_config('synchronous_commit', 'off', true), pg_notify('pbi_work', 'deliveries')";
@@ -148,6 +149,8 @@ async function untilReceived(count: number, timeoutMs = 180_000) {
   }
 }
 
+const QUEUE_TABLES = ['delivery_queue', 'events', 'deliveries', 'delivery_attempts', 'webhook_configs'];
+
 interface Round {
   service: number;
   bare: number;
@@ -159,6 +162,7 @@ const rounds: Record<Setting, Round[]> = { 16: [], 64: [] };
 const payloadFile = join(mkdtempSync(join(tmpdir(), 'pbi-bench-delivery-')), 'payloads.json');
 for (let round = 0; round < ROUNDS; round++) {
   for (const inFlight of SETTINGS) {
+    await vacuum(db, QUEUE_TABLES);
     await receiverGet('/stats');
     const worker = await startWorker(inFlight);
     // CPU from the commit on: writing the events is the writers' cost, not the delivery's.
@@ -208,6 +212,7 @@ for (let round = 0; round < ROUNDS; round++) {
 
 // Steady load: events written one per transaction (with the NOTIFY every writer sends after its commit), spread over
 // the 16 endpoints; after WARMUP_SECONDS, each timed at its commit.
+await vacuum(db, QUEUE_TABLES);
 await receiverGet('/stats');
 const worker = await startWorker(64);
 const committedAt = new Map<string, number>();

@@ -41,6 +41,7 @@ export function deliveryPump(
           { ...policy, idleMs: idleDelayMs },
           {
             waitForWork: (ms) => signal.wait('deliveries', ms),
+            announced: () => signal.take('deliveries'),
             pause: (ms) => signal.wait(undefined, ms),
             stopping,
             attempted: (delivery, result) => {

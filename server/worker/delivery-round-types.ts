@@ -7,8 +7,11 @@ import type { Deps } from '../../domain/ports.ts';
 export const ROUND_PACE = {
   /** How often a round looks for more while sends are under way (a wake-up comes sooner). */
   refillMs: 50,
-  /** How long a busy round (one that never waits) claims from what is queued before it looks for new ones again. */
-  lookEveryMs: 20,
+  /**
+   * How long a busy round (one that never waits) claims from what is queued before it looks for new ones again when
+   * none were announced: an announcement lost on its way (a listener reconnecting) delays them by this at most.
+   */
+  lookEveryMs: 1000,
   /** How long a round waits before using the database again after it failed. */
   databaseBackoffMs: 1000,
 } as const;
@@ -48,6 +51,11 @@ export interface DeliveryRoundPorts {
    * Resolves once deliveries are announced (committed somewhere), after `ms` at the latest, or at once when stopping.
    */
   waitForWork(ms: number): Promise<void>;
+  /**
+   * Whether deliveries were announced since the last wait for work or the last time it was asked (the announcement is
+   * taken): a busy round, which does not wait, asks before each claim whether to look for new ones.
+   */
+  announced(): boolean;
   /** Resolves after `ms`, or at once when stopping; an announcement does not cut it short (a backoff). */
   pause(ms: number): Promise<void>;
   /** Whether the process is stopping: the round gives back what it holds unsent and ends. */

@@ -60,9 +60,8 @@ class DeliveryRound {
   private freed = 0;
   private watching = false;
   /**
-   * Deliveries may have been committed since the last claim: true at the start and after any wait for work (a wake-up,
-   * or the poll under them). A claim refilling the buffer between waits claims from what is queued, without looking
-   * for new ones, unless the last look is ROUND_PACE.lookEveryMs old.
+   * New deliveries may have been committed: at the start, after a wait for work, once announced. A claim looks for
+   * them only then (a look positions new events first, work even when there are none) or lookEveryMs after the last.
    */
   private mayBeNew = true;
   private lookedAt = 0;
@@ -240,6 +239,7 @@ class DeliveryRound {
     const [room, freed] = [this.room(), this.freed];
     try {
       const perEndpoint = 2 * this.policy.maxInFlightPerEndpoint;
+      if (this.ports.announced()) this.mayBeNew = true;
       const lookForNew = this.mayBeNew || performance.now() - this.lookedAt >= ROUND_PACE.lookEveryMs;
       if (lookForNew) [this.mayBeNew, this.lookedAt] = [false, performance.now()];
       const told = this.heldBackShare.told(perEndpoint, this.deps.clock.now().getTime());

@@ -38,6 +38,11 @@ export class WorkSignal {
     });
   }
 
+  /** Whether work of this kind was announced since its last wait or take; the announcement is taken. */
+  take(kind: BackgroundWork): boolean {
+    return this.pending.delete(kind);
+  }
+
   /** Ends every wait at once (shutdown). */
   interrupt(): void {
     for (const done of [...this.interrupts]) done();

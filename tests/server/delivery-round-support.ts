@@ -20,6 +20,7 @@ export const POLICY: DeliveryPolicy = {
 /** Ports that report nothing; a wait yields to timers, so that sends finishing on a timer are seen. */
 export const quiet = (overrides: Partial<DeliveryRoundPorts> = {}): DeliveryRoundPorts => ({
   waitForWork: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 2))),
+  announced: () => false,
   pause: async () => {},
   stopping: () => false,
   attempted: () => {},

@@ -25,6 +25,7 @@ import { Migration20261130010000_history_upkeep } from './Migration2026113001000
 import { Migration20261130020000_trace_context } from './Migration20261130020000_trace_context.ts';
 import { Migration20261130030000_command_cid_index } from './Migration20261130030000_command_cid_index.ts';
 import { Migration20261130040000_history_days_after } from './Migration20261130040000_history_days_after.ts';
+import { Migration20261130050000_sequencing_by_key } from './Migration20261130050000_sequencing_by_key.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -58,4 +59,5 @@ export const migrationsList = [
   { name: 'Migration20261130020000_trace_context', class: Migration20261130020000_trace_context },
   { name: 'Migration20261130030000_command_cid_index', class: Migration20261130030000_command_cid_index },
   { name: 'Migration20261130040000_history_days_after', class: Migration20261130040000_history_days_after },
+  { name: 'Migration20261130050000_sequencing_by_key', class: Migration20261130050000_sequencing_by_key },
 ];
