@@ -16,7 +16,7 @@ import pg from 'pg';
 import { type ServiceProcess, startScript } from '../tests/support/process.ts';
 import { startBuiltPeer, startBuiltService } from './built.ts';
 import { codeLine, cpuSeconds, loadAverage, median, percentile, postgresCpuSeconds, writeSection } from './report.ts';
-import { vacuumAsAutovacuumWould as vacuum } from './upkeep.ts';
+import { DELIVERY_TABLES, vacuumAsAutovacuumWould as vacuum } from './upkeep.ts';
 
 // What the service's work announcer sends after a commit (adapters/persistence/wake-ups/announcer.ts).
 const ANNOUNCE = "select set_config('synchronous_commit', 'off', true), pg_notify('pbi_work', 'deliveries')";
@@ -149,8 +149,6 @@ async function untilReceived(count: number, timeoutMs = 180_000) {
   }
 }
 
-const QUEUE_TABLES = ['delivery_queue', 'events', 'deliveries', 'delivery_attempts', 'webhook_configs'];
-
 interface Round {
   service: number;
   bare: number;
@@ -162,7 +160,7 @@ const rounds: Record<Setting, Round[]> = { 16: [], 64: [] };
 const payloadFile = join(mkdtempSync(join(tmpdir(), 'pbi-bench-delivery-')), 'payloads.json');
 for (let round = 0; round < ROUNDS; round++) {
   for (const inFlight of SETTINGS) {
-    await vacuum(db, QUEUE_TABLES);
+    await vacuum(db, DELIVERY_TABLES);
     await receiverGet('/stats');
     const worker = await startWorker(inFlight);
     // CPU from the commit on: writing the events is the writers' cost, not the delivery's.
@@ -212,7 +210,7 @@ for (let round = 0; round < ROUNDS; round++) {
 
 // Steady load: events written one per transaction (with the NOTIFY every writer sends after its commit), spread over
 // the 16 endpoints; after WARMUP_SECONDS, each timed at its commit.
-await vacuum(db, QUEUE_TABLES);
+await vacuum(db, DELIVERY_TABLES);
 await receiverGet('/stats');
 const worker = await startWorker(64);
 const committedAt = new Map<string, number>();
@@ -278,7 +276,8 @@ events positions them in the feed first), both signatures, undici keep-alive poo
 a log line per attempt (\`LOG_LEVEL=info\`). The events go to as many endpoints as the sends need at the default of 4 sends per
 endpoint. Peer: \`bench/bare-sender.ts\` compiled, undici \`Pool.request\` posting the same signed payloads with the same
 number in flight, no database. CPU: the worker process's and every PostgreSQL process's over the run, against the peer's
-while it sends, per delivery (medians of the rounds).
+while it sends, per delivery (medians of the rounds). Before each round and the steady load, the queue's tables are
+vacuumed, as autovacuum would have done on a server that has it on (\`bench/upkeep.ts\`).
 
 | in flight | endpoints | service deliveries/s | bare undici sender/s | service / bare | service CPU µs a delivery (worker + PostgreSQL) | bare CPU µs |
 |---:|---:|---:|---:|---:|---:|---:|
