@@ -277,7 +277,7 @@ a log line per attempt (\`LOG_LEVEL=info\`). The events go to as many endpoints 
 endpoint. Peer: \`bench/bare-sender.ts\` compiled, undici \`Pool.request\` posting the same signed payloads with the same
 number in flight, no database. CPU: the worker process's and every PostgreSQL process's over the run, against the peer's
 while it sends, per delivery (medians of the rounds). Before each round and the steady load, the queue's tables are
-vacuumed, as autovacuum would have done on a server that has it on (\`bench/upkeep.ts\`).
+vacuumed in place of autovacuum, which this server has off (\`bench/upkeep.ts\`).
 
 | in flight | endpoints | service deliveries/s | bare undici sender/s | service / bare | service CPU µs a delivery (worker + PostgreSQL) | bare CPU µs |
 |---:|---:|---:|---:|---:|---:|---:|

@@ -4,9 +4,9 @@ import type pg from 'pg';
 export const DELIVERY_TABLES = ['delivery_queue', 'events', 'deliveries', 'delivery_attempts', 'webhook_configs'];
 
 /**
- * What autovacuum does on a deployed server (the bench's server may have it off; the delivery queue is vacuumed after
- * every thousand deletions there, migration 20261130050000): the dead rows a round leaves behind (deleted queue rows,
- * positioned events) would otherwise leave dead index entries that every later claim and sequencing round walks.
+ * In place of autovacuum, which the bench's server may have off: the dead rows a round leaves (deleted queue rows,
+ * positioned events) leave dead index entries that every later claim and sequencing round walks. This is more often
+ * than a deployed server vacuums the events' partitions (a fifth of one dead, by default): see docs/BENCHMARKS.md.
  */
 export async function vacuumAsAutovacuumWould(db: pg.Pool | pg.Client, tables: readonly string[]): Promise<void> {
   await db.query(`vacuum analyze ${tables.join(', ')}`);

@@ -137,9 +137,8 @@ class DeliveryRound {
       });
   }
 
-  private hasRoom(endpointId: string) {
-    return this.heldBackShare.fits(endpointId, this.sending.get(endpointId) ?? 0, this.policy.maxInFlightPerEndpoint);
-  }
+  private hasRoom = (endpointId: string) =>
+    this.heldBackShare.fits(endpointId, this.sending.get(endpointId) ?? 0, this.policy.maxInFlightPerEndpoint);
 
   private send(delivery: ClaimedDelivery) {
     this.inFlight++;
@@ -261,6 +260,7 @@ class DeliveryRound {
         freed === this.freed && claimed.length < room && !claimed.some((d) => filled.get(d.endpointId)! >= perEndpoint);
       if (excess.length > 0) this.giveBack(excess);
     } catch (error) {
+      this.mayBeNew = true; // a look it made did not happen
       this.ports.stepFailed('claim', error, about([]));
       await this.ports.pause(ROUND_PACE.databaseBackoffMs);
     }

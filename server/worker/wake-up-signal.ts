@@ -3,9 +3,10 @@ import type { BackgroundWork } from '../../domain/ports.ts';
 /**
  * The receiving end of the wake-ups (the sending end, and the listener that relays another process's, are in
  * adapters/persistence/wake-ups/). Wakes the worker's loops in this process when work of their kind was committed
- * (here, or by another process, relayed by the listener). Every wake-up is also kept until the next wait of its kind,
- * even when it woke a waiter: a loop that was woken while it was already looking (its query may have started before the
- * commit) looks once more before it sleeps, instead of missing the work until its idle poll.
+ * (here, or by another process, relayed by the listener). Every wake-up is also kept until the next wait of its kind
+ * or the next `take` (a busy delivery round asks before each claim), even when it woke a waiter: a loop that was woken
+ * while it was already looking (its query may have started before the commit) looks once more before it sleeps,
+ * instead of missing the work until its idle poll.
  */
 export class WorkSignal {
   private readonly waiting = new Map<BackgroundWork, Set<() => void>>();
