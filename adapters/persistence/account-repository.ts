@@ -31,8 +31,6 @@ export class MikroOrmAccountRepository implements AccountRepository {
     });
   }
   async save(account: Account) {
-    this.families.forget();
-    this.reads.forget(account.id);
-    await this.em.upsert(Account, account, DETACHED);
+    await this.families.writing(() => this.reads.writing(account.id, () => this.em.upsert(Account, account, DETACHED)));
   }
 }

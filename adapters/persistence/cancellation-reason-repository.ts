@@ -10,7 +10,6 @@ export class MikroOrmCancellationReasonRepository implements CancellationReasonR
     return this.reads.get(name, () => this.em.findOne(CancellationReason, { name }, DETACHED));
   }
   async save(reason: CancellationReason) {
-    this.reads.forget(reason.name);
-    await this.em.upsert(CancellationReason, reason, DETACHED);
+    await this.reads.writing(reason.name, () => this.em.upsert(CancellationReason, reason, DETACHED));
   }
 }

@@ -56,7 +56,6 @@ export class MikroOrmContactRepository implements ContactRepository {
     });
   }
   async save(contact: Contact) {
-    this.reads.forget(contact.id);
-    await this.em.upsert(Contact, contact, DETACHED);
+    await this.reads.writing(contact.id, () => this.em.upsert(Contact, contact, DETACHED));
   }
 }

@@ -24,4 +24,14 @@ export class UnitReads<T> {
   forget(key: string): void {
     this.held.delete(key);
   }
+
+  /** A save of `key`: forgotten before it and after it (a read that began while it was under way may hold the old). */
+  async writing<R>(key: string, write: () => Promise<R>): Promise<R> {
+    this.forget(key);
+    try {
+      return await write();
+    } finally {
+      this.forget(key);
+    }
+  }
 }

@@ -39,4 +39,14 @@ export class FamilyMemo {
     this.forgotten++;
     this.families.clear();
   }
+
+  /** A save: forgotten before it and after it (a read that began while it was under way may hold the old). */
+  async writing<R>(write: () => Promise<R>): Promise<R> {
+    this.forget();
+    try {
+      return await write();
+    } finally {
+      this.forget();
+    }
+  }
 }

@@ -11,7 +11,6 @@ export class MikroOrmInvoiceRepository implements InvoiceRepository {
     return isStoredId(id) ? this.reads.get(id, () => this.em.findOne(Invoice, { id }, DETACHED)) : null;
   }
   async save(invoice: Invoice) {
-    this.reads.forget(invoice.id);
-    await this.em.upsert(Invoice, invoice, DETACHED);
+    await this.reads.writing(invoice.id, () => this.em.upsert(Invoice, invoice, DETACHED));
   }
 }

@@ -13,7 +13,6 @@ export class MikroOrmOrderMappingRepository implements OrderMappingRepository {
       : null;
   }
   async save(mapping: OrderMapping) {
-    this.reads.forget(mapping.brandAccountId);
-    await this.em.upsert(OrderMapping, mapping, DETACHED);
+    await this.reads.writing(mapping.brandAccountId, () => this.em.upsert(OrderMapping, mapping, DETACHED));
   }
 }

@@ -31,6 +31,17 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
     return found.then((config) => config && new WebhookConfig({ ...config }));
   }
 
+  /** A save of one configuration (`key`) or of any: forgotten before it and after it, with the unit's families. */
+  private async writing<R>(key: string | null, write: () => Promise<R>): Promise<R> {
+    const forget = () => (key === null ? this.seen.clear() : this.seen.delete(key));
+    forget();
+    try {
+      return await this.families.writing(write);
+    } finally {
+      forget();
+    }
+  }
+
   private async select(accountId: string, scope: Scope, lock = false): Promise<WebhookConfig | null> {
     if (!isStoredId(accountId)) return null;
     return withDriverConnection(this.em, async (client) => {
@@ -51,12 +62,11 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
    * WebhookConfig.configure says, and never puts back what it read.
    */
   async save(config: WebhookConfig): Promise<void> {
-    this.seen.delete(`${config.accountId}/${config.scope}`);
-    this.families.forget();
-    await withDriverConnection(this.em, (client) =>
-      client.query({
-        name: 'webhook-config-save-v2',
-        text: `insert into webhook_configs (${CONFIG_COLUMNS})
+    await this.writing(`${config.accountId}/${config.scope}`, () =>
+      withDriverConnection(this.em, (client) =>
+        client.query({
+          name: 'webhook-config-save-v2',
+          text: `insert into webhook_configs (${CONFIG_COLUMNS})
         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
         on conflict (account_id, scope) do update set url = excluded.url, transformer = excluded.transformer,
           version = excluded.version, signature_key = excluded.signature_key, enabled = excluded.enabled,
@@ -67,51 +77,52 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
           previous_signing_public_key = excluded.previous_signing_public_key, previous_signing_expires_at = excluded.previous_signing_expires_at,
           failing_since = case when webhook_configs.url is distinct from excluded.url or (excluded.enabled and not webhook_configs.enabled)
             then null else webhook_configs.failing_since end`,
-        values: configValues(config),
-      }),
+          values: configValues(config),
+        }),
+      ),
     );
   }
 
   async saveKeys(config: WebhookConfig): Promise<void> {
-    this.seen.delete(`${config.accountId}/${config.scope}`);
-    this.families.forget();
-    await withDriverConnection(this.em, (client) =>
-      client.query({
-        name: 'webhook-config-save-keys-v2',
-        text: `update webhook_configs set signature_key = $2, previous_signature_key = $3, previous_key_expires_at = $4, updated_at = $5,
+    await this.writing(`${config.accountId}/${config.scope}`, () =>
+      withDriverConnection(this.em, (client) =>
+        client.query({
+          name: 'webhook-config-save-keys-v2',
+          text: `update webhook_configs set signature_key = $2, previous_signature_key = $3, previous_key_expires_at = $4, updated_at = $5,
         asymmetric_signing = $6, signing_private_key = $7, signing_public_key = $8, previous_signing_private_key = $9,
         previous_signing_public_key = $10, previous_signing_expires_at = $11 where id = $1`,
-        values: [
-          config.id,
-          config.signatureKey,
-          config.previousKey?.value ?? null,
-          config.previousKey?.expiresAt ?? null,
-          config.updatedAt,
-          ...pairValues(config),
-        ],
-      }),
+          values: [
+            config.id,
+            config.signatureKey,
+            config.previousKey?.value ?? null,
+            config.previousKey?.expiresAt ?? null,
+            config.updatedAt,
+            ...pairValues(config),
+          ],
+        }),
+      ),
     );
   }
 
   async dropExpiredKeys(now: Date): Promise<number> {
-    this.seen.clear();
-    this.families.forget();
-    return withDriverConnection(
-      this.em,
-      async (client) =>
-        (
-          await client.query({
-            name: 'webhook-config-drop-expired-keys-v2',
-            text: `update webhook_configs set
+    return this.writing(null, () =>
+      withDriverConnection(
+        this.em,
+        async (client) =>
+          (
+            await client.query({
+              name: 'webhook-config-drop-expired-keys-v2',
+              text: `update webhook_configs set
           previous_signature_key = case when previous_key_expires_at <= $1 then null else previous_signature_key end,
           previous_key_expires_at = case when previous_key_expires_at <= $1 then null else previous_key_expires_at end,
           previous_signing_private_key = case when previous_signing_expires_at <= $1 then null else previous_signing_private_key end,
           previous_signing_public_key = case when previous_signing_expires_at <= $1 then null else previous_signing_public_key end,
           previous_signing_expires_at = case when previous_signing_expires_at <= $1 then null else previous_signing_expires_at end
         where previous_key_expires_at <= $1 or previous_signing_expires_at <= $1`,
-            values: [now],
-          })
-        ).rowCount ?? 0,
+              values: [now],
+            })
+          ).rowCount ?? 0,
+      ),
     );
   }
 }

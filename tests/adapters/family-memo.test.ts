@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { UnitReads } from '../../adapters/persistence/detached.ts';
 import { FamilyMemo } from '../../adapters/persistence/family-memo.ts';
 import { Account } from '../../domain/account.ts';
 import type { PartnerFamily } from '../../domain/ports.ts';
@@ -33,6 +34,42 @@ test('a family read before a save is not kept after it; one read after the last 
   fresh.prime('a', family('read with the access'), fresh.readStarts());
   assert.is((await fresh.get('a', read))?.account.name, 'read with the access');
   assert.equal(reads, ['read'], 'no read: the primed family is kept');
+});
+
+/** A write the test ends: `end` resolves it. */
+const writeUnderWay = () => {
+  let end = () => {};
+  const written = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  return { write: () => written, end };
+};
+
+test('a family read while a save is under way is not kept after it', async () => {
+  const memo = new FamilyMemo();
+  let stored = 'before the save';
+  const read = async () => family(stored);
+  const { write, end } = writeUnderWay();
+  const saving = memo.writing(write);
+  assert.is((await memo.get('a', read))?.account.name, 'before the save', 'read beside the write, as it stood');
+  stored = 'after the save';
+  end();
+  await saving;
+  assert.is((await memo.get('a', read))?.account.name, 'after the save');
+});
+
+test("a unit's read of a key while its save is under way is not kept after it", async () => {
+  const reads = new UnitReads<string>();
+  let stored = 'before the save';
+  const read = async () => stored;
+  const { write, end } = writeUnderWay();
+  const saving = reads.writing('k', write);
+  assert.is(await reads.get('k', read), 'before the save');
+  stored = 'after the save';
+  end();
+  await saving;
+  assert.is(await reads.get('k', read), 'after the save');
+  assert.is(await reads.get('other', read), 'after the save', 'another key');
 });
 
 test.run();
