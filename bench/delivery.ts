@@ -16,7 +16,7 @@ import pg from 'pg';
 import { type ServiceProcess, startScript } from '../tests/support/process.ts';
 import { startBuiltPeer, startBuiltService } from './built.ts';
 import { codeLine, cpuSeconds, loadAverage, median, percentile, postgresCpuSeconds, writeSection } from './report.ts';
-import { DELIVERY_TABLES, vacuumAsAutovacuumWould as vacuum } from './upkeep.ts';
+import { DELIVERY_TABLES, vacuumInPlaceOfAutovacuum as vacuum } from './upkeep.ts';
 
 // What the service's work announcer sends after a commit (adapters/persistence/wake-ups/announcer.ts).
 const ANNOUNCE = "select set_config('synchronous_commit', 'off', true), pg_notify('pbi_work', 'deliveries')";

@@ -8,6 +8,6 @@ export const DELIVERY_TABLES = ['delivery_queue', 'events', 'deliveries', 'deliv
  * positioned events) leave dead index entries that every later claim and sequencing round walks. This is more often
  * than a deployed server vacuums the events' partitions (a fifth of one dead, by default): see docs/BENCHMARKS.md.
  */
-export async function vacuumAsAutovacuumWould(db: pg.Pool | pg.Client, tables: readonly string[]): Promise<void> {
+export async function vacuumInPlaceOfAutovacuum(db: pg.Pool | pg.Client, tables: readonly string[]): Promise<void> {
   await db.query(`vacuum analyze ${tables.join(', ')}`);
 }

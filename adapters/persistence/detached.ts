@@ -25,13 +25,18 @@ export class UnitReads<T> {
     this.held.delete(key);
   }
 
-  /** A save of `key`: forgotten before it and after it (a read that began while it was under way may hold the old). */
-  async writing<R>(key: string, write: () => Promise<R>): Promise<R> {
-    this.forget(key);
-    try {
-      return await write();
-    } finally {
-      this.forget(key);
-    }
+  /** A save of `key`: see forgettingAround. */
+  writing<R>(key: string, write: () => Promise<R>): Promise<R> {
+    return forgettingAround(() => this.forget(key), write);
+  }
+}
+
+/** Forgets what a unit read before a write and after it: a read that began while it was under way may hold the old. */
+export async function forgettingAround<R>(forget: () => void, write: () => Promise<R>): Promise<R> {
+  forget();
+  try {
+    return await write();
+  } finally {
+    forget();
   }
 }

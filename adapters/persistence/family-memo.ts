@@ -1,4 +1,5 @@
 import type { PartnerFamily } from '../../domain/ports.ts';
+import { forgettingAround } from './detached.ts';
 
 /**
  * The partner families one unit of work has read (a request's authentication, signature check and use case ask for
@@ -40,13 +41,8 @@ export class FamilyMemo {
     this.families.clear();
   }
 
-  /** A save: forgotten before it and after it (a read that began while it was under way may hold the old). */
-  async writing<R>(write: () => Promise<R>): Promise<R> {
-    this.forget();
-    try {
-      return await write();
-    } finally {
-      this.forget();
-    }
+  /** A save: see forgettingAround. */
+  writing<R>(write: () => Promise<R>): Promise<R> {
+    return forgettingAround(() => this.forget(), write);
   }
 }

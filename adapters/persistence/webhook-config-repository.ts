@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WebhookConfigRepository } from '../../domain/ports.ts';
 import { type Scope, WebhookConfig } from '../../domain/webhook-config.ts';
+import { forgettingAround } from './detached.ts';
 import { withDriverConnection } from './driver.ts';
 import type { FamilyMemo } from './family-memo.ts';
 import { CONFIG_COLUMNS, type ConfigRow, configValues, pairValues, toConfig } from './rows.ts';
@@ -32,14 +33,9 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
   }
 
   /** A save of one configuration (`key`) or of any: forgotten before it and after it, with the unit's families. */
-  private async writing<R>(key: string | null, write: () => Promise<R>): Promise<R> {
+  private writing<R>(key: string | null, write: () => Promise<R>): Promise<R> {
     const forget = () => (key === null ? this.seen.clear() : this.seen.delete(key));
-    forget();
-    try {
-      return await this.families.writing(write);
-    } finally {
-      forget();
-    }
+    return forgettingAround(forget, () => this.families.writing(write));
   }
 
   private async select(accountId: string, scope: Scope, lock = false): Promise<WebhookConfig | null> {
