@@ -129,6 +129,42 @@ test('a day lives in partitions made ahead; past retention it is dropped whole o
   );
 });
 
+test('a day whose event still waits for its feed position is kept past retention, then dropped', async () => {
+  const { app, sql, advance, advanceSeconds, purge, partitions } = await setUp(farDay(3000));
+  await purge();
+  const now = await advance(1);
+  const brand = await brandWithEndpoint(app, 'http://127.0.0.1:9/never');
+  await app.admin.call('jobs.create', { brandAccountId: brand.accountId });
+  const waiting = async () =>
+    (
+      await sql<{ n: number }>(
+        'select count(*)::int as n from events where account_id = ? and position is null and endpoint_id is not null',
+        [brand.accountId],
+      )
+    )[0]!.n;
+  assert.is(await waiting(), 1, 'no feed read and no worker: the event waits for its position');
+
+  const day = dayName(now);
+  await advanceSeconds(33 * 86_400);
+  await purge();
+  assert.ok((await partitions()).has(`events_p${day}`), 'its day is kept: its delivery is not in the queue yet');
+  assert.is(await waiting(), 1);
+
+  // A month later, the contact signs in again.
+  await app.admin.call('contacts.create', { accountId: brand.accountId, email: `again-${brand.email}` });
+  const refresh = await refreshTokenFor(app, `again-${brand.email}`);
+  const access = (await app.http.post('/v3/auth/access-token').set('authorization', `Bearer ${refresh}`).send({})).body
+    .access_token as string;
+  assert.is((await feed(app, access)).body.items.length, 1, 'the feed read positions it');
+  assert.is(await waiting(), 0, 'positioned');
+  await sql('delete from delivery_queue where delivery_id in (select id from deliveries where account_id = ?)', [
+    brand.accountId,
+  ]);
+  await sql(`update deliveries set status = 'failed', failed_at = updated_at where account_id = ?`, [brand.accountId]);
+  await purge();
+  assert.not.ok((await partitions()).has(`events_p${day}`), 'then dropped');
+});
+
 test('the days are UTC days whatever the session says: its time zone (a DST change) and its DateStyle', async () => {
   const { app } = await setUp(0);
   // The second Sunday of March of a year of this run's own: the clocks of Los Angeles go forward an hour.
