@@ -72,4 +72,21 @@ test("a unit's read of a key while its save is under way is not kept after it", 
   assert.is(await reads.get('other', read), 'after the save', 'another key');
 });
 
+test('a write that fails is forgotten around too, and its error is what the save throws', async () => {
+  const reads = new UnitReads<string>();
+  let stored = 'before the write';
+  const read = async () => stored;
+  let fail = (_: Error) => {};
+  const failing = new Promise<void>((_, reject) => {
+    fail = reject;
+  });
+  const saving = reads.writing('k', () => failing);
+  assert.is(await reads.get('k', read), 'before the write', 'read beside the write');
+  stored = 'what the failed write left (another writer)';
+  const failure = new Error('the write failed');
+  fail(failure);
+  assert.is(await saving.catch((e: unknown) => e), failure);
+  assert.is(await reads.get('k', read), 'what the failed write left (another writer)', 'read again after it');
+});
+
 test.run();

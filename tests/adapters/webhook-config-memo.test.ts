@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { FamilyMemo } from '../../adapters/persistence/family-memo.ts';
+import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
+import { SqlWebhookConfigRepository } from '../../adapters/persistence/webhook-config-repository.ts';
+import { WebhookConfig } from '../../domain/webhook-config.ts';
+import { account, NO_HEALTH } from '../contracts/samples.ts';
+import { sharedDatabase } from '../support/shared.ts';
+import { onPostgres, skipUnless } from '../support/skip.ts';
+
+// The webhook configurations' memo of a unit of work forgets a configuration before its save and after it: a read on
+// another connection while the save waits for a lock sees the row as it stood, and must not be what the unit answers
+// once the save is done. Two connections at once need a server.
+const test = suite("the webhook configurations' memo around a save");
+
+test('a configuration read while its save waits for a lock is read again after the save', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const { orm } = await sharedDatabase();
+  const brand = account();
+  const now = new Date('2026-07-04T00:00:00.000Z');
+  const config = new WebhookConfig({
+    id: randomUUID(),
+    accountId: brand.id,
+    scope: 'brand',
+    url: 'https://hooks.example.com/before',
+    transformer: 'default',
+    version: '1.3.0',
+    signatureKey: null,
+    enabled: true,
+    ...NO_HEALTH,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await mikroOrmTransact(orm)(async (r) => {
+    await r.accounts.save(brand);
+    await r.webhookConfigs.save(config);
+  });
+
+  // No transaction: the repository's statements take pooled connections, so a read may run beside the save.
+  const configs = new SqlWebhookConfigRepository(orm.em.fork(), new FamilyMemo());
+  const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await holder.connect();
+  try {
+    await holder.query('begin');
+    await holder.query('select 1 from webhook_configs where id = $1 for update', [config.id]);
+    config.configure('https://hooks.example.com/after', true);
+    const saving = configs.save(config);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the save now waits for the row
+    const beside = await configs.find(brand.id, 'brand');
+    assert.is(beside?.url, 'https://hooks.example.com/before', 'read beside the save, as the row stood');
+    await holder.query('commit');
+    await saving;
+  } finally {
+    await holder.end();
+  }
+  const after = await configs.find(brand.id, 'brand');
+  assert.is(after?.url, 'https://hooks.example.com/after', 'read again once saved');
+});
+
+test.run();
