@@ -15,9 +15,11 @@ export class FamilyMemo {
   get(accountId: string, read: (accountId: string) => Promise<PartnerFamily | null>): Promise<PartnerFamily | null> {
     let family = this.families.get(accountId);
     if (!family) {
-      family = read(accountId);
-      this.families.set(accountId, family);
-      family.catch(() => this.families.delete(accountId));
+      const reading = read(accountId);
+      this.families.set(accountId, reading);
+      // Only this read: a save since may have let a newer read take its place.
+      reading.catch(() => this.families.get(accountId) === reading && this.families.delete(accountId));
+      family = reading;
     }
     return family;
   }

@@ -89,4 +89,29 @@ test('a write that fails is forgotten around too, and its error is what the save
   assert.is(await reads.get('k', read), 'what the failed write left (another writer)', 'read again after it');
 });
 
+test('a read that fails after a save leaves the read made since in the memo', async () => {
+  const memo = new FamilyMemo();
+  let fail = (_: Error) => {};
+  const failing = new Promise<PartnerFamily | null>((_, reject) => {
+    fail = reject;
+  });
+  const first = memo.get('a', () => failing);
+  memo.forget(); // a save
+  let reads = 0;
+  const fresh = async () => {
+    reads++;
+    return family('read after the save');
+  };
+  assert.is((await memo.get('a', fresh))?.account.name, 'read after the save');
+  fail(new Error('the read before the save failed'));
+  await first.catch(() => {});
+  assert.is((await memo.get('a', fresh))?.account.name, 'read after the save');
+  assert.is(reads, 1, 'kept: not read a second time');
+  const again = new FamilyMemo();
+  const lost = again.get('a', () => Promise.reject(new Error('failed')));
+  await lost.catch(() => {});
+  assert.is((await again.get('a', fresh))?.account.name, 'read after the save', 'a failed read alone is not kept');
+  assert.is(reads, 2);
+});
+
 test.run();
