@@ -8,6 +8,8 @@ import type { DeliveryRoundPorts } from './delivery-round-types.ts';
  *   is only missing from the log and the metrics.
  * - A wait that rejects is waited out on a plain timer (its `ms`, without a wake-up cutting it short), so that a
  *   wake-up channel that keeps failing slows the round to its polls instead of spinning it.
+ * - A wait ends at once when stopping, as the ports promise: one begun after the stop's interrupt is not waited, and a
+ *   failed wait's timer looks every 50 ms whether the process stops.
  */
 export function withSafePorts(ports: DeliveryRoundPorts): DeliveryRoundPorts {
   const safely =
@@ -20,10 +22,14 @@ export function withSafePorts(ports: DeliveryRoundPorts): DeliveryRoundPorts {
       }
     };
   const over = (wait: (ms: number) => Promise<void>) => async (ms: number) => {
+    if (ports.stopping()) return;
     try {
       await wait(ms);
     } catch {
-      await new Promise((resolve) => setTimeout(resolve, ms));
+      const until = Date.now() + ms;
+      while (!ports.stopping() && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(50, until - Date.now())));
+      }
     }
   };
   return {

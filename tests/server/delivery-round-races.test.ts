@@ -5,6 +5,7 @@ import { eventFor, receiverOf } from '../../domain/receivers.ts';
 import { createContact } from '../../domain/use-cases/create-contact.ts';
 import { createJob } from '../../domain/use-cases/create-job.ts';
 import { deliverDueEvents } from '../../server/worker/delivery-round.ts';
+import { withSafePorts } from '../../server/worker/safe-ports.ts';
 import { fakeDeps, ScriptedWebhookSender } from '../fakes.ts';
 import { brandWithEndpoint, POLICY, quiet } from './delivery-round-support.ts';
 
@@ -193,6 +194,34 @@ test('a claim answered short after a record freed the next of its order is not t
   bSend.open();
   await round;
   assert.equal(whileBWasSent, [[0, 1], [], [2]], "order a's second event claimed while b's send is under way");
+});
+
+test("when stopping, a wait ends at once: one begun after the stop, and a failed wait's timer", async () => {
+  let stopping = false;
+  const called: string[] = [];
+  const ports = withSafePorts(
+    quiet({
+      stopping: () => stopping,
+      pause: async (ms) => {
+        called.push(`pause ${ms}`);
+        throw new Error('the timer broke');
+      },
+      waitForWork: async (ms) => {
+        called.push(`work ${ms}`);
+      },
+    }),
+  );
+  const backoff = ports.pause(60_000);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  stopping = true;
+  const ended = await Promise.race([
+    backoff.then(() => 'ended'),
+    new Promise((resolve) => setTimeout(resolve, 5_000, 'still waiting after 5 s of its 60')),
+  ]);
+  assert.is(ended, 'ended', "the failed pause's timer ends with the stop");
+  await ports.pause(60_000);
+  await ports.waitForWork(60_000);
+  assert.equal(called, ['pause 60000'], 'begun while stopping: not waited at all');
 });
 
 test.run();
