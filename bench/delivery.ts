@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { type ServiceProcess, startScript } from '../tests/support/process.ts';
 import { startBuiltPeer, startBuiltService } from './built.ts';
-import { codeLine, cpuSeconds, loadAverage, median, percentile, postgresCpuSeconds, writeSection } from './report.ts';
+import { runSteadyLoad } from './delivery-steady.ts';
+import { codeLine, cpuSeconds, loadAverage, median, postgresCpuSeconds, writeSection } from './report.ts';
 import { DELIVERY_TABLES, vacuumInPlaceOfAutovacuum as vacuum } from './upkeep.ts';
 
 // What the service's work announcer sends after a commit (adapters/persistence/wake-ups/announcer.ts).
@@ -26,8 +27,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const BATCH = Number(process.env.BENCH_EVENTS ?? 20_000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
-/** The steady load's first seconds, untimed: a worker just started warms up (its JIT, its connections) meanwhile. */
-const WARMUP_SECONDS = 2;
+/** The steady load's first seconds, reported apart: a worker just started warms up (its JIT, its connections). */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 6);
 const PER_ENDPOINT = 4;
 const SETTINGS = [16, 64] as const;
 type Setting = (typeof SETTINGS)[number];
@@ -209,49 +210,37 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 
 // Steady load: events written one per transaction (with the NOTIFY every writer sends after its commit), spread over
-// the 16 endpoints; after WARMUP_SECONDS, each timed at its commit.
+// the 16 endpoints.
 await vacuum(db, DELIVERY_TABLES);
 await receiverGet('/stats');
 const worker = await startWorker(64);
-const committedAt = new Map<string, number>();
-let written = 0;
-const startedAt = performance.now();
-const writes: Promise<void>[] = [];
 const steadyTo = endpointsOf(64);
-for (let i = 0; performance.now() - startedAt < (WARMUP_SECONDS + SECONDS) * 1000; i++) {
-  const timed = performance.now() - startedAt >= WARMUP_SECONDS * 1000;
-  const due = startedAt + (i * 1000) / RATE;
-  const wait = due - performance.now();
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  writes.push(
-    (async () => {
-      const client = await db.connect();
-      try {
-        await client.query('begin');
-        const {
-          rows: [row],
-        } = await client.query<{ event_id: string }>(
-          WRITE,
-          writeValues(BATCH + i, BATCH + i, [steadyTo[i % steadyTo.length]!]),
-        );
-        await client.query('commit');
-        written++;
-        if (timed) committedAt.set(row!.event_id, Date.now());
-        await client.query(ANNOUNCE);
-      } finally {
-        client.release();
-      }
-    })(),
-  );
-}
-await Promise.all(writes);
-await untilReceived(written, 60_000);
-const { arrivals } = await receiverGet<{ arrivals: Record<string, number> }>('/stats');
+const steady = await runSteadyLoad({
+  rate: RATE,
+  warmupSeconds: WARMUP_SECONDS,
+  seconds: SECONDS,
+  async write(i) {
+    const client = await db.connect();
+    try {
+      await client.query('begin');
+      const { rows } = await client.query<{ event_id: string }>(
+        WRITE,
+        writeValues(BATCH + i, BATCH + i, [steadyTo[i % steadyTo.length]!]),
+      );
+      await client.query('commit');
+      const at = Date.now();
+      await client.query(ANNOUNCE);
+      return { id: rows[0]!.event_id, at };
+    } finally {
+      client.release();
+    }
+  },
+  untilReceived: (count) => untilReceived(count, 60_000),
+  arrivals: async () => (await receiverGet<{ arrivals: Record<string, number> }>('/stats')).arrivals,
+});
 await worker.stop();
-const latencies = [...committedAt].map(([id, at]) => arrivals[id]! - at).filter((ms) => Number.isFinite(ms));
-const p50 = percentile(latencies, 0.5);
-const p99 = percentile(latencies, 0.99);
-console.log(`steady ${RATE}/s: p50 ${p50} ms, p99 ${p99} ms over ${latencies.length} events`);
+const { p50, p99 } = steady.timed;
+console.log(`steady ${RATE}/s: p50 ${p50} ms, p99 ${p99} ms over ${steady.timed.count} events`);
 await db.end();
 
 const med = (n: Setting, pick: (r: Round) => number) => median(rounds[n].map(pick));
@@ -285,9 +274,10 @@ ${row(16)}
 ${row(64)}
 
 Latency: ${RATE} events/s over 16 endpoints, each written in a transaction of its own and announced after its commit
-(as the service's writers do), to a worker started for it: ${WARMUP_SECONDS} s untimed while it warms up, then ${SECONDS} s
-each timed from its commit to its arrival at the receiver: ${latencies.length} events, p50 **${p50} ms**, p99
-**${p99} ms**.
+(as the service's writers do), to a worker started for it, each timed from its commit to its arrival at the receiver.
+Its first ${WARMUP_SECONDS} s, while the fresh process warms up: ${steady.warmup.count} events, p50 ${steady.warmup.p50} ms,
+p99 ${steady.warmup.p99} ms, the latest ${steady.warmup.max} ms. The ${SECONDS} s after them: ${steady.timed.count} events,
+p50 **${p50} ms**, p99 **${p99} ms**, the latest ${steady.timed.max} ms.
 
 Targets:
 - ≥ ${target64}× the bare sender at 64 in flight: ${ratio(64).toFixed(2)}×, ${ratio(64) >= target64 ? 'met' : 'not met'}; ≥ ${target16}× at 16: ${ratio(16).toFixed(2)}×, ${ratio(16) >= target16 ? 'met' : 'not met'}
