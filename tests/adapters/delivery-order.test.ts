@@ -4,8 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
 import { OutboxEvent } from '../../domain/event.ts';
-import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { account, claimAll, DAY, NO_HEALTH } from '../contracts/samples.ts';
+import { account, claimAll, DAY, webhookConfig } from '../contracts/samples.ts';
 import { sharedDatabase } from '../support/shared.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
 
@@ -18,19 +17,7 @@ test('an event inserted first and committed last is sent after the one committed
   const run = mikroOrmTransact((await sharedDatabase()).orm);
   const brand = account();
   const now = new Date('2026-07-01T00:00:00.000Z');
-  const config = new WebhookConfig({
-    id: randomUUID(),
-    accountId: brand.id,
-    scope: 'brand',
-    url: 'https://hooks.example.com/late',
-    transformer: 'default',
-    version: '1.3.0',
-    signatureKey: null,
-    enabled: true,
-    ...NO_HEALTH,
-    createdAt: now,
-    updatedAt: now,
-  });
+  const config = webhookConfig(brand.id, 'https://hooks.example.com/late', now);
   const event = (name: string) =>
     new OutboxEvent({
       id: randomUUID(),
@@ -105,19 +92,7 @@ test('a redelivery that waited for a lock while a sender claimed the delivery le
   const run = mikroOrmTransact((await sharedDatabase()).orm);
   const brand = account();
   const now = new Date('2026-07-02T00:00:00.000Z');
-  const config = new WebhookConfig({
-    id: randomUUID(),
-    accountId: brand.id,
-    scope: 'brand',
-    url: 'https://hooks.example.com/race',
-    transformer: 'default',
-    version: '1.3.0',
-    signatureKey: null,
-    enabled: true,
-    ...NO_HEALTH,
-    createdAt: now,
-    updatedAt: now,
-  });
+  const config = webhookConfig(brand.id, 'https://hooks.example.com/race', now);
   const event = new OutboxEvent({
     id: randomUUID(),
     accountId: brand.id,

@@ -1,12 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FamilyMemo } from '../../adapters/persistence/family-memo.ts';
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
 import { SqlWebhookConfigRepository } from '../../adapters/persistence/webhook-config-repository.ts';
-import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { account, NO_HEALTH } from '../contracts/samples.ts';
+import { account, webhookConfig } from '../contracts/samples.ts';
 import { sharedDatabase } from '../support/shared.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
 
@@ -20,19 +18,7 @@ test('a configuration read while its save waits for a lock is read again after t
   const { orm } = await sharedDatabase();
   const brand = account();
   const now = new Date('2026-07-04T00:00:00.000Z');
-  const config = new WebhookConfig({
-    id: randomUUID(),
-    accountId: brand.id,
-    scope: 'brand',
-    url: 'https://hooks.example.com/before',
-    transformer: 'default',
-    version: '1.3.0',
-    signatureKey: null,
-    enabled: true,
-    ...NO_HEALTH,
-    createdAt: now,
-    updatedAt: now,
-  });
+  const config = webhookConfig(brand.id, 'https://hooks.example.com/before', now);
   await mikroOrmTransact(orm)(async (r) => {
     await r.accounts.save(brand);
     await r.webhookConfigs.save(config);

@@ -3,8 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OutboxEvent } from '../../domain/event.ts';
-import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { account, at, claimAll, DAY, NO_HEALTH, type Run } from './samples.ts';
+import { account, at, claimAll, DAY, type Run, webhookConfig } from './samples.ts';
 
 /**
  * An endpoint's deliveries as the log gives them to it: paged with before, redelivered one by one (only by their
@@ -20,19 +19,7 @@ export function deliveryByEndpointContract(name: string, setup: () => Promise<Ru
   test("deliveries: an endpoint's own, paged with before; redelivered one (only by its endpoint) or all failed since a time", async () => {
     const brand = account();
     const now = at('2026-06-01T00:00:00.000Z');
-    const config = new WebhookConfig({
-      id: randomUUID(),
-      accountId: brand.id,
-      scope: 'brand',
-      url: 'https://hooks.example.com/c',
-      transformer: 'default',
-      version: '1.3.0',
-      signatureKey: null,
-      enabled: true,
-      ...NO_HEALTH,
-      createdAt: now,
-      updatedAt: now,
-    });
+    const config = webhookConfig(brand.id, 'https://hooks.example.com/c', now);
     const event = (n: number) =>
       new OutboxEvent({
         id: randomUUID(),

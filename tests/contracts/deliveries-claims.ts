@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import type { DeliveryResult } from '../../domain/delivery.ts';
 import { OutboxEvent } from '../../domain/event.ts';
 import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { account, at, claimAll, DAY, NO_HEALTH, type Run } from './samples.ts';
+import { account, at, claimAll, DAY, NO_HEALTH, type Run, webhookConfig } from './samples.ts';
 
 /**
  * What the sender's queue claims and records: one order's deliveries in the order written, at most a share of one
@@ -22,19 +22,7 @@ export function deliveryClaimContract(name: string, setup: () => Promise<Run>) {
   test("deliveries: one order's events written in one unit go out in the order written (the feed's), one at a time", async () => {
     const brand = account();
     const now = at('2026-06-02T00:00:00.000Z');
-    const config = new WebhookConfig({
-      id: randomUUID(),
-      accountId: brand.id,
-      scope: 'brand',
-      url: 'https://hooks.example.com/o',
-      transformer: 'default',
-      version: '1.3.0',
-      signatureKey: null,
-      enabled: true,
-      ...NO_HEALTH,
-      createdAt: now,
-      updatedAt: now,
-    });
+    const config = webhookConfig(brand.id, 'https://hooks.example.com/o', now);
     const event = (orderId: string, n: number) =>
       new OutboxEvent({
         id: randomUUID(),
@@ -218,19 +206,7 @@ export function deliveryClaimContract(name: string, setup: () => Promise<Run>) {
     // delivery was claimed and sent again: both outcomes of one delivery in one batch.
     const brand = account();
     const now = at('2026-06-04T00:00:00.000Z');
-    const config = new WebhookConfig({
-      id: randomUUID(),
-      accountId: brand.id,
-      scope: 'brand',
-      url: 'https://hooks.example.com/twice',
-      transformer: 'default',
-      version: '1.3.0',
-      signatureKey: null,
-      enabled: true,
-      ...NO_HEALTH,
-      createdAt: now,
-      updatedAt: now,
-    });
+    const config = webhookConfig(brand.id, 'https://hooks.example.com/twice', now);
     const event = new OutboxEvent({
       id: randomUUID(),
       accountId: brand.id,

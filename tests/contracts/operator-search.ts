@@ -4,8 +4,8 @@ import * as assert from 'uvu/assert';
 import { Account } from '../../domain/account.ts';
 import { Contact } from '../../domain/contact.ts';
 import { OutboxEvent } from '../../domain/event.ts';
-import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { at, NO_HEALTH, type Run } from './samples.ts';
+import { WebhookConfig, type WebhookConfigProps } from '../../domain/webhook-config.ts';
+import { at, type Run, webhookConfig } from './samples.ts';
 
 /** The operator console's reads across accounts, held by the in-memory fake and the SQL adapter alike. */
 export function operatorSearchContract(name: string, setup: () => Promise<Run>) {
@@ -27,21 +27,8 @@ export function operatorSearchContract(name: string, setup: () => Promise<Run>) 
       createdAt: new Date(now.getTime() + minutes * 60_000),
     });
   const contacts = [contact(child.id, 'late', 2), contact(child.id, 'early', 1), contact(brand.id, 'orders', 0)];
-  const config = (account: Account, health: Partial<WebhookConfig>) =>
-    new WebhookConfig({
-      id: randomUUID(),
-      accountId: account.id,
-      scope: account.role,
-      url: 'https://hooks.example.com/in',
-      transformer: 'default',
-      version: '1.3.0',
-      signatureKey: null,
-      enabled: true,
-      ...NO_HEALTH,
-      createdAt: now,
-      updatedAt: now,
-      ...health,
-    });
+  const config = (account: Account, health: Partial<WebhookConfigProps>) =>
+    webhookConfig(account.id, 'https://hooks.example.com/in', now, account.role, health);
   const failing = config(brand, { failingSince: at('2026-03-01T10:00:00.000Z') });
   const disabled = config(master, { enabled: false, disabledReason: 'failing', failingSince: now });
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Account } from '../../domain/account.ts';
 import { Job } from '../../domain/job.ts';
 import type { Repositories } from '../../domain/ports.ts';
+import { type Scope, WebhookConfig, type WebhookConfigProps } from '../../domain/webhook-config.ts';
 
 /** Runs work as one unit of work of the implementation under test. */
 export type Run = <T>(work: (repositories: Repositories) => Promise<T>) => Promise<T>;
@@ -12,6 +13,28 @@ export const NO_HEALTH = { failingSince: null, disabledReason: null, failureMail
 export const DAY = 24 * 3600 * 1000;
 export const account = (role: 'brand' | 'partner' = 'brand', parentId: string | null = null) =>
   new Account({ id: randomUUID(), name: `acc ${role}`, role, parentId, createdAt: at('2026-01-01T00:00:00.000Z') });
+/** An enabled configuration at `url`, without a signature key, made and last changed at `now`; `changes` on top. */
+export const webhookConfig = (
+  accountId: string,
+  url: string,
+  now: Date,
+  scope: Scope = 'brand',
+  changes: Partial<WebhookConfigProps> = {},
+) =>
+  new WebhookConfig({
+    id: randomUUID(),
+    accountId,
+    scope,
+    url,
+    transformer: 'default',
+    version: '1.3.0',
+    signatureKey: null,
+    enabled: true,
+    ...NO_HEALTH,
+    createdAt: now,
+    updatedAt: now,
+    ...changes,
+  });
 export const job = (brandAccountId: string, partnerId: string | null = null) =>
   new Job({
     apiId: `job-${randomUUID()}`,
