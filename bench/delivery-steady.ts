@@ -22,42 +22,45 @@ export interface Latencies {
   max: number;
 }
 
-const summary = (ms: number[]): Latencies => ({
-  count: ms.length,
-  p50: percentile(ms, 0.5),
-  p99: percentile(ms, 0.99),
-  max: Math.max(...ms),
-});
+/** Null for no events (a run without warm-up); min and max by a loop: a long run has too many to spread. */
+function summary(ms: number[]): Latencies | null {
+  if (ms.length === 0) return null;
+  let max = -Infinity;
+  for (const x of ms) max = Math.max(max, x);
+  return { count: ms.length, p50: percentile(ms, 0.5), p99: percentile(ms, 0.99), max };
+}
 
 /** The warm-up's latencies (the worker's first seconds) and the timed seconds' after it. */
-export async function runSteadyLoad(load: SteadyLoad): Promise<{ warmup: Latencies; timed: Latencies }> {
+export async function runSteadyLoad(load: SteadyLoad): Promise<{ warmup: Latencies | null; timed: Latencies | null }> {
   const committed: { id: string; at: number; timed: boolean }[] = [];
   const startedAt = performance.now();
   const writes: Promise<void>[] = [];
-  for (let i = 0; performance.now() - startedAt < (load.warmupSeconds + load.seconds) * 1000; i++) {
-    const timed = performance.now() - startedAt >= load.warmupSeconds * 1000;
+  const slots = load.rate * (load.warmupSeconds + load.seconds);
+  for (let i = 0; i < slots; i++) {
+    // By its slot, not by the clock when the loop gets there: the warm-up holds rate × its seconds.
+    const timed = i >= load.rate * load.warmupSeconds;
     const wait = startedAt + (i * 1000) / load.rate - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    // The commit's time is taken when its answer is handled: late by whatever this loop was busy with, never early.
     writes.push(load.write(i).then(({ id, at }) => void committed.push({ id, at, timed })));
   }
   await Promise.all(writes);
   await load.untilReceived(committed.length);
   const arrivals = await load.arrivals();
-  const latency = (c: (typeof committed)[number]) => arrivals[c.id]! - c.at;
-  const first = Math.min(...committed.map((c) => c.at));
+  const measured = committed.map((c) => ({ ...c, ms: arrivals[c.id]! - c.at })).filter((c) => Number.isFinite(c.ms));
+  let first = Infinity;
+  for (const c of measured) first = Math.min(first, c.at);
   const bySecond = new Map<number, number[]>();
-  for (const c of committed) {
+  for (const c of measured) {
     const second = Math.floor((c.at - first) / 1000);
-    bySecond.set(second, [...(bySecond.get(second) ?? []), latency(c)]);
+    const bucket = bySecond.get(second) ?? [];
+    if (bucket.length === 0) bySecond.set(second, bucket);
+    bucket.push(c.ms);
   }
   console.log(
     `steady ${load.rate}/s, latency by the second of its commit (p50/max ms): ` +
-      [...bySecond].map(([s, ms]) => `${s}: ${percentile(ms, 0.5)}/${Math.max(...ms)}`).join(', '),
+      [...bySecond].map(([s, ms]) => `${s}: ${percentile(ms, 0.5)}/${summary(ms)!.max}`).join(', '),
   );
-  const of = (timed: boolean) =>
-    committed
-      .filter((c) => c.timed === timed)
-      .map(latency)
-      .filter(Number.isFinite);
-  return { warmup: summary(of(false)), timed: summary(of(true)) };
+  const of = (timed: boolean) => summary(measured.filter((c) => c.timed === timed).map((c) => c.ms));
+  return { warmup: of(false), timed: of(true) };
 }

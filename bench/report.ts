@@ -37,9 +37,11 @@ export const percentile = (xs: number[], p: number) =>
 export function codeLine(label = process.env.BENCH_LABEL) {
   const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
   const dirty = git('status', '--porcelain', '--', 'server', 'domain', 'adapters') !== '';
+  const benchDirty = git('status', '--porcelain', '--', 'bench') !== '';
   return (
     `Code: commit ${git('rev-parse', '--short', 'HEAD')}, the service's code as of ${git('log', '-1', '--format=%h (%s)', '--', 'server', 'domain', 'adapters')}` +
-    `${dirty ? ', **with uncommitted changes**' : ''}.${label ? ` Measured on ${label}.` : ''}`
+    `${dirty ? ', **with uncommitted changes**' : ''}${benchDirty ? ', the bench code with uncommitted changes' : ''}.` +
+    `${label ? ` Measured on ${label}.` : ''}`
   );
 }
 

@@ -25,6 +25,7 @@ interface Looks {
   claim: number[];
 }
 interface Stage {
+  /** Events positioned since the last vacuum when the stage's looks began (they add LOOKS × 10 more). */
   dead: number;
   looks: Looks;
 }
@@ -42,13 +43,15 @@ async function measure(server: TempPostgres) {
   await admin.query(`create database ${name}`);
   await admin.end();
   const url = server.url(name);
-  const database = await openDatabase({ url, pgliteDir: '' });
-  await database.close();
-  const [writer, sequencer, claimer] = [0, 1, 2].map(() => new pg.Client({ connectionString: url }));
-  for (const client of [writer, sequencer, claimer]) await client!.connect();
-  await claimer!.query('set enable_bitmapscan = off');
+  // Opened once to migrate it, as a service's start does.
+  await (await openDatabase({ url, pgliteDir: '' })).close();
+  const writer = new pg.Client({ connectionString: url });
+  const sequencer = new pg.Client({ connectionString: url });
+  const claimer = new pg.Client({ connectionString: url });
+  for (const client of [writer, sequencer, claimer]) await client.connect();
+  await claimer.query('set enable_bitmapscan = off');
   const [accountId, endpointId] = [randomUUID(), randomUUID()];
-  const write = (n: number) => writer!.query(WRITE, [accountId, endpointId, n]);
+  const write = (n: number) => writer.query(WRITE, [accountId, endpointId, n]);
   const round = (client: pg.Client, fn: string) => client.query(`select ${fn}(1000) as n`);
   const stages: Stage[] = [];
   const writes: number[] = [];
@@ -58,9 +61,9 @@ async function measure(server: TempPostgres) {
     const result: Looks = { round: [], claim: [] };
     for (let i = 0; i < LOOKS; i++) {
       await write(5);
-      result.round.push(await timed(() => round(sequencer!, 'sequence_round')));
+      result.round.push(await timed(() => round(sequencer, 'sequence_round')));
       await write(5);
-      result.claim.push(await timed(() => round(claimer!, 'sequence_round_waiting')));
+      result.claim.push(await timed(() => round(claimer, 'sequence_round_waiting')));
     }
     positioned += LOOKS * 10;
     return result;
@@ -69,17 +72,17 @@ async function measure(server: TempPostgres) {
     for (const dead of DEAD) {
       while (positioned < dead) {
         writes.push(await timed(() => write(1000)));
-        positionings.push(await timed(() => round(sequencer!, 'sequence_round_waiting')));
+        positionings.push(await timed(() => round(sequencer, 'sequence_round_waiting')));
         positioned += 1000;
       }
       stages.push({ dead: positioned, looks: await looks() });
     }
     // What autovacuum does once a fifth of the day's partition is dead.
-    await writer!.query('vacuum events');
+    await writer.query('vacuum events');
     const afterVacuum = await looks();
     return { stages, afterVacuum, writeMs: median(writes), positionMs: median(positionings) };
   } finally {
-    for (const client of [writer, sequencer, claimer]) await client!.end().catch(() => {});
+    for (const client of [writer, sequencer, claimer]) await client.end().catch(() => {});
   }
 }
 
@@ -89,7 +92,8 @@ process.once('SIGINT', () => process.exit(130));
 try {
   const result = await measure(server);
   const ms = (xs: number[]) => `${median(xs).toFixed(2)} / ${percentile(xs, 0.99).toFixed(2)}`;
-  const row = (label: string, l: Looks) => `| ${label} | ${ms(l.round)} | ${ms(l.claim)} |`;
+  const row = (label: string, l: Looks) =>
+    `| ${label} | ${ms(l.round)} | ${ms(l.claim)} | ${l.round[0]!.toFixed(2)} / ${l.claim[0]!.toFixed(2)} |`;
   const body = [
     `${codeLine()} \`npm run bench:sequencing-looks\` (BENCH_DEAD=${DEAD.join(',')}, BENCH_LOOKS=${LOOKS}), ` +
       `${new Date().toISOString().slice(0, 10)}: on a PostgreSQL server of the bench's own (shared_buffers 512 MB, ` +
@@ -99,8 +103,8 @@ try {
       "defaults) and the delivery claim's (`sequence_round_waiting` with bitmap scans off, as claim_deliveries_v3 " +
       'runs it), each on a session of its own, timed by the client on 127.0.0.1 (ms, p50 / p99).',
     '',
-    "| positioned since the last vacuum | sequencer's round | claim's round |",
-    '|---:|---:|---:|',
+    "| positioned since the last vacuum | sequencer's round | claim's round | the stage's first look of each |",
+    '|---:|---:|---:|---:|',
     ...result.stages.map((s) => row(s.dead.toLocaleString('en'), s.looks)),
     row('then `vacuum events`', result.afterVacuum),
     '',

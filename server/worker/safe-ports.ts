@@ -26,9 +26,9 @@ export function withSafePorts(ports: DeliveryRoundPorts): DeliveryRoundPorts {
     try {
       await wait(ms);
     } catch {
-      const until = Date.now() + ms;
-      while (!ports.stopping() && Date.now() < until) {
-        await new Promise((resolve) => setTimeout(resolve, Math.min(50, until - Date.now())));
+      const until = performance.now() + ms;
+      while (!ports.stopping() && performance.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(50, until - performance.now())));
       }
     }
   };

@@ -216,7 +216,7 @@ test("when stopping, a wait ends at once: one begun after the stop, and a failed
   stopping = true;
   const ended = await Promise.race([
     backoff.then(() => 'ended'),
-    new Promise((resolve) => setTimeout(resolve, 5_000, 'still waiting after 5 s of its 60')),
+    new Promise((resolve) => setTimeout(resolve, 5_000, 'still waiting after 5 s of its 60').unref()),
   ]);
   assert.is(ended, 'ended', "the failed pause's timer ends with the stop");
   await ports.pause(60_000);
