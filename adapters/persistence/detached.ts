@@ -15,9 +15,15 @@ export const DETACHED = { disableIdentityMap: true } as const;
 export class UnitReads<T> {
   private readonly held = new Map<string, Promise<T | null>>();
 
+  /** A read that fails is not kept (it is read again next time), and removes only itself. */
   get(key: string, read: () => Promise<T | null>): Promise<T | null> {
     let held = this.held.get(key);
-    if (!held) this.held.set(key, (held = read()));
+    if (!held) {
+      const reading = read();
+      this.held.set(key, reading);
+      reading.catch(() => this.held.get(key) === reading && this.held.delete(key));
+      held = reading;
+    }
     return held;
   }
 

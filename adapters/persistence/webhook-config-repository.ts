@@ -21,7 +21,13 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
   find(accountId: string, scope: Scope): Promise<WebhookConfig | null> {
     const key = `${accountId}/${scope}`;
     let found = this.seen.get(key);
-    if (!found) this.seen.set(key, (found = this.select(accountId, scope)));
+    if (!found) {
+      const reading = this.select(accountId, scope);
+      this.seen.set(key, reading);
+      // A read that failed is not kept (a round of the worker's lives long), and removes only itself.
+      reading.catch(() => this.seen.get(key) === reading && this.seen.delete(key));
+      found = reading;
+    }
     return found.then((config) => config && new WebhookConfig({ ...config }));
   }
 

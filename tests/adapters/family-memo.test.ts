@@ -114,4 +114,16 @@ test('a read that fails after a save leaves the read made since in the memo', as
   assert.is(reads, 2);
 });
 
+test("a unit's read that fails is read again next time", async () => {
+  const reads = new UnitReads<string>();
+  let calls = 0;
+  const failing = async () => {
+    calls++;
+    throw new Error('the database is away');
+  };
+  await reads.get('k', failing).catch(() => {});
+  assert.is(await reads.get('k', async () => `read ${++calls}`), 'read 2', 'not the failure kept');
+  assert.is(await reads.get('k', failing), 'read 2', 'a read that succeeded is kept');
+});
+
 test.run();
