@@ -6,20 +6,26 @@ import { join } from 'node:path';
 const ROOT = join(import.meta.dirname, '..');
 const FILE = join(ROOT, 'docs', 'BENCHMARKS.md');
 const HEADER =
-  '# Benchmarks\n\nMeasured on the project machine (2 cores). Each section names the command that produced it; rerunning the command replaces the section.\n';
+  '# Benchmarks\n\nMeasured on the project machine (2 cores). Each section names the command that produced it; rerunning the command replaces the section, up to its part written by hand (after the line `<!-- by hand: kept when the bench runs again -->`), which it keeps.\n';
+/** Where a section's part written by hand begins: a rerun of its bench keeps it, after the new figures. */
+const BY_HAND = '<!-- by hand: kept when the bench runs again -->';
 
-/** Replaces (or appends) the section `## title` of docs/BENCHMARKS.md. */
+/** Replaces (or appends) the section `## title` of docs/BENCHMARKS.md, keeping its part written by hand. */
 export async function writeSection(title: string, body: string) {
   const current = await readFile(FILE, 'utf8').catch(() => HEADER);
+  await writeFile(FILE, withSection(current, title, body));
+}
+
+/** `document` with its section `## title` replaced by `body` (or appended), the old section's part by hand kept. */
+export function withSection(document: string, title: string, body: string): string {
   const section = `## ${title}\n\n${body.trim()}\n`;
-  const start = current.indexOf(`## ${title}\n`);
-  let next: string;
-  if (start === -1) next = `${current.trimEnd()}\n\n${section}`;
-  else {
-    const end = current.indexOf('\n## ', start + 1);
-    next = current.slice(0, start) + section + (end === -1 ? '' : current.slice(end));
-  }
-  await writeFile(FILE, next);
+  const start = document.indexOf(`## ${title}\n`);
+  if (start === -1) return `${document.trimEnd()}\n\n${section}`;
+  const end = document.indexOf('\n## ', start + 1);
+  const old = document.slice(start, end === -1 ? undefined : end);
+  const byHand = old.indexOf(BY_HAND);
+  const kept = byHand === -1 ? '' : `\n${old.slice(byHand).trim()}\n`;
+  return document.slice(0, start) + section + kept + (end === -1 ? '' : document.slice(end));
 }
 
 export const median = (xs: number[]) => {

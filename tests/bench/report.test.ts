@@ -1,0 +1,52 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { withSection } from '../../bench/report.ts';
+
+// A bench rewrites its own section of docs/BENCHMARKS.md and keeps what was written by hand after the marker.
+const test = suite('benchmark sections');
+
+const MARK = '<!-- by hand: kept when the bench runs again -->';
+const doc = [
+  '# Benchmarks',
+  '',
+  '## One',
+  '',
+  'old figures of one',
+  '',
+  MARK,
+  'what a person read in them',
+  '',
+  '## Two',
+  '',
+  'figures of two',
+  '',
+].join('\n');
+
+test('a rerun replaces the figures and keeps the part by hand, and leaves the other sections alone', () => {
+  const next = withSection(doc, 'One', 'new figures of one');
+  assert.is(
+    next,
+    [
+      '# Benchmarks',
+      '',
+      '## One',
+      '',
+      'new figures of one',
+      '',
+      MARK,
+      'what a person read in them',
+      '',
+      '## Two',
+      '',
+      'figures of two',
+      '',
+    ].join('\n'),
+  );
+});
+
+test('a section without the marker is replaced whole; a new one is appended', () => {
+  assert.is(withSection(doc, 'Two', 'new figures of two'), doc.replace('figures of two\n', 'new figures of two\n'));
+  assert.ok(withSection(doc, 'Three', 'figures of three').endsWith('\n\n## Three\n\nfigures of three\n'));
+});
+
+test.run();
