@@ -24,23 +24,10 @@ const doc = [
 
 test('a rerun replaces the figures and keeps the part by hand, and leaves the other sections alone', () => {
   const next = withSection(doc, 'One', 'new figures of one');
-  assert.is(
-    next,
-    [
-      '# Benchmarks',
-      '',
-      '## One',
-      '',
-      'new figures of one',
-      '',
-      MARK,
-      'what a person read in them',
-      '',
-      '## Two',
-      '',
-      'figures of two',
-      '',
-    ].join('\n'),
+  assert.is(next, doc.replace('old figures of one', 'new figures of one'));
+  assert.ok(
+    next.includes(`${MARK}\nwhat a person read in them\n\n## Two`),
+    'the part by hand, before the next section',
   );
 });
 
