@@ -53,8 +53,8 @@ export async function runSteadyLoad(load: SteadyLoad): Promise<{ warmup: Latenci
   const bySecond = new Map<number, number[]>();
   for (const c of measured) {
     const second = Math.floor((c.at - first) / 1000);
-    const bucket = bySecond.get(second) ?? [];
-    if (bucket.length === 0) bySecond.set(second, bucket);
+    let bucket = bySecond.get(second);
+    if (!bucket) bySecond.set(second, (bucket = []));
     bucket.push(c.ms);
   }
   console.log(
@@ -63,4 +63,27 @@ export async function runSteadyLoad(load: SteadyLoad): Promise<{ warmup: Latenci
   );
   const of = (timed: boolean) => summary(measured.filter((c) => c.timed === timed).map((c) => c.ms));
   return { warmup: of(false), timed: of(true) };
+}
+
+/** The report's sentences: what the steady load measured, and its targets (p50 ≤ 50 ms, p99 ≤ 250 ms) after warm-up. */
+export function describeSteadyLoad(
+  { warmup, timed }: { warmup: Latencies | null; timed: Latencies | null },
+  warmupSeconds: number,
+  seconds: number,
+): { measured: string; targets: string } {
+  if (!timed) throw new Error('no event was timed: BENCH_SECONDS must be more than 0');
+  const first = warmup
+    ? `Its first ${warmupSeconds} s, while the fresh process warms up: ${warmup.count} events, p50 ${warmup.p50} ms, ` +
+      `p99 ${warmup.p99} ms, the latest ${warmup.max} ms. The ${seconds} s after them`
+    : `No warm-up: all ${seconds} s`;
+  const met = (ok: boolean) => (ok ? 'met' : 'not met');
+  return {
+    measured:
+      `${first}: ${timed.count} events, p50 **${timed.p50} ms**, p99 **${timed.p99} ms**, ` +
+      `the latest ${timed.max} ms.`,
+    targets:
+      `commit-to-receipt p50 ≤ 50 ms: ${timed.p50} ms, ${met(timed.p50 <= 50)}; p99 ≤ 250 ms: ${timed.p99} ms, ` +
+      `${met(timed.p99 <= 250)} (the ${seconds} s after the fresh worker's first ${warmupSeconds}; in those, p99 ` +
+      `${warmup?.p99 ?? '–'} ms)`,
+  };
 }

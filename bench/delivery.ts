@@ -15,8 +15,16 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { type ServiceProcess, startScript } from '../tests/support/process.ts';
 import { startBuiltPeer, startBuiltService } from './built.ts';
-import { runSteadyLoad } from './delivery-steady.ts';
-import { codeLine, cpuSeconds, loadAverage, median, postgresCpuSeconds, writeSection } from './report.ts';
+import { describeSteadyLoad, runSteadyLoad } from './delivery-steady.ts';
+import {
+  codeLine,
+  cpuSeconds,
+  loadAverage,
+  median,
+  postgresCpuSeconds,
+  secondsSetting,
+  writeSection,
+} from './report.ts';
 import { DELIVERY_TABLES, vacuumInPlaceOfAutovacuum as vacuum } from './upkeep.ts';
 
 // What the service's work announcer sends after a commit (adapters/persistence/wake-ups/announcer.ts).
@@ -26,14 +34,9 @@ if (!DATABASE_URL) throw new Error('DATABASE_URL must name a PostgreSQL database
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const BATCH = Number(process.env.BENCH_EVENTS ?? 20_000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
-const seconds = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number of seconds, 0 or more`);
-  return value;
-};
-const SECONDS = seconds('BENCH_SECONDS', 20);
+const SECONDS = secondsSetting('BENCH_SECONDS', 20);
 /** The steady load's first seconds, reported apart: a worker just started warms up (its JIT, its connections). */
-const WARMUP_SECONDS = seconds('BENCH_WARMUP_SECONDS', 6);
+const WARMUP_SECONDS = secondsSetting('BENCH_WARMUP_SECONDS', 6);
 const PER_ENDPOINT = 4;
 const SETTINGS = [16, 64] as const;
 type Setting = (typeof SETTINGS)[number];
@@ -244,13 +247,8 @@ const steady = await runSteadyLoad({
   arrivals: async () => (await receiverGet<{ arrivals: Record<string, number> }>('/stats')).arrivals,
 });
 await worker.stop();
-if (!steady.timed) throw new Error('no event was timed: BENCH_SECONDS must be more than 0');
-const { p50, p99 } = steady.timed;
-console.log(`steady ${RATE}/s: p50 ${p50} ms, p99 ${p99} ms over ${steady.timed.count} events`);
-const warmup = steady.warmup
-  ? `Its first ${WARMUP_SECONDS} s, while the fresh process warms up: ${steady.warmup.count} events, p50 ` +
-    `${steady.warmup.p50} ms, p99 ${steady.warmup.p99} ms, the latest ${steady.warmup.max} ms. The ${SECONDS} s after them`
-  : `No warm-up: all ${SECONDS} s`;
+const steadyReport = describeSteadyLoad(steady, WARMUP_SECONDS, SECONDS);
+console.log(`steady ${RATE}/s: ${steadyReport.measured}`);
 await db.end();
 
 const med = (n: Setting, pick: (r: Round) => number) => median(rounds[n].map(pick));
@@ -258,6 +256,7 @@ const ratio = (n: Setting) => med(n, (r) => r.service / r.bare);
 const row = (n: Setting) =>
   `| ${n} | ${n / PER_ENDPOINT} | ${med(n, (r) => r.service).toFixed(0)} | ${med(n, (r) => r.bare).toFixed(0)} | ${ratio(n).toFixed(2)}× ` +
   `| ${med(n, (r) => r.workerUs).toFixed(0)} + ${med(n, (r) => r.postgresUs).toFixed(0)} | ${med(n, (r) => r.bareUs).toFixed(0)} |`;
+const met = (ok: boolean) => (ok ? 'met' : 'not met');
 const target16 = 0.4;
 const target64 = 0.5;
 await writeSection(
@@ -285,11 +284,11 @@ ${row(64)}
 
 Latency: ${RATE} events/s over 16 endpoints, each written in a transaction of its own and announced after its commit
 (as the service's writers do), to a worker started for it, each timed from its commit to its arrival at the receiver.
-${warmup}: ${steady.timed.count} events, p50 **${p50} ms**, p99 **${p99} ms**, the latest ${steady.timed.max} ms.
+${steadyReport.measured}
 
 Targets:
-- ≥ ${target64}× the bare sender at 64 in flight: ${ratio(64).toFixed(2)}×, ${ratio(64) >= target64 ? 'met' : 'not met'}; ≥ ${target16}× at 16: ${ratio(16).toFixed(2)}×, ${ratio(16) >= target16 ? 'met' : 'not met'}
-- commit-to-receipt p50 ≤ 50 ms: ${p50} ms, ${p50 <= 50 ? 'met' : 'not met'}; p99 ≤ 250 ms: ${p99} ms, ${p99 <= 250 ? 'met' : 'not met'} (the ${SECONDS} s after the fresh worker's first ${WARMUP_SECONDS}; in those, p99 ${steady.warmup?.p99 ?? '–'} ms)
+- ≥ ${target64}× the bare sender at 64 in flight: ${ratio(64).toFixed(2)}×, ${met(ratio(64) >= target64)}; ≥ ${target16}× at 16: ${ratio(16).toFixed(2)}×, ${met(ratio(16) >= target16)}
+- ${steadyReport.targets}
 `,
 );
 console.log('written to docs/BENCHMARKS.md');

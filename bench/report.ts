@@ -5,10 +5,12 @@ import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
 const FILE = join(ROOT, 'docs', 'BENCHMARKS.md');
-const HEADER =
-  '# Benchmarks\n\nMeasured on the project machine (2 cores). Each section names the command that produced it; rerunning the command replaces the section, up to its part written by hand (after the line `<!-- by hand: kept when the bench runs again -->`), which it keeps.\n';
 /** Where a section's part written by hand begins: a rerun of its bench keeps it, after the new figures. */
 const BY_HAND = '<!-- by hand: kept when the bench runs again -->';
+const HEADER =
+  '# Benchmarks\n\nMeasured on the project machine (2 cores). Each section names the command that produced it; ' +
+  `rerunning the command replaces the section, up to its part written by hand (after the line \`${BY_HAND}\`), ` +
+  'which it keeps.\n';
 
 /** Replaces (or appends) the section `## title` of docs/BENCHMARKS.md, keeping its part written by hand. */
 export async function writeSection(title: string, body: string) {
@@ -26,6 +28,13 @@ export function withSection(document: string, title: string, body: string): stri
   const byHand = old.indexOf(BY_HAND);
   const kept = byHand === -1 ? '' : `\n${old.slice(byHand).trim()}\n`;
   return document.slice(0, start) + section + kept + (end === -1 ? '' : document.slice(end));
+}
+
+/** A number of seconds from the environment variable `name` (0 or more), or `fallback` when it is not set. */
+export function secondsSetting(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number of seconds, 0 or more`);
+  return value;
 }
 
 export const median = (xs: number[]) => {
@@ -46,7 +55,8 @@ export function codeLine(label = process.env.BENCH_LABEL) {
   const benchDirty = git('status', '--porcelain', '--', 'bench') !== '';
   return (
     `Code: commit ${git('rev-parse', '--short', 'HEAD')}, the service's code as of ${git('log', '-1', '--format=%h (%s)', '--', 'server', 'domain', 'adapters')}` +
-    `${dirty ? ', **with uncommitted changes**' : ''}${benchDirty ? ', the bench code with uncommitted changes' : ''}.` +
+    `${dirty ? ', **with uncommitted changes**' : ''}` +
+    `${benchDirty ? ', the bench code with uncommitted changes' : ''}.` +
     `${label ? ` Measured on ${label}.` : ''}`
   );
 }

@@ -16,8 +16,8 @@ const DEAD = (process.env.BENCH_DEAD ?? '0,100000,400000,800000').split(',').map
 const LOOKS = Number(process.env.BENCH_LOOKS ?? 200);
 
 const WRITE = `insert into events (id, account_id, scope, type, order_id, payload, endpoint_id, created_at)
-  select gen_random_uuid(), $1, 'brand', 'OrderStatusEvent', 'o-' || n, json_build_object('n', n, 'pad', repeat('x', 700)),
-    $2, now()
+  select gen_random_uuid(), $1, 'brand', 'OrderStatusEvent', 'o-' || n,
+    json_build_object('n', n, 'pad', repeat('x', 700)), $2, now()
   from generate_series(1, $3::int) n`;
 
 interface Looks {

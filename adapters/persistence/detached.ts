@@ -15,16 +15,8 @@ export const DETACHED = { disableIdentityMap: true } as const;
 export class UnitReads<T> {
   private readonly held = new Map<string, Promise<T | null>>();
 
-  /** A read that fails is not kept (it is read again next time), and removes only itself. */
   get(key: string, read: () => Promise<T | null>): Promise<T | null> {
-    let held = this.held.get(key);
-    if (!held) {
-      const reading = read();
-      this.held.set(key, reading);
-      reading.catch(() => this.held.get(key) === reading && this.held.delete(key));
-      held = reading;
-    }
-    return held;
+    return heldOrRead(this.held, key, read);
   }
 
   forget(key: string): void {
@@ -35,6 +27,19 @@ export class UnitReads<T> {
   writing<R>(key: string, write: () => Promise<R>): Promise<R> {
     return forgettingAround(() => this.forget(key), write);
   }
+}
+
+/**
+ * What `held` holds under `key`, or `read()`, held there from now on. A read that fails is not kept (the next asks
+ * again), and removes only itself: a save since may have let a newer read take its place.
+ */
+export function heldOrRead<T>(held: Map<string, Promise<T>>, key: string, read: () => Promise<T>): Promise<T> {
+  const found = held.get(key);
+  if (found) return found;
+  const reading = read();
+  held.set(key, reading);
+  reading.catch(() => held.get(key) === reading && held.delete(key));
+  return reading;
 }
 
 /** Forgets what a unit read before a write and after it: a read that began while it was under way may hold the old. */

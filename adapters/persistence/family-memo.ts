@@ -1,5 +1,5 @@
 import type { PartnerFamily } from '../../domain/ports.ts';
-import { forgettingAround } from './detached.ts';
+import { forgettingAround, heldOrRead } from './detached.ts';
 
 /**
  * The partner families one unit of work has read (a request's authentication, signature check and use case ask for
@@ -13,15 +13,7 @@ export class FamilyMemo {
 
   /** The family as first read in this unit; a read that failed is not kept. */
   get(accountId: string, read: (accountId: string) => Promise<PartnerFamily | null>): Promise<PartnerFamily | null> {
-    let family = this.families.get(accountId);
-    if (!family) {
-      const reading = read(accountId);
-      this.families.set(accountId, reading);
-      // Only this read: a save since may have let a newer read take its place.
-      reading.catch(() => this.families.get(accountId) === reading && this.families.delete(accountId));
-      family = reading;
-    }
-    return family;
+    return heldOrRead(this.families, accountId, () => read(accountId));
   }
 
   /** Taken before a read whose family is then `prime`d: the read's place among the unit's saves. */

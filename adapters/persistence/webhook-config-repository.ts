@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WebhookConfigRepository } from '../../domain/ports.ts';
 import { type Scope, WebhookConfig } from '../../domain/webhook-config.ts';
-import { forgettingAround } from './detached.ts';
+import { forgettingAround, heldOrRead } from './detached.ts';
 import { withDriverConnection } from './driver.ts';
 import type { FamilyMemo } from './family-memo.ts';
 import { CONFIG_COLUMNS, type ConfigRow, configValues, pairValues, toConfig } from './rows.ts';
@@ -19,15 +19,8 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
   ) {}
 
   find(accountId: string, scope: Scope): Promise<WebhookConfig | null> {
-    const key = `${accountId}/${scope}`;
-    let found = this.seen.get(key);
-    if (!found) {
-      const reading = this.select(accountId, scope);
-      this.seen.set(key, reading);
-      // A read that failed is not kept (a round of the worker's lives long), and removes only itself.
-      reading.catch(() => this.seen.get(key) === reading && this.seen.delete(key));
-      found = reading;
-    }
+    // A failed read is not kept: a round of the worker's is one long unit.
+    const found = heldOrRead(this.seen, `${accountId}/${scope}`, () => this.select(accountId, scope));
     return found.then((config) => config && new WebhookConfig({ ...config }));
   }
 
