@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { type Database, openDatabase } from '../../adapters/persistence/database/open.ts';
 import { FamilyMemo } from '../../adapters/persistence/family-memo.ts';
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
 import { SqlWebhookConfigRepository } from '../../adapters/persistence/webhook-config-repository.ts';
@@ -13,16 +14,23 @@ import { onPostgres, skipUnless } from '../support/skip.ts';
 // once the save is done. Two connections at once need a server.
 const test = suite("the webhook configurations' memo around a save");
 
-/** Resolves once a session of this database waits for a lock (the save, for the row the holder locked). */
-async function untilWaitingForALock(client: pg.Client) {
+/**
+ * Resolves once a session of this database waits for a lock (whose statement starts with `statement`, when given),
+ * with the ids of the sessions that do. Asked afresh each time: within the holder's transaction, PostgreSQL would
+ * answer the sessions' states as it first read them.
+ */
+async function untilWaitingForALock(client: pg.Client, statement = '') {
   for (let tries = 0; tries < 200; tries++) {
-    const { rows } = await client.query(
-      `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+    await client.query('select pg_stat_clear_snapshot()');
+    const { rows } = await client.query<{ pid: number }>(
+      `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
+         and starts_with(query, $1)`,
+      [statement],
     );
-    if (rows.length > 0) return;
+    if (rows.length > 0) return rows.map((r) => r.pid);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  throw new Error('the save never waited for the row lock');
+  throw new Error('nothing waited for the lock');
 }
 
 test('a configuration read while its save waits for a lock is read again after the save', async () => {
@@ -57,5 +65,55 @@ test('a configuration read while its save waits for a lock is read again after t
   const after = await configs.find(brand.id, 'brand');
   assert.is(after?.url, 'https://hooks.example.com/after', 'read again once saved');
 });
+
+test("a unit's read of a configuration that fails is not kept: the next find reads again", async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  // A database of its own, whose pool's word on the lost connection is kept here rather than printed.
+  const warnings: string[] = [];
+  const database = await openDatabase({
+    url: process.env.DATABASE_URL,
+    pgliteDir: 'memory://',
+    driverWarning: (w) => warnings.push(w),
+  });
+  try {
+    await readFailsOnce(database.orm);
+  } finally {
+    await database.close();
+  }
+  assert.ok(
+    warnings.every((w) => /^Connection Error: /.test(w)),
+    JSON.stringify(warnings),
+  );
+});
+
+async function readFailsOnce(orm: Database['orm']) {
+  const brand = account();
+  const config = webhookConfig(brand.id, 'https://hooks.example.com/kept', new Date('2026-07-04T00:00:00.000Z'));
+  await mikroOrmTransact(orm)(async (r) => {
+    await r.accounts.save(brand);
+    await r.webhookConfigs.save(config);
+  });
+  const configs = new SqlWebhookConfigRepository(orm.em.fork(), new FamilyMemo());
+  // The read waits behind a lock of the whole table, and its session is ended under it: a real failed read.
+  const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await holder.connect();
+  let failed: unknown = null;
+  try {
+    await holder.query('begin');
+    await holder.query('lock table webhook_configs in access exclusive mode');
+    const reading = configs.find(brand.id, 'brand').catch((error: unknown) => {
+      failed = error;
+    });
+    const [pid] = await untilWaitingForALock(holder, 'select id, account_id, scope, url');
+    await holder.query('select pg_terminate_backend($1)', [pid]);
+    await reading;
+  } finally {
+    await holder.query('commit');
+    await holder.end();
+  }
+  assert.ok(failed, 'the first read failed');
+  const again = await configs.find(brand.id, 'brand');
+  assert.is(again?.url, 'https://hooks.example.com/kept', 'read again, not the failure kept');
+}
 
 test.run();
