@@ -136,6 +136,20 @@ function keepAndCheck(req: Request, _res: unknown, buf: Buffer, encoding: string
 const PROTO_KEY = /"__proto__"\s*:/;
 
 /**
+ * A member named __proto__ written with escapes (`"\u005f_proto__"`), which the check of the text before parsing
+ * cannot see: looked for in the parsed body, only when its text has an escape of that kind at all.
+ */
+function escapesProtoMember(raw: Buffer | undefined, body: unknown): boolean {
+  return raw?.includes('\\u') === true && hasProtoMember(body);
+}
+
+function hasProtoMember(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(hasProtoMember);
+  return Object.hasOwn(value, '__proto__') || Object.values(value).some(hasProtoMember);
+}
+
+/**
  * The REST face's JSON bodies. A body that no operation can take is not answered here: the problem travels with the
  * request and the procedure raises it after the checks that come before the body (CONTRACT §5: token, signature).
  */
@@ -163,8 +177,14 @@ export function restJsonBodies(): RequestHandler[] {
     next();
   };
   const objectsOnly: RequestHandler = (req, _res, next) => {
-    if (BODY_METHODS.has(req.method) && 'body' in req && req.body !== undefined && !isJsonObject(req.body)) {
-      (req as BodyRequest).bodyProblem = NOT_AN_OBJECT;
+    if (!BODY_METHODS.has(req.method) || !('body' in req) || req.body === undefined) return next();
+    const problem = !isJsonObject(req.body)
+      ? NOT_AN_OBJECT
+      : escapesProtoMember((req as BodyRequest).rawBody, req.body)
+        ? PROTO_MEMBER
+        : null;
+    if (problem) {
+      (req as BodyRequest).bodyProblem = problem;
       req.body = {};
     }
     next();
