@@ -30,6 +30,7 @@ import { portalRoutes } from './portal.ts';
 import { requestIdFor } from './request-id.ts';
 import { logInRequestSpan } from './request-traces.ts';
 import { documentedOperations, undocumentedRoute } from './rest-routes.ts';
+import { jsonMediaTypeInLowerCase } from './trpc-to-openapi-workarounds.ts';
 
 export interface HttpAppOptions {
   /** The app router; tests may hand in a router that adds procedures of their own. */
@@ -233,7 +234,7 @@ export function createHttpApp({ router, routes, services, openApiDocument }: Htt
       logFailure(ctx?.log ?? services.log, error, path),
   });
   // Mounted as routes, not with app.use, so that express leaves the path whole for the middleware.
-  const bodies = [bodilessIsEmptyJson, jsonBodiesOnly, ...restJsonBodies()];
+  const bodies = [bodilessIsEmptyJson, jsonBodiesOnly, jsonMediaTypeInLowerCase, ...restJsonBodies()];
   for (const { method, route } of operations) app[method](route, unambiguousPath, ...bodies, rest);
   app.use(undocumented);
   app.use(edgeErrors(operations));

@@ -1,4 +1,5 @@
 import { TRPCError } from '@trpc/server';
+import type { RequestHandler } from 'express';
 import { DomainError, type Issue } from '../../domain/errors.ts';
 import type { Context } from '../context.ts';
 import type { ProblemCode } from '../errors.ts';
@@ -32,6 +33,22 @@ export function decodedPathParameters(ctx: Context, meta: Meta | undefined, getR
     return decoded;
   };
 }
+
+/**
+ * Media types: the adapter takes a body only when its content-type starts with `application/json` as written, and
+ * answers any other 415 in its own shape, before a context exists; media types are case-insensitive (RFC 9110), so
+ * `Application/JSON` is written in lower case for it. The edge has already refused every other type
+ * (server/pipeline/json-body.ts; tests/http/odd-input/body-framing).
+ */
+export const jsonMediaTypeInLowerCase: RequestHandler = (req, _res, next) => {
+  const given = req.headers['content-type'];
+  if (given !== undefined && !given.startsWith('application/json')) {
+    const [type = '', ...parameters] = given.split(';');
+    if (type.trim().toLowerCase() === 'application/json')
+      req.headers['content-type'] = ['application/json', ...parameters].join(';');
+  }
+  next();
+};
 
 /** A failure that the REST face answers 410 `GONE` (CONTRACT §3), a status tRPC's codes do not have. */
 export const isGone = (error: TRPCError) => error.cause instanceof DomainError && error.cause.code === 'GONE';
