@@ -30,7 +30,7 @@ export async function upsertWebhookConfig(
   if (!account) throw notFound('The account');
   if (account.role !== input.scope)
     throw invalid('scope', `A ${account.role} account can only have a ${account.role}-scoped configuration.`);
-  if (input.url) {
+  if (input.url !== undefined && input.url !== null) {
     checkEndpointUrlText(input.url);
     const reason = await deps.webhookTargets.refusalReason(input.url);
     if (reason) throw invalid('url', reason);

@@ -81,4 +81,29 @@ test('admin.webhookConfigs.upsert: 400 naming url, nothing stored', async () => 
   assert.is(created.body.result.data.url, null, 'no refused URL was kept by an earlier call');
 });
 
+test('an empty URL is not "no URL": 400 naming url, from PUT and from admins, and nothing stored', async () => {
+  const brand = await integrator(app, 'brand');
+  const auth = `Bearer ${brand.accessToken}`;
+  const put = (url: string) =>
+    app.http.put('/v3/webhook-config').set('authorization', auth).send({ url, transformer: 'default', version: '1.3.0' });
+  assert.is((await put(KEPT)).status, 200);
+  const empty = await put('');
+  assert.is(empty.status, 400);
+  assert.equal(
+    empty.body.issues.map((i: { path: string }) => i.path),
+    ['url'],
+  );
+  assert.is((await app.http.get('/v3/webhook-config').set('authorization', auth)).body.url, KEPT);
+  const { id } = await app.admin.call<{ id: string }>('accounts.create', { name: 'Admin empty URL', role: 'brand' });
+  const admin = await app.admin.mutate('webhookConfigs.upsert', {
+    accountId: id,
+    scope: 'brand',
+    url: '',
+    transformer: 'default',
+    version: '1.3.0',
+  });
+  assert.is(admin.status, 400);
+  assert.is(admin.body.error.data.issues[0].path, 'url');
+});
+
 test.run();
