@@ -35,13 +35,17 @@ export const count = () =>
 /** An HTTP status as the receiver sent it: three digits (the parser takes any, 000 to 999). */
 export const httpStatus = () => z.number().int().min(0).max(999);
 
-/** A whole number in a query string, strictly: digits only, no coercion of "1.5", "1e3" or " 2". */
+/**
+ * A whole number in a query string, strictly: digits only, no coercion of "1.5", "1e3" or " 2". Digits past what a
+ * JavaScript number holds exactly are taken as the largest it does: a page, a size or an offset that large answers as
+ * the true one would (nothing stores that many orders).
+ */
 export const queryInt = (min: number, description: string) =>
   z
     .string()
     .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(Number.MAX_SAFE_INTEGER))
+    .transform((digits) => Math.min(Number(digits), Number.MAX_SAFE_INTEGER))
+    .pipe(z.number().int().min(min))
     .meta({ description, override: { type: 'integer', minimum: min, pattern: undefined } });
 /**
  * A boolean in a query string: `true`, `1`, `false` or `0`. Documented as a boolean, which generated clients write as

@@ -71,6 +71,12 @@ test('paging: pages, a page past the end, clamping of pageSize', async () => {
   const clamped = await get(master, '/v3/partner-orders/paginated?pageSize=500');
   assert.is(clamped.body.pageSize, 200);
   assert.is(clamped.body.items.length, 9);
+  // Past what a JavaScript number holds exactly, digits are still a whole number: the same rules, not a 400.
+  const huge = '99999999999999999999';
+  const hugePage = await get(master, `/v3/partner-orders/paginated?page=${huge}&pageSize=${huge}`);
+  assert.equal([hugePage.status, hugePage.body.items, hugePage.body.pageSize, hugePage.body.total], [200, [], 200, 9]);
+  assert.equal(ids((await get(master, `/v3/partner-orders?limit=${huge}`)).body), masterScope());
+  assert.equal((await get(master, `/v3/partner-orders?limit=2&offset=${huge}`)).body, []);
   const defaults = await get(master, '/v3/partner-orders/paginated');
   assert.equal([defaults.body.page, defaults.body.pageSize], [1, 50]);
   const empty = await get(master, '/v3/partner-orders/paginated?pageSize=&page=');
