@@ -11,5 +11,11 @@ const UNSTORABLE_MESSAGE = 'must not hold U+0000 or an unpaired surrogate';
  */
 export const wireString = () => z.string().refine((value) => !UNSTORABLE.test(value), UNSTORABLE_MESSAGE);
 
-/** A caller's reference to something (a `_cid`, an order's apiId, an external id, any id): 1…255 characters. */
+/** A caller's name for something it makes or stores (a `_cid`, an external id): 1…255 characters. */
 export const reference = () => wireString().min(1).max(255);
+
+/**
+ * A reference that looks something up (an id, an order's apiId, an invoice's id, a `_cid` to poll): of any length, since
+ * one longer than anything stored names nothing, which is the path's not-found (CONTRACT §3), not a 400.
+ */
+export const lookupReference = () => wireString().min(1);

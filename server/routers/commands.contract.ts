@@ -3,13 +3,13 @@ import { BRAND_COMMAND_TYPES, type BrandCommand, type BrandCommandType } from '.
 import type { AcceptedAnswer } from '../../domain/use-cases/accept-command.ts';
 import { NOT_A_MEMBER } from '../errors.ts';
 import { commandOutcomeEvent } from '../openapi/payload-docs.ts';
-import { reference, wireString } from '../wire-text.ts';
+import { lookupReference, reference, wireString } from '../wire-text.ts';
 import type { RouteContract } from './contracts.ts';
 import { envelope, optionalText } from './shared.contract.ts';
 
 // POST /v3/commands: the seven brand commands (CONTRACT §5). Each variant is strict; the procedure's input is an
 // envelope that picks the variant by `_type` (a union cannot be a procedure input), and the document shows the union.
-const orderId = reference().describe("The order's apiId.");
+const orderId = lookupReference().describe("The order's apiId.");
 const customerChanges = z
   .strictObject({
     email: z.email().max(254).nullable().optional(),
@@ -26,7 +26,7 @@ const mappingItem = z.strictObject({ key: wireString().min(1).max(100), value: w
 
 const brandCommandVariants = {
   RefreshOrder: z.strictObject({ ...envelope('RefreshOrder'), orderId }),
-  RefreshInvoice: z.strictObject({ ...envelope('RefreshInvoice'), invoiceId: reference() }),
+  RefreshInvoice: z.strictObject({ ...envelope('RefreshInvoice'), invoiceId: lookupReference() }),
   UpdateCustomer: z.strictObject({ ...envelope('UpdateCustomer'), orderId, customer: customerChanges }),
   UpdateOrderExternalId: z.strictObject({ ...envelope('UpdateOrderExternalId'), orderId, externalId: reference() }),
   UpdateOrderInvoicingExternalId: z.strictObject({
@@ -108,7 +108,7 @@ export const brandCommands = {
       },
     }),
   poll: z.object({
-    cid: reference().meta({
+    cid: lookupReference().meta({
       description: 'The `_cid` you sent the command with.',
       examples: ['cancel-demo-job-07-0001'],
     }),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FEED_LIMIT } from '../../domain/use-cases/read-event-feed.ts';
 import { feedCursor } from '../cursors.ts';
 import { deliveredEvent } from '../openapi/payload-docs.ts';
-import { reference } from '../wire-text.ts';
+import { lookupReference } from '../wire-text.ts';
 import type { RouteContract } from './contracts.ts';
 import { boundedQueryInt } from './shared.contract.ts';
 
@@ -11,7 +11,7 @@ export const events = {
   feed: z.object({
     after: feedCursor.optional(),
     limit: boundedQueryInt(1, FEED_LIMIT.max, `1…${FEED_LIMIT.max}, default ${FEED_LIMIT.default}.`).optional(),
-    orderId: reference()
+    orderId: lookupReference()
       .meta({
         description:
           "Only this order's events (its `orderId`, a job's apiId), in feed order; `next` and `after` work as without it.",

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { JobIdentifier } from '../../domain/command.ts';
-import { reference, wireString } from '../wire-text.ts';
+import { lookupReference, reference, wireString } from '../wire-text.ts';
 
 // What the contracts of several routers share. Each router's wire contract stands beside it (`<router>.contract.ts`):
 // everything is checked there; the domain receives plain values.
 
 // Ids are references like any other: one of another shape names nothing, and is answered as not found (CONTRACT §3).
-export const id = reference();
+export const id = lookupReference();
 export const text = (max = 200) => wireString().trim().min(1).max(max);
 export const optionalText = (max = 200) => wireString().max(max).nullable().optional();
 
@@ -77,7 +77,7 @@ export const envelope = <T extends string>(type: T) => ({
     .optional()
     .describe('Up to 50 entries: keys "ext-…" of up to 40 characters, string values of up to 500.'),
 });
-export const identifier = reference().optional();
+export const identifier = lookupReference().optional();
 
 /** Exactly one of the identifiers a command accepts (CONTRACT §5). */
 export const exactlyOne = (keys: readonly string[]) => (value: Record<string, unknown>, ctx: z.RefinementCtx) => {

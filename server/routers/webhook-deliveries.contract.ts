@@ -3,7 +3,7 @@ import { DELIVERY_STATUSES, STATS_BUCKETS, STATS_MAX_BUCKETS } from '../../domai
 import { EVENT_TYPES } from '../../domain/event.ts';
 import { OWN_DELIVERY_LIMIT } from '../../domain/use-cases/own-deliveries.ts';
 import { deliveryCursor } from '../cursors.ts';
-import { reference } from '../wire-text.ts';
+import { lookupReference } from '../wire-text.ts';
 import type { RouteContract } from './contracts.ts';
 import { boundedQueryInt, count, dateTime, httpStatus } from './shared.contract.ts';
 
@@ -39,7 +39,7 @@ export const webhookDeliveries = {
     // (Described before .optional(): trpc-to-openapi documents a query parameter from the inner schema.)
     status: z.enum(DELIVERY_STATUSES).describe('Only deliveries in this state.').optional(),
     eventType: z.enum(EVENT_TYPES).describe('Only deliveries of events of this type.').optional(),
-    orderId: reference()
+    orderId: lookupReference()
       .meta({
         description: "Only deliveries of this order's events (its `orderId`, a job's apiId).",
         examples: ['WB-2026-0042'],
@@ -57,7 +57,7 @@ export const webhookDeliveries = {
     next: z.string().nullable().describe('Pass as `before` for older deliveries; null on the last page.'),
   }),
   delivery: z.object({
-    id: reference().meta({
+    id: lookupReference().meta({
       description: "The delivery's id, from GET /v3/webhook-deliveries.",
       examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'],
     }),
@@ -119,7 +119,7 @@ export const webhookDeliveries = {
       ),
   }),
   redeliver: z.strictObject({
-    id: reference().meta({
+    id: lookupReference().meta({
       description: "The delivery's id, from GET /v3/webhook-deliveries.",
       examples: ['7c9e6679-7425-40de-944b-e07fc1f90ae7'],
     }),

@@ -15,7 +15,15 @@ type Who = Awaited<ReturnType<typeof integrator>>;
 let app: App;
 let brand: Who;
 let jobApiId: string;
-const SHAPES = ['not-a-uuid', '123', '00000000-0000-0000-0000-00000000000g', `${randomUUID()}x`, 'x'.repeat(255)];
+const SHAPES = [
+  'not-a-uuid',
+  '123',
+  '00000000-0000-0000-0000-00000000000g',
+  `${randomUUID()}x`,
+  'x'.repeat(255),
+  'x'.repeat(256),
+  'x'.repeat(5000),
+];
 
 test.before(async () => {
   app = await appWithMailbox();

@@ -95,6 +95,9 @@ test('token, then signature, then body: bad signature with a bad body → 401; g
   const res = await post(child, APPOINTMENT, appointment({ jobApiId: 'no-such-job' }));
   assert.is(res.status, 404);
   assert.is(res.body.code, 'NOT_FOUND');
+  // Longer than any stored apiId, it names nothing all the same (CONTRACT §3): 404, not 400.
+  const long = await post(child, APPOINTMENT, appointment({ jobApiId: 'j'.repeat(300) }));
+  assert.equal([long.status, long.body.code], [404, 'NOT_FOUND']);
 });
 
 test('without a key the signature header is optional', async () => {
