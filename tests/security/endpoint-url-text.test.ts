@@ -85,7 +85,10 @@ test('an empty URL is not "no URL": 400 naming url, from PUT and from admins, an
   const brand = await integrator(app, 'brand');
   const auth = `Bearer ${brand.accessToken}`;
   const put = (url: string) =>
-    app.http.put('/v3/webhook-config').set('authorization', auth).send({ url, transformer: 'default', version: '1.3.0' });
+    app.http
+      .put('/v3/webhook-config')
+      .set('authorization', auth)
+      .send({ url, transformer: 'default', version: '1.3.0' });
   assert.is((await put(KEPT)).status, 200);
   const empty = await put('');
   assert.is(empty.status, 400);
