@@ -2,6 +2,7 @@ import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
 import { deliveryContract } from '../contracts/deliveries.ts';
 import { deliveryByEndpointContract } from '../contracts/deliveries-by-endpoint.ts';
 import { deliveryClaimContract } from '../contracts/deliveries-claims.ts';
+import { deliveryShareContract } from '../contracts/deliveries-share.ts';
 import { deliveryLogContract } from '../contracts/delivery-log.ts';
 import { endpointHealthContract } from '../contracts/endpoint-health.ts';
 import { endpointHealthRecordContract } from '../contracts/endpoint-health-records.ts';
@@ -19,6 +20,7 @@ for (const contract of [
   queueContract,
   deliveryByEndpointContract,
   deliveryClaimContract,
+  deliveryShareContract,
   deliveryContract,
   deliveryLogContract,
   endpointHealthContract,
