@@ -87,7 +87,8 @@ begin
     left join held h on h.endpoint_id = r.endpoint_id
     where r.nth <= p_per_endpoint - coalesce(h.n, 0)
     order by r.next_attempt_at, r.position
-    limit p_limit),
+    -- As many again as a claim takes, and more: what a claim beside this one has locked is skipped below.
+    limit 4 * p_limit),
   due as (
     select q.delivery_id from delivery_queue q join candidates r on r.delivery_id = q.delivery_id
     where q.next_attempt_at <= p_now and (q.lease_until is null or q.lease_until <= p_now)
