@@ -20,11 +20,21 @@ export type BrandCommandDeps = Pick<
 >;
 type Handler<C extends BrandCommand> = (deps: BrandCommandDeps, brandId: string, command: C) => Promise<CommandResult>;
 
+/**
+ * An id a command named, as its error message shows it: at most 100 characters (whole ones), then "…". An id that
+ * names nothing may be of any length (up to the body's limit), and the message goes into the result event, whose size
+ * is bounded: a longer one made the result unrecordable, and the command was claimed again after every lease.
+ */
+const shown = (id: string) => {
+  const characters = Array.from(id);
+  return characters.length <= 100 ? id : `${characters.slice(0, 100).join('')}…`;
+};
+
 /** The brand's own order, locked for change; another brand's is as absent as one that does not exist. */
 async function ownOrder(deps: BrandCommandDeps, brandId: string, orderId: string): Promise<Job> {
   const job = await deps.jobs.getForChange(orderId);
   if (!job || job.brandAccountId !== brandId)
-    throw new CommandError('ORDER_NOT_FOUND', `There is no order ${orderId} of yours.`);
+    throw new CommandError('ORDER_NOT_FOUND', `There is no order ${shown(orderId)} of yours.`);
   return job;
 }
 
@@ -59,7 +69,7 @@ const handlers: { [T in BrandCommandType]: Handler<Extract<BrandCommand, { _type
     // Under the order's row lock, like every change: its event is then stored in the order's commit order.
     const job = invoice && (await deps.jobs.getForChange(invoice.orderId));
     if (!invoice || job?.brandAccountId !== brandId)
-      throw new CommandError('INVOICE_NOT_FOUND', `There is no invoice ${command.invoiceId} of yours.`);
+      throw new CommandError('INVOICE_NOT_FOUND', `There is no invoice ${shown(command.invoiceId)} of yours.`);
     const brand = await receiverOf(deps, brandId, 'brand');
     await deps.events.add([
       eventFor(deps, brand, 'InvoiceEvent', invoice.orderId, (eid, format) =>
