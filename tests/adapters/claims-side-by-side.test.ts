@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
 import { OutboxEvent } from '../../domain/event.ts';
-import { account, claimAll, DAY, webhookConfig } from '../contracts/samples.ts';
+import { account, claimAll, recordDelivered, webhookConfig } from '../contracts/samples.ts';
 import { sharedDatabase } from '../support/shared.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
 
@@ -67,21 +67,7 @@ test('a claim beside another takes the next due deliveries, not none', async () 
   }
   // Leave nothing pending for the workers of later suites on a shared database.
   for (let left = await run((r) => claimAll(r, 100, claimedAt, leaseUntil, randomUUID())); left.length > 0; ) {
-    await run((r) =>
-      r.deliveryQueue.record(
-        left.map((d) => ({
-          deliveryId: d.id,
-          endpointId: d.endpointId,
-          claimToken: d.claimToken,
-          createdAt: d.createdAt,
-          attempt: { at: claimedAt, statusCode: 200, durationMs: 1, error: null },
-          exchange: null,
-          state: { status: 'delivered' as const },
-        })),
-        claimedAt,
-        DAY,
-      ),
-    );
+    await run((r) => recordDelivered(r, left, claimedAt));
     left = await run((r) => claimAll(r, 100, claimedAt, leaseUntil, randomUUID()));
   }
 });

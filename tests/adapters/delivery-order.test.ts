@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
 import { OutboxEvent } from '../../domain/event.ts';
-import { account, claimAll, DAY, webhookConfig } from '../contracts/samples.ts';
+import { account, claimAll, DAY, recordDelivered, webhookConfig } from '../contracts/samples.ts';
 import { sharedDatabase } from '../support/shared.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
 
@@ -64,21 +64,7 @@ test('an event inserted first and committed last is sent after the one committed
       (d) => d.eventId === slow.id || d.eventId === fast.id,
     );
     received.push(...claimed.map((d) => JSON.parse(d.body).name as string));
-    await run((r) =>
-      r.deliveryQueue.record(
-        claimed.map((d) => ({
-          deliveryId: d.id,
-          endpointId: d.endpointId,
-          claimToken: d.claimToken,
-          createdAt: d.createdAt,
-          attempt: { at: now, statusCode: 200, durationMs: 1, error: null },
-          exchange: null,
-          state: { status: 'delivered' as const },
-        })),
-        now,
-        DAY,
-      ),
-    );
+    await run((r) => recordDelivered(r, claimed, now));
   }
   while ((await run((r) => r.eventFeed.sequence(10_000))) > 0);
   const feed = await run((r) => r.eventFeed.page(config.id, 0, 10).then((p) => p.entries));

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import type { DeliveryResult } from '../../domain/delivery.ts';
 import { OutboxEvent } from '../../domain/event.ts';
 import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { account, at, claimAll, DAY, NO_HEALTH, type Run, webhookConfig } from './samples.ts';
+import { account, at, claimAll, DAY, NO_HEALTH, type Run, recordDelivered, webhookConfig } from './samples.ts';
 
 /**
  * What the sender's queue claims and records: one order's deliveries in the order written, at most a share of one
@@ -54,21 +54,7 @@ export function deliveryClaimContract(name: string, setup: () => Promise<Run>) {
       if (claimed.length === 0) break;
       assert.ok(claimed.length <= 2, 'one delivery of each order at a time');
       received.push(...claimed.map((d) => JSON.parse(d.body).n as number));
-      await run((r) =>
-        r.deliveryQueue.record(
-          claimed.map((d) => ({
-            deliveryId: d.id,
-            endpointId: d.endpointId,
-            claimToken: d.claimToken,
-            createdAt: d.createdAt,
-            attempt: { at: now, statusCode: 200, durationMs: 1, error: null },
-            exchange: null,
-            state: { status: 'delivered' as const },
-          })),
-          now,
-          DAY,
-        ),
-      );
+      await run((r) => recordDelivered(r, claimed, now));
     }
     const orderOf = (n: number) => ours.find((e) => e.payload.n === n)!.orderId;
     assert.equal(
@@ -165,39 +151,11 @@ export function deliveryClaimContract(name: string, setup: () => Promise<Run>) {
       more.map((d) => JSON.parse(d.body).n),
       [2, 3, 4],
     );
-    await run((r) =>
-      r.deliveryQueue.record(
-        [...first, ...more].map((d) => ({
-          deliveryId: d.id,
-          endpointId: d.endpointId,
-          claimToken: d.claimToken,
-          createdAt: d.createdAt,
-          attempt: { at: now, statusCode: 200, durationMs: 1, error: null },
-          exchange: null,
-          state: { status: 'delivered' as const },
-        })),
-        now,
-        DAY,
-      ),
-    );
+    await run((r) => recordDelivered(r, [...first, ...more], now));
     // Leave nothing pending for the workers of later suites on a shared database.
     for (let round = 0; round < 5; round++) {
       const left = await claim(new Map());
-      await run((r) =>
-        r.deliveryQueue.record(
-          left.map((d) => ({
-            deliveryId: d.id,
-            endpointId: d.endpointId,
-            claimToken: d.claimToken,
-            createdAt: d.createdAt,
-            attempt: { at: now, statusCode: 200, durationMs: 1, error: null },
-            exchange: null,
-            state: { status: 'delivered' as const },
-          })),
-          now,
-          DAY,
-        ),
-      );
+      await run((r) => recordDelivered(r, left, now));
     }
   });
 

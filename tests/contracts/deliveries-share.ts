@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OutboxEvent } from '../../domain/event.ts';
 import type { WebhookConfig } from '../../domain/webhook-config.ts';
-import { account, at, DAY, type Run, webhookConfig } from './samples.ts';
+import { account, at, type Run, recordDelivered, webhookConfig } from './samples.ts';
 
 /**
  * CONTRACT §7, "no endpoint slows another": a claim gives every endpoint its share, whatever one of them has waiting
@@ -69,21 +69,7 @@ export function deliveryShareContract(name: string, setup: () => Promise<Run>) {
     );
     // Leave nothing pending for the workers of later suites on a shared database.
     for (let claimed = first; claimed.length > 0; claimed = await claim()) {
-      await run((r) =>
-        r.deliveryQueue.record(
-          claimed.map((d) => ({
-            deliveryId: d.id,
-            endpointId: d.endpointId,
-            claimToken: d.claimToken,
-            createdAt: d.createdAt,
-            attempt: { at: claimedAt, statusCode: 200, durationMs: 1, error: null },
-            exchange: null,
-            state: { status: 'delivered' as const },
-          })),
-          claimedAt,
-          DAY,
-        ),
-      );
+      await run((r) => recordDelivered(r, claimed, claimedAt));
     }
   });
 
