@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { skipUnless } from '../support/skip.ts';
 import { app, base, receiver, signIn, startPortalTour, stopPortalTour, user } from './portal-tour.ts';
-import { assertAccessible, hasChromium, NO_CHROMIUM, screenshot, watchRequests } from './support.ts';
+import { assertAccessible, eventsPage, hasChromium, NO_CHROMIUM, screenshot, watchRequests } from './support.ts';
 
 const test = suite('portal in a browser');
 let failing = false;
@@ -200,17 +200,17 @@ test('Events: the feed pages with next, back and forward move between pages, and
       (document.querySelector('ul.events li') !== null && document.querySelector('ul.events')?.textContent !== before),
     firstPage,
   );
-  const [secondPage, secondUrl] = [await page.locator('main').innerText(), page.url()];
+  const [secondPage, second] = [await page.locator('main').innerText(), await eventsPage.of(page)];
   assert.is.not(secondPage, firstPage);
-  assert.match(secondUrl, /#\/events\/[^/]+$/, 'the page is in the address');
+  assert.match(second.url, /#\/events\/[^/]+$/, 'the page is in the address');
   await page.goBack();
   await page.locator('ul.events li code', { hasText: firstId }).first().waitFor();
   await page.goForward();
-  await page.waitForFunction((text) => document.querySelector('main')?.innerText === text, secondPage);
+  await eventsPage.shows(page, second);
   await page.getByRole('link', { name: 'Deliveries' }).click();
   await page.goBack();
-  await page.waitForFunction((text) => document.querySelector('main')?.innerText === text, secondPage);
-  assert.is(page.url(), secondUrl, 'back from another page: the same page of events');
+  await eventsPage.shows(page, second);
+  assert.is(page.url(), second.url, 'back from another page: the same page of events');
 });
 
 test('Orders: a partner lists its orders (active, updatedSince) and opens one', async () => {

@@ -153,3 +153,27 @@ export async function watchRequests(page: Page): Promise<{ lines: () => Promise<
     },
   };
 }
+
+/**
+ * Where the events list stands (`of`: its address and first event's short id, null when it shows none), and a wait
+ * until it stands there again (`shows`). Its whole text is not compared: an event written meanwhile may have joined the
+ * page's end. A timeout says what the page shows.
+ */
+export const eventsPage = {
+  of: async (page: Page) => ({
+    url: page.url(),
+    first: await page.evaluate(() => document.querySelector('ul.events li code')?.textContent ?? null),
+  }),
+  shows: (page: Page, { url, first }: { url: string; first: string | null }) =>
+    page
+      .waitForFunction(
+        ([expectedUrl, expectedFirst]) =>
+          location.href === expectedUrl &&
+          (document.querySelector('ul.events li code')?.textContent ?? null) === expectedFirst &&
+          (expectedFirst !== null || document.querySelector('main')?.textContent?.includes('No newer events yet')),
+        [url, first] as const,
+      )
+      .catch(async (error: Error) => {
+        throw new Error(`${error.message}; at ${page.url()} the page shows: ${await page.locator('main').innerText()}`);
+      }),
+};
