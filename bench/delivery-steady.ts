@@ -1,7 +1,7 @@
 // bench:delivery's steady load: events written one per transaction at a fixed rate (open loop) to a worker started
 // for it, each timed from its commit to its arrival at the receiver. The worker's first seconds are reported apart:
 // a process just started runs its code before V8 has compiled it for speed, and lags then (docs/BENCHMARKS.md).
-import { percentile } from './report.ts';
+import { met, percentile } from './report.ts';
 
 export interface SteadyLoad {
   rate: number;
@@ -76,7 +76,6 @@ export function describeSteadyLoad(
     ? `Its first ${warmupSeconds} s, while the fresh process warms up: ${warmup.count} events, p50 ${warmup.p50} ms, ` +
       `p99 ${warmup.p99} ms, the latest ${warmup.max} ms. The ${seconds} s after them`
     : `No warm-up: all ${seconds} s`;
-  const met = (ok: boolean) => (ok ? 'met' : 'not met');
   return {
     measured:
       `${first}: ${timed.count} events, p50 **${timed.p50} ms**, p99 **${timed.p99} ms**, ` +

@@ -30,6 +30,9 @@ export function withSection(document: string, title: string, body: string): stri
   return document.slice(0, start) + section + kept + (end === -1 ? '' : document.slice(end));
 }
 
+/** How a report says whether a target was reached. */
+export const met = (ok: boolean) => (ok ? 'met' : 'not met');
+
 /** A number of seconds from the environment variable `name` (0 or more), or `fallback` when it is not set. */
 export function secondsSetting(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);

@@ -15,7 +15,7 @@ export const wireString = () => z.string().refine((value) => !UNSTORABLE.test(va
 export const reference = () => wireString().min(1).max(255);
 
 /**
- * A reference that looks something up (an id, an order's apiId, an invoice's id, a `_cid` to poll): of any length, since
- * one longer than anything stored names nothing, which is the path's not-found (CONTRACT §3), not a 400.
+ * A reference that looks something up (an id, an order's apiId, an invoice's id, a `_cid` to poll): of any length,
+ * since one longer than anything stored names nothing, which is the path's not-found (CONTRACT §3), not a 400.
  */
 export const lookupReference = () => wireString().min(1);

@@ -3,8 +3,7 @@ import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
-import { OutboxEvent } from '../../domain/event.ts';
-import { account, claimAll, recordDelivered, webhookConfig } from '../contracts/samples.ts';
+import { account, claimAll, numberedEvent, recordDelivered, webhookConfig } from '../contracts/samples.ts';
 import { sharedDatabase } from '../support/shared.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
 
@@ -20,21 +19,7 @@ test('a claim beside another takes the next due deliveries, not none', async () 
   // Older than any other suite's deliveries, claimed at a time before theirs: these claims see only these.
   const now = new Date('2019-01-01T00:00:00.000Z');
   const config = webhookConfig(brand.id, 'https://hooks.example.com/side-by-side', now);
-  const events = Array.from(
-    { length: 40 },
-    (_, n) =>
-      new OutboxEvent({
-        id: randomUUID(),
-        accountId: brand.id,
-        scope: 'brand',
-        type: 'OrderStatusEvent',
-        orderId: `order-${randomUUID()}`,
-        payload: { _eid: `e${n}`, n },
-        endpointId: config.id,
-        deliver: true,
-        createdAt: new Date(now.getTime() + n),
-      }),
-  );
+  const events = Array.from({ length: 40 }, (_, n) => numberedEvent(config, n, now));
   await run(async (r) => {
     await r.accounts.save(brand);
     await r.webhookConfigs.save(config);

@@ -33,16 +33,21 @@ async function untilWaitingForALock(client: pg.Client, statement = '') {
   throw new Error('nothing waited for the lock');
 }
 
-test('a configuration read while its save waits for a lock is read again after the save', async () => {
-  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
-  const { orm } = await sharedDatabase();
+/** A new brand with a configuration at `url`, saved. */
+async function savedConfig(orm: Database['orm'], url: string) {
   const brand = account();
-  const now = new Date('2026-07-04T00:00:00.000Z');
-  const config = webhookConfig(brand.id, 'https://hooks.example.com/before', now);
+  const config = webhookConfig(brand.id, url, new Date('2026-07-04T00:00:00.000Z'));
   await mikroOrmTransact(orm)(async (r) => {
     await r.accounts.save(brand);
     await r.webhookConfigs.save(config);
   });
+  return { brand, config };
+}
+
+test('a configuration read while its save waits for a lock is read again after the save', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const { orm } = await sharedDatabase();
+  const { brand, config } = await savedConfig(orm, 'https://hooks.example.com/before');
 
   // No transaction: the repository's statements take pooled connections, so a read may run beside the save.
   const configs = new SqlWebhookConfigRepository(orm.em.fork(), new FamilyMemo());
@@ -87,12 +92,7 @@ test("a unit's read of a configuration that fails is not kept: the next find rea
 });
 
 async function readFailsOnce(orm: Database['orm']) {
-  const brand = account();
-  const config = webhookConfig(brand.id, 'https://hooks.example.com/kept', new Date('2026-07-04T00:00:00.000Z'));
-  await mikroOrmTransact(orm)(async (r) => {
-    await r.accounts.save(brand);
-    await r.webhookConfigs.save(config);
-  });
+  const { brand } = await savedConfig(orm, 'https://hooks.example.com/kept');
   const configs = new SqlWebhookConfigRepository(orm.em.fork(), new FamilyMemo());
   // The read waits behind a lock of the whole table, and its session is ended under it: a real failed read.
   const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });

@@ -6,7 +6,17 @@ import * as assert from 'uvu/assert';
 import type { DeliveryResult } from '../../domain/delivery.ts';
 import { OutboxEvent } from '../../domain/event.ts';
 import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { account, at, claimAll, DAY, NO_HEALTH, type Run, recordDelivered, webhookConfig } from './samples.ts';
+import {
+  account,
+  at,
+  claimAll,
+  DAY,
+  NO_HEALTH,
+  numberedEvent,
+  type Run,
+  recordDelivered,
+  webhookConfig,
+} from './samples.ts';
 
 /**
  * What the sender's queue claims and records: one order's deliveries in the order written, at most a share of one
@@ -95,18 +105,7 @@ export function deliveryClaimContract(name: string, setup: () => Promise<Run>) {
         updatedAt: now,
       });
     const [busy, quiet] = [endpoint(busyBrand.id, 'busy', now), endpoint(quietBrand.id, 'quiet', null)];
-    const event = (config: WebhookConfig, n: number) =>
-      new OutboxEvent({
-        id: randomUUID(),
-        accountId: config.accountId,
-        scope: 'brand',
-        type: 'OrderStatusEvent',
-        orderId: `order-${randomUUID()}`,
-        payload: { _eid: `e${n}`, n },
-        endpointId: config.id,
-        deliver: true,
-        createdAt: new Date(now.getTime() + n),
-      });
+    const event = (config: WebhookConfig, n: number) => numberedEvent(config, n, now);
     const busyEvents = Array.from({ length: 10 }, (_, n) => event(busy, n));
     const quietEvents = [event(quiet, 100), event(quiet, 101)];
     await run(async (r) => {

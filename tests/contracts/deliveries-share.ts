@@ -3,9 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OutboxEvent } from '../../domain/event.ts';
 import type { WebhookConfig } from '../../domain/webhook-config.ts';
-import { account, at, type Run, recordDelivered, webhookConfig } from './samples.ts';
+import { account, at, numberedEvent, type Run, recordDelivered, webhookConfig } from './samples.ts';
 
 /**
  * CONTRACT §7, "no endpoint slows another": a claim gives every endpoint its share, whatever one of them has waiting
@@ -19,7 +18,7 @@ export function deliveryShareContract(name: string, setup: () => Promise<Run>) {
     run = await setup();
   });
 
-  test("deliveries: one endpoint's backlog, however long, leaves the others their share of the same claim", async () => {
+  test("deliveries: one endpoint's backlog, however long, leaves the others their share of a claim", async () => {
     const [loudBrand, quietBrand] = [account(), account()];
     // Older than any other suite's deliveries, and claimed at a time before theirs: this claim sees only these.
     const now = at('2020-01-01T00:00:00.000Z');
@@ -27,18 +26,7 @@ export function deliveryShareContract(name: string, setup: () => Promise<Run>) {
       webhookConfig(loudBrand.id, 'https://hooks.example.com/loud', now),
       webhookConfig(quietBrand.id, 'https://hooks.example.com/quiet', now),
     ];
-    const event = (config: WebhookConfig, n: number) =>
-      new OutboxEvent({
-        id: randomUUID(),
-        accountId: config.accountId,
-        scope: 'brand',
-        type: 'OrderStatusEvent',
-        orderId: `order-${randomUUID()}`,
-        payload: { _eid: `e${n}`, n },
-        endpointId: config.id,
-        deliver: true,
-        createdAt: new Date(now.getTime() + n),
-      });
+    const event = (config: WebhookConfig, n: number) => numberedEvent(config, n, now);
     // Far more than the few claims' worth of oldest deliveries a claim looks at first.
     const loudEvents = Array.from({ length: 40 }, (_, n) => event(loud, n));
     const quietEvents = [event(quiet, 100), event(quiet, 101)];

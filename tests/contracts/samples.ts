@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Account } from '../../domain/account.ts';
 import type { ClaimedDelivery } from '../../domain/delivery.ts';
+import { OutboxEvent } from '../../domain/event.ts';
 import { Job } from '../../domain/job.ts';
 import type { Repositories } from '../../domain/ports.ts';
 import { type Scope, WebhookConfig, type WebhookConfigProps } from '../../domain/webhook-config.ts';
@@ -97,3 +98,17 @@ export const recordDelivered = (r: Repositories, claimed: readonly ClaimedDelive
     at,
     DAY,
   );
+
+/** The `n`th event of an order of its own for `config`'s endpoint, written `n` ms after `now`; its payload says `n`. */
+export const numberedEvent = (config: WebhookConfig, n: number, now: Date) =>
+  new OutboxEvent({
+    id: randomUUID(),
+    accountId: config.accountId,
+    scope: 'brand',
+    type: 'OrderStatusEvent',
+    orderId: `order-${randomUUID()}`,
+    payload: { _eid: `e${n}`, n },
+    endpointId: config.id,
+    deliver: true,
+    createdAt: new Date(now.getTime() + n),
+  });

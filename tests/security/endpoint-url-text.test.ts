@@ -28,7 +28,8 @@ const REFUSED = [
 ];
 const KEPT = 'http://hooks.example/kept';
 
-test('PUT /v3/webhook-config: 400 problem naming url, and the configuration stays as it was', async () => {
+/** A new brand's token, and a PUT of its configuration with `url`. */
+async function brandPutting() {
   const brand = await integrator(app, 'brand');
   const auth = `Bearer ${brand.accessToken}`;
   const put = (url: string) =>
@@ -36,6 +37,11 @@ test('PUT /v3/webhook-config: 400 problem naming url, and the configuration stay
       .put('/v3/webhook-config')
       .set('authorization', auth)
       .send({ url, transformer: 'default', version: '1.3.0' });
+  return { auth, put };
+}
+
+test('PUT /v3/webhook-config: 400 problem naming url, and the configuration stays as it was', async () => {
+  const { auth, put } = await brandPutting();
   assert.is((await put(KEPT)).status, 200);
   for (const url of REFUSED) {
     const res = await put(url);
@@ -82,13 +88,7 @@ test('admin.webhookConfigs.upsert: 400 naming url, nothing stored', async () => 
 });
 
 test('an empty URL is not "no URL": 400 naming url, from PUT and from admins, and nothing stored', async () => {
-  const brand = await integrator(app, 'brand');
-  const auth = `Bearer ${brand.accessToken}`;
-  const put = (url: string) =>
-    app.http
-      .put('/v3/webhook-config')
-      .set('authorization', auth)
-      .send({ url, transformer: 'default', version: '1.3.0' });
+  const { auth, put } = await brandPutting();
   assert.is((await put(KEPT)).status, 200);
   const empty = await put('');
   assert.is(empty.status, 400);

@@ -2,10 +2,10 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * No endpoint's backlog slows another's claim (CONTRACT §7, "with any backlog"). claim_deliveries_v3 (migration
- * 20261130020000) walked the queue's due rows oldest first until it had 4 claims' worth that passed its filters: the rows
- * of an endpoint whose share was full (a silent one, with this process's sends on it) were walked and passed over in
- * every claim, 15 ms a claim behind 100,000 of them, and one whose share was free took the whole window, so that a
- * claim handed out its deliveries alone.
+ * 20261130020000) walked the queue's due rows oldest first until it had 4 claims' worth that passed its filters:
+ * the rows of an endpoint whose share was full (a silent one, with this process's sends on it) were walked and passed
+ * over in every claim, 15 ms a claim behind 100,000 of them, and one whose share was free took the whole window, so
+ * that a claim handed out its deliveries alone.
  *
  * claim_deliveries_v4 looks at no more than 4 claims' worth of the oldest due rows; when those were cut short and left
  * room, it looks into every endpoint in the queue on its own, by a new index (endpoint, due time, position), for its
@@ -20,8 +20,8 @@ set local lock_timeout = '5s';
 create index delivery_queue_endpoint_due_idx on delivery_queue (endpoint_id, next_attempt_at, position);
 create function claim_deliveries_v4(p_now timestamptz, p_lease_until timestamptz, p_limit integer, p_token uuid,
   p_per_endpoint integer, p_held uuid[], p_held_counts integer[], p_sequence integer)
-  returns table(id uuid, event_id uuid, endpoint_id uuid, attempts integer, body text, created_at timestamptz, endpoint json,
-    traceparent text)
+  returns table(id uuid, event_id uuid, endpoint_id uuid, attempts integer, body text, created_at timestamptz,
+    endpoint json, traceparent text)
   language plpgsql set enable_bitmapscan to 'off' set jit to 'off' as $$
 declare
   positioned integer := 0;
@@ -63,7 +63,8 @@ begin
   queued(endpoint_id) as (
     (select q.endpoint_id from delivery_queue q where (select yes from spread_needed) order by q.endpoint_id limit 1)
     union all
-    select (select q.endpoint_id from delivery_queue q where q.endpoint_id > e.endpoint_id order by q.endpoint_id limit 1)
+    select (
+      select q.endpoint_id from delivery_queue q where q.endpoint_id > e.endpoint_id order by q.endpoint_id limit 1)
     from queued e where e.endpoint_id is not null),
   spread as (
     select c.* from queued e

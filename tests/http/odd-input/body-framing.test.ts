@@ -122,7 +122,7 @@ test('a media type that is not exactly application/json is 415; parameters aside
     .set('content-type', 'application/json; charset=utf-8')
     .send('{"email":"a@example.com"}');
   assert.is(charset.status, 200);
-  // Media types are case-insensitive (RFC 9110): the adapter compared them as written, and answered 415 in its own shape.
+  // Media types are case-insensitive (RFC 9110): the adapter compared them as written, and answered a 415 of its own.
   const cased = await app.http
     .post('/v3/auth/login')
     .set('content-type', 'Application/JSON; Charset=UTF-8')
