@@ -25,12 +25,13 @@ const RELEASE = `
 // Only the holder of the current claim changes the delivery: a finished one leaves the queue, a retried one waits in it
 // for its next attempt, and the log row follows (a HOT update: no index of `deliveries` holds what it changes). A
 // sender whose lease ran out and was claimed over has its tries logged, and nothing else. Each try keeps what was sent
-// and answered. The endpoints' health follows in the same statement, as judgeEndpoint (domain/endpoint-health.ts)
-// says, on their rows locked in id order (so that two records never judge from the same old state), from the tries
-// sent to each endpoint's current URL (a try to the URL it had before says nothing of the new one): only endpoints
-// this batch could change are locked (a failure, or a success while failing); the statement answers the notices
-// decided, mailed once it has committed. It commits without waiting for the WAL's flush: a record lost in a crash is an
-// attempt made again after its lease, so at least once holds.
+// and answered, once: a record made again after its answer was lost logs no try twice. The endpoints' health follows in
+// the same statement, as judgeEndpoint (domain/endpoint-health.ts) says, on their rows locked in id order (so that two
+// records never judge from the same old state), from the tries sent to each endpoint's current URL (a try to the URL it
+// had before says nothing of the new one), as it stands once locked (a change of URL that committed while the record
+// waited for the lock counts): only endpoints this batch could change are locked (a failure, or a success while
+// failing); the statement answers the notices decided, mailed once it has committed. It commits without waiting for the
+// WAL's flush: a record lost in a crash is an attempt made again after its lease, so at least once holds.
 const RECORD = `
   with results as (
     select r.* from unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $18::timestamptz[])
@@ -55,14 +56,16 @@ const RECORD = `
     select * from unnest($6::uuid[], $7::uuid[], $8::timestamptz[], $9::int[], $10::int[], $11::text[], $12::text[], $13::text[], $14::text[],
       $15::text[], $18::timestamptz[])
       as t(delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers, response_body,
-        created_at)),
+        created_at)
+    where not exists (
+      select 1 from delivery_attempts a where a.delivery_id = t.delivery_id and a.created_at = t.created_at and a.at = t.at)),
   logged as (
     insert into delivery_attempts (delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers,
       response_body, created_at)
     select delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers::json, response_headers::json,
       response_body, created_at from tries),
   sent as (
-    select t.endpoint_id, t.at, coalesce(t.status_code between 200 and 299, false) as ok
+    select t.endpoint_id, t.at, t.request_url as url, coalesce(t.status_code between 200 and 299, false) as ok
     from tries t join webhook_configs w on w.id = t.endpoint_id where t.request_url = w.url),
   ended as (select endpoint_id, count(*)::int as n from updated where status = 'failed' group by endpoint_id),
   locked as (
@@ -71,13 +74,14 @@ const RECORD = `
       and (w.failing_since is not null or w.id in (select endpoint_id from sent where not ok union select endpoint_id from ended))
     order by w.id for update),
   answered as (
-    select l.*, coalesce(e.n, 0) as ended_failed, (select max(s.at) from sent s where s.endpoint_id = l.id and s.ok) as last_ok
+    select l.*, coalesce(e.n, 0) as ended_failed, (select max(s.at) from sent s where s.endpoint_id = l.id and s.url = l.url and s.ok) as last_ok
     from locked l left join ended e on e.endpoint_id = l.id),
   health as (
     select a.*, case when a.last_ok is not null
-        then least((select min(s.at) from sent s where s.endpoint_id = a.id and not s.ok and s.at > a.last_ok),
+        then least((select min(s.at) from sent s where s.endpoint_id = a.id and s.url = a.url and not s.ok and s.at > a.last_ok),
           case when a.failing_since > a.last_ok then a.failing_since end)
-        else coalesce(a.failing_since, (select min(s.at) from sent s where s.endpoint_id = a.id and not s.ok)) end as now_failing_since
+        else coalesce(a.failing_since, (select min(s.at) from sent s where s.endpoint_id = a.id and s.url = a.url and not s.ok)) end
+          as now_failing_since
     from answered a),
   judged as (
     select h.*, h.now_failing_since is not null and h.ended_failed > 0 and h.enabled

@@ -6,6 +6,7 @@ import { FamilyMemo } from '../../adapters/persistence/family-memo.ts';
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
 import { SqlWebhookConfigRepository } from '../../adapters/persistence/webhook-config-repository.ts';
 import { account, webhookConfig } from '../contracts/samples.ts';
+import { untilWaitingForALock } from '../support/lock-waits.ts';
 import { sharedDatabase } from '../support/shared.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
 
@@ -13,25 +14,6 @@ import { onPostgres, skipUnless } from '../support/skip.ts';
 // another connection while the save waits for a lock sees the row as it stood, and must not be what the unit answers
 // once the save is done. Two connections at once need a server.
 const test = suite("the webhook configurations' memo around a save");
-
-/**
- * Resolves once a session of this database waits for a lock (whose statement starts with `statement`, when given),
- * with the ids of the sessions that do. Asked afresh each time: within the holder's transaction, PostgreSQL would
- * answer the sessions' states as it first read them.
- */
-async function untilWaitingForALock(client: pg.Client, statement = '') {
-  for (let tries = 0; tries < 200; tries++) {
-    await client.query('select pg_stat_clear_snapshot()');
-    const { rows } = await client.query<{ pid: number }>(
-      `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
-         and starts_with(query, $1)`,
-      [statement],
-    );
-    if (rows.length > 0) return rows.map((r) => r.pid);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('nothing waited for the lock');
-}
 
 /** A new brand with a configuration at `url`, saved. */
 async function savedConfig(orm: Database['orm'], url: string) {

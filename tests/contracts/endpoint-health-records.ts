@@ -81,5 +81,18 @@ export function endpointHealthRecordContract(name: string, setup: () => Promise<
     assert.equal(Object.keys(listed!.attempts[0]!).sort(), ['at', 'durationMs', 'error', 'statusCode']);
   });
 
+  test('a record made again after its answer was lost logs each attempt once and judges nothing twice', async () => {
+    const {
+      brand,
+      config,
+      claimed: [d1],
+    } = await endpointWithClaims(1);
+    const results = [result(d1!, config.url!, 1000, 500, { status: 'pending', nextAttemptAt: later(DAY) })];
+    for (let i = 0; i < 2; i++) await run((r) => r.deliveryQueue.record(results, later(1000), DAY));
+    const detail = (await run((r) => r.deliveryLog.get(d1!.id, config.id)))!;
+    assert.equal([detail.attempts.length, detail.status], [1, 'pending']);
+    assert.equal((await health(brand.id)).failingSince, later(1000));
+  });
+
   test.run();
 }

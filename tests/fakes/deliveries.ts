@@ -182,11 +182,16 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
   async record(results: readonly DeliveryResult[], at: Date, disableAfterMs: number): Promise<EndpointNotice[]> {
     const answered = new Map<string, { at: Date; ok: boolean }[]>();
     const endedFailed = new Map<string, number>();
+    // A record made again (its answer lost) logs no try twice, and judges nothing by it again.
+    const loggedBefore = new Map(
+      results.map((r) => [r.deliveryId, this.rows.find((x) => x.id === r.deliveryId)!.tries.map((t) => +t.at)]),
+    );
     for (const r of results) {
       const d = this.rows.find((x) => x.id === r.deliveryId)!;
       const endpointId = r.endpointId;
-      d.tries.push({ ...r.attempt, exchange: r.exchange && structuredClone(r.exchange) });
-      if (r.exchange && r.exchange.request.url === this.configs.byId(endpointId)?.url)
+      const again = loggedBefore.get(r.deliveryId)!.includes(+r.attempt.at);
+      if (!again) d.tries.push({ ...r.attempt, exchange: r.exchange && structuredClone(r.exchange) });
+      if (!again && r.exchange && r.exchange.request.url === this.configs.byId(endpointId)?.url)
         answered.set(endpointId, [
           ...(answered.get(endpointId) ?? []),
           { at: r.attempt.at, ok: isSuccess(r.attempt.statusCode) },
