@@ -37,8 +37,9 @@ export function claimDueDeliveries(
 
 /**
  * One durable attempt of a claimed delivery, outside any transaction: sent to the endpoint's current URL with its
- * current keys, and judged by its outcome. An endpoint disabled, or left without a URL, since the event was
- * written gets nothing: the delivery fails at once, and may be sent again (redelivered) once the endpoint is back.
+ * current keys, and judged by its outcome. A claim hands out nothing of an endpoint disabled or without a URL (its
+ * deliveries wait as they are, CONTRACT §11); one whose endpoint is gone, or that came without a URL anyway, fails at
+ * once without a request, and may be sent again (redelivered).
  * `traceparent`: the attempt's own trace context, which its request carries.
  */
 export async function attemptDelivery(

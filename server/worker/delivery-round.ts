@@ -154,7 +154,7 @@ class DeliveryRound {
       .then((result) => {
         this.finished.push(result);
         this.ports.attempted(delivery, result);
-        // An attempt that sent nothing (the endpoint disabled, or without a URL) says nothing of the endpoint.
+        // An attempt that sent nothing (the endpoint gone) says nothing of the endpoint.
         if (result.exchange) this.heldBackEndpoints.attempted(delivery, result.attempt);
       })
       // Unrecorded, it is sent again after its lease: at least once.

@@ -24,7 +24,7 @@ interface Standing {
  *   process ends that (a claim that reads the endpoint healthy may have read it before this process's record);
  * - while it is failing as a claim read it (§11's `failingSince`, set by any process), unless this process had a 2xx
  *   in time from it since it began failing; a claim that reads it healthy ends this.
- * An endpoint that is disabled or has no URL is never held back: nothing is sent to it, its attempts end at once.
+ * An endpoint that is disabled or has no URL is never held back: no claim hands out its deliveries.
  *
  * The round (delivery-round.ts, held-back-share.ts) gives a held-back endpoint one send and one delivery waiting, and
  * all of them together at most half its sends, in turns that go on from round to round. Retries keep their schedule:

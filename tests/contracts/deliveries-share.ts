@@ -61,5 +61,64 @@ export function deliveryShareContract(name: string, setup: () => Promise<Run>) {
     }
   });
 
+  test('deliveries: an endpoint disabled or left without a URL keeps its pending ones, unclaimed, until enabled', async () => {
+    const [pausedBrand, bareBrand, quietBrand] = [account(), account(), account()];
+    // As above: older than any other suite's deliveries, so that these claims see only these.
+    const now = at('2020-02-01T00:00:00.000Z');
+    const [paused, bare, quiet] = [
+      webhookConfig(pausedBrand.id, 'https://hooks.example.com/paused', now),
+      webhookConfig(bareBrand.id, 'https://hooks.example.com/bare', now),
+      webhookConfig(quietBrand.id, 'https://hooks.example.com/quiet', now),
+    ];
+    // The paused endpoint's deliveries are the oldest, and more than the claim looks at first.
+    await run(async (r) => {
+      for (const b of [pausedBrand, bareBrand, quietBrand]) await r.accounts.save(b);
+      for (const c of [paused, bare, quiet]) await r.webhookConfigs.save(c);
+      await r.events.add(Array.from({ length: 40 }, (_, n) => numberedEvent(paused, n, now)));
+      await r.events.add([numberedEvent(bare, 50, now), numberedEvent(quiet, 100, now)]);
+    });
+    paused.configure(paused.url, false);
+    bare.configure(null, true);
+    await run(async (r) => {
+      for (const c of [paused, bare]) await r.webhookConfigs.save(c);
+    });
+    const claimedAt = new Date(now.getTime() + 1000);
+    const claim = () =>
+      run((r) =>
+        r.deliveryQueue.claimDue({
+          limit: 4,
+          now: claimedAt,
+          leaseUntil: new Date(now.getTime() + 60_000),
+          claimToken: randomUUID(),
+          perEndpoint: 3,
+          held: new Map(),
+          lookForNew: true,
+        }),
+      );
+    const first = await claim();
+    assert.equal(
+      first.map((d) => JSON.parse(d.body).n),
+      [100],
+      'the enabled endpoint with a URL only',
+    );
+    await run((r) => recordDelivered(r, first, claimedAt));
+    assert.equal(await claim(), [], 'the others wait');
+    paused.configure(paused.url, true);
+    bare.configure('https://hooks.example.com/bare-again', true);
+    await run(async (r) => {
+      for (const c of [paused, bare]) await r.webhookConfigs.save(c);
+    });
+    const again = await claim();
+    assert.equal(
+      again.map((d) => JSON.parse(d.body).n),
+      [0, 1, 2, 50],
+      'enabled again, as they were',
+    );
+    // Leave nothing pending for the workers of later suites on a shared database.
+    for (let claimed = again; claimed.length > 0; claimed = await claim()) {
+      await run((r) => recordDelivered(r, claimed, claimedAt));
+    }
+  });
+
   test.run();
 }

@@ -67,32 +67,35 @@ test('deliveries only where the endpoint has a URL and is enabled; sent to the U
   assert.equal(result.state, { status: 'delivered' });
 });
 
-test('an endpoint disabled after the event was written gets nothing: the delivery fails at once, without a request', async () => {
+test('an endpoint disabled after the event was written keeps the delivery pending, unclaimed, until enabled', async () => {
   const deps = fakeDeps();
   const brand = await createAccount(deps, { name: 'Brand', role: 'brand' });
-  await upsertWebhookConfig(deps, {
-    accountId: brand.id,
-    scope: 'brand',
-    url: 'https://b.example.com/1',
-    transformer: 'default',
-    version: '1.3.0',
-  });
+  const configure = (enabled: boolean) =>
+    upsertWebhookConfig(deps, {
+      accountId: brand.id,
+      scope: 'brand',
+      url: 'https://b.example.com/1',
+      transformer: 'default',
+      version: '1.3.0',
+      enabled,
+    });
+  await configure(true);
   await createJob(deps, { brandAccountId: brand.id });
-  await upsertWebhookConfig(deps, {
-    accountId: brand.id,
-    scope: 'brand',
-    url: 'https://b.example.com/1',
-    transformer: 'default',
-    version: '1.3.0',
-    enabled: false,
-  });
+  await configure(false);
+  assert.equal(await claimDueDeliveries(deps, ANY_TEN), [], 'nothing handed out while disabled');
+  const [waiting] = await deps.deliveryLog.list({ accountId: brand.id, limit: 5 });
+  assert.equal([waiting!.status, waiting!.attempts.length], ['pending', 0]);
+
+  await configure(true);
   const [claimed] = await claimDueDeliveries(deps, ANY_TEN);
   const result = await attemptDelivery(deps, claimed!, [1000]);
-  assert.equal([result.state, result.attempt.error], [{ status: 'failed' }, 'the endpoint is disabled']);
-  assert.equal((deps.webhookSender as ScriptedWebhookSender).sent, []);
   await recordDeliveries(deps, [result], 5 * 86_400_000);
+  assert.equal(
+    (deps.webhookSender as ScriptedWebhookSender).sent.map((s) => s.url),
+    ['https://b.example.com/1'],
+  );
   const [logged] = await deps.deliveryLog.list({ accountId: brand.id, limit: 5 });
-  assert.equal([logged!.status, logged!.attempts.length], ['failed', 1]);
+  assert.equal([logged!.status, logged!.attempts.length], ['delivered', 1]);
 });
 
 test.run();

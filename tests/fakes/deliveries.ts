@@ -135,8 +135,13 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
           e.event.orderId === d.event.orderId &&
           position(e)! < position(d)!,
       );
+    // An endpoint disabled or without a URL keeps what it has waiting as it is (CONTRACT §11); one gone has it failed.
+    const paused = (d: DeliveryRow) => {
+      const config = this.configs.byId(d.event.endpointId!);
+      return config != null && !(config.enabled && config.url);
+    };
     const due = queued
-      .filter((d) => d.nextAttemptAt <= now && (!d.leaseUntil || d.leaseUntil <= now) && !waits(d))
+      .filter((d) => d.nextAttemptAt <= now && (!d.leaseUntil || d.leaseUntil <= now) && !waits(d) && !paused(d))
       .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || position(a)! - position(b)!);
     const taken = new Map(held);
     const claimed = due

@@ -208,7 +208,7 @@ test('held back by its own attempts to its own 2xx in time, by claims while fail
   endpoints.attempted(delivery('e', null), attempt(t + 700, 500, 1));
   assert.ok(endpoints.isHeldBack('e'), 'a quick 500');
   endpoints.claimed(delivery('e', t + 650, false), t + 800);
-  assert.not.ok(endpoints.isHeldBack('e'), 'disabled: nothing is sent to it, its attempts end at once');
+  assert.not.ok(endpoints.isHeldBack('e'), 'disabled: no claim hands out its deliveries');
   endpoints.claimed(delivery('e', t + 900), t + 900);
   endpoints.attempted(delivery('other', null), attempt(t + 901 + 10 * 60_000, 200, 1));
   assert.not.ok(endpoints.isHeldBack('e'), 'forgotten ten minutes after its last news');

@@ -1,0 +1,113 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/**
+ * An endpoint disabled, by its integrator or for failing, or left without a URL, keeps its pending deliveries as they
+ * are (CONTRACT §11): no claim hands them out until it is enabled with a URL again, and they then go on where they
+ * were. claim_deliveries_v4 (migration 20261201000000) handed them out, and each ended `failed` at once without a
+ * request. claim_deliveries_v5 is v4 with the endpoints of the head looked up once each, and those of the spread step
+ * at its one lookup per endpoint: a paused endpoint's backlog costs the others what a full endpoint's does. A delivery
+ * whose endpoint is gone is still handed out, and fails. v4 stays for the processes of the version before.
+ */
+export class Migration20261201010000_claim_skips_paused extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`
+set local lock_timeout = '5s';
+create function claim_deliveries_v5(p_now timestamptz, p_lease_until timestamptz, p_limit integer, p_token uuid,
+  p_per_endpoint integer, p_held uuid[], p_held_counts integer[], p_sequence integer)
+  returns table(id uuid, event_id uuid, endpoint_id uuid, attempts integer, body text, created_at timestamptz,
+    endpoint json, traceparent text)
+  language plpgsql set enable_bitmapscan to 'off' set jit to 'off' as $$
+declare
+  positioned integer := 0;
+begin
+  if p_sequence > 0 then
+    perform pg_advisory_xact_lock(1885497649);
+    positioned := sequence_events(p_sequence);
+  end if;
+  if positioned = 0 then
+    perform set_config('synchronous_commit', 'off', true);
+  end if;
+  return query
+  with recursive held as (
+    select h.endpoint_id, h.n from unnest(p_held, p_held_counts) as h(endpoint_id, n)),
+  -- The oldest due rows, at most 4 * p_limit of them looked at: where a claim finds its work, unless one endpoint's
+  -- backlog fills them.
+  head as (
+    select q.delivery_id, q.endpoint_id, q.order_id, q.next_attempt_at, q.position, q.lease_until from delivery_queue q
+    where q.next_attempt_at <= p_now
+    order by q.next_attempt_at, q.position
+    limit 4 * p_limit),
+  -- Endpoints of the head that are disabled or have no URL: what they have waiting is left as it is (CONTRACT §11).
+  paused as (
+    select w.id from webhook_configs w
+    where w.id in (select h.endpoint_id from head h) and not (w.enabled and coalesce(w.url, '') <> '')),
+  head_open as (
+    select h.delivery_id, h.endpoint_id, h.next_attempt_at, h.position from head h
+    where (h.lease_until is null or h.lease_until <= p_now)
+      and not exists (select 1 from paused p where p.id = h.endpoint_id)
+      and not exists (select 1 from held f where f.endpoint_id = h.endpoint_id and f.n >= p_per_endpoint)
+      and not exists (
+        select 1 from delivery_queue o
+        where o.endpoint_id = h.endpoint_id and o.order_id = h.order_id and o.position < h.position)),
+  head_room as (
+    select r.* from (
+      select c.*, row_number() over (partition by c.endpoint_id order by c.next_attempt_at, c.position) as nth
+      from head_open c) r
+    left join held h on h.endpoint_id = r.endpoint_id
+    where r.nth <= p_per_endpoint - coalesce(h.n, 0)),
+  -- When the head was cut short and left room: every endpoint in the queue, each looked into on its own (its index),
+  -- so that what one endpoint has waiting, however much, costs the others nothing.
+  spread_needed as (
+    select (select count(*) from head) = 4 * p_limit and (select count(*) from head_room) < p_limit as yes),
+  queued(endpoint_id) as (
+    (select q.endpoint_id from delivery_queue q where (select yes from spread_needed) order by q.endpoint_id limit 1)
+    union all
+    select (
+      select q.endpoint_id from delivery_queue q where q.endpoint_id > e.endpoint_id order by q.endpoint_id limit 1)
+    from queued e where e.endpoint_id is not null),
+  spread as (
+    select c.* from queued e
+    left join held h on h.endpoint_id = e.endpoint_id
+    cross join lateral (
+      select q.delivery_id, q.endpoint_id, q.next_attempt_at, q.position from delivery_queue q
+      where q.endpoint_id = e.endpoint_id and q.next_attempt_at <= p_now
+        and (q.lease_until is null or q.lease_until <= p_now)
+        and not exists (
+          select 1 from delivery_queue o
+          where o.endpoint_id = q.endpoint_id and o.order_id = q.order_id and o.position < q.position)
+      order by q.next_attempt_at, q.position
+      limit least(p_per_endpoint - coalesce(h.n, 0), p_limit)) c
+    where e.endpoint_id is not null and coalesce(h.n, 0) < p_per_endpoint
+      and not exists (
+        select 1 from webhook_configs w where w.id = e.endpoint_id and not (w.enabled and coalesce(w.url, '') <> ''))),
+  candidates as (
+    select r.delivery_id, r.next_attempt_at, r.position from (
+      select u.*, row_number() over (partition by u.endpoint_id order by u.next_attempt_at, u.position) as nth
+      from (select hr.delivery_id, hr.endpoint_id, hr.next_attempt_at, hr.position from head_room hr
+            union
+            select s.delivery_id, s.endpoint_id, s.next_attempt_at, s.position from spread s) u) r
+    left join held h on h.endpoint_id = r.endpoint_id
+    where r.nth <= p_per_endpoint - coalesce(h.n, 0)
+    order by r.next_attempt_at, r.position
+    -- As many again as a claim takes, and more: what a claim beside this one has locked is skipped below.
+    limit 4 * p_limit),
+  due as (
+    select q.delivery_id from delivery_queue q join candidates r on r.delivery_id = q.delivery_id
+    where q.next_attempt_at <= p_now and (q.lease_until is null or q.lease_until <= p_now)
+    order by r.next_attempt_at, r.position
+    limit p_limit
+    for update of q skip locked),
+  claimed as (
+    update delivery_queue q set lease_until = p_lease_until, claim_token = p_token
+    from due where q.delivery_id = due.delivery_id
+    returning q.delivery_id, q.event_id, q.endpoint_id, q.attempts, q.created_at, q.position)
+  select c.delivery_id, c.event_id, c.endpoint_id, c.attempts, e.payload::text, c.created_at, to_json(w), e.traceparent
+  from claimed c join events e on e.id = c.event_id and e.created_at = c.created_at
+    left join webhook_configs w on w.id = c.endpoint_id
+  order by c.position;
+end
+$$;
+
+`);
+  }
+}
