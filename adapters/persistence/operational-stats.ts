@@ -17,7 +17,7 @@ export interface PoolStats {
 // on the database's clock, never below 0. The same for every process: the queues are shared. A running command is an
 // accepted one an executor holds now (a partner command runs inside its request's transaction, which nobody else sees).
 // Overdue counts only a delivery that could be sent: the first pending one of its order (the later ones wait for it, as
-// the claim makes them).
+// the claim makes them), of an endpoint enabled with a URL (the others' wait as they are, CONTRACT §11).
 const QUEUES = `
   select
     (select count(*) from commands where status = 'accepted' and (claim_token is null or lease_until <= now()))::int as accepted,
@@ -26,7 +26,9 @@ const QUEUES = `
     (select count(*) from delivery_queue)::int as pending,
     greatest(coalesce((select extract(epoch from now() - min(q.next_attempt_at)) from delivery_queue q
       where q.next_attempt_at <= now()
-        and not exists (select 1 from delivery_queue o where o.endpoint_id = q.endpoint_id and o.order_id = q.order_id and o.position < q.position)), 0), 0)::float8 as oldest_pending,
+        and not exists (select 1 from delivery_queue o where o.endpoint_id = q.endpoint_id and o.order_id = q.order_id and o.position < q.position)
+        and not exists (select 1 from webhook_configs w where w.id = q.endpoint_id and not (w.enabled and coalesce(w.url, '') <> ''))), 0), 0)::float8
+      as oldest_pending,
     (select count(*) from webhook_configs where failing_since is not null and enabled)::int as failing,
     (select count(*) from webhook_configs where not enabled and disabled_reason = 'failing')::int as disabled_failing,
     (select count(*) from webhook_configs where not enabled and disabled_reason = 'integrator')::int as disabled_integrator`;
