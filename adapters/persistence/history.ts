@@ -25,7 +25,8 @@ export async function prepareHistoryDays(client: pg.PoolClient, from: Date): Pro
 }
 
 /**
- * A whole day first: drop_history_days drops the oldest day that ended before `before` and has nothing left to send,
+ * First the deliveries past the horizon's day of endpoints disabled or without a URL, which nothing else ends. Then a
+ * whole day: drop_history_days drops the oldest day that ended before `before` and has nothing left to send,
  * with its feed horizon moved (a dropped day answers `limit`: the caller comes back for the next). Then, row by row,
  * what no day can take, older than `before`'s UTC day (a day on its way past the horizon is left whole for its drop):
  * the default partitions, the legacy partition, a day still sending. Finished deliveries there go first, each under a
@@ -34,13 +35,35 @@ export async function prepareHistoryDays(client: pg.PoolClient, from: Date): Pro
  * its tables busy (-1) leaves the rows too: they wait for the next round.
  */
 export async function purgeHistoryBefore(client: pg.PoolClient, before: Date, limit: number): Promise<number> {
+  const dayOf = new Date(Date.UTC(before.getUTCFullYear(), before.getUTCMonth(), before.getUTCDate()));
+  // What an endpoint disabled or without a URL has waiting is kept as it is (CONTRACT §11), but no longer than the
+  // history (§10): past the horizon it goes, out of the queue first, so that its day can be dropped. A lease that
+  // ended before the horizon's day is surely over.
+  const paused = await client.query<{ n: number }>({
+    name: 'paused-deliveries-purge',
+    text: `with gone as (
+        delete from delivery_queue where delivery_id in (
+          select q.delivery_id from delivery_queue q
+          where q.created_at < $1 and (q.lease_until is null or q.lease_until < $1)
+            and exists (
+              select 1 from webhook_configs w where w.id = q.endpoint_id and not (w.enabled and coalesce(w.url, '') <> ''))
+          limit $2 for update of q skip locked)
+        returning delivery_id, created_at),
+      purged as (
+        delete from deliveries d using gone g where d.id = g.delivery_id and d.created_at = g.created_at
+        returning d.id, d.created_at),
+      attempts as (
+        delete from delivery_attempts a using purged d where ${ITS_ATTEMPTS})
+      select count(*)::int as n from gone`,
+    values: [dayOf, limit],
+  });
+  if (paused.rows[0]!.n === limit) return limit;
   const { rows } = await client.query<{ n: number }>({
     name: 'history-drop-day',
     text: 'select drop_history_days($1) as n',
     values: [before],
   });
   if (rows[0]!.n !== 0) return rows[0]!.n > 0 ? limit : 0;
-  const dayOf = new Date(Date.UTC(before.getUTCFullYear(), before.getUTCMonth(), before.getUTCDate()));
   const deliveries = await client.query<{ n: number }>({
     name: 'deliveries-purge-v2',
     text: `with purged as (

@@ -2,6 +2,7 @@ import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
 import { deliveryContract } from '../contracts/deliveries.ts';
 import { deliveryByEndpointContract } from '../contracts/deliveries-by-endpoint.ts';
 import { deliveryClaimContract } from '../contracts/deliveries-claims.ts';
+import { deliveryPausedContract } from '../contracts/deliveries-paused.ts';
 import { deliveryShareContract } from '../contracts/deliveries-share.ts';
 import { deliveryLogContract } from '../contracts/delivery-log.ts';
 import { endpointHealthContract } from '../contracts/endpoint-health.ts';
@@ -21,6 +22,7 @@ for (const contract of [
   deliveryByEndpointContract,
   deliveryClaimContract,
   deliveryShareContract,
+  deliveryPausedContract,
   deliveryContract,
   deliveryLogContract,
   endpointHealthContract,

@@ -120,7 +120,11 @@ export class InMemoryDeliveryLog implements DeliveryLog {
   async prepareDays(_from: Date) {}
 
   async purgeBefore(before: Date, limit: number) {
-    const old = this.rows.filter((d) => d.createdAt < before && d.status !== 'pending').slice(0, limit);
+    const paused = (d: DeliveryRow) => {
+      const config = this.configs.byId(d.event.endpointId!);
+      return config != null && !(config.enabled && config.url) && !d.claimToken;
+    };
+    const old = this.rows.filter((d) => d.createdAt < before && (d.status !== 'pending' || paused(d))).slice(0, limit);
     for (const d of old) this.rows.splice(this.rows.indexOf(d), 1);
     return old.length;
   }
