@@ -33,8 +33,8 @@ class ClaimLost extends Error {}
  * it succeeded if the claim is still ours, so that its effects, its result and its events commit together (a lost
  * claim rolls all of it back: the fence is the last statement, which saves a round trip on every command). A failure
  * the sender can act on (CommandError) rolls that back and is stored, in a unit of work of its own, as a
- * CommandErrorEvent. An unexpected failure gives the command back to be tried again later, until the last attempt,
- * after which it ends as INTERNAL_ERROR, without the failure's text.
+ * CommandErrorEvent (one the store refuses ends as INTERNAL_ERROR). An unexpected failure gives the command back to be
+ * tried again later, until the last attempt, after which it ends as INTERNAL_ERROR, without the failure's text.
  */
 export async function executeCommand(
   transact: RunInUnit,
@@ -74,15 +74,13 @@ export async function executeCommand(
       );
       return { outcome: 'retry', error };
     }
-    await record(
-      transact,
-      claimed,
-      command,
-      new CommandError('INTERNAL_ERROR', 'The command could not be executed because of an internal error.'),
-    );
+    await record(transact, claimed, command, internalError());
     return { outcome: 'gave up', error };
   }
 }
+
+const internalError = () =>
+  new CommandError('INTERNAL_ERROR', 'The command could not be executed because of an internal error.');
 
 /**
  * Runs a claimed batch in one unit of work when every command of it succeeds: one transaction and one write of the
@@ -182,7 +180,11 @@ async function record(
     return { outcome: 'failed', code: error.code };
   } catch (failure) {
     if (failure instanceof ClaimLost) return { outcome: 'lost' };
-    throw failure;
+    if (isUnavailable(failure) || error.code === 'INTERNAL_ERROR') throw failure;
+    // An error the store refuses to keep would be refused at every attempt, and the command claimed again after each
+    // lease, forever: it ends with the plainest error instead.
+    const plain = await record(transact, claimed, command, internalError());
+    return plain.outcome === 'failed' ? { outcome: 'gave up', error: failure } : plain;
   }
 }
 

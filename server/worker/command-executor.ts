@@ -38,7 +38,7 @@ export function commandExecutor(services: Services, options: ExecutorOptions): W
         { err: execution.error, cid: command.cid, account: command.accountId, attempt: command.attempts },
         execution.outcome === 'retry'
           ? 'command failed unexpectedly; it will be tried again'
-          : 'command failed unexpectedly on its last attempt: INTERNAL_ERROR',
+          : 'command failed unexpectedly, on its last attempt or in recording its error: INTERNAL_ERROR',
       );
     }
   };
