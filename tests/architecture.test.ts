@@ -174,7 +174,7 @@ test('no file of code is over 300 lines (migrations aside)', () => {
 
 // Biome wraps code at 120 columns; what it cannot wrap (comments, string and SQL text) is counted, and the count may
 // only fall: wrap such a line when you touch it, then lower the bound.
-const LONG_LINES_LEFT = 703;
+const LONG_LINES_LEFT = 694;
 test(`at most ${LONG_LINES_LEFT} lines of code over 120 characters (the formatter wraps the rest), none added`, () => {
   const long = codeFiles().flatMap((file) =>
     readFileSync(join(root, file), 'utf8')

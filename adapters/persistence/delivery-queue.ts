@@ -58,7 +58,8 @@ const RECORD = `
       as t(delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers, response_body,
         created_at)
     where not exists (
-      select 1 from delivery_attempts a where a.delivery_id = t.delivery_id and a.created_at = t.created_at and a.at = t.at)),
+      select 1 from delivery_attempts a
+      where a.delivery_id = t.delivery_id and a.created_at = t.created_at and a.at = t.at)),
   logged as (
     insert into delivery_attempts (delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers,
       response_body, created_at)
@@ -74,13 +75,16 @@ const RECORD = `
       and (w.failing_since is not null or w.id in (select endpoint_id from sent where not ok union select endpoint_id from ended))
     order by w.id for update),
   answered as (
-    select l.*, coalesce(e.n, 0) as ended_failed, (select max(s.at) from sent s where s.endpoint_id = l.id and s.url = l.url and s.ok) as last_ok
+    select l.*, coalesce(e.n, 0) as ended_failed,
+      (select max(s.at) from sent s where s.endpoint_id = l.id and s.url = l.url and s.ok) as last_ok
     from locked l left join ended e on e.endpoint_id = l.id),
   health as (
     select a.*, case when a.last_ok is not null
-        then least((select min(s.at) from sent s where s.endpoint_id = a.id and s.url = a.url and not s.ok and s.at > a.last_ok),
+        then least(
+          (select min(s.at) from sent s where s.endpoint_id = a.id and s.url = a.url and not s.ok and s.at > a.last_ok),
           case when a.failing_since > a.last_ok then a.failing_since end)
-        else coalesce(a.failing_since, (select min(s.at) from sent s where s.endpoint_id = a.id and s.url = a.url and not s.ok)) end
+        else coalesce(a.failing_since,
+          (select min(s.at) from sent s where s.endpoint_id = a.id and s.url = a.url and not s.ok)) end
           as now_failing_since
     from answered a),
   judged as (

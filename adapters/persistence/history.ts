@@ -45,8 +45,8 @@ export async function purgeHistoryBefore(client: pg.PoolClient, before: Date, li
         delete from delivery_queue where delivery_id in (
           select q.delivery_id from delivery_queue q
           where q.created_at < $1 and (q.lease_until is null or q.lease_until < $1)
-            and exists (
-              select 1 from webhook_configs w where w.id = q.endpoint_id and not (w.enabled and coalesce(w.url, '') <> ''))
+            and exists (select 1 from webhook_configs w where w.id = q.endpoint_id
+              and not (w.enabled and coalesce(w.url, '') <> ''))
           limit $2 for update of q skip locked)
         returning delivery_id, created_at),
       purged as (

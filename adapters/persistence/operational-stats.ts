@@ -26,9 +26,10 @@ const QUEUES = `
     (select count(*) from delivery_queue)::int as pending,
     greatest(coalesce((select extract(epoch from now() - min(q.next_attempt_at)) from delivery_queue q
       where q.next_attempt_at <= now()
-        and not exists (select 1 from delivery_queue o where o.endpoint_id = q.endpoint_id and o.order_id = q.order_id and o.position < q.position)
-        and not exists (select 1 from webhook_configs w where w.id = q.endpoint_id and not (w.enabled and coalesce(w.url, '') <> ''))), 0), 0)::float8
-      as oldest_pending,
+        and not exists (select 1 from delivery_queue o where o.endpoint_id = q.endpoint_id and o.order_id = q.order_id
+          and o.position < q.position)
+        and not exists (select 1 from webhook_configs w where w.id = q.endpoint_id
+          and not (w.enabled and coalesce(w.url, '') <> ''))), 0), 0)::float8 as oldest_pending,
     (select count(*) from webhook_configs where failing_since is not null and enabled)::int as failing,
     (select count(*) from webhook_configs where not enabled and disabled_reason = 'failing')::int as disabled_failing,
     (select count(*) from webhook_configs where not enabled and disabled_reason = 'integrator')::int as disabled_integrator`;

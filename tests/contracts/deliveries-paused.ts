@@ -29,7 +29,7 @@ export function deliveryPausedContract(name: string, setup: () => Promise<Run>) 
       }),
     );
 
-  test('deliveries: an endpoint disabled or left without a URL keeps its pending ones, unclaimed, until enabled', async () => {
+  test('deliveries: an endpoint disabled or without a URL keeps its pending ones unclaimed till enabled', async () => {
     const [pausedBrand, bareBrand, quietBrand] = [account(), account(), account()];
     // As above: older than any other suite's deliveries, so that these claims see only these.
     const now = at('2020-02-01T00:00:00.000Z');
@@ -77,7 +77,7 @@ export function deliveryPausedContract(name: string, setup: () => Promise<Run>) 
     }
   });
 
-  test('deliveries: what a disabled endpoint has waiting goes, as a finished one does, once past the retention', async () => {
+  test('deliveries: what a disabled endpoint has waiting goes past the retention, as finished ones do', async () => {
     const brand = account();
     const now = at('2020-03-01T00:00:00.000Z');
     const config = webhookConfig(brand.id, 'https://hooks.example.com/paused-past-retention', now);

@@ -67,7 +67,7 @@ test('deliveries only where the endpoint has a URL and is enabled; sent to the U
   assert.equal(result.state, { status: 'delivered' });
 });
 
-test('an endpoint disabled after the event was written keeps the delivery pending, unclaimed, until enabled', async () => {
+test('an endpoint disabled after its event was written keeps the delivery pending until enabled', async () => {
   const deps = fakeDeps();
   const brand = await createAccount(deps, { name: 'Brand', role: 'brand' });
   const configure = (enabled: boolean) =>
