@@ -17,8 +17,11 @@ export interface DatabaseOptions {
    * service reconnecting after a lost connection.
    */
   embeddedIdleTimeoutMs?: number;
-  /** The embedded database on a folder checkpoints this often (a minute when absent; tests shorten it). */
-  embeddedCheckpointMs?: number;
+  /**
+   * The embedded database's upkeep runs this often (a minute when absent; tests shorten it): the vacuums autovacuum
+   * would make, and a checkpoint on a folder.
+   */
+  embeddedUpkeepMs?: number;
   /** Told about what opening did that an operator should know (a database created). */
   notice?: (message: string) => void;
   /**

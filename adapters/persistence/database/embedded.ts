@@ -14,6 +14,7 @@ import {
   ping,
   StatementCount,
 } from './database.ts';
+import { startEmbeddedUpkeep } from './embedded-upkeep.ts';
 
 /**
  * PGlite is one PostgreSQL backend behind a socket: whatever a connection leaves in the session (prepared
@@ -30,8 +31,11 @@ const startCleanSession =
     });
   };
 
-/** How often the WAL is checkpointed: a killed process's next start replays at most this long's writes. */
-const CHECKPOINT_EVERY_MS = 60_000;
+/**
+ * How often the upkeep runs (embedded-upkeep.ts): a killed process's next start replays at most this long's writes,
+ * and the queues' dead rows are cleared about this often.
+ */
+const UPKEEP_EVERY_MS = 60_000;
 
 export async function openEmbedded(options: DatabaseOptions): Promise<Database> {
   // Loaded only here: the embedded database's module alone holds ~45 MB that a server deployment never needs.
@@ -91,17 +95,7 @@ export async function openEmbedded(options: DatabaseOptions): Promise<Database> 
   });
   await migrate(orm, progress, options.migrateTo);
   if (creating) await rm(creatingMarker, { force: true });
-  // PGlite runs no checkpointer: without checkpoints, a process killed replays at its next start all the WAL written
-  // since it opened the folder (14 s after 1.3 GB here), and pg_wal grows without end. A failed one waits for the next.
-  const checkpoints = inMemory
-    ? undefined
-    : setInterval(() => {
-        orm.em
-          .getConnection()
-          .execute('checkpoint')
-          .catch(() => {});
-      }, options.embeddedCheckpointMs ?? CHECKPOINT_EVERY_MS);
-  checkpoints?.unref();
+  const stopUpkeep = startEmbeddedUpkeep(orm, options.embeddedUpkeepMs ?? UPKEEP_EVERY_MS, !inMemory);
   return {
     orm,
     statements,
@@ -109,7 +103,7 @@ export async function openEmbedded(options: DatabaseOptions): Promise<Database> 
     url,
     ping: () => ping(orm),
     close: async () => {
-      clearInterval(checkpoints);
+      stopUpkeep();
       await orm.close();
       await server.stop();
       await db.close();
