@@ -25,7 +25,7 @@ const QUEUES = `
     greatest(coalesce((select extract(epoch from now() - min(created_at)) from commands where status = 'accepted'), 0), 0)::float8 as oldest_accepted,
     (select count(*) from delivery_queue)::int as pending,
     greatest(coalesce((select extract(epoch from now() - min(q.next_attempt_at)) from delivery_queue q
-      where q.next_attempt_at <= now()
+      where q.next_attempt_at <= now() and not q.paused
         and not exists (select 1 from delivery_queue o where o.endpoint_id = q.endpoint_id and o.order_id = q.order_id
           and o.position < q.position)
         and not exists (select 1 from webhook_configs w where w.id = q.endpoint_id

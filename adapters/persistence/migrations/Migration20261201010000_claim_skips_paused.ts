@@ -4,14 +4,58 @@ import { Migration } from '@mikro-orm/migrations';
  * An endpoint disabled, by its integrator or for failing, or left without a URL, keeps its pending deliveries as they
  * are (CONTRACT §11): no claim hands them out until it is enabled with a URL again, and they then go on where they
  * were. claim_deliveries_v4 (migration 20261201000000) handed them out, and each ended `failed` at once without a
- * request. claim_deliveries_v5 is v4 with the endpoints of the head looked up once each, and those of the spread step
- * at its one lookup per endpoint: a paused endpoint's backlog costs the others what a full endpoint's does. A delivery
- * whose endpoint is gone is still handed out, and fails. v4 stays for the processes of the version before.
+ * request.
+ *
+ * The queue's rows carry their endpoint's state (`paused`, kept by two triggers), and the index of due rows holds only
+ * the others: a paused backlog, however long and for however many days, is never in a claim's way (looked up at the
+ * claim, it would fill the head of due rows and send every claim through the per-endpoint step). claim_deliveries_v5
+ * is v4 on that index, with the endpoints it looks at checked as well (a row a concurrent change passed over). A
+ * delivery whose endpoint is gone is still handed out, and fails. v4 stays for the processes of the version before,
+ * which fail paused deliveries as before while they run.
  */
 export class Migration20261201010000_claim_skips_paused extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
 set local lock_timeout = '5s';
+alter table delivery_queue add column paused boolean not null default false;
+update delivery_queue q set paused = true from webhook_configs w
+where w.id = q.endpoint_id and not (w.enabled and coalesce(w.url, '') <> '');
+create index delivery_queue_due_open_idx on delivery_queue (next_attempt_at, position) where not paused;
+drop index delivery_queue_due_idx;
+
+-- A row is flagged as it is queued, from its endpoint as it stands.
+create function delivery_queue_paused_as_queued() returns trigger language plpgsql as $$
+begin
+  new.paused := exists (
+    select 1 from webhook_configs w where w.id = new.endpoint_id and not (w.enabled and coalesce(w.url, '') <> ''));
+  return new;
+end
+$$;
+create trigger delivery_queue_paused_as_queued before insert on delivery_queue
+  for each row execute function delivery_queue_paused_as_queued();
+
+-- An endpoint's rows follow it as it is disabled or enabled, or loses or gets a URL. Pausing passes over a row another
+-- transaction holds (a record under way; it could hold this endpoint's row lock next, and the two would deadlock): the
+-- claim checks the endpoint of what it looks at too. Resuming waits for every row: none may stay paused.
+create function webhook_config_pauses_queue() returns trigger language plpgsql as $$
+declare
+  now_paused boolean := not (new.enabled and coalesce(new.url, '') <> '');
+begin
+  if now_paused then
+    update delivery_queue q set paused = true
+    where q.delivery_id in (
+      select o.delivery_id from delivery_queue o where o.endpoint_id = new.id and not o.paused for update skip locked);
+  else
+    update delivery_queue q set paused = false where q.endpoint_id = new.id and q.paused;
+  end if;
+  return null;
+end
+$$;
+create trigger webhook_config_pauses_queue after update of enabled, url on webhook_configs
+  for each row when (
+    (old.enabled and coalesce(old.url, '') <> '') is distinct from (new.enabled and coalesce(new.url, '') <> ''))
+  execute function webhook_config_pauses_queue();
+
 create function claim_deliveries_v5(p_now timestamptz, p_lease_until timestamptz, p_limit integer, p_token uuid,
   p_per_endpoint integer, p_held uuid[], p_held_counts integer[], p_sequence integer)
   returns table(id uuid, event_id uuid, endpoint_id uuid, attempts integer, body text, created_at timestamptz,
@@ -34,10 +78,11 @@ begin
   -- backlog fills them.
   head as (
     select q.delivery_id, q.endpoint_id, q.order_id, q.next_attempt_at, q.position, q.lease_until from delivery_queue q
-    where q.next_attempt_at <= p_now
+    where q.next_attempt_at <= p_now and not q.paused
     order by q.next_attempt_at, q.position
     limit 4 * p_limit),
-  -- Endpoints of the head that are disabled or have no URL: what they have waiting is left as it is (CONTRACT §11).
+  -- Endpoints of the head that are disabled or have no URL, whose rows a concurrent change left unflagged: what they
+  -- have waiting is left as it is (CONTRACT §11) all the same.
   paused as (
     select w.id from webhook_configs w
     where w.id in (select h.endpoint_id from head h) and not (w.enabled and coalesce(w.url, '') <> '')),
@@ -70,7 +115,7 @@ begin
     left join held h on h.endpoint_id = e.endpoint_id
     cross join lateral (
       select q.delivery_id, q.endpoint_id, q.next_attempt_at, q.position from delivery_queue q
-      where q.endpoint_id = e.endpoint_id and q.next_attempt_at <= p_now
+      where q.endpoint_id = e.endpoint_id and q.next_attempt_at <= p_now and not q.paused
         and (q.lease_until is null or q.lease_until <= p_now)
         and not exists (
           select 1 from delivery_queue o
