@@ -7,9 +7,10 @@ import type { Role } from '../api/session';
 import { UtcDateInput } from '../DateInput';
 import { formatUtc, parseUtcInput, utcInputText } from '../dates';
 import { answerText, Empty, Loaded, MutationProblem } from '../ui';
-import { Redeliver, refreshWhileSettling, ShortId } from './delivery-parts';
+import { Redeliver, ShortId } from './delivery-parts';
 import { OrderField, submittedOrder } from './OrderField';
 import { OrderRef } from './Orders';
+import { refreshWhileSettling } from './settling';
 
 type Query = NonNullable<operations['webhookDeliveries-list']['parameters']['query']>;
 type Page = operations['webhookDeliveries-list']['responses'][200]['content']['application/json'];

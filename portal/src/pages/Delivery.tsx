@@ -5,8 +5,9 @@ import type { operations } from '../api/schema';
 import type { Role } from '../api/session';
 import { formatDuration, formatUtc } from '../dates';
 import { answerText, Empty, Json, Loaded } from '../ui';
-import { Redeliver, refreshWhileSettling, ShortId } from './delivery-parts';
+import { Redeliver, ShortId } from './delivery-parts';
 import { OrderRef } from './Orders';
+import { refreshWhileSettling } from './settling';
 
 /** GET /v3/webhook-deliveries/{id}: the delivery as listed, its payload, and each attempt's request and response. */
 type Detail = operations['webhookDeliveries-get']['responses'][200]['content']['application/json'];

@@ -45,17 +45,5 @@ export function Redeliver({ delivery }: { delivery: DeliveryState }) {
   );
 }
 
-/**
- * Whether a delivery's state is about to change (pending, its next attempt within a minute): worth asking again soon.
- */
-const settlingSoon = (d: { status: string; nextAttemptAt: string | null }) =>
-  d.status === 'pending' && (d.nextAttemptAt === null || Date.parse(d.nextAttemptAt) - Date.now() < 60_000);
-
-/**
- * A query's refetch interval: every second while one of its deliveries is settling soon (only while the page is seen).
- */
-export const refreshWhileSettling = (deliveries: readonly { status: string; nextAttemptAt: string | null }[]) =>
-  deliveries.some(settlingSoon) ? 1000 : false;
-
 /** An id's first 8 characters, the whole in the tooltip: enough to tell events apart and to find one in a log. */
 export const ShortId = ({ id }: { id: string }) => <code title={id}>{id.slice(0, 8)}</code>;
