@@ -68,7 +68,8 @@ export interface DeliveryResult {
   createdAt: Date;
   attempt: DeliveryAttempt;
   /**
-   * Null when no request was made at all (the endpoint disabled, without a URL, or gone): such an attempt says nothing
+   * Null when no request was made at all (the endpoint gone; before claims passed over paused endpoints, also one
+   * disabled or without a URL): such an attempt says nothing
    * of its health. A request the sender refused to send (a refused target) is here, without an answer, and counts as a
    * failure of the endpoint's URL.
    */
@@ -117,7 +118,7 @@ export interface DeliveryView {
 export interface DeliveryDetail extends DeliveryView {
   endpointId: string;
   payload: string;
-  /** `request` is null when nothing was sent (the endpoint disabled or without a URL, a refused target). */
+  /** `request` is null when nothing was sent (the endpoint gone, or, in older attempts, disabled or without a URL). */
   attempts: (DeliveryAttempt & { request: AttemptExchange['request'] | null; response: AttemptExchange['response'] })[];
 }
 

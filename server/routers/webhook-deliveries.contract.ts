@@ -73,7 +73,10 @@ export const webhookDeliveries = {
               headers: headers.describe('The headers sent, signature values included.'),
             })
             .nullable()
-            .describe('What was sent; null when nothing was (the endpoint was disabled or had no URL).'),
+            .describe(
+              'What was sent; null when nothing was (the endpoint was gone, or, before 2026-12-01, disabled or ' +
+                'had no URL).',
+            ),
           response: z
             .object({
               headers,

@@ -56,7 +56,7 @@ test('a failed try to the URL an endpoint had before a change that committed mea
         DAY,
       ),
     );
-    await untilWaitingForALock(holder);
+    await untilWaitingForALock(holder, '', true);
   } finally {
     await holder.query('commit');
     await holder.end();

@@ -85,13 +85,19 @@ export function endpointHealthRecordContract(name: string, setup: () => Promise<
     const {
       brand,
       config,
-      claimed: [d1],
-    } = await endpointWithClaims(1);
-    const results = [result(d1!, config.url!, 1000, 500, { status: 'pending', nextAttemptAt: later(DAY) })];
-    for (let i = 0; i < 2; i++) await run((r) => r.deliveryQueue.record(results, later(1000), DAY));
+      claimed: [d1, d2],
+    } = await endpointWithClaims(2);
+    const failed = [result(d1!, config.url!, 1000, 500, { status: 'pending', nextAttemptAt: later(DAY) })];
+    await run((r) => r.deliveryQueue.record(failed, later(1000), DAY));
+    await run((r) =>
+      r.deliveryQueue.record([result(d2!, config.url!, 2000, 200, { status: 'delivered' })], later(2000), DAY),
+    );
+    assert.is((await health(brand.id)).failingSince, null, 'healed by the 2xx after the failure');
+    // The first record's answer was lost: it is made again, after the 2xx.
+    await run((r) => r.deliveryQueue.record(failed, later(3000), DAY));
     const detail = (await run((r) => r.deliveryLog.get(d1!.id, config.id)))!;
     assert.equal([detail.attempts.length, detail.status], [1, 'pending']);
-    assert.equal((await health(brand.id)).failingSince, later(1000));
+    assert.is((await health(brand.id)).failingSince, null, 'the failure is not judged again');
   });
 
   test.run();
