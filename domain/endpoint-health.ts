@@ -29,8 +29,9 @@ export interface EndpointVerdict {
 /**
  * The rule, in one place (the SQL of adapters/persistence/delivery-queue.ts does the same in its record statement, and
  * the repository contract holds both to it): `answered` are the attempts actually sent to the endpoint's current URL,
- * `endedFailed` the deliveries whose last attempt was used up. A stored failure later than the batch's last 2xx (a
- * batch recorded after a later one) still stands.
+ * with any 2xx already recorded from an attempt after the batch's first failure (one that started later and was
+ * recorded first), `endedFailed` the deliveries whose last attempt was used up. A stored failure later than the
+ * batch's last 2xx (a batch recorded after a later one) still stands.
  *
  * Contacts are warned once per failing period (not mailed since it began), and never twice within WARN_EVERY_MS: a
  * period that ends and starts again within the day sends nothing.

@@ -74,9 +74,16 @@ const RECORD = `
     where w.id in (select endpoint_id from sent union select endpoint_id from ended)
       and (w.failing_since is not null or w.id in (select endpoint_id from sent where not ok union select endpoint_id from ended))
     order by w.id for update),
+  -- The last 2xx: this batch's, or one logged already that came after a failure of this batch (an attempt that
+  -- started later and was recorded first, by this sender or another).
   answered as (
     select l.*, coalesce(e.n, 0) as ended_failed,
-      (select max(s.at) from sent s where s.endpoint_id = l.id and s.url = l.url and s.ok) as last_ok
+      greatest(
+        (select max(s.at) from sent s where s.endpoint_id = l.id and s.url = l.url and s.ok),
+        (select max(a.at) from delivery_attempts a
+          where a.endpoint_id = l.id and a.request_url = l.url and a.status_code between 200 and 299
+            and a.at > (select min(s.at) from sent s where s.endpoint_id = l.id and s.url = l.url and not s.ok)))
+        as last_ok
     from locked l left join ended e on e.endpoint_id = l.id),
   health as (
     select a.*, case when a.last_ok is not null

@@ -100,5 +100,20 @@ export function endpointHealthRecordContract(name: string, setup: () => Promise<
     assert.is((await health(brand.id)).failingSince, null, 'the failure is not judged again');
   });
 
+  test('a failure recorded after a later 2xx of the same endpoint (recorded first) leaves it healthy', async () => {
+    const {
+      brand,
+      config,
+      claimed: [d1, d2],
+    } = await endpointWithClaims(2);
+    // d1's attempt started first and timed out; d2's started later, answered 2xx at once, and was recorded first.
+    await run((r) =>
+      r.deliveryQueue.record([result(d2!, config.url!, 2000, 200, { status: 'delivered' })], later(2100), DAY),
+    );
+    const failed = result(d1!, config.url!, 1000, null, { status: 'pending', nextAttemptAt: later(DAY) });
+    await run((r) => r.deliveryQueue.record([failed], later(11_000), DAY));
+    assert.is((await health(brand.id)).failingSince, null, 'no attempt without a 2xx after the last 2xx');
+  });
+
   test.run();
 }

@@ -19,6 +19,7 @@ import type {
   WebhookRequest,
   WebhookSender,
 } from '../../domain/ports.ts';
+import type { WebhookConfig } from '../../domain/webhook-config.ts';
 import type { InMemoryWebhookConfigRepository } from './accounts.ts';
 import { copy } from './table.ts';
 
@@ -213,6 +214,7 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
     for (const endpointId of new Set([...answered.keys(), ...endedFailed.keys()])) {
       const config = this.configs.byId(endpointId);
       if (!config) continue;
+      answered.set(endpointId, [...(answered.get(endpointId) ?? []), ...this.loggedOkAfterAFailure(config, answered)]);
       const verdict = judgeEndpoint(
         config,
         answered.get(endpointId) ?? [],
@@ -238,6 +240,16 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
       }
     }
     return notices;
+  }
+  /** The 2xx already logged at the endpoint's URL after the batch's first failure there (recorded first). */
+  private loggedOkAfterAFailure(config: WebhookConfig, answered: Map<string, { at: Date; ok: boolean }[]>) {
+    const bad = (answered.get(config.id) ?? []).filter((a) => !a.ok).map((a) => +a.at);
+    const firstBad = Math.min(...bad, Infinity);
+    return this.rows
+      .filter((d) => d.event.endpointId === config.id)
+      .flatMap((d) => d.tries)
+      .filter((t) => isSuccess(t.statusCode) && t.exchange?.request.url === config.url && +t.at > firstBad)
+      .map((t) => ({ at: t.at, ok: true }));
   }
 }
 
