@@ -266,7 +266,11 @@ export class SqlDeliveryLog implements DeliveryLog {
     return withDriverConnection(this.em, (client) => prepareHistoryDays(client, from));
   }
 
+  /** The retention round: first the queue's paused flags a race left wrong set right (migration 20261201010000). */
   purgeBefore(before: Date, limit: number): Promise<number> {
-    return withDriverConnection(this.em, (client) => purgeHistoryBefore(client, before, limit));
+    return withDriverConnection(this.em, async (client) => {
+      await client.query({ name: 'settle-paused-flags', text: 'select settle_paused_flags()' });
+      return purgeHistoryBefore(client, before, limit);
+    });
   }
 }

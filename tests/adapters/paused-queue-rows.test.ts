@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { Database } from '../../adapters/persistence/database/open.ts';
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
 import { account, claimAll, DAY, numberedEvent, recordDelivered, webhookConfig } from '../contracts/samples.ts';
 import { sharedDatabase } from '../support/shared.ts';
@@ -10,18 +11,21 @@ import { sharedDatabase } from '../support/shared.ts';
 // whichever way it changes (a PUT, an admin, a record that disables it for failing).
 const test = suite("the delivery queue's paused rows");
 
+/** The paused flags of an endpoint's queued rows, in feed order. */
+const flags = async (orm: Database['orm'], endpointId: string) =>
+  (
+    await orm.em
+      .fork()
+      .getConnection()
+      .execute<{ paused: boolean }[]>('select paused from delivery_queue where endpoint_id = ? order by position', [
+        endpointId,
+      ])
+  ).map((r) => r.paused);
+
 test('rows are flagged as queued for a paused endpoint, and follow it as it is enabled or disabled', async () => {
   const { orm } = await sharedDatabase();
   const run = mikroOrmTransact(orm);
-  const flags = async (endpointId: string) =>
-    (
-      await orm.em
-        .fork()
-        .getConnection()
-        .execute<{ paused: boolean }[]>('select paused from delivery_queue where endpoint_id = ? order by position', [
-          endpointId,
-        ])
-    ).map((r) => r.paused);
+  const flagsOf = (endpointId: string) => flags(orm, endpointId);
   const brand = account();
   const now = new Date('2020-04-01T00:00:00.000Z');
   const config = webhookConfig(brand.id, 'https://hooks.example.com/flags', now, 'brand', {
@@ -35,12 +39,12 @@ test('rows are flagged as queued for a paused endpoint, and follow it as it is e
   });
   const claim = (at: Date) => run((r) => claimAll(r, 10, at, new Date(at.getTime() + DAY), randomUUID()));
   assert.equal(await claim(new Date(now.getTime() + 1000)), []);
-  assert.equal(await flags(config.id), [true, true], 'queued for a disabled endpoint');
+  assert.equal(await flagsOf(config.id), [true, true], 'queued for a disabled endpoint');
 
   const change = async (url: string | null, enabled: boolean) => {
     config.configure(url, enabled);
     await run((r) => r.webhookConfigs.save(config));
-    return flags(config.id);
+    return flagsOf(config.id);
   };
   assert.equal(await change(config.url, true), [false, false], 'enabled');
   assert.equal(await change(null, true), [true, true], 'without a URL');
@@ -68,13 +72,58 @@ test('rows are flagged as queued for a paused endpoint, and follow it as it is e
   );
   const stored = await run((r) => r.webhookConfigs.find(brand.id, 'brand'));
   assert.equal([stored?.enabled, stored?.disabledReason], [false, 'failing']);
-  assert.equal(await flags(config.id), [true], 'disabled for failing');
+  assert.equal(await flagsOf(config.id), [true], 'disabled for failing');
 
   // Leave nothing pending for the workers of later suites on a shared database.
   stored!.configure(stored!.url, true);
   await run((r) => r.webhookConfigs.save(stored!));
   const left = await claim(new Date(now.getTime() + 4 * DAY));
   await run((r) => recordDelivered(r, left, new Date(now.getTime() + 4 * DAY)));
+});
+
+test('a flag a race left wrong is set right by the retention round, either way', async () => {
+  const { orm } = await sharedDatabase();
+  const run = mikroOrmTransact(orm);
+  const sql = (text: string, values: unknown[]) => orm.em.fork().getConnection().execute(text, values);
+  const [open, off] = [account(), account()];
+  const now = new Date('2020-05-01T00:00:00.000Z');
+  const enabled = webhookConfig(open.id, 'https://hooks.example.com/settle-open', now);
+  const disabled = webhookConfig(off.id, 'https://hooks.example.com/settle-off', now, 'brand', {
+    enabled: false,
+    disabledReason: 'integrator',
+  });
+  await run(async (r) => {
+    for (const a of [open, off]) await r.accounts.save(a);
+    for (const c of [enabled, disabled]) await r.webhookConfigs.save(c);
+    await r.events.add([numberedEvent(enabled, 0, now), numberedEvent(disabled, 1, now)]);
+  });
+  const at = new Date(now.getTime() + 1000);
+  const claim = () => run((r) => claimAll(r, 10, at, new Date(at.getTime() + DAY), randomUUID()));
+  assert.equal(
+    (await claim()).map((d) => d.endpointId),
+    [enabled.id],
+  );
+  // As a resume that missed a row queued meanwhile, and a pause that passed over one, would leave them.
+  await sql(
+    'update delivery_queue set paused = (endpoint_id = ?), lease_until = null, claim_token = null ' +
+      'where endpoint_id in (?, ?)',
+    [enabled.id, enabled.id, disabled.id],
+  );
+  assert.equal(await claim(), [], 'neither handed out');
+  await run((r) => r.deliveryLog.purgeBefore(new Date('2000-01-01T00:00:00.000Z'), 10));
+  assert.equal(await flags(orm, enabled.id), [false]);
+  assert.equal(await flags(orm, disabled.id), [true]);
+  const claimed = await claim();
+  assert.equal(
+    claimed.map((d) => d.endpointId),
+    [enabled.id],
+    "the enabled endpoint's row is handed out again",
+  );
+  // Leave nothing pending for the workers of later suites on a shared database.
+  await run((r) => recordDelivered(r, claimed, at));
+  disabled.configure(disabled.url, true);
+  await run((r) => r.webhookConfigs.save(disabled));
+  await run(async (r) => recordDelivered(r, await claimAll(r, 10, at, new Date(at.getTime() + DAY), randomUUID()), at));
 });
 
 test.run();

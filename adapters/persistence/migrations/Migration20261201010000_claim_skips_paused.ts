@@ -1,17 +1,18 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * An endpoint disabled, by its integrator or for failing, or left without a URL, keeps its pending deliveries as they
- * are (CONTRACT §11): no claim hands them out until it is enabled with a URL again, and they then go on where they
- * were. claim_deliveries_v4 (migration 20261201000000) handed them out, and each ended `failed` at once without a
- * request.
+ * An endpoint disabled, by its integrator or for failing, or left without a URL, keeps its pending deliveries as
+ * they are (CONTRACT §11): no claim hands them out until it is enabled with a URL again, and they then go on where
+ * they were. claim_deliveries_v4 (migration 20261201000000) handed them out, and each ended `failed` at once without
+ * a request.
  *
- * The queue's rows carry their endpoint's state (`paused`, kept by two triggers), and the index of due rows holds only
- * the others: a paused backlog, however long and for however many days, is never in a claim's way (looked up at the
- * claim, it would fill the head of due rows and send every claim through the per-endpoint step). claim_deliveries_v5
- * is v4 on that index, with the endpoints it looks at checked as well (a row a concurrent change passed over). A
- * delivery whose endpoint is gone is still handed out, and fails. v4 stays for the processes of the version before,
- * which fail paused deliveries as before while they run.
+ * The queue's rows carry their endpoint's state (`paused`, kept by two triggers, and set right by
+ * settle_paused_flags where a race left one wrong), and the indexes of due rows hold only the others: a paused
+ * backlog, however long and for however many days, is never in a claim's way (looked up at the claim, it would fill
+ * the head of due rows and send every claim through the per-endpoint step). claim_deliveries_v5 is v4 on that index,
+ * with the endpoints it looks at checked as well (a row a concurrent change passed over). A delivery whose endpoint
+ * is gone is still handed out, and fails. v4 stays for the processes of the version before, which fail paused
+ * deliveries as before while they run (their claims, on neither partial index, sort the queue).
  */
 export class Migration20261201010000_claim_skips_paused extends Migration {
   override async up(): Promise<void> {
@@ -22,6 +23,10 @@ update delivery_queue q set paused = true from webhook_configs w
 where w.id = q.endpoint_id and not (w.enabled and coalesce(w.url, '') <> '');
 create index delivery_queue_due_open_idx on delivery_queue (next_attempt_at, position) where not paused;
 drop index delivery_queue_due_idx;
+create index delivery_queue_endpoint_open_idx on delivery_queue (endpoint_id, next_attempt_at, position)
+  where not paused;
+drop index delivery_queue_endpoint_due_idx;
+create index delivery_queue_paused_idx on delivery_queue (endpoint_id) where paused;
 
 -- A row is flagged as it is queued, from its endpoint as it stands.
 create function delivery_queue_paused_as_queued() returns trigger language plpgsql as $$
@@ -34,9 +39,11 @@ $$;
 create trigger delivery_queue_paused_as_queued before insert on delivery_queue
   for each row execute function delivery_queue_paused_as_queued();
 
--- An endpoint's rows follow it as it is disabled or enabled, or loses or gets a URL. Pausing passes over a row another
--- transaction holds (a record under way; it could hold this endpoint's row lock next, and the two would deadlock): the
--- claim checks the endpoint of what it looks at too. Resuming waits for every row: none may stay paused.
+-- An endpoint's rows follow it as it is disabled or enabled, or loses or gets a URL. Either way a row another
+-- transaction holds is passed over (a record under way holds its rows, and would wait for this endpoint's row next:
+-- the two would deadlock), as is a row queued by a transaction that has not committed yet, which read the endpoint
+-- before this change: settle_paused_flags, run by the retention round, sets such rows right. Meanwhile the claim checks
+-- the endpoint of what it looks at, so a row still unflagged is not handed out.
 create function webhook_config_pauses_queue() returns trigger language plpgsql as $$
 declare
   now_paused boolean := not (new.enabled and coalesce(new.url, '') <> '');
@@ -46,7 +53,9 @@ begin
     where q.delivery_id in (
       select o.delivery_id from delivery_queue o where o.endpoint_id = new.id and not o.paused for update skip locked);
   else
-    update delivery_queue q set paused = false where q.endpoint_id = new.id and q.paused;
+    update delivery_queue q set paused = false
+    where q.delivery_id in (
+      select o.delivery_id from delivery_queue o where o.endpoint_id = new.id and o.paused for update skip locked);
   end if;
   return null;
 end
@@ -55,6 +64,30 @@ create trigger webhook_config_pauses_queue after update of enabled, url on webho
   for each row when (
     (old.enabled and coalesce(old.url, '') <> '') is distinct from (new.enabled and coalesce(new.url, '') <> ''))
   execute function webhook_config_pauses_queue();
+
+-- The rows whose flag says otherwise than their endpoint (those the triggers passed over, or queued by a transaction
+-- that read the endpoint before a change), set right, from the endpoints' side: a look into each endpoint's rows of the
+-- wrong kind. Answers how many. Rows another transaction holds wait for the next round.
+create function settle_paused_flags() returns integer language plpgsql as $$
+declare
+  n_resumed integer;
+  n_paused integer;
+begin
+  update delivery_queue q set paused = false
+  where q.delivery_id in (
+    select o.delivery_id from webhook_configs w join delivery_queue o on o.endpoint_id = w.id and o.paused
+    where w.enabled and coalesce(w.url, '') <> ''
+    for update of o skip locked);
+  get diagnostics n_resumed = row_count;
+  update delivery_queue q set paused = true
+  where q.delivery_id in (
+    select o.delivery_id from webhook_configs w join delivery_queue o on o.endpoint_id = w.id and not o.paused
+    where not (w.enabled and coalesce(w.url, '') <> '')
+    for update of o skip locked);
+  get diagnostics n_paused = row_count;
+  return n_resumed + n_paused;
+end
+$$;
 
 create function claim_deliveries_v5(p_now timestamptz, p_lease_until timestamptz, p_limit integer, p_token uuid,
   p_per_endpoint integer, p_held uuid[], p_held_counts integer[], p_sequence integer)
@@ -105,10 +138,12 @@ begin
   spread_needed as (
     select (select count(*) from head) = 4 * p_limit and (select count(*) from head_room) < p_limit as yes),
   queued(endpoint_id) as (
-    (select q.endpoint_id from delivery_queue q where (select yes from spread_needed) order by q.endpoint_id limit 1)
+    (select q.endpoint_id from delivery_queue q where (select yes from spread_needed) and not q.paused
+      order by q.endpoint_id limit 1)
     union all
     select (
-      select q.endpoint_id from delivery_queue q where q.endpoint_id > e.endpoint_id order by q.endpoint_id limit 1)
+      select q.endpoint_id from delivery_queue q where q.endpoint_id > e.endpoint_id and not q.paused
+      order by q.endpoint_id limit 1)
     from queued e where e.endpoint_id is not null),
   spread as (
     select c.* from queued e
