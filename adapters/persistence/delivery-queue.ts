@@ -70,21 +70,26 @@ const RECORD = `
     from tries t join webhook_configs w on w.id = t.endpoint_id where t.request_url = w.url),
   ended as (select endpoint_id, count(*)::int as n from updated where status = 'failed' group by endpoint_id),
   locked as (
-    select w.id, w.account_id, w.url, w.enabled, w.failing_since, w.failure_mailed_at from webhook_configs w
+    select w.id, w.account_id, w.url, w.enabled, w.failing_since, w.failure_mailed_at, w.last_ok_at
+    from webhook_configs w
     where w.id in (select endpoint_id from sent union select endpoint_id from ended)
       and (w.failing_since is not null or w.id in (select endpoint_id from sent where not ok union select endpoint_id from ended))
     order by w.id for update),
-  -- The last 2xx: this batch's, or one logged already that came after a failure of this batch (an attempt that
-  -- started later and was recorded first, by this sender or another).
+  -- The last 2xx: this batch's, or one after this batch's first failure (an attempt that started later and was
+  -- recorded first, by this sender or another): as a record that held the row before knew it (read with the row, fresh
+  -- after a wait for it), or logged by one that did not take the row.
   answered as (
     select l.*, coalesce(e.n, 0) as ended_failed,
       greatest(
         (select max(s.at) from sent s where s.endpoint_id = l.id and s.url = l.url and s.ok),
+        case when l.last_ok_at > f.first_bad then l.last_ok_at end,
         (select max(a.at) from delivery_attempts a
           where a.endpoint_id = l.id and a.request_url = l.url and a.status_code between 200 and 299
-            and a.at > (select min(s.at) from sent s where s.endpoint_id = l.id and s.url = l.url and not s.ok)))
+            and a.at > f.first_bad))
         as last_ok
-    from locked l left join ended e on e.endpoint_id = l.id),
+    from locked l left join ended e on e.endpoint_id = l.id
+      cross join lateral (
+        select min(s.at) as first_bad from sent s where s.endpoint_id = l.id and s.url = l.url and not s.ok) f),
   health as (
     select a.*, case when a.last_ok is not null
         then least(
@@ -106,8 +111,11 @@ const RECORD = `
   changed as (
     update webhook_configs w set failing_since = v.now_failing_since, enabled = v.enabled and not v.disable,
       disabled_reason = case when v.disable then 'failing' else w.disabled_reason end,
-      failure_mailed_at = case when v.disable or v.warn then $5 else v.failure_mailed_at end
-    from verdict v where w.id = v.id and (v.failing_since is distinct from v.now_failing_since or v.disable or v.warn))
+      failure_mailed_at = case when v.disable or v.warn then $5 else v.failure_mailed_at end,
+      last_ok_at = greatest(v.last_ok_at, v.last_ok)
+    from verdict v where w.id = v.id
+      and (v.failing_since is distinct from v.now_failing_since or v.disable or v.warn
+        or v.last_ok > coalesce(v.last_ok_at, '-infinity')))
   select v.id as endpoint_id, v.account_id, v.url, v.now_failing_since as failing_since, case when v.disable then 'disabled' else 'failing' end as kind,
     v.ended_failed + (select count(*) from deliveries x where x.endpoint_id = v.id and x.failed_at is not null)::int as failed_deliveries
   from verdict v where v.disable or v.warn`;

@@ -28,6 +28,7 @@ import { Migration20261130040000_history_days_after } from './Migration202611300
 import { Migration20261130050000_sequencing_by_key } from './Migration20261130050000_sequencing_by_key.ts';
 import { Migration20261201000000_claim_by_endpoint } from './Migration20261201000000_claim_by_endpoint.ts';
 import { Migration20261201010000_claim_skips_paused } from './Migration20261201010000_claim_skips_paused.ts';
+import { Migration20261201020000_endpoint_last_ok } from './Migration20261201020000_endpoint_last_ok.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -64,4 +65,5 @@ export const migrationsList = [
   { name: 'Migration20261130050000_sequencing_by_key', class: Migration20261130050000_sequencing_by_key },
   { name: 'Migration20261201000000_claim_by_endpoint', class: Migration20261201000000_claim_by_endpoint },
   { name: 'Migration20261201010000_claim_skips_paused', class: Migration20261201010000_claim_skips_paused },
+  { name: 'Migration20261201020000_endpoint_last_ok', class: Migration20261201020000_endpoint_last_ok },
 ];
