@@ -60,7 +60,7 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
     await this.writing(`${config.accountId}/${config.scope}`, () =>
       withDriverConnection(this.em, (client) =>
         client.query({
-          name: 'webhook-config-save-v2',
+          name: 'webhook-config-save-v3',
           text: `insert into webhook_configs (${CONFIG_COLUMNS})
         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
         on conflict (account_id, scope) do update set url = excluded.url, transformer = excluded.transformer,
@@ -71,7 +71,10 @@ export class SqlWebhookConfigRepository implements WebhookConfigRepository {
           signing_public_key = excluded.signing_public_key, previous_signing_private_key = excluded.previous_signing_private_key,
           previous_signing_public_key = excluded.previous_signing_public_key, previous_signing_expires_at = excluded.previous_signing_expires_at,
           failing_since = case when webhook_configs.url is distinct from excluded.url or (excluded.enabled and not webhook_configs.enabled)
-            then null else webhook_configs.failing_since end`,
+            then null else webhook_configs.failing_since end,
+          last_ok_at = case
+            when webhook_configs.url is distinct from excluded.url or (excluded.enabled and not webhook_configs.enabled)
+            then null else webhook_configs.last_ok_at end`,
           values: configValues(config),
         }),
       ),

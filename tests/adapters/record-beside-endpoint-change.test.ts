@@ -124,6 +124,20 @@ test("a failure recorded while a later 2xx's record held the endpoint leaves it 
   }
   const stored = await run((r) => r.webhookConfigs.find(brand.id, 'brand'));
   assert.is(stored?.failingSince, null, 'no attempt without a 2xx after the last 2xx');
+  // A new URL starts its health afresh: the old one's last 2xx is forgotten with its failing.
+  const lastOk = async () =>
+    (
+      await (
+        await sharedDatabase()
+      ).orm.em
+        .fork()
+        .getConnection()
+        .execute<{ last_ok_at: Date | null }[]>('select last_ok_at from webhook_configs where id = ?', [config.id])
+    )[0]!.last_ok_at;
+  assert.ok(await lastOk());
+  stored!.configure('https://hooks.example.com/later-2xx-moved', true);
+  await run((r) => r.webhookConfigs.save(stored!));
+  assert.is(await lastOk(), null);
 
   // Leave nothing pending for the workers of later suites on a shared database.
   const later = new Date(now.getTime() + 2 * DAY);

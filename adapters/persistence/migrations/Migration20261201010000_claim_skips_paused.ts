@@ -67,7 +67,9 @@ create trigger webhook_config_pauses_queue after update of enabled, url on webho
 
 -- The rows whose flag says otherwise than their endpoint (those the triggers passed over, or queued by a transaction
 -- that read the endpoint before a change), set right, from the endpoints' side: a look into each endpoint's rows of the
--- wrong kind. Answers how many. Rows another transaction holds wait for the next round.
+-- wrong kind, on the partial index of that kind. Answers how many. Rows another transaction holds, and endpoints being
+-- changed (their rows wait for the change's own trigger), wait for the next round; an endpoint whose change committed
+-- after this statement began is read again as it locks it.
 create function settle_paused_flags() returns integer language plpgsql as $$
 declare
   n_resumed integer;
@@ -75,15 +77,21 @@ declare
 begin
   update delivery_queue q set paused = false
   where q.delivery_id in (
-    select o.delivery_id from webhook_configs w join delivery_queue o on o.endpoint_id = w.id and o.paused
+    select o.delivery_id from webhook_configs w
+      cross join lateral (
+        select x.delivery_id from delivery_queue x where x.endpoint_id = w.id and x.paused
+        for update skip locked) o
     where w.enabled and coalesce(w.url, '') <> ''
-    for update of o skip locked);
+    for share of w skip locked);
   get diagnostics n_resumed = row_count;
   update delivery_queue q set paused = true
   where q.delivery_id in (
-    select o.delivery_id from webhook_configs w join delivery_queue o on o.endpoint_id = w.id and not o.paused
+    select o.delivery_id from webhook_configs w
+      cross join lateral (
+        select x.delivery_id from delivery_queue x where x.endpoint_id = w.id and not x.paused
+        for update skip locked) o
     where not (w.enabled and coalesce(w.url, '') <> '')
-    for update of o skip locked);
+    for share of w skip locked);
   get diagnostics n_paused = row_count;
   return n_resumed + n_paused;
 end
