@@ -3,7 +3,17 @@ import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
-import { account, claimAll, DAY, numberedEvent, recordDelivered, webhookConfig } from '../contracts/samples.ts';
+import type { ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
+import type { WebhookConfigProps } from '../../domain/webhook-config.ts';
+import {
+  account,
+  claimAll,
+  DAY,
+  numberedEvent,
+  type Run,
+  recordDelivered,
+  webhookConfig,
+} from '../contracts/samples.ts';
 import { untilWaitingForALock } from '../support/lock-waits.ts';
 import { sharedDatabase } from '../support/shared.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
@@ -14,14 +24,15 @@ import { onPostgres, skipUnless } from '../support/skip.ts';
 // snapshot. Two transactions at once need a server.
 const test = suite('a record beside a change of its endpoint');
 
-test('a failed try to the URL an endpoint had before a change that committed meanwhile leaves it healthy', async () => {
-  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
-  const run = mikroOrmTransact((await sharedDatabase()).orm);
+const run: Run = async (work) => mikroOrmTransact((await sharedDatabase()).orm)(work);
+
+/**
+ * A brand whose endpoint at `url` has one delivery, claimed a second after `now`: older than any other suite's
+ * deliveries, and claimed at a time before theirs, so that the claim sees only this one.
+ */
+async function oneClaimed(now: Date, url: string, changes: Partial<WebhookConfigProps> = {}) {
   const brand = account();
-  // Older than any other suite's deliveries, claimed at a time before theirs: the claim sees only this one.
-  const now = new Date('2019-02-01T00:00:00.000Z');
-  const before = 'https://hooks.example.com/before-the-change';
-  const config = webhookConfig(brand.id, before, now);
+  const config = webhookConfig(brand.id, url, now, 'brand', changes);
   await run(async (r) => {
     await r.accounts.save(brand);
     await r.webhookConfigs.save(config);
@@ -30,98 +41,83 @@ test('a failed try to the URL an endpoint had before a change that committed mea
   const claimedAt = new Date(now.getTime() + 1000);
   const [claimed] = await run((r) => claimAll(r, 100, claimedAt, new Date(now.getTime() + DAY), randomUUID()));
   assert.ok(claimed);
+  return { brand, config, claimed, claimedAt };
+}
 
+/** A failed try of `claimed` to `url`, begun at `at`, with its next attempt `retryInMs` later. */
+const failedTry = (
+  claimed: ClaimedDelivery,
+  url: string,
+  at: Date,
+  statusCode: number | null,
+  retryInMs: number,
+): DeliveryResult => ({
+  deliveryId: claimed.id,
+  endpointId: claimed.endpointId,
+  claimToken: claimed.claimToken,
+  createdAt: claimed.createdAt,
+  attempt: { at, statusCode, durationMs: 1, error: statusCode === null ? 'timed out' : `HTTP ${statusCode}` },
+  exchange: {
+    request: { url, headers: {} },
+    response: statusCode === null ? null : { headers: {}, body: '' },
+  },
+  state: { status: 'pending', nextAttemptAt: new Date(at.getTime() + retryInMs) },
+});
+
+/** Records `result` at `at` while another transaction, which ran `change` on the endpoint's row, holds it. */
+async function recordWhileHeld(change: string, values: unknown[], result: DeliveryResult, at: Date) {
   const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await holder.connect();
   let recording: Promise<unknown> | null = null;
   try {
     await holder.query('begin');
-    await holder.query('update webhook_configs set url = $2, failing_since = null where id = $1', [
-      config.id,
-      'https://hooks.example.com/after-the-change',
-    ]);
-    recording = run((r) =>
-      r.deliveryQueue.record(
-        [
-          {
-            deliveryId: claimed.id,
-            endpointId: claimed.endpointId,
-            claimToken: claimed.claimToken,
-            createdAt: claimed.createdAt,
-            attempt: { at: claimedAt, statusCode: 500, durationMs: 1, error: 'HTTP 500' },
-            exchange: { request: { url: before, headers: {} }, response: { headers: {}, body: '' } },
-            state: { status: 'pending', nextAttemptAt: new Date(claimedAt.getTime() + 1000) },
-          },
-        ],
-        claimedAt,
-        DAY,
-      ),
-    );
+    await holder.query(change, values);
+    recording = run((r) => r.deliveryQueue.record([result], at, DAY));
     await untilWaitingForALock(holder, '', true);
   } finally {
     await holder.query('commit');
     await holder.end();
     await recording;
   }
+}
+
+/** Leaves nothing pending for the workers of later suites on a shared database. */
+async function deliverWhatIsLeft(at: Date) {
+  const left = await run((r) => claimAll(r, 100, at, new Date(at.getTime() + DAY), randomUUID()));
+  await run((r) => recordDelivered(r, left, at));
+}
+
+test('a failed try to the URL an endpoint had before a change that committed meanwhile leaves it healthy', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const now = new Date('2019-02-01T00:00:00.000Z');
+  const before = 'https://hooks.example.com/before-the-change';
+  const { brand, config, claimed, claimedAt } = await oneClaimed(now, before);
+
+  await recordWhileHeld(
+    'update webhook_configs set url = $2, failing_since = null where id = $1',
+    [config.id, 'https://hooks.example.com/after-the-change'],
+    failedTry(claimed, before, claimedAt, 500, 1000),
+    claimedAt,
+  );
   const stored = await run((r) => r.webhookConfigs.find(brand.id, 'brand'));
   assert.equal([stored?.url, stored?.failingSince], ['https://hooks.example.com/after-the-change', null]);
 
-  // Leave nothing pending for the workers of later suites on a shared database.
-  const left = await run((r) =>
-    claimAll(r, 100, new Date(now.getTime() + DAY), new Date(now.getTime() + 2 * DAY), randomUUID()),
-  );
-  await run((r) => recordDelivered(r, left, new Date(now.getTime() + DAY)));
+  await deliverWhatIsLeft(new Date(now.getTime() + DAY));
 });
 
 test("a failure recorded while a later 2xx's record held the endpoint leaves it healthy", async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
-  const run = mikroOrmTransact((await sharedDatabase()).orm);
-  const brand = account();
   const now = new Date('2019-03-01T00:00:00.000Z');
   const url = 'https://hooks.example.com/later-2xx';
-  const config = webhookConfig(brand.id, url, now, 'brand', { failingSince: now });
-  await run(async (r) => {
-    await r.accounts.save(brand);
-    await r.webhookConfigs.save(config);
-    await r.events.add([numberedEvent(config, 0, now)]);
-  });
-  const claimedAt = new Date(now.getTime() + 1000);
-  const [claimed] = await run((r) => claimAll(r, 100, claimedAt, new Date(now.getTime() + DAY), randomUUID()));
-  assert.ok(claimed);
+  const { brand, config, claimed, claimedAt } = await oneClaimed(now, url, { failingSince: now });
 
-  const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await holder.connect();
-  let recording: Promise<unknown> | null = null;
-  try {
-    // As the record of a 2xx that began at +2 s, after the failure below began, does while it holds the endpoint.
-    await holder.query('begin');
-    await holder.query('update webhook_configs set failing_since = null, last_ok_at = $2 where id = $1', [
-      config.id,
-      new Date(now.getTime() + 2000),
-    ]);
-    recording = run((r) =>
-      r.deliveryQueue.record(
-        [
-          {
-            deliveryId: claimed.id,
-            endpointId: claimed.endpointId,
-            claimToken: claimed.claimToken,
-            createdAt: claimed.createdAt,
-            attempt: { at: claimedAt, statusCode: null, durationMs: 10_000, error: 'timed out' },
-            exchange: { request: { url, headers: {} }, response: null },
-            state: { status: 'pending', nextAttemptAt: new Date(claimedAt.getTime() + DAY) },
-          },
-        ],
-        new Date(now.getTime() + 11_000),
-        DAY,
-      ),
-    );
-    await untilWaitingForALock(holder, '', true);
-  } finally {
-    await holder.query('commit');
-    await holder.end();
-    await recording;
-  }
+  // As the record of a 2xx that began at +2 s, after the failure below began, does while it holds the endpoint.
+  await recordWhileHeld(
+    'update webhook_configs set failing_since = null, last_ok_at = $2 where id = $1',
+    [config.id, new Date(now.getTime() + 2000)],
+    failedTry(claimed, url, claimedAt, null, DAY),
+    new Date(now.getTime() + 11_000),
+  );
   const stored = await run((r) => r.webhookConfigs.find(brand.id, 'brand'));
   assert.is(stored?.failingSince, null, 'no attempt without a 2xx after the last 2xx');
   // A new URL starts its health afresh: the old one's last 2xx is forgotten with its failing.
@@ -139,10 +135,7 @@ test("a failure recorded while a later 2xx's record held the endpoint leaves it 
   await run((r) => r.webhookConfigs.save(stored!));
   assert.is(await lastOk(), null);
 
-  // Leave nothing pending for the workers of later suites on a shared database.
-  const later = new Date(now.getTime() + 2 * DAY);
-  const left = await run((r) => claimAll(r, 100, later, new Date(later.getTime() + DAY), randomUUID()));
-  await run((r) => recordDelivered(r, left, later));
+  await deliverWhatIsLeft(new Date(now.getTime() + 2 * DAY));
 });
 
 test.run();

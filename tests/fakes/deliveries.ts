@@ -87,6 +87,15 @@ export class InMemoryEventFeed implements EventFeed {
 }
 
 /** The deliveries both faces read and change: the sender's queue below and the log (delivery-log.ts). */
+/**
+ * Whether a row's endpoint is disabled or without a URL: what it has waiting is kept as it is (CONTRACT §11). One whose
+ * endpoint is gone is not paused (it is handed out, and fails).
+ */
+export function pausedRow(configs: InMemoryWebhookConfigRepository, d: DeliveryRow) {
+  const config = configs.byId(d.event.endpointId!);
+  return config != null && !(config.enabled && config.url);
+}
+
 export class InMemoryDeliveryStore {
   readonly rows: DeliveryRow[] = [];
   private seq = 0;
@@ -136,13 +145,11 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
           e.event.orderId === d.event.orderId &&
           position(e)! < position(d)!,
       );
-    // An endpoint disabled or without a URL keeps what it has waiting as it is (CONTRACT §11); one gone has it failed.
-    const paused = (d: DeliveryRow) => {
-      const config = this.configs.byId(d.event.endpointId!);
-      return config != null && !(config.enabled && config.url);
-    };
     const due = queued
-      .filter((d) => d.nextAttemptAt <= now && (!d.leaseUntil || d.leaseUntil <= now) && !waits(d) && !paused(d))
+      .filter(
+        (d) =>
+          d.nextAttemptAt <= now && (!d.leaseUntil || d.leaseUntil <= now) && !waits(d) && !pausedRow(this.configs, d),
+      )
       .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || position(a)! - position(b)!);
     const taken = new Map(held);
     const claimed = due

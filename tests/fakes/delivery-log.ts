@@ -12,7 +12,7 @@ import {
 } from '../../domain/delivery.ts';
 import type { DeliveryLog } from '../../domain/ports.ts';
 import type { InMemoryWebhookConfigRepository } from './accounts.ts';
-import type { DeliveryRow, InMemoryDeliveryStore } from './deliveries.ts';
+import { type DeliveryRow, type InMemoryDeliveryStore, pausedRow } from './deliveries.ts';
 
 /** The delivery log as the SQL one keeps it. */
 export class InMemoryDeliveryLog implements DeliveryLog {
@@ -120,10 +120,7 @@ export class InMemoryDeliveryLog implements DeliveryLog {
   async prepareDays(_from: Date) {}
 
   async purgeBefore(before: Date, limit: number) {
-    const paused = (d: DeliveryRow) => {
-      const config = this.configs.byId(d.event.endpointId!);
-      return config != null && !(config.enabled && config.url) && !d.claimToken;
-    };
+    const paused = (d: DeliveryRow) => pausedRow(this.configs, d) && !d.claimToken;
     const old = this.rows.filter((d) => d.createdAt < before && (d.status !== 'pending' || paused(d))).slice(0, limit);
     for (const d of old) this.rows.splice(this.rows.indexOf(d), 1);
     return old.length;
