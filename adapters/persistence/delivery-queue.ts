@@ -25,7 +25,8 @@ const RELEASE = `
 // Only the holder of the current claim changes the delivery: a finished one leaves the queue, a retried one waits in it
 // for its next attempt, and the log row follows (a HOT update: no index of `deliveries` holds what it changes). A
 // sender whose lease ran out and was claimed over has its tries logged, and nothing else. Each try keeps what was sent
-// and answered, once: a record made again after its answer was lost logs no try twice. The endpoints' health follows in
+// and answered, once (a unique key, migration 20261201030000): a record made again after its answer was lost, even
+// while the first is still running, logs and judges no try twice. The endpoints' health follows in
 // the same statement, as judgeEndpoint (domain/endpoint-health.ts) says, on their rows locked in id order (so that two
 // records never judge from the same old state), from the tries sent to each endpoint's current URL (a try to the URL it
 // had before says nothing of the new one), as it stands once locked (a change of URL that committed while the record
@@ -56,18 +57,17 @@ const RECORD = `
     select * from unnest($6::uuid[], $7::uuid[], $8::timestamptz[], $9::int[], $10::int[], $11::text[], $12::text[], $13::text[], $14::text[],
       $15::text[], $18::timestamptz[])
       as t(delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers, response_body,
-        created_at)
-    where not exists (
-      select 1 from delivery_attempts a
-      where a.delivery_id = t.delivery_id and a.created_at = t.created_at and a.at = t.at)),
+        created_at)),
   logged as (
     insert into delivery_attempts (delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers, response_headers,
       response_body, created_at)
     select delivery_id, endpoint_id, at, status_code, duration_ms, error, request_url, request_headers::json, response_headers::json,
-      response_body, created_at from tries),
+      response_body, created_at from tries
+    on conflict (delivery_id, created_at, at) do nothing
+    returning endpoint_id, at, request_url, status_code),
   sent as (
     select t.endpoint_id, t.at, t.request_url as url, coalesce(t.status_code between 200 and 299, false) as ok
-    from tries t join webhook_configs w on w.id = t.endpoint_id where t.request_url = w.url),
+    from logged t join webhook_configs w on w.id = t.endpoint_id where t.request_url = w.url),
   ended as (select endpoint_id, count(*)::int as n from updated where status = 'failed' group by endpoint_id),
   locked as (
     select w.id, w.account_id, w.url, w.enabled, w.failing_since, w.failure_mailed_at, w.last_ok_at
@@ -193,7 +193,7 @@ export class SqlDeliveryQueue implements DeliveryQueue {
     if (results.length === 0) return [];
     const { rows } = await withDriverConnection(this.em, (client) =>
       client.query<NoticeRow>({
-        name: 'deliveries-record-v6',
+        name: 'deliveries-record-v7',
         text: RECORD,
         values: [
           results.map((r) => r.deliveryId),

@@ -21,7 +21,7 @@ import { onPostgres, skipUnless } from '../support/skip.ts';
 // A record judges an endpoint's health from what it locks (CONTRACT §11): the URL it compares tries with must be the
 // one of the row it locks (a failed try to the URL it had before says nothing of the new one), and a 2xx that another
 // record knew while it held the row counts (failing is "after its last 2xx"), though it came after this record's
-// snapshot. Two transactions at once need a server.
+// snapshot. A try recorded again while its first record runs is logged once. Two transactions at once need a server.
 const test = suite('a record beside a change of its endpoint');
 
 const run: Run = async (work) => mikroOrmTransact((await sharedDatabase()).orm)(work);
@@ -136,6 +136,31 @@ test("a failure recorded while a later 2xx's record held the endpoint leaves it 
   assert.is(await lastOk(), null);
 
   await deliverWhatIsLeft(new Date(now.getTime() + 2 * DAY));
+});
+
+test('a try recorded again while its first record is still running is logged once', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const now = new Date('2019-04-01T00:00:00.000Z');
+  const url = 'https://hooks.example.com/recorded-again';
+  const { claimed, claimedAt } = await oneClaimed(now, url);
+
+  // What the first record has done, not yet committed, when the worker (its answer lost) records the try again.
+  await recordWhileHeld(
+    `with logged as (
+       insert into delivery_attempts (delivery_id, endpoint_id, at, status_code, duration_ms, request_url, created_at)
+       values ($1, $2, $3, 500, 1, $4, $5))
+     update delivery_queue set attempts = attempts + 1, lease_until = null, claim_token = null where delivery_id = $1`,
+    [claimed.id, claimed.endpointId, claimedAt, url, claimed.createdAt],
+    failedTry(claimed, url, claimedAt, 500, 1000),
+    claimedAt,
+  );
+  const [logged] = await (await sharedDatabase()).orm.em
+    .fork()
+    .getConnection()
+    .execute<{ n: number }[]>('select count(*)::int as n from delivery_attempts where delivery_id = ?', [claimed.id]);
+  assert.is(logged?.n, 1, 'the try is logged once');
+
+  await deliverWhatIsLeft(new Date(now.getTime() + DAY));
 });
 
 test.run();
