@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EventFeed, FeedRead } from '../../domain/ports.ts';
+import type { EventFeed, FeedEntry, FeedRead } from '../../domain/ports.ts';
 import { type ReadOn, withDriverConnection } from './driver.ts';
 
 /*
@@ -34,17 +34,17 @@ import { type ReadOn, withDriverConnection } from './driver.ts';
 
 // A page and, read in the same statement (one snapshot, one round trip), the endpoint's purge horizon: one row with
 // no event when the page is empty. Times in epoch milliseconds (what a cursor holds): parsing a timestamp's text for
-// each of up to 500 events cost more than the rest of the page's own work here.
+// each of up to 500 events cost more than the rest of the page's own work here. The rows come in the lateral's order
+// (one outer row) and are not sorted again: a second sort of the page cost a quarter of its time on the server
+// (docs/BENCHMARKS.md, the event feed); pageEntries checks the order.
 const page = (orderFilter: string) => `
-  select e.position, floor(extract(epoch from e.created_at) * 1000)::int8 as created_ms, e.payload,
-    coalesce(h.position, 0) as purged
-  from (select 1) one
-  left join event_feed_purged h on h.endpoint_id = $1
+  select e.position, e.created_ms, e.payload, h.purged
+  from (select coalesce(max(position), 0) as purged from event_feed_purged where endpoint_id = $1) h
   left join lateral (
-    select position, created_at, payload::text as payload from events
+    select position, floor(extract(epoch from created_at) * 1000)::int8 as created_ms, payload::text as payload
+    from events
     where endpoint_id = $1${orderFilter} and position > $2 and position is not null
-    order by position limit $3) e on true
-  order by e.position`;
+    order by position limit $3) e on true`;
 const PAGE = page('');
 // One order's, from the index of orders (the same order, the same rules).
 const ORDER_PAGE = page(' and order_id = $4');
@@ -81,17 +81,27 @@ export class SqlEventFeed implements EventFeed {
         purged: string;
       }>({
         ...(orderId === undefined
-          ? { name: 'feed-page-with-horizon', text: PAGE, values: [endpointId, afterPosition, limit] }
+          ? { name: 'feed-page-with-horizon-v2', text: PAGE, values: [endpointId, afterPosition, limit] }
           : {
-              name: 'feed-order-page-with-horizon',
+              name: 'feed-order-page-with-horizon-v2',
               text: ORDER_PAGE,
               values: [endpointId, afterPosition, limit, orderId],
             }),
       });
-      const entries = rows
-        .filter((r) => r.position !== null)
-        .map((r) => ({ position: Number(r.position), createdAt: new Date(Number(r.created_ms)), payload: r.payload }));
-      return { entries, purgedThrough: Number(rows[0]?.purged ?? 0) };
+      return { entries: pageEntries(rows), purgedThrough: Number(rows[0]?.purged ?? 0) };
     });
   }
+}
+
+/** The page's events, oldest first: as the rows came, unless a plan changed their order. */
+function pageEntries(rows: { position: string | null; created_ms: string; payload: string }[]): FeedEntry[] {
+  const entries: FeedEntry[] = [];
+  let ordered = true;
+  for (const r of rows) {
+    if (r.position === null) continue;
+    const position = Number(r.position);
+    if (entries.length > 0 && position <= entries.at(-1)!.position) ordered = false;
+    entries.push({ position, createdAt: new Date(Number(r.created_ms)), payload: r.payload });
+  }
+  return ordered ? entries : entries.sort((a, b) => a.position - b.position);
 }

@@ -5,21 +5,26 @@ import type { Services } from '../services.ts';
 import { answerProblem, singleValues } from './caller-route.ts';
 
 /**
- * `{"items":[<event>,…],"next":…}` as UTF-8 bytes, each event encoded on its own and the bytes concatenated: joining
- * the texts into one string of the page (433 KB at 500 events) and encoding that took several times the CPU
- * (docs/BENCHMARKS.md, the event feed).
+ * `{"items":[<event>,…],"next":…}` as UTF-8 bytes, each event encoded on its own straight into the page's one buffer:
+ * joining the texts into one string of the page (433 KB at 500 events) and encoding that took several times the CPU,
+ * and encoding each into a buffer of its own, then copying them together, half again (docs/BENCHMARKS.md, the event
+ * feed).
  */
 export function pageBytes(items: readonly string[], next: unknown): Buffer {
-  const parts: Buffer[] = [ITEMS_OPEN];
+  const tail = `],"next":${JSON.stringify(next)}}`;
+  let size = ITEMS_OPEN.length + Buffer.byteLength(tail) + Math.max(items.length - 1, 0);
+  for (const item of items) size += Buffer.byteLength(item);
+  const page = Buffer.allocUnsafe(size);
+  let at = page.write(ITEMS_OPEN);
   for (const [i, item] of items.entries()) {
-    if (i > 0) parts.push(COMMA);
-    parts.push(Buffer.from(item));
+    if (i > 0) page[at++] = COMMA;
+    at += page.write(item, at);
   }
-  parts.push(Buffer.from(`],"next":${JSON.stringify(next)}}`));
-  return Buffer.concat(parts);
+  page.write(tail, at);
+  return page;
 }
-const ITEMS_OPEN = Buffer.from('{"items":[');
-const COMMA = Buffer.from(',');
+const ITEMS_OPEN = '{"items":[';
+const COMMA = 0x2c;
 
 /**
  * GET /v3/events for REST callers: the documented procedure's guard, input and errors (feedTextRouter), and the page
