@@ -187,20 +187,21 @@ export function deliveryClaimContract(name: string, setup: () => Promise<Run>) {
     const [lost] = await claim(0);
     const [current] = await claim(60_001);
     assert.ok(lost && current && lost.claimToken !== current.claimToken, 'claimed over after the lease');
-    const outcome = (d: typeof lost, state: DeliveryResult['state']): DeliveryResult => ({
+    // Each claim's try starts once it holds its claim: the lost one at once, the current one after the lease.
+    const outcome = (d: typeof lost, state: DeliveryResult['state'], from: number): DeliveryResult => ({
       deliveryId: d!.id,
       endpointId: d!.endpointId,
       claimToken: d!.claimToken,
       createdAt: d!.createdAt,
-      attempt: { at: now, statusCode: 500, durationMs: 1, error: 'x' },
+      attempt: { at: new Date(now.getTime() + from), statusCode: 500, durationMs: 1, error: 'x' },
       exchange: null,
       state,
     });
     await run((r) =>
       r.deliveryQueue.record(
         [
-          outcome(current, { status: 'delivered' }),
-          outcome(lost, { status: 'pending', nextAttemptAt: new Date(now.getTime() + DAY) }),
+          outcome(current, { status: 'delivered' }, 60_001),
+          outcome(lost, { status: 'pending', nextAttemptAt: new Date(now.getTime() + DAY) }, 0),
         ],
         now,
         DAY,
