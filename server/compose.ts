@@ -79,6 +79,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
       notice: (message) => log.warn(message),
       settingsAdvice: overrides.sayStartAdvice === false ? undefined : (message) => log.warn(message),
       driverWarning: (message) => log.warn({ source: 'connection pool' }, message),
+      upkeepWarning: (message) => log.warn({ source: 'embedded upkeep' }, message),
       // Said as it begins, not with the next block of lines: the step may keep the event loop busy for seconds.
       progress: (message) => {
         log.info(message);

@@ -64,4 +64,45 @@ test('vacuums a table once autovacuum would: its dead rows are cleared while the
   }
 });
 
+test('says why a vacuum failed, and goes on with the other tables', async () => {
+  const warnings: string[] = [];
+  const database = await openDatabase({
+    pgliteDir: 'memory://',
+    embeddedUpkeepMs: 200,
+    upkeepWarning: (message) => warnings.push(message),
+  });
+  try {
+    const sql = <T>(text: string) => database.orm.em.fork().getConnection().execute<T[]>(text);
+    // An expression index whose function fails once the rows are in: analyze evaluates it, and so refuses the table.
+    await sql('create function upkeep_probe(n int) returns int immutable language sql as $$ select n $$');
+    await sql('create table refused (id int primary key)');
+    await sql('create index refused_probe on refused (upkeep_probe(id))');
+    await sql('create table churned (id int primary key)');
+    for (const table of ['refused', 'churned']) {
+      await sql(`insert into ${table} select g from generate_series(1, 2000) g`);
+      await sql(`delete from ${table} where id > 100`);
+    }
+    await sql(
+      `create or replace function upkeep_probe(n int) returns int immutable language plpgsql as
+       $$ begin raise exception 'probe refuses %', n; end $$`,
+    );
+    const vacuumed = async () =>
+      (
+        await sql<{ vacuumed: boolean }>(
+          `select last_vacuum is not null as vacuumed from pg_stat_user_tables where relname = 'churned'`,
+        )
+      )[0]!.vacuumed;
+    const deadline = Date.now() + 10_000;
+    while (!(warnings.length > 0 && (await vacuumed())) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(
+      warnings.some((w) => w.includes('public.refused') && w.includes('probe refuses')),
+      `a warning naming the table and the cause: ${JSON.stringify(warnings)}`,
+    );
+    assert.ok(await vacuumed(), 'the other table vacuumed all the same');
+  } finally {
+    await database.close();
+  }
+});
+
 test.run();

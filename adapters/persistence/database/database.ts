@@ -22,6 +22,8 @@ export interface DatabaseOptions {
    * would make, and a checkpoint on a folder.
    */
   embeddedUpkeepMs?: number;
+  /** Told why a step of the embedded database's upkeep failed (a vacuum, an analyze, a checkpoint). */
+  upkeepWarning?: (message: string) => void;
   /** Told about what opening did that an operator should know (a database created). */
   notice?: (message: string) => void;
   /**

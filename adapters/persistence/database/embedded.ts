@@ -95,7 +95,12 @@ export async function openEmbedded(options: DatabaseOptions): Promise<Database> 
   });
   await migrate(orm, progress, options.migrateTo);
   if (creating) await rm(creatingMarker, { force: true });
-  const stopUpkeep = startEmbeddedUpkeep(orm, options.embeddedUpkeepMs ?? UPKEEP_EVERY_MS, !inMemory);
+  const stopUpkeep = startEmbeddedUpkeep(
+    orm,
+    options.embeddedUpkeepMs ?? UPKEEP_EVERY_MS,
+    !inMemory,
+    options.upkeepWarning ?? (() => {}),
+  );
   return {
     orm,
     statements,
