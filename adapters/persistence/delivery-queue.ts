@@ -13,10 +13,11 @@ import { type ConfigRow, toConfig } from './rows.ts';
 /** How many committed events a claim that looks for new ones positions (and enqueues the deliveries of) first. */
 const SEQUENCE_PER_CLAIM = 1000;
 
-// The claim is the function claim_deliveries_v5 (migrations 20261129100000, 20261201000000, 20261201010000): a round of
-// the feed's sequencer, then per-order order by feed position, SKIP LOCKED, a lease and a token, and a share per
-// endpoint, found without walking what a full endpoint has waiting; none of an endpoint disabled or without a URL.
-const CLAIM = 'select * from claim_deliveries_v5($1, $2, $3, $4, $5, $6, $7, $8)';
+// The claim is the function claim_deliveries_v6 (migrations 20261129100000, 20261201000000, 20261201010000,
+// 20261202000000): a round of the feed's sequencer, then per-order order by feed position, SKIP LOCKED, a lease and a
+// token, and a share per endpoint, found without walking what a full endpoint has waiting nor what waits behind an
+// order's first delivery; none of an endpoint disabled or without a URL.
+const CLAIM = 'select * from claim_deliveries_v6($1, $2, $3, $4, $5, $6, $7, $8)';
 
 const RELEASE = `
   update delivery_queue q set lease_until = null, claim_token = null from unnest($1::uuid[], $2::uuid[]) as c(id, token)

@@ -35,7 +35,7 @@ test('a claim beside another takes the next due deliveries, not none', async () 
     for (const w of workers) {
       await w.query('begin');
       const { rows } = await w.query<{ id: string }>(
-        "select id from claim_deliveries_v5($1, $2, 8, $3, 1000, '{}', '{}', 0)",
+        "select id from claim_deliveries_v6($1, $2, 8, $3, 1000, '{}', '{}', 0)",
         [claimedAt, leaseUntil, randomUUID()],
       );
       taken.push(rows.map((r) => r.id));

@@ -30,6 +30,7 @@ import { Migration20261201000000_claim_by_endpoint } from './Migration2026120100
 import { Migration20261201010000_claim_skips_paused } from './Migration20261201010000_claim_skips_paused.ts';
 import { Migration20261201020000_endpoint_last_ok } from './Migration20261201020000_endpoint_last_ok.ts';
 import { Migration20261201030000_attempt_logged_once } from './Migration20261201030000_attempt_logged_once.ts';
+import { Migration20261202000000_order_heads } from './Migration20261202000000_order_heads.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -68,4 +69,5 @@ export const migrationsList = [
   { name: 'Migration20261201010000_claim_skips_paused', class: Migration20261201010000_claim_skips_paused },
   { name: 'Migration20261201020000_endpoint_last_ok', class: Migration20261201020000_endpoint_last_ok },
   { name: 'Migration20261201030000_attempt_logged_once', class: Migration20261201030000_attempt_logged_once },
+  { name: 'Migration20261202000000_order_heads', class: Migration20261202000000_order_heads },
 ];
