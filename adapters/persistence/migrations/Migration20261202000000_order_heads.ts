@@ -13,14 +13,21 @@ const SEQUENCER_LOCK = 0x7062_6931;
  *
  * Who sets the flag, and why it cannot be left set for ever:
  * - a row is blocked as it is queued when an earlier row of its order is there, and later rows of its order (a
- *   redelivery queues an old position) are blocked behind it;
- * - when an order's unblocked row leaves the queue, the order's first remaining row is unblocked.
- * A row queued while its order's first row leaves would be missed by both: the queuer reads the first as still there,
- * the leaver does not see the new row. So the two take the sequencer's lock, the queuer exclusive (the sequencer holds
- * it already) and the leaver shared, before they look: the later of the two reads what the earlier committed (each
- * statement of a plpgsql function takes a snapshot of its own). Leavers never wait for each other, and a leaver holds
- * nothing a queuer waits for (a claim skips locked rows). settle_order_heads, run by the retention round beside
- * settle_paused_flags, sets right any flag that is wrong all the same.
+ *   redelivery queues an old position) are blocked behind it, unless another transaction holds them (a record: then
+ *   the claim's own check for an earlier row keeps the order);
+ * - when an order's unblocked row leaves the queue, the order's first remaining row is unblocked, locked first so that
+ *   a row leaving at the same time is passed over for the one after it.
+ * A row queued while its order's first leaves would be missed by both: the queuer reads the first as still there,
+ * the leaver does not see the new row. So the sequencer (it holds its lock, exclusive, through every round) and the
+ * leaver (shared) take the sequencer's lock before they look: the later of the two reads what the earlier committed
+ * (each statement of a plpgsql function takes a snapshot of its own). Leavers never wait for each other, and a leaver
+ * holds nothing the sequencer waits for (a claim skips locked rows). A redelivery does not take the lock: it would
+ * hold it while it waits for a row a record holds, and the record takes the lock after its rows. Such a row, queued
+ * as its order's first leaves, and any other flag wrong, are set right by settle_order_heads, run by the retention
+ * round beside settle_paused_flags.
+ *
+ * The indexes of due rows claim_deliveries_v5 used go: processes of the version before sort the queue for their
+ * claims while they run, as v4's did after migration 20261201010000.
  */
 export class Migration20261202000000_order_heads extends Migration {
   override async up(): Promise<void> {
@@ -39,7 +46,6 @@ drop index delivery_queue_endpoint_open_idx;
 create function delivery_queue_blocked_as_queued() returns trigger language plpgsql as $$
 begin
   if new.order_id is not null then
-    perform pg_advisory_xact_lock(${SEQUENCER_LOCK});
     new.blocked := exists (
       select 1 from delivery_queue o
       where o.endpoint_id = new.endpoint_id and o.order_id = new.order_id and o.position < new.position);
@@ -54,7 +60,10 @@ create trigger delivery_queue_blocked_as_queued before insert on delivery_queue
 create function delivery_queue_blocks_later() returns trigger language plpgsql as $$
 begin
   update delivery_queue q set blocked = true
-  where q.endpoint_id = new.endpoint_id and q.order_id = new.order_id and q.position > new.position and not q.blocked;
+  where q.delivery_id in (
+    select o.delivery_id from delivery_queue o
+    where o.endpoint_id = new.endpoint_id and o.order_id = new.order_id and o.position > new.position and not o.blocked
+    for update skip locked);
   return null;
 end
 $$;
@@ -62,13 +71,17 @@ create trigger delivery_queue_blocks_later after insert on delivery_queue
   for each row when (new.order_id is not null) execute function delivery_queue_blocks_later();
 
 create function delivery_queue_unblocks_next() returns trigger language plpgsql as $$
+declare
+  next_id uuid;
+  next_blocked boolean;
 begin
   perform pg_advisory_xact_lock_shared(${SEQUENCER_LOCK});
-  update delivery_queue q set blocked = false
-  where q.delivery_id = (
-    select o.delivery_id from delivery_queue o
-    where o.endpoint_id = old.endpoint_id and o.order_id = old.order_id order by o.position limit 1)
-    and q.blocked;
+  select o.delivery_id, o.blocked into next_id, next_blocked from delivery_queue o
+  where o.endpoint_id = old.endpoint_id and o.order_id = old.order_id order by o.position limit 1
+  for no key update;
+  if next_blocked then
+    update delivery_queue set blocked = false where delivery_id = next_id;
+  end if;
   return null;
 end
 $$;
