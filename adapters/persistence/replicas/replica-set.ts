@@ -117,7 +117,9 @@ export class ReplicaSet {
     },
   ) {
     this.now = options.now ?? (() => performance.now());
-    const quiet = (pool: pg.Pool) => pool.on('error', () => {}); // an idle connection lost: the next check says so
+    // A connection lost while idle (the pool's 'error') or while lent out between statements (the client's own, which
+    // a pool does not listen on while it is lent): the statement it runs next fails, and the next check says so.
+    const quiet = (pool: pg.Pool) => pool.on('error', () => {}).on('connect', (client) => client.on('error', () => {}));
     this.primary = quiet(new pg.Pool({ connectionString: primaryUrl, max: 1, keepAlive: true }));
     this.replicas = replicaUrls.map((url) => ({
       name: nameOf(url),
