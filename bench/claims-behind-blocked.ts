@@ -4,8 +4,9 @@
 // tenants' new events, so they fill the head of due rows and every claim goes through the per-endpoint step, which
 // walks them. On a PostgreSQL server of the bench's own: for each count of blocked rows (BENCH_BLOCKED, ORDER_EVENTS
 // events an order, the first backing off for an hour), BENCH_CLAIMS claims of BENCH_CLAIM (claim_deliveries_v6) as
-// the worker makes them (64 at most, 4 an endpoint), each rolled back so that every claim sees the same queue, beside 16 healthy
-// endpoints with 4 due deliveries each; timed by the client on 127.0.0.1. Writes its section of docs/BENCHMARKS.md.
+// the worker makes them (64 at most, 4 an endpoint), each rolled back so that every claim sees the same queue,
+// beside 16 healthy endpoints with 4 due deliveries each; timed by the client on 127.0.0.1. Writes its section of
+// docs/BENCHMARKS.md.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase } from '../adapters/persistence/database/open.ts';
@@ -29,7 +30,8 @@ with made as (
     $2, nextval('event_feed_position_seq'), now()
   from (select o, k from generate_series(1, $5::int) o, generate_series(1, $6::int) k order by o, k) s
   returning id, endpoint_id, order_id, position, created_at)
-insert into delivery_queue (delivery_id, event_id, endpoint_id, order_id, position, attempts, next_attempt_at, created_at)
+insert into delivery_queue
+  (delivery_id, event_id, endpoint_id, order_id, position, attempts, next_attempt_at, created_at)
 select gen_random_uuid(), m.id, m.endpoint_id, m.order_id, m.position,
   case when first then 3 else 0 end,
   case when first then now() + interval '1 hour' else now() - make_interval(secs => $4) end, m.created_at
@@ -118,7 +120,8 @@ try {
   });
   const body = [
     `${codeLine()} \`npm run bench:claims-behind-blocked\` (BENCH_BLOCKED=${BLOCKED.join(',')}, ` +
-      `BENCH_CLAIMS=${CLAIMS}, BENCH_CLAIM=${CLAIM_FUNCTION}), ${new Date().toISOString().slice(0, 10)}: on a PostgreSQL server of the bench's own. ` +
+      `BENCH_CLAIMS=${CLAIMS}, BENCH_CLAIM=${CLAIM_FUNCTION}), ${new Date().toISOString().slice(0, 10)}: ` +
+      "on a PostgreSQL server of the bench's own. " +
       `One failing endpoint's orders, ${ORDER_EVENTS} events each: the first backing off for an hour, the others due ` +
       `for a minute and blocked behind it (per-order order); beside them ${HEALTHY} healthy endpoints with ` +
       `${HEALTHY_DUE} deliveries due for a second each. Each claim as the worker makes it (${CLAIM_FUNCTION}, ` +

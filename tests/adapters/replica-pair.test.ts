@@ -141,7 +141,7 @@ test('a frozen replica takes TCP connections but never answers; thawed, it answe
 
 // CI once ended its whole run here: the server's goodbye (57P01) reached a connection a read held between two of its
 // statements, which a pool does not listen on while it is lent, and the unheard 'error' event ended the process.
-test('a replica connection ended while a read holds it: the read goes to the primary, the process goes on', async () => {
+test('a replica connection ended while a read holds it: the read goes to the primary, the process lives', async () => {
   if (skipUnless(missing === null, missing ?? '')) return;
   const replicas = new ReplicaSet(pair!.primary.url('postgres'), [pair!.replica.url('postgres')], {
     maxLagMs: 60_000,

@@ -36,7 +36,8 @@ set local lock_timeout = '5s';
 lock table delivery_queue in share row exclusive mode;
 alter table delivery_queue add column blocked boolean not null default false;
 update delivery_queue q set blocked = true where q.order_id is not null and exists (
-  select 1 from delivery_queue o where o.endpoint_id = q.endpoint_id and o.order_id = q.order_id and o.position < q.position);
+  select 1 from delivery_queue o
+  where o.endpoint_id = q.endpoint_id and o.order_id = q.order_id and o.position < q.position);
 create index delivery_queue_due_head_idx on delivery_queue (next_attempt_at, position) where not paused and not blocked;
 drop index delivery_queue_due_open_idx;
 create index delivery_queue_endpoint_head_idx on delivery_queue (endpoint_id, next_attempt_at, position)
