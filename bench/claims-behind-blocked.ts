@@ -9,9 +9,9 @@
 // docs/BENCHMARKS.md.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { openDatabase } from '../adapters/persistence/database/open.ts';
 import { startTempPostgres, type TempPostgres } from '../tests/support/temp-postgres.ts';
 import { codeLine, median, percentile, writeSection } from './report.ts';
+import { migratedDatabase, timed } from './temp-database.ts';
 
 const BLOCKED = (process.env.BENCH_BLOCKED ?? '0,1000,10000,50000').split(',').map(Number);
 const CLAIMS = Number(process.env.BENCH_CLAIMS ?? 200);
@@ -50,20 +50,8 @@ interface Stage {
   handedOut: number;
 }
 
-async function timed(work: () => Promise<unknown>) {
-  const started = performance.now();
-  await work();
-  return performance.now() - started;
-}
-
 async function measure(server: TempPostgres) {
-  const name = 'claims_behind_blocked';
-  const admin = new pg.Client({ connectionString: server.url('postgres') });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = server.url(name);
-  await (await openDatabase({ url, pgliteDir: '' })).close();
+  const url = await migratedDatabase(server, 'claims_behind_blocked');
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   // An account and its endpoint for each tenant. Accounts are not what is measured: the endpoint's foreign key is

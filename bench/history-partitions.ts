@@ -10,9 +10,9 @@
 // Writes its section of docs/BENCHMARKS.md.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { openDatabase } from '../adapters/persistence/database/open.ts';
 import { startTempPostgres } from '../tests/support/temp-postgres.ts';
 import { codeLine, median, percentile, writeSection } from './report.ts';
+import { migratedDatabase } from './temp-database.ts';
 
 const DAY = 86_400_000;
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);
@@ -104,18 +104,7 @@ const SIZE = `select sum(pg_total_relation_size(c.oid))::bigint as bytes from pg
       union select relid from pg_partition_tree('delivery_attempts')))`;
 
 async function measure(server: Awaited<ReturnType<typeof startTempPostgres>>, layout: Layout) {
-  const name = `history_${layout}`;
-  const admin = new pg.Client({ connectionString: server.url('postgres') });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = server.url(name);
-  const database = await openDatabase({
-    url,
-    pgliteDir: '',
-    ...(layout === 'tables' ? { migrateTo: BEFORE } : {}),
-  });
-  await database.close();
+  const url = await migratedDatabase(server, `history_${layout}`, layout === 'tables' ? BEFORE : undefined);
   const db = new pg.Client({ connectionString: url });
   db.on('error', () => {}); // the server stopped under it at the end of a failed run: cleaned up below
   await db.connect();

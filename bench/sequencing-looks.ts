@@ -8,9 +8,9 @@
 // `vacuum events`. Writes its section of docs/BENCHMARKS.md.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { openDatabase } from '../adapters/persistence/database/open.ts';
 import { startTempPostgres, type TempPostgres } from '../tests/support/temp-postgres.ts';
 import { codeLine, median, percentile, writeSection } from './report.ts';
+import { migratedDatabase, timed } from './temp-database.ts';
 
 const DEAD = (process.env.BENCH_DEAD ?? '0,100000,400000,800000').split(',').map(Number);
 const LOOKS = Number(process.env.BENCH_LOOKS ?? 200);
@@ -30,21 +30,8 @@ interface Stage {
   looks: Looks;
 }
 
-async function timed(work: () => Promise<unknown>) {
-  const started = performance.now();
-  await work();
-  return performance.now() - started;
-}
-
 async function measure(server: TempPostgres) {
-  const name = 'sequencing_looks';
-  const admin = new pg.Client({ connectionString: server.url('postgres') });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = server.url(name);
-  // Opened once to migrate it, as a service's start does.
-  await (await openDatabase({ url, pgliteDir: '' })).close();
+  const url = await migratedDatabase(server, 'sequencing_looks');
   const writer = new pg.Client({ connectionString: url });
   const sequencer = new pg.Client({ connectionString: url });
   const claimer = new pg.Client({ connectionString: url });
