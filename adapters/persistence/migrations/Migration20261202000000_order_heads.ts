@@ -13,18 +13,19 @@ const SEQUENCER_LOCK = 0x7062_6931;
  *
  * Who sets the flag, and why it cannot be left set for ever:
  * - a row is blocked as it is queued when an earlier row of its order is there, and later rows of its order (a
- *   redelivery queues an old position) are blocked behind it, unless another transaction holds them (a record: then
- *   the claim's own check for an earlier row keeps the order);
- * - when an order's unblocked row leaves the queue, the order's first remaining row is unblocked, locked first so that
- *   a row leaving at the same time is passed over for the one after it.
+ *   redelivery queues an old position) are blocked behind it, unless another transaction holds them (a claim or a
+ *   record under way: the claim's own check for an earlier row keeps their order);
+ * - when an order's unblocked row leaves the queue, the order's first remaining row that no other transaction holds
+ *   is unblocked (one leaving at the same time is passed over for the one after it).
  * A row queued while its order's first leaves would be missed by both: the queuer reads the first as still there,
  * the leaver does not see the new row. So the sequencer (it holds its lock, exclusive, through every round) and the
  * leaver (shared) take the sequencer's lock before they look: the later of the two reads what the earlier committed
- * (each statement of a plpgsql function takes a snapshot of its own). Leavers never wait for each other, and a leaver
- * holds nothing the sequencer waits for (a claim skips locked rows). A redelivery does not take the lock: it would
- * hold it while it waits for a row a record holds, and the record takes the lock after its rows. Such a row, queued
- * as its order's first leaves, and any other flag wrong, are set right by settle_order_heads, run by the retention
- * round beside settle_paused_flags.
+ * (each statement of a plpgsql function takes a snapshot of its own). A leaver waits for nothing but that lock: a
+ * record has locked its rows and its endpoints' rows by then, and waiting for a row as well could close a cycle with
+ * another record. A redelivery does not take the lock: it would hold it while it waits for a row a record holds.
+ * What these leave wrong (a row queued by a redelivery as its order's first leaves, a next row another transaction
+ * held as its first left) settle_order_heads sets right, run by the retention round beside settle_paused_flags;
+ * meanwhile the claim's check keeps the order.
  *
  * The indexes of due rows claim_deliveries_v5 used go: processes of the version before sort the queue for their
  * claims while they run, as v4's did after migration 20261201010000.
@@ -79,7 +80,7 @@ begin
   perform pg_advisory_xact_lock_shared(${SEQUENCER_LOCK});
   select o.delivery_id, o.blocked into next_id, next_blocked from delivery_queue o
   where o.endpoint_id = old.endpoint_id and o.order_id = old.order_id order by o.position limit 1
-  for no key update;
+  for no key update skip locked;
   if next_blocked then
     update delivery_queue set blocked = false where delivery_id = next_id;
   end if;
