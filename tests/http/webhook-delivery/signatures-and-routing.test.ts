@@ -128,6 +128,13 @@ test("command results go to the sender: a brand's to its brand endpoint, a child
   );
   const polled = await app.http.get(`/v3/commands/${partnerCid}`).set('authorization', `Bearer ${child.accessToken}`);
   assert.equal(polled.body, partnerResult.payload, 'the delivered result is the polled one');
+  // A result belongs to no order, so it may come before the order's own events: count those once all are delivered.
+  const settled = async () =>
+    (await Promise.all([brand.accountId, master.accountId].map(deliveriesOf)))
+      .flat()
+      .every((d) => d.status !== 'pending');
+  for (const deadline = Date.now() + 10_000; !(await settled()); await new Promise((r) => setTimeout(r, 50)))
+    assert.ok(Date.now() < deadline, 'every delivery of both endpoints made within 10 s');
   const refreshes = receiver.received.filter(
     (r) => r.payload._type === 'OrderStatusEvent' && r.payload.jobApiId === apiId,
   );
