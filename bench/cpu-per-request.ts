@@ -3,7 +3,8 @@
 // server process itself (utime + stime in /proc/<pid>/stat) over a fixed number of requests: on a shared machine that
 // holds far steadier than requests per second. DATABASE_URL names the PostgreSQL database (the service migrates it);
 // BENCH_EMBEDDED=1 adds a run on the embedded database (alone when there is no DATABASE_URL). BENCH_REQUESTS (2000),
-// BENCH_CONNECTIONS (16), BENCH_ROUNDS (3), BENCH_LABEL (what code this is, written into the section).
+// BENCH_CONNECTIONS (16), BENCH_ROUNDS (3), BENCH_LABEL (what code this is, written into the section). BENCH_PATHS
+// (e.g. `signed,result`) measures only those paths and writes no section: a quick look at one change.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { integratorLoggedIn, processClient, type ServiceProcess } from '../tests/support/process.ts';
 import { startBuiltPeer, startBuiltService } from './built.ts';
-import { type BenchPath, benchPaths, type PathName, prepare, send } from './cpu-fixtures.ts';
+import { type BenchPath, benchPaths, type Fixtures, type PathName, prepare, send } from './cpu-fixtures.ts';
 import { type Measured, writeCpuSection } from './cpu-report.ts';
 import { roundTripProxy } from './pg-round-trips.ts';
 import { loadAverage } from './report.ts';
@@ -26,6 +27,12 @@ const RT_REQUESTS = 200;
 const LABEL = process.env.BENCH_LABEL;
 // BENCH_NODE_ARGS: e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`, to see where the measured service spends its time.
 const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const ONLY = process.env.BENCH_PATHS?.split(',').filter(Boolean);
+const pathsOf = (fixtures: Fixtures) =>
+  Object.fromEntries(Object.entries(benchPaths(fixtures)).filter(([name]) => !ONLY || ONLY.includes(name))) as Record<
+    PathName,
+    BenchPath
+  >;
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
 try {
   execFileSync('taskset', ['-p', '-c', '1', String(process.pid)], { stdio: 'ignore' });
@@ -98,7 +105,7 @@ async function measure(database: Record<string, string>) {
   await setup.stop();
   const answersFile = join(dataDir, 'floor-answers.json');
   writeFileSync(answersFile, JSON.stringify(fixtures.answers));
-  const paths = benchPaths(fixtures);
+  const paths = pathsOf(fixtures);
   const service = launch('server/main.ts', serviceEnv(database, dataDir, role), 0, nodeArgs);
   const floor = launch('bench/floor-app.ts', { NODE_ENV: 'production', FLOOR_ANSWERS: answersFile }, 0);
   const ports = { service: await service.listening, floor: await floor.listening };
@@ -158,7 +165,7 @@ async function roundTrips(dataDir: string, fixtures: Awaited<ReturnType<typeof p
   const proxy = await roundTripProxy(DATABASE_URL!);
   const service = launch('server/main.ts', serviceEnv({ DATABASE_URL: proxy.url }, dataDir, 'api'), 0);
   const port = await service.listening;
-  const paths = benchPaths(fixtures);
+  const paths = pathsOf(fixtures);
   try {
     for (const path of Object.values(paths)) await send(port, path, 50, 1);
     await sleep(1000);
@@ -199,18 +206,19 @@ if (EMBEDDED) {
   runs.embedded = await measure({ PGLITE_DIR: join(dir, 'pglite') });
 }
 
-await writeCpuSection({
-  LABEL,
-  DATABASE_URL,
-  EMBEDDED,
-  ROUNDS,
-  REQUESTS,
-  CONNECTIONS,
-  WARMUP,
-  RT_REQUESTS,
-  CLK_TCK,
-  loadAtStart,
-  runs,
-});
+if (!ONLY)
+  await writeCpuSection({
+    LABEL,
+    DATABASE_URL,
+    EMBEDDED,
+    ROUNDS,
+    REQUESTS,
+    CONNECTIONS,
+    WARMUP,
+    RT_REQUESTS,
+    CLK_TCK,
+    loadAtStart,
+    runs,
+  });
 for (const dir of temporary) rmSync(dir, { recursive: true, force: true }); // mails, answers, the embedded database (a failed run keeps them)
 process.exit(0);
