@@ -22,11 +22,16 @@ const URL = `coalesce((select a.request_url from delivery_attempts a where ${ITS
   order by a.id desc limit 1), w.url) as url`;
 
 // A delivery being sent right now (queued under a live lease) is left to its sender: sending it twice at once would
-// only race two outcomes. Another one waiting in the queue (a retry) is due now, its claim dropped.
+// only race two outcomes. Another one waiting in the queue (a retry) is due now, its claim dropped. The queue's row is
+// locked before the log's, as a record takes them (delivery-queue.ts): a redelivery that took the log's row first and
+// then waited for the queue's row that a record (of a try whose lease ran out) was deleting closed a cycle with it.
 const REDELIVER = `
-  with target as (
+  with queued_now as (
+    select q.lease_until from delivery_queue q where q.delivery_id = $1 and ($3::uuid is null or q.endpoint_id = $3)
+    for update),
+  target as (
     select d.id, d.event_id, d.endpoint_id, d.order_id, d.attempts, d.created_at,
-      coalesce((select q.lease_until > $2 from delivery_queue q where q.delivery_id = d.id), false) as busy
+      coalesce((select q.lease_until > $2 from queued_now q), false) as busy
     from deliveries d where d.id = $1 and ($3::uuid is null or d.endpoint_id = $3) for update of d),
   logged as (
     update deliveries d set status = 'pending', failed_at = null, next_attempt_at = $2, updated_at = $2
@@ -191,7 +196,7 @@ export class SqlDeliveryLog implements DeliveryLog {
       rows: [row],
     } = await withDriverConnection(this.em, (client) =>
       client.query<{ found: string; pending_again: string }>({
-        name: 'deliveries-redeliver-v4',
+        name: 'deliveries-redeliver-v5',
         text: REDELIVER,
         values: [deliveryId, now, endpointId ?? null],
       }),

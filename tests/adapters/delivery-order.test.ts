@@ -3,8 +3,10 @@ import pg from 'pg';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
+import type { ClaimedDelivery } from '../../domain/delivery.ts';
 import { OutboxEvent } from '../../domain/event.ts';
-import { account, claimAll, DAY, recordDelivered, webhookConfig } from '../contracts/samples.ts';
+import { account, claimAll, recordDelivered, webhookConfig } from '../contracts/samples.ts';
+import { untilWaitingForALock } from '../support/lock-waits.ts';
 import { sharedDatabase } from '../support/shared.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
 
@@ -96,38 +98,34 @@ test('a redelivery that waited for a lock while a sender claimed the delivery le
     await r.events.add([event]);
   });
   while ((await run((r) => r.eventFeed.sequence(10_000))) > 0);
+  const mine = (claimed: readonly ClaimedDelivery[]) => claimed.filter((d) => d.eventId === event.id);
+  const first = mine(await run((r) => claimAll(r, 100, now, new Date(now.getTime() + 60_000), randomUUID())));
+  await run((r) => recordDelivered(r, first, now));
   const [logged] = await run((r) => r.deliveryLog.list({ endpointId: config.id, limit: 1 }));
-  // Another redelivery holds the delivery's row: this one waits for it, its snapshot taken before the claim below.
+  // Another redelivery holds the delivery's row: this one waits for it, its snapshot taken while nothing was queued.
+  // The other queues the delivery (committed) and a sender claims it, all before this one goes on.
   const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await holder.connect();
   try {
     await holder.query('begin');
     await holder.query('select 1 from deliveries where id = $1 for update', [logged!.id]);
     const redelivered = run((r) => r.deliveryLog.redeliver(logged!.id, new Date(now.getTime() + 1000)));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const [claimed] = (await run((r) => claimAll(r, 100, now, new Date(now.getTime() + 60_000), randomUUID()))).filter(
-      (d) => d.eventId === event.id,
-    );
+    await untilWaitingForALock(holder, '', true);
+    await (await sharedDatabase()).orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `insert into delivery_queue
+           (delivery_id, event_id, endpoint_id, order_id, position, attempts, next_attempt_at, created_at)
+       select d.id, d.event_id, d.endpoint_id, d.order_id, e.position, d.attempts, ?, d.created_at
+       from deliveries d join events e on e.id = d.event_id where d.id = ?`,
+        [now, logged!.id],
+      );
+    const [claimed] = mine(await run((r) => claimAll(r, 100, now, new Date(now.getTime() + 60_000), randomUUID())));
     assert.ok(claimed, 'the sender claimed it meanwhile');
     await holder.query('commit');
     assert.is(await redelivered, true);
-    await run((r) =>
-      r.deliveryQueue.record(
-        [
-          {
-            deliveryId: claimed!.id,
-            endpointId: claimed!.endpointId,
-            claimToken: claimed!.claimToken,
-            createdAt: claimed!.createdAt,
-            attempt: { at: now, statusCode: 200, durationMs: 1, error: null },
-            exchange: null,
-            state: { status: 'delivered' },
-          },
-        ],
-        now,
-        DAY,
-      ),
-    );
+    await run((r) => recordDelivered(r, [claimed!], now));
     const [after] = await run((r) => r.deliveryLog.list({ endpointId: config.id, limit: 1 }));
     assert.is(after!.status, 'delivered', "the sender's claim was still the delivery's: its outcome counted");
   } finally {

@@ -21,8 +21,10 @@ import { onPostgres, skipUnless } from '../support/skip.ts';
 // A record judges an endpoint's health from what it locks (CONTRACT §11): the URL it compares tries with must be the
 // one of the row it locks (a failed try to the URL it had before says nothing of the new one), and a 2xx that another
 // record knew while it held the row counts (failing is "after its last 2xx"), though it came after this record's
-// snapshot. A try recorded again while its first record runs is logged once. Two transactions at once need a server.
-const test = suite('a record beside a change of its endpoint');
+// snapshot. A try recorded again while its first record runs is logged once. A redelivery beside a record takes the
+// rows in the record's order (the queue's row, then the log's), so the two never wait for each other in a cycle. Two
+// transactions at once need a server.
+const test = suite('a record beside other writers');
 
 const run: Run = async (work) => mikroOrmTransact((await sharedDatabase()).orm)(work);
 
@@ -161,6 +163,46 @@ test('a try recorded again while its first record is still running is logged onc
   assert.is(logged?.n, 1, 'the try is logged once');
 
   await deliverWhatIsLeft(new Date(now.getTime() + DAY));
+});
+
+test('a redelivery beside the record of a try whose lease ran out waits for it, and neither fails', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const now = new Date('2019-05-01T00:00:00.000Z');
+  const { claimed } = await oneClaimed(now, 'https://hooks.example.com/redelivered-while-recorded');
+  const afterTheLease = new Date(now.getTime() + 2 * DAY);
+
+  // The record's steps in its order: the queue's row leaves, then the log's row follows. Between them, an integrator
+  // redelivers the delivery, whose lease has run out (so it is not left to its sender).
+  const recorder = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await recorder.connect();
+  let redelivering: Promise<boolean> | null = null;
+  try {
+    await recorder.query('begin');
+    await recorder.query("set local deadlock_timeout = '100ms'");
+    await recorder.query('delete from delivery_queue where delivery_id = $1', [claimed.id]);
+    redelivering = run((r) => r.deliveryLog.redeliver(claimed.id, afterTheLease));
+    await untilWaitingForALock(recorder, '', true);
+    // With the log's row taken first by the redelivery, this waited for it in a cycle, and one of the two was aborted.
+    await recorder.query("update deliveries set status = 'delivered', attempts = attempts + 1 where id = $1", [
+      claimed.id,
+    ]);
+    await recorder.query('commit');
+  } finally {
+    await recorder.query('rollback').catch(() => {});
+    await recorder.end();
+  }
+  assert.is(await redelivering, true, 'the redelivery went through once the record had committed');
+  const [state] = await (await sharedDatabase()).orm.em
+    .fork()
+    .getConnection()
+    .execute<{ status: string; queued: number }[]>(
+      `select d.status, (select count(*)::int from delivery_queue q where q.delivery_id = d.id) as queued
+       from deliveries d where d.id = ?`,
+      [claimed.id],
+    );
+  assert.equal(state, { status: 'pending', queued: 1 }, 'delivered, then pending again and queued');
+
+  await deliverWhatIsLeft(afterTheLease);
 });
 
 test.run();
