@@ -31,6 +31,7 @@ import { Migration20261201010000_claim_skips_paused } from './Migration202612010
 import { Migration20261201020000_endpoint_last_ok } from './Migration20261201020000_endpoint_last_ok.ts';
 import { Migration20261201030000_attempt_logged_once } from './Migration20261201030000_attempt_logged_once.ts';
 import { Migration20261202000000_order_heads } from './Migration20261202000000_order_heads.ts';
+import { Migration20261202010000_queue_flags_per_statement } from './Migration20261202010000_queue_flags_per_statement.ts';
 
 /** Listed explicitly: no file globbing, so the same list works under tsx and from a build. */
 export const migrationsList = [
@@ -70,4 +71,8 @@ export const migrationsList = [
   { name: 'Migration20261201020000_endpoint_last_ok', class: Migration20261201020000_endpoint_last_ok },
   { name: 'Migration20261201030000_attempt_logged_once', class: Migration20261201030000_attempt_logged_once },
   { name: 'Migration20261202000000_order_heads', class: Migration20261202000000_order_heads },
+  {
+    name: 'Migration20261202010000_queue_flags_per_statement',
+    class: Migration20261202010000_queue_flags_per_statement,
+  },
 ];
