@@ -40,7 +40,7 @@ import { seedDemo } from './seed-demo.ts';
 import type { Services } from './services.ts';
 import { commandExecutor, commandResultPurge } from './worker/command-executor.ts';
 import { createDeferrer } from './worker/deferrer.ts';
-import { deliveryPump, eventRetentionPurge } from './worker/delivery-pump.ts';
+import { deliveryPump, deliveryQueueSweep, eventRetentionPurge } from './worker/delivery-pump.ts';
 import { eventSequencer } from './worker/event-sequencer.ts';
 import { WorkSignal } from './worker/wake-up-signal.ts';
 import { createWorker } from './worker/worker.ts';
@@ -228,6 +228,7 @@ export async function buildApp(config: Config, overrides: BuildOverrides = {}) {
             disableAfterMs: config.webhookDisableAfterMs,
           }),
           eventRetentionPurge(services, config.eventRetentionDays),
+          deliveryQueueSweep(services),
           eventSequencer(services),
         ];
   // On a server, work committed by other processes arrives as notifications; here, commits wake the signal directly.
@@ -282,9 +283,7 @@ const attemptMs = (config: Config) => 2 * config.webhookTimeoutMs + 1000;
 const ENDPOINT_TESTS_PER_MINUTE = 10;
 /** Legacy listings streaming at once per account (CONTRACT §1). */
 const STREAMS_PER_ACCOUNT = 2;
-/**
- * At most one wake-up of a kind per this many ms from a process under load (the first of an idle spell goes at once).
- */
+/** At most one wake-up of a kind per this many ms from a busy process (the first of an idle spell goes at once). */
 const WAKE_UP_SPACING_MS = 10;
 const limits = (config: Config) => ({ perEmail: config.loginLimitPerEmail, perAddress: config.loginLimitPerAddress });
 

@@ -271,14 +271,7 @@ export class SqlDeliveryLog implements DeliveryLog {
     return withDriverConnection(this.em, (client) => prepareHistoryDays(client, from));
   }
 
-  /**
-   * The retention round: first the queue's paused and blocked flags a race left wrong set right (migrations
-   * 20261201010000, 20261202000000).
-   */
   purgeBefore(before: Date, limit: number): Promise<number> {
-    return withDriverConnection(this.em, async (client) => {
-      await client.query({ name: 'settle-queue-flags', text: 'select settle_paused_flags(), settle_order_heads()' });
-      return purgeHistoryBefore(client, before, limit);
-    });
+    return withDriverConnection(this.em, (client) => purgeHistoryBefore(client, before, limit));
   }
 }

@@ -190,6 +190,17 @@ export class SqlDeliveryQueue implements DeliveryQueue {
     );
   }
 
+  /** settle_paused_flags and settle_order_heads (migrations 20261201010000, 20261202000000): passes over the queue. */
+  async settle(): Promise<number> {
+    const { rows } = await withDriverConnection(this.em, (client) =>
+      client.query<{ n: number }>({
+        name: 'deliveries-settle-flags',
+        text: 'select settle_paused_flags() + settle_order_heads() as n',
+      }),
+    );
+    return rows[0]!.n;
+  }
+
   async record(results: readonly DeliveryResult[], at: Date, disableAfterMs: number): Promise<EndpointNotice[]> {
     if (results.length === 0) return [];
     const { rows } = await withDriverConnection(this.em, (client) =>

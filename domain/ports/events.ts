@@ -64,6 +64,12 @@ export interface DeliveryQueue {
    * `disableAfterMs`); answers the notices its contacts are to be sent, once this has committed.
    */
   record(results: readonly DeliveryResult[], at: Date, disableAfterMs: number): Promise<EndpointNotice[]>;
+  /**
+   * Sets right what the queue keeps for its claims and a race left wrong: which deliveries wait for their endpoint
+   * (disabled, or without a URL) or behind an earlier one of their order. Answers how many it set right. The claim's
+   * own checks keep the rules meanwhile; a delivery left waiting by mistake waits until this runs.
+   */
+  settle(): Promise<number>;
 }
 
 /** The delivery log integrators and operators read, and the replays they ask for. */

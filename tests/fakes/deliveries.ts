@@ -192,6 +192,11 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
       if (d && d.claimToken === c.claimToken) Object.assign(d, { leaseUntil: null, claimToken: null });
     }
   }
+  /** Nothing to set right: the fake keeps no flags, it judges each claim afresh. */
+  async settle() {
+    return 0;
+  }
+
   async record(results: readonly DeliveryResult[], at: Date, disableAfterMs: number): Promise<EndpointNotice[]> {
     const answered = new Map<string, { at: Date; ok: boolean }[]>();
     const endedFailed = new Map<string, number>();
