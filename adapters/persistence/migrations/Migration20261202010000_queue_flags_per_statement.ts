@@ -18,6 +18,10 @@ const SEQUENCER_LOCK = 0x7062_6931;
  *   the sequencer's lock taken shared (see migration 20261202000000 for why).
  * A row is now written twice when it is queued blocked or paused (inserted, then flagged): those wait anyway, and
  * the common row, neither, is written once and checked by two index probes instead of three function calls.
+ *
+ * settle_order_heads, the sweep of the blocked flags a race left wrong, reads the queue once, in the order of its
+ * index of orders, instead of twice with a probe for each row: 0.51 against 1.71 s for 300,000 rows queued, 200,000 of
+ * them blocked, nothing to set right (EXPLAIN ANALYZE of its query against the function before, on a bench database).
  */
 export class Migration20261202010000_queue_flags_per_statement extends Migration {
   override async up(): Promise<void> {
@@ -78,6 +82,29 @@ drop function delivery_queue_blocked_as_queued();
 drop function delivery_queue_paused_as_queued();
 drop function delivery_queue_blocks_later();
 drop function delivery_queue_unblocks_next();
+
+-- A row is behind when an earlier one of its order is queued (rows of no order never are); what the pass finds wrong
+-- and no other transaction holds is set right, unless it changed meanwhile.
+create or replace function settle_order_heads() returns integer language plpgsql set enable_seqscan to off as $$
+declare
+  n integer;
+begin
+  perform pg_advisory_xact_lock_shared(${SEQUENCER_LOCK});
+  with wrong as materialized (
+    select w.delivery_id, w.behind from (
+      select o.delivery_id, o.blocked,
+        row_number() over (partition by o.endpoint_id, o.order_id order by o.position) > 1 as behind
+      from delivery_queue o where o.order_id is not null) w
+    where w.blocked <> w.behind),
+  locked as (
+    select x.delivery_id, r.behind from delivery_queue x join wrong r on r.delivery_id = x.delivery_id
+    where x.blocked <> r.behind
+    for update of x skip locked)
+  update delivery_queue q set blocked = l.behind from locked l where q.delivery_id = l.delivery_id;
+  get diagnostics n = row_count;
+  return n;
+end
+$$;
 
 create trigger delivery_queue_flags_as_queued after insert on delivery_queue
   referencing new table as queued for each statement execute function delivery_queue_flags_as_queued();
