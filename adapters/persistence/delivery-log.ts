@@ -25,6 +25,8 @@ const URL = `coalesce((select a.request_url from delivery_attempts a where ${ITS
 // only race two outcomes. Another one waiting in the queue (a retry) is due now, its claim dropped. The queue's row is
 // locked before the log's, as a record takes them (delivery-queue.ts): a redelivery that took the log's row first and
 // then waited for the queue's row that a record (of a try whose lease ran out) was deleting closed a cycle with it.
+// The order holds because `queued_now` is read within the scan of `deliveries`, below its row lock (EXPLAIN VERBOSE);
+// tests/adapters/record-beside-other-writers fails if a plan ever takes the log's row first.
 const REDELIVER = `
   with queued_now as (
     select q.lease_until from delivery_queue q where q.delivery_id = $1 and ($3::uuid is null or q.endpoint_id = $3)

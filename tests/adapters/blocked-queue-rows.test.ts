@@ -15,7 +15,7 @@ import { onPostgres, skipUnless } from '../support/skip.ts';
 // An order's deliveries behind its first are flagged `blocked` in the queue (migration 20261202000000), so that no
 // claim walks them (bench/claims-behind-blocked.ts): flagged as they are queued, the next one freed as the first
 // leaves, a later one flagged again when a redelivery queues an earlier one, and a flag a race left wrong set right by
-// the retention round's sweep; and a row queued while its order's first leaves is never left blocked.
+// the queue's sweep (a worker task); and a row queued while its order's first leaves is never left blocked.
 const test = suite("the delivery queue's blocked rows");
 
 /** The blocked flags of an endpoint's queued rows, in feed order. */
