@@ -19,6 +19,11 @@ const SEQUENCE_PER_CLAIM = 1000;
 // order's first delivery; none of an endpoint disabled or without a URL.
 const CLAIM = 'select * from claim_deliveries_v6($1, $2, $3, $4, $5, $6, $7, $8)';
 
+/** The queue's sweep: the key of its transaction-scoped advisory lock ('pbi2'; the sequencer's is 'pbi1'). */
+export const SWEEP_LOCK = 0x70626932;
+const SETTLE = `select case when pg_try_advisory_xact_lock(${SWEEP_LOCK})
+  then settle_paused_flags() + settle_order_heads() else 0 end as n`;
+
 const RELEASE = `
   update delivery_queue q set lease_until = null, claim_token = null from unnest($1::uuid[], $2::uuid[]) as c(id, token)
   where q.delivery_id = c.id and q.claim_token = c.token`;
@@ -190,12 +195,15 @@ export class SqlDeliveryQueue implements DeliveryQueue {
     );
   }
 
-  /** settle_paused_flags and settle_order_heads (migrations 20261201010000, 20261202000000): passes over the queue. */
+  /**
+   * settle_paused_flags and settle_order_heads (migrations 20261201010000, 20261202000000): passes over the queue, by
+   * one process at a time. Another's sweep under way sets right what this one would: this one passes.
+   */
   async settle(): Promise<number> {
     const { rows } = await withDriverConnection(this.em, (client) =>
       client.query<{ n: number }>({
-        name: 'deliveries-settle-flags',
-        text: 'select settle_paused_flags() + settle_order_heads() as n',
+        name: 'deliveries-settle-flags-v2',
+        text: SETTLE,
       }),
     );
     return rows[0]!.n;

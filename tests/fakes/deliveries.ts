@@ -192,6 +192,7 @@ export class InMemoryDeliveryQueue implements DeliveryQueue {
       if (d && d.claimToken === c.claimToken) Object.assign(d, { leaseUntil: null, claimToken: null });
     }
   }
+
   /** Nothing to set right: the fake keeps no flags, it judges each claim afresh. */
   async settle() {
     return 0;
