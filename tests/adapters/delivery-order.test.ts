@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
 import type { ClaimedDelivery } from '../../domain/delivery.ts';
 import { OutboxEvent } from '../../domain/event.ts';
-import { account, claimAll, recordDelivered, webhookConfig } from '../contracts/samples.ts';
+import { account, claimAll, DAY, recordDelivered, webhookConfig } from '../contracts/samples.ts';
 import { untilWaitingForALock } from '../support/lock-waits.ts';
 import { sharedDatabase } from '../support/shared.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
@@ -131,6 +131,72 @@ test('a redelivery that waited for a lock while a sender claimed the delivery le
   } finally {
     await holder.end();
   }
+});
+
+// A redelivery locks the queue row first (the order a record and the purge take them in), then the log's row; while it
+// waits for the latter, a claim passes that queue row over instead of waiting behind it, and hands it out once the
+// redelivery has made it due.
+test('a claim beside a redelivery waiting for the log row passes its queued row over, then finds it due', async () => {
+  if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
+  const run = mikroOrmTransact((await sharedDatabase()).orm);
+  const brand = account();
+  const now = new Date('2018-09-01T00:00:00.000Z');
+  const config = webhookConfig(brand.id, 'https://hooks.example.com/redelivery-waits', now);
+  const event = new OutboxEvent({
+    id: randomUUID(),
+    accountId: brand.id,
+    scope: 'brand',
+    type: 'OrderStatusEvent',
+    orderId: 'waits',
+    payload: { _eid: 'waits' },
+    endpointId: config.id,
+    deliver: true,
+    createdAt: now,
+  });
+  await run(async (r) => {
+    await r.accounts.save(brand);
+    await r.webhookConfigs.save(config);
+    await r.events.add([event]);
+  });
+  const at = (ms: number) => new Date(now.getTime() + ms);
+  const claim = async (ms: number) =>
+    (await run((r) => claimAll(r, 100, at(ms), at(ms + 60_000), randomUUID()))).filter((d) => d.eventId === event.id);
+  const [tried] = await claim(0);
+  // Its first try answered 500: it waits in the queue for its retry, an hour on.
+  await run((r) =>
+    r.deliveryQueue.record(
+      [
+        {
+          deliveryId: tried!.id,
+          endpointId: tried!.endpointId,
+          claimToken: tried!.claimToken,
+          createdAt: tried!.createdAt,
+          attempt: { at: now, statusCode: 500, durationMs: 1, error: 'HTTP 500' },
+          exchange: null,
+          state: { status: 'pending', nextAttemptAt: at(3_600_000) },
+        },
+      ],
+      now,
+      DAY,
+    ),
+  );
+  const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await holder.connect();
+  try {
+    await holder.query('begin');
+    await holder.query('select 1 from deliveries where id = $1 for update', [tried!.id]);
+    const redelivered = run((r) => r.deliveryLog.redeliver(tried!.id, at(1000)));
+    await untilWaitingForALock(holder, '', true);
+    const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), 5000).unref());
+    assert.equal(await Promise.race([claim(3_600_001), late]), [], 'passed over at once: the redelivery holds it');
+    await holder.query('commit');
+    assert.is(await redelivered, true);
+  } finally {
+    await holder.end();
+  }
+  const [again] = await claim(1000);
+  assert.is(again?.id, tried!.id, "due at the redelivery's time, not its retry's");
+  await run((r) => recordDelivered(r, [again!], at(1000)));
 });
 
 test.run();
