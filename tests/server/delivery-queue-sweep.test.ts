@@ -44,7 +44,7 @@ test('the task sets right the flags a race left wrong, and passes while another 
     ).map((r) => r.blocked);
   const brand = account();
   // Older than any other suite's deliveries, so that these claims see only these.
-  const now = new Date('2018-07-01T00:00:00.000Z');
+  const now = new Date('2016-07-01T00:00:00.000Z');
   const config = webhookConfig(brand.id, 'https://hooks.example.com/sweep-task', now);
   await run(async (r) => {
     await r.accounts.save(brand);
@@ -64,18 +64,21 @@ test('the task sets right the flags a race left wrong, and passes while another 
     await wrong();
     const other = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await other.connect();
+    const takes = async () =>
+      (await other.query('select pg_try_advisory_xact_lock($1) as mine', [SWEEP_LOCK])).rows[0].mine as boolean;
     try {
       await other.query('begin');
-      const { rows } = await other.query('select pg_try_advisory_xact_lock($1) as mine', [SWEEP_LOCK]);
-      assert.ok(rows[0].mine, "the other process's sweep under way");
+      assert.ok(await takes(), "the other process's sweep under way");
       assert.is(await task.runOnce({ stopping: () => false }), false);
       assert.equal(await flags(config.id), [true, false, false], 'left to the sweep under way');
-    } finally {
       await other.query('rollback');
+      assert.is(await task.runOnce({ stopping: () => false }), false);
+      assert.equal(await flags(config.id), [false, true, true], 'set right once no other sweeps');
+      // Held for the sweep's transaction only: a lock kept by its pooled connection would stop every other sweep.
+      assert.ok(await takes(), 'free again after the sweep');
+    } finally {
       await other.end();
     }
-    assert.is(await task.runOnce({ stopping: () => false }), false);
-    assert.equal(await flags(config.id), [false, true, true], 'set right once no other sweeps');
   }
 
   await wrong();
