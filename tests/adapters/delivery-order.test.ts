@@ -4,8 +4,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
 import type { ClaimedDelivery } from '../../domain/delivery.ts';
-import { OutboxEvent } from '../../domain/event.ts';
-import { account, claimAll, DAY, recordDelivered, webhookConfig } from '../contracts/samples.ts';
+import {
+  account,
+  claimAll,
+  DAY,
+  orderEvent,
+  recordDelivered,
+  savedOrderEvent,
+  saveWithEvents,
+  webhookConfig,
+} from '../contracts/samples.ts';
 import { untilWaitingForALock } from '../support/lock-waits.ts';
 import { sharedDatabase } from '../support/shared.ts';
 import { onPostgres, skipUnless } from '../support/skip.ts';
@@ -20,22 +28,8 @@ test('an event inserted first and committed last is sent after the one committed
   const brand = account();
   const now = new Date('2026-07-01T00:00:00.000Z');
   const config = webhookConfig(brand.id, 'https://hooks.example.com/late', now);
-  const event = (name: string) =>
-    new OutboxEvent({
-      id: randomUUID(),
-      accountId: brand.id,
-      scope: 'brand',
-      type: 'OrderStatusEvent',
-      orderId: 'the-order',
-      payload: { _eid: name, name },
-      endpointId: config.id,
-      deliver: true,
-      createdAt: now,
-    });
-  await run(async (r) => {
-    await r.accounts.save(brand);
-    await r.webhookConfigs.save(config);
-  });
+  const event = (name: string) => orderEvent(config, 'the-order', now, { _eid: name, name });
+  await saveWithEvents(run, brand, config, []);
   const [slow, fast] = [event('inserted first, committed last'), event('inserted second, committed first')];
   // The slow writer on a connection of its own, inserting as the outbox does, and holding its transaction open.
   const writer = new pg.Client({ connectionString: process.env.DATABASE_URL });
@@ -78,25 +72,8 @@ test('an event inserted first and committed last is sent after the one committed
 test('a redelivery that waited for a lock while a sender claimed the delivery leaves that claim alone', async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
   const run = mikroOrmTransact((await sharedDatabase()).orm);
-  const brand = account();
   const now = new Date('2026-07-02T00:00:00.000Z');
-  const config = webhookConfig(brand.id, 'https://hooks.example.com/race', now);
-  const event = new OutboxEvent({
-    id: randomUUID(),
-    accountId: brand.id,
-    scope: 'brand',
-    type: 'OrderStatusEvent',
-    orderId: 'raced',
-    payload: { _eid: 'raced' },
-    endpointId: config.id,
-    deliver: true,
-    createdAt: now,
-  });
-  await run(async (r) => {
-    await r.accounts.save(brand);
-    await r.webhookConfigs.save(config);
-    await r.events.add([event]);
-  });
+  const { config, event } = await savedOrderEvent(run, 'https://hooks.example.com/race', 'raced', now);
   while ((await run((r) => r.eventFeed.sequence(10_000))) > 0);
   const mine = (claimed: readonly ClaimedDelivery[]) => claimed.filter((d) => d.eventId === event.id);
   const first = mine(await run((r) => claimAll(r, 100, now, new Date(now.getTime() + 60_000), randomUUID())));
@@ -139,25 +116,8 @@ test('a redelivery that waited for a lock while a sender claimed the delivery le
 test('a claim beside a redelivery waiting for the log row passes its queued row over, then finds it due', async () => {
   if (skipUnless(onPostgres, 'needs PostgreSQL (DATABASE_URL)')) return;
   const run = mikroOrmTransact((await sharedDatabase()).orm);
-  const brand = account();
   const now = new Date('2018-09-01T00:00:00.000Z');
-  const config = webhookConfig(brand.id, 'https://hooks.example.com/redelivery-waits', now);
-  const event = new OutboxEvent({
-    id: randomUUID(),
-    accountId: brand.id,
-    scope: 'brand',
-    type: 'OrderStatusEvent',
-    orderId: 'waits',
-    payload: { _eid: 'waits' },
-    endpointId: config.id,
-    deliver: true,
-    createdAt: now,
-  });
-  await run(async (r) => {
-    await r.accounts.save(brand);
-    await r.webhookConfigs.save(config);
-    await r.events.add([event]);
-  });
+  const { event } = await savedOrderEvent(run, 'https://hooks.example.com/redelivery-waits', 'waits', now);
   const at = (ms: number) => new Date(now.getTime() + ms);
   const claim = async (ms: number) =>
     (await run((r) => claimAll(r, 100, at(ms), at(ms + 60_000), randomUUID()))).filter((d) => d.eventId === event.id);

@@ -15,6 +15,7 @@ import {
   numberedEvent,
   type Run,
   recordDelivered,
+  savedOrderEvent,
   webhookConfig,
 } from './samples.ts';
 
@@ -161,25 +162,8 @@ export function deliveryClaimContract(name: string, setup: () => Promise<Run>) {
   test("deliveries: a record holding a lost claim's outcome beside the current one's counts the current one only", async () => {
     // A record put back after the database failed, then sent with the one made after the lease ran out and the
     // delivery was claimed and sent again: both outcomes of one delivery in one batch.
-    const brand = account();
     const now = at('2026-06-04T00:00:00.000Z');
-    const config = webhookConfig(brand.id, 'https://hooks.example.com/twice', now);
-    const event = new OutboxEvent({
-      id: randomUUID(),
-      accountId: brand.id,
-      scope: 'brand',
-      type: 'OrderStatusEvent',
-      orderId: 'twice',
-      payload: { _eid: 'twice' },
-      endpointId: config.id,
-      deliver: true,
-      createdAt: now,
-    });
-    await run(async (r) => {
-      await r.accounts.save(brand);
-      await r.webhookConfigs.save(config);
-      await r.events.add([event]);
-    });
+    const { config, event } = await savedOrderEvent(run, 'https://hooks.example.com/twice', 'twice', now);
     const claim = (from: number) =>
       run((r) =>
         claimAll(r, 1000, new Date(now.getTime() + from), new Date(now.getTime() + from + 60_000), randomUUID()),

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import type { DeliveryResult } from '../../domain/delivery.ts';
 import { OutboxEvent } from '../../domain/event.ts';
 import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { account, at, claimAll, DAY, NO_HEALTH, type Run } from './samples.ts';
+import { account, at, claimAll, DAY, NO_HEALTH, orderEvent, type Run, saveWithEvents } from './samples.ts';
 
 /**
  * One behaviour per port of the sender's delivery queue and the delivery log, held by the in-memory fake and the SQL
@@ -35,22 +35,8 @@ export function deliveryContract(name: string, setup: () => Promise<Run>) {
       createdAt: now,
       updatedAt: now,
     });
-    const event = new OutboxEvent({
-      id: randomUUID(),
-      accountId: brand.id,
-      scope: 'brand',
-      type: 'OrderStatusEvent',
-      orderId: randomUUID(),
-      payload: { _eid: 'r' },
-      endpointId: config.id,
-      deliver: true,
-      createdAt: now,
-    });
-    await run(async (r) => {
-      await r.accounts.save(brand);
-      await r.webhookConfigs.save(config);
-      await r.events.add([event]);
-    });
+    const event = orderEvent(config, randomUUID(), now, { _eid: 'r' });
+    await saveWithEvents(run, brand, config, [event]);
     const claimed = (await run((r) => claimAll(r, 1000, now, new Date(now.getTime() + 60_000), randomUUID()))).filter(
       (d) => d.eventId === event.id,
     );

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { OutboxEvent } from '../../domain/event.ts';
 import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { account, at, claimAll, DAY, NO_HEALTH, type Run } from './samples.ts';
+import { account, at, claimAll, DAY, NO_HEALTH, orderEvent, type Run, saveWithEvents } from './samples.ts';
 
 /** What the delivery log answers of an endpoint's attempts, held by the in-memory fake and the SQL adapter alike. */
 export function deliveryLogContract(name: string, setup: () => Promise<Run>) {
@@ -29,25 +28,8 @@ export function deliveryLogContract(name: string, setup: () => Promise<Run>) {
       createdAt: t0,
       updatedAt: t0,
     });
-    const events = [1, 2, 3, 4, 5].map(
-      (n) =>
-        new OutboxEvent({
-          id: randomUUID(),
-          accountId: brand.id,
-          scope: 'brand',
-          type: 'OrderStatusEvent',
-          orderId: `stats-${n}`,
-          payload: { _eid: `s${n}` },
-          endpointId: config.id,
-          deliver: true,
-          createdAt: t0,
-        }),
-    );
-    await run(async (r) => {
-      await r.accounts.save(brand);
-      await r.webhookConfigs.save(config);
-      await r.events.add(events);
-    });
+    const events = [1, 2, 3, 4, 5].map((n) => orderEvent(config, `stats-${n}`, t0, { _eid: `s${n}` }));
+    await saveWithEvents(run, brand, config, events);
     const claimed = (await run((r) => claimAll(r, 1000, t0, new Date(t0.getTime() + DAY), randomUUID()))).filter((d) =>
       events.some((e) => e.id === d.eventId),
     );

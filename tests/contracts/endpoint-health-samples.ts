@@ -3,9 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import * as assert from 'uvu/assert';
 import type { AttemptExchange, ClaimedDelivery, DeliveryResult } from '../../domain/delivery.ts';
-import { OutboxEvent } from '../../domain/event.ts';
 import { WebhookConfig } from '../../domain/webhook-config.ts';
-import { account, at, claimAll, DAY, NO_HEALTH, type Run } from './samples.ts';
+import { account, at, claimAll, DAY, NO_HEALTH, orderEvent, type Run, saveWithEvents } from './samples.ts';
 
 /** A suite's samples: they work through the unit of work its `before` makes, which `current` gives once made. */
 export function endpointHealthSamples(current: () => Run) {
@@ -29,26 +28,8 @@ export function endpointHealthSamples(current: () => Run) {
       createdAt: now,
       updatedAt: now,
     });
-    const events = Array.from(
-      { length: count },
-      (_, i) =>
-        new OutboxEvent({
-          id: randomUUID(),
-          accountId: brand.id,
-          scope: 'brand',
-          type: 'OrderStatusEvent',
-          orderId: `order-${i}`,
-          payload: { _eid: 'x', n: i },
-          endpointId: config.id,
-          deliver: true,
-          createdAt: now,
-        }),
-    );
-    await run(async (r) => {
-      await r.accounts.save(brand);
-      await r.webhookConfigs.save(config);
-      await r.events.add(events);
-    });
+    const events = Array.from({ length: count }, (_, i) => orderEvent(config, `order-${i}`, now, { _eid: 'x', n: i }));
+    await saveWithEvents(run, brand, config, events);
     const claimed = (await run((r) => claimAll(r, 1000, now, later(DAY), randomUUID())))
       .filter((d) => events.some((e) => e.id === d.eventId))
       .sort((a, b) => events.findIndex((e) => e.id === a.eventId) - events.findIndex((e) => e.id === b.eventId));

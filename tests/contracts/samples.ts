@@ -101,14 +101,40 @@ export const recordDelivered = (r: Repositories, claimed: readonly ClaimedDelive
 
 /** The `n`th event of an order of its own for `config`'s endpoint, written `n` ms after `now`; its payload says `n`. */
 export const numberedEvent = (config: WebhookConfig, n: number, now: Date) =>
+  orderEvent(config, `order-${randomUUID()}`, new Date(now.getTime() + n), { _eid: `e${n}`, n });
+
+/** An event of order `orderId` for `config`'s endpoint, written at `now`; payload `{ _eid: orderId }` by default. */
+export const orderEvent = (
+  config: WebhookConfig,
+  orderId: string,
+  now: Date,
+  payload: Record<string, unknown> = { _eid: orderId },
+) =>
   new OutboxEvent({
     id: randomUUID(),
     accountId: config.accountId,
     scope: 'brand',
     type: 'OrderStatusEvent',
-    orderId: `order-${randomUUID()}`,
-    payload: { _eid: `e${n}`, n },
+    orderId,
+    payload,
     endpointId: config.id,
     deliver: true,
-    createdAt: new Date(now.getTime() + n),
+    createdAt: now,
   });
+
+/** Saves a brand, its endpoint and their events in one unit of work. */
+export const saveWithEvents = (run: Run, brand: Account, config: WebhookConfig, events: readonly OutboxEvent[]) =>
+  run(async (r) => {
+    await r.accounts.save(brand);
+    await r.webhookConfigs.save(config);
+    await r.events.add(events);
+  });
+
+/** A brand with an endpoint at `url`, and one event of its order `orderId` written at `now`: saved. */
+export async function savedOrderEvent(run: Run, url: string, orderId: string, now: Date) {
+  const brand = account();
+  const config = webhookConfig(brand.id, url, now);
+  const event = orderEvent(config, orderId, now);
+  await saveWithEvents(run, brand, config, [event]);
+  return { brand, config, event };
+}

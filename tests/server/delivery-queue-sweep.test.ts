@@ -4,10 +4,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SWEEP_LOCK } from '../../adapters/persistence/delivery-queue.ts';
 import { mikroOrmTransact } from '../../adapters/persistence/unit-of-work.ts';
-import { OutboxEvent } from '../../domain/event.ts';
-import type { WebhookConfig } from '../../domain/webhook-config.ts';
 import { deliveryQueueSweep } from '../../server/worker/delivery-pump.ts';
-import { account, claimAll, DAY, recordDelivered, webhookConfig } from '../contracts/samples.ts';
+import {
+  account,
+  claimAll,
+  DAY,
+  orderEvent,
+  recordDelivered,
+  saveWithEvents,
+  webhookConfig,
+} from '../contracts/samples.ts';
 import { testApp } from '../support/app.ts';
 import { sharedDatabase } from '../support/shared.ts';
 import { onPostgres } from '../support/skip.ts';
@@ -15,19 +21,6 @@ import { onPostgres } from '../support/skip.ts';
 // The queue's sweep (DeliveryQueue.settle) as the worker runs it: its own task, on its own cadence, setting right the
 // flags a race left wrong, on either database; and on a server, one process's sweep at a time.
 const test = suite("the delivery queue's sweep task");
-
-const orderEvent = (config: WebhookConfig, n: number, now: Date) =>
-  new OutboxEvent({
-    id: randomUUID(),
-    accountId: config.accountId,
-    scope: 'brand',
-    type: 'OrderStatusEvent',
-    orderId: 'S1',
-    payload: { _eid: `s${n}`, n },
-    endpointId: config.id,
-    deliver: true,
-    createdAt: new Date(now.getTime() + n),
-  });
 
 test('the task sets right the flags a race left wrong, and passes while another process sweeps', async () => {
   const { services } = await testApp();
@@ -46,11 +39,8 @@ test('the task sets right the flags a race left wrong, and passes while another 
   // Older than any other suite's deliveries, so that these claims see only these.
   const now = new Date('2016-07-01T00:00:00.000Z');
   const config = webhookConfig(brand.id, 'https://hooks.example.com/sweep-task', now);
-  await run(async (r) => {
-    await r.accounts.save(brand);
-    await r.webhookConfigs.save(config);
-    await r.events.add([0, 1, 2].map((n) => orderEvent(config, n, now)));
-  });
+  const events = [0, 1, 2].map((n) => orderEvent(config, 'S1', new Date(now.getTime() + n), { _eid: `s${n}`, n }));
+  await saveWithEvents(run, brand, config, events);
   const claim = (at: Date) => run((r) => claimAll(r, 10, at, new Date(at.getTime() + 400), randomUUID()));
   assert.equal(await claim(new Date(now.getTime() - DAY)), [], 'queued, none due yet');
   assert.equal(await flags(config.id), [false, true, true], 'an order queued behind its first');
